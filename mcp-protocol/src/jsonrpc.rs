@@ -1,0 +1,672 @@
+//! JSON-RPC 2.0: the envelope every MCP message travels in.
+//!
+//! A [`Message`] is one of four shapes: a request, a notification, a success
+//! response or an error response. Classification is done by hand from a
+//! [`serde_json::Value`] so that it never panics, does not care about field
+//! order, and says precisely what is wrong with an invalid message.
+//!
+//! ```
+//! use mcp_protocol::jsonrpc::{Message, RequestId};
+//!
+//! let raw = br#"{"result":{},"jsonrpc":"2.0","id":7}"#;
+//! let message = Message::from_slice(raw).unwrap();
+//! assert_eq!(message.response_id(), Some(&RequestId::from(7)));
+//! ```
+
+use std::fmt;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::error::ErrorObject;
+
+/// The only JSON-RPC version MCP speaks.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A request id: an integer or a string. `1` and `"1"` are different ids.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(IdRepr);
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum IdRepr {
+    Number(i64),
+    String(String),
+}
+
+impl RequestId {
+    /// The id as an integer, if it is one.
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.0 {
+            IdRepr::Number(n) => Some(*n),
+            IdRepr::String(_) => None,
+        }
+    }
+
+    /// The id as a string, if it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.0 {
+            IdRepr::Number(_) => None,
+            IdRepr::String(s) => Some(s),
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match &self.0 {
+            IdRepr::Number(n) => Value::from(*n),
+            IdRepr::String(s) => Value::from(s.as_str()),
+        }
+    }
+
+    /// Reads an id from a JSON value; `null`, fractions and other types are refused.
+    pub fn from_value(value: &Value) -> Result<Self, MessageError> {
+        match value {
+            Value::Null => Err(MessageError::NullId),
+            Value::String(s) => Ok(Self(IdRepr::String(s.clone()))),
+            Value::Number(n) => {
+                n.as_i64()
+                    .map(|n| Self(IdRepr::Number(n)))
+                    .ok_or(MessageError::InvalidId(
+                        "a number that is not a 64-bit integer",
+                    ))
+            }
+            Value::Bool(_) => Err(MessageError::InvalidId("a boolean")),
+            Value::Array(_) => Err(MessageError::InvalidId("an array")),
+            Value::Object(_) => Err(MessageError::InvalidId("an object")),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        Self(IdRepr::Number(n))
+    }
+}
+
+impl From<i32> for RequestId {
+    fn from(n: i32) -> Self {
+        Self(IdRepr::Number(i64::from(n)))
+    }
+}
+
+impl From<u32> for RequestId {
+    fn from(n: u32) -> Self {
+        Self(IdRepr::Number(i64::from(n)))
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        Self(IdRepr::String(s))
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self(IdRepr::String(s.to_owned()))
+    }
+}
+
+/// Shows `92` for an integer and `"92"` for a string, so the two never look alike.
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            IdRepr::Number(n) => write!(f, "{n}"),
+            IdRepr::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl fmt::Debug for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            IdRepr::Number(n) => serializer.serialize_i64(*n),
+            IdRepr::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_value(&value).map_err(D::Error::custom)
+    }
+}
+
+/// A request: it has an id and expects exactly one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The id the response will carry.
+    pub id: RequestId,
+    /// The method name, such as `tools/list`.
+    pub method: String,
+    /// The parameters: an object or an array, when present.
+    pub params: Option<Value>,
+}
+
+/// A notification: no id, no response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name, such as `notifications/initialized`.
+    pub method: String,
+    /// The parameters: an object or an array, when present.
+    pub params: Option<Value>,
+}
+
+/// A success response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result, kept as raw JSON; decode it with the method's result type.
+    pub result: Value,
+}
+
+/// An error response. Its id may be absent or `null` when the peer could not
+/// tell which request failed (real servers do this for session errors).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorResponse {
+    /// The id of the request this answers, when the peer knew it.
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
+/// Any JSON-RPC 2.0 message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A success response.
+    Response(Response),
+    /// An error response.
+    Error(ErrorResponse),
+}
+
+/// What is wrong with a JSON value that is not a valid JSON-RPC 2.0 message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MessageError {
+    /// The value is not a JSON object.
+    #[error("message is not a JSON object but {0}")]
+    NotAnObject(&'static str),
+    /// `jsonrpc` is missing.
+    #[error("message has no \"jsonrpc\" member")]
+    MissingVersion,
+    /// `jsonrpc` is present but not `"2.0"`.
+    #[error("\"jsonrpc\" is {0}, expected \"2.0\"")]
+    WrongVersion(String),
+    /// `method` is present but not a string.
+    #[error("\"method\" is not a string")]
+    MethodNotString,
+    /// `params` is present but neither an object nor an array.
+    #[error("\"params\" must be an object or an array")]
+    InvalidParams,
+    /// The id is `null` where one is required.
+    #[error("id is null")]
+    NullId,
+    /// The id is missing on a success response.
+    #[error("response has no id")]
+    MissingId,
+    /// The id is of a type JSON-RPC does not allow.
+    #[error("id is {0}, expected a string or an integer")]
+    InvalidId(&'static str),
+    /// A request also carries `result` or `error`.
+    #[error("message has both \"method\" and \"{0}\"")]
+    MethodAndResponse(&'static str),
+    /// A response carries both `result` and `error`.
+    #[error("response has both result and error")]
+    ResultAndError,
+    /// The object has none of `method`, `result` and `error`.
+    #[error("message has no \"method\", \"result\" or \"error\"")]
+    Unclassifiable,
+    /// The error member is malformed.
+    #[error("error object is invalid: {0}")]
+    InvalidErrorObject(String),
+    /// A batch array is empty.
+    #[error("batch is empty")]
+    EmptyBatch,
+}
+
+/// Why bytes could not be decoded into messages.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// The bytes are not JSON.
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The JSON is not JSON-RPC 2.0.
+    #[error("invalid JSON-RPC message: {0}")]
+    Message(#[from] MessageError),
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Message {
+    /// Classifies a JSON value as a message. Never panics; field order does not matter.
+    pub fn from_value(value: Value) -> Result<Self, MessageError> {
+        let Value::Object(mut object) = value else {
+            return Err(MessageError::NotAnObject(type_name(&value)));
+        };
+        match object.get("jsonrpc") {
+            None => return Err(MessageError::MissingVersion),
+            Some(Value::String(v)) if v == JSONRPC_VERSION => {}
+            Some(other) => return Err(MessageError::WrongVersion(other.to_string())),
+        }
+        let params = match object.remove("params") {
+            None => None,
+            Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+            Some(_) => return Err(MessageError::InvalidParams),
+        };
+        if let Some(method) = object.remove("method") {
+            let Value::String(method) = method else {
+                return Err(MessageError::MethodNotString);
+            };
+            if object.contains_key("result") {
+                return Err(MessageError::MethodAndResponse("result"));
+            }
+            if object.contains_key("error") {
+                return Err(MessageError::MethodAndResponse("error"));
+            }
+            return Ok(match object.get("id") {
+                None => Message::Notification(Notification { method, params }),
+                Some(id) => Message::Request(Request {
+                    id: RequestId::from_value(id)?,
+                    method,
+                    params,
+                }),
+            });
+        }
+        match (object.remove("result"), object.remove("error")) {
+            (Some(_), Some(_)) => Err(MessageError::ResultAndError),
+            (Some(result), None) => {
+                let id = object.get("id").ok_or(MessageError::MissingId)?;
+                Ok(Message::Response(Response {
+                    id: RequestId::from_value(id)?,
+                    result,
+                }))
+            }
+            (None, Some(error)) => {
+                let id = match object.get("id") {
+                    None | Some(Value::Null) => None,
+                    Some(id) => Some(RequestId::from_value(id)?),
+                };
+                let error = ErrorObject::from_value(error)
+                    .map_err(|e| MessageError::InvalidErrorObject(e.to_string()))?;
+                Ok(Message::Error(ErrorResponse { id, error }))
+            }
+            (None, None) => Err(MessageError::Unclassifiable),
+        }
+    }
+
+    /// Decodes one message from bytes. A batch array is refused; use [`Incoming::from_slice`] for those.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let value: Value = serde_json::from_slice(bytes)?;
+        Ok(Self::from_value(value)?)
+    }
+
+    /// The message as a JSON value, `jsonrpc` first.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::with_capacity(4);
+        object.insert("jsonrpc".into(), Value::from(JSONRPC_VERSION));
+        match self {
+            Message::Request(r) => {
+                object.insert("id".into(), r.id.to_value());
+                object.insert("method".into(), Value::from(r.method.as_str()));
+                if let Some(p) = &r.params {
+                    object.insert("params".into(), p.clone());
+                }
+            }
+            Message::Notification(n) => {
+                object.insert("method".into(), Value::from(n.method.as_str()));
+                if let Some(p) = &n.params {
+                    object.insert("params".into(), p.clone());
+                }
+            }
+            Message::Response(r) => {
+                object.insert("id".into(), r.id.to_value());
+                object.insert("result".into(), r.result.clone());
+            }
+            Message::Error(e) => {
+                if let Some(id) = &e.id {
+                    object.insert("id".into(), id.to_value());
+                }
+                object.insert("error".into(), e.error.to_value());
+            }
+        }
+        Value::Object(object)
+    }
+
+    /// Compact JSON bytes: never contains a newline, so it is safe for newline framing.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128);
+        self.write_compact(&mut out);
+        out
+    }
+
+    /// Appends the compact JSON encoding to `out` without building an intermediate value.
+    pub fn write_compact(&self, out: &mut Vec<u8>) {
+        // Serializing a `Value`-backed message into a Vec cannot fail: no I/O, string keys only.
+        if serde_json::to_writer(&mut *out, self).is_err() {
+            out.extend_from_slice(b"null");
+        }
+    }
+
+    /// The method name of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            _ => None,
+        }
+    }
+
+    /// The id a response or error response answers.
+    pub fn response_id(&self) -> Option<&RequestId> {
+        match self {
+            Message::Response(r) => Some(&r.id),
+            Message::Error(e) => e.id.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The parameters of a request or notification.
+    pub fn params(&self) -> Option<&Value> {
+        match self {
+            Message::Request(r) => r.params.as_ref(),
+            Message::Notification(n) => n.params.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("jsonrpc", JSONRPC_VERSION)?;
+        match self {
+            Message::Request(r) => {
+                map.serialize_entry("id", &r.id)?;
+                map.serialize_entry("method", &r.method)?;
+                if let Some(p) = &r.params {
+                    map.serialize_entry("params", p)?;
+                }
+            }
+            Message::Notification(n) => {
+                map.serialize_entry("method", &n.method)?;
+                if let Some(p) = &n.params {
+                    map.serialize_entry("params", p)?;
+                }
+            }
+            Message::Response(r) => {
+                map.serialize_entry("id", &r.id)?;
+                map.serialize_entry("result", &r.result)?;
+            }
+            Message::Error(e) => {
+                if let Some(id) = &e.id {
+                    map.serialize_entry("id", id)?;
+                }
+                map.serialize_entry("error", &e.error)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Message::from_value(value).map_err(D::Error::custom)
+    }
+}
+
+impl From<Request> for Message {
+    fn from(r: Request) -> Self {
+        Message::Request(r)
+    }
+}
+
+impl From<Notification> for Message {
+    fn from(n: Notification) -> Self {
+        Message::Notification(n)
+    }
+}
+
+impl From<Response> for Message {
+    fn from(r: Response) -> Self {
+        Message::Response(r)
+    }
+}
+
+impl From<ErrorResponse> for Message {
+    fn from(e: ErrorResponse) -> Self {
+        Message::Error(e)
+    }
+}
+
+/// What one JSON text decodes to: a single message or a batch (an array).
+///
+/// A batch keeps a result per element, so one invalid element does not lose the others.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// A single message.
+    Single(Message),
+    /// A batch, in order, each element decoded on its own.
+    Batch(Vec<Result<Message, MessageError>>),
+}
+
+impl Incoming {
+    /// Classifies a JSON value as a message or a batch. Never panics.
+    pub fn from_value(value: Value) -> Result<Self, MessageError> {
+        match value {
+            Value::Array(items) if items.is_empty() => Err(MessageError::EmptyBatch),
+            Value::Array(items) => Ok(Incoming::Batch(
+                items.into_iter().map(Message::from_value).collect(),
+            )),
+            other => Message::from_value(other).map(Incoming::Single),
+        }
+    }
+
+    /// Decodes bytes holding one JSON text.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let value: Value = serde_json::from_slice(bytes)?;
+        Ok(Self::from_value(value)?)
+    }
+
+    /// The valid messages, in order; invalid batch elements are dropped.
+    pub fn into_messages(self) -> Vec<Message> {
+        match self {
+            Incoming::Single(m) => vec![m],
+            Incoming::Batch(items) => items.into_iter().filter_map(Result::ok).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn classify(value: Value) -> Result<Message, MessageError> {
+        Message::from_value(value)
+    }
+
+    #[test]
+    fn integer_and_string_ids_stay_distinct() {
+        let one = RequestId::from(1);
+        let one_str = RequestId::from("1");
+        assert_ne!(one, one_str);
+        assert_eq!(one.to_string(), "1");
+        assert_eq!(one_str.to_string(), "\"1\"");
+        assert_eq!(serde_json::to_string(&one_str).unwrap(), "\"1\"");
+        assert_eq!(serde_json::from_str::<RequestId>("1").unwrap(), one);
+    }
+
+    #[test]
+    fn field_order_does_not_matter() {
+        let message =
+            Message::from_slice(br#"{"result":{"tools":[]},"jsonrpc":"2.0","id":3}"#).unwrap();
+        assert_eq!(
+            message,
+            Message::Response(Response {
+                id: 3.into(),
+                result: json!({"tools": []})
+            })
+        );
+    }
+
+    #[test]
+    fn classifies_all_four_shapes() {
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":"a","method":"ping"})),
+            Ok(Message::Request(_))
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","method":"notifications/initialized"})),
+            Ok(Message::Notification(_))
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"result":{}})),
+            Ok(Message::Response(_))
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}})),
+            Ok(Message::Error(_))
+        ));
+    }
+
+    #[test]
+    fn error_response_without_id_is_accepted() {
+        // server-everything answers an unknown session like this.
+        let raw = json!({"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}});
+        let Ok(Message::Error(e)) = classify(raw) else {
+            panic!("not an error response")
+        };
+        assert_eq!(e.id, None);
+        // FastMCP sends "id": null instead.
+        let raw = json!({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}});
+        assert!(matches!(
+            classify(raw),
+            Ok(Message::Error(ErrorResponse { id: None, .. }))
+        ));
+    }
+
+    #[test]
+    fn each_invalid_shape_says_what_is_wrong() {
+        let cases = [
+            (json!([1]), "message is not a JSON object but an array"),
+            (
+                json!({"id":1,"result":{}}),
+                "message has no \"jsonrpc\" member",
+            ),
+            (
+                json!({"jsonrpc":"1.0","id":1,"result":{}}),
+                "\"jsonrpc\" is \"1.0\", expected \"2.0\"",
+            ),
+            (
+                json!({"jsonrpc":"2.0","method":5}),
+                "\"method\" is not a string",
+            ),
+            (
+                json!({"jsonrpc":"2.0","method":"x","params":3}),
+                "\"params\" must be an object or an array",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":null,"method":"x"}),
+                "id is null",
+            ),
+            (json!({"jsonrpc":"2.0","id":null,"result":{}}), "id is null"),
+            (json!({"jsonrpc":"2.0","result":{}}), "response has no id"),
+            (
+                json!({"jsonrpc":"2.0","id":1.5,"result":{}}),
+                "id is a number that is not a 64-bit integer, expected a string or an integer",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":true,"result":{}}),
+                "id is a boolean, expected a string or an integer",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":1,"method":"x","result":{}}),
+                "message has both \"method\" and \"result\"",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}),
+                "response has both result and error",
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":1}),
+                "message has no \"method\", \"result\" or \"error\"",
+            ),
+        ];
+        for (value, expected) in cases {
+            let error = classify(value.clone()).expect_err(&value.to_string());
+            assert_eq!(error.to_string(), expected, "for {value}");
+        }
+        let error =
+            classify(json!({"jsonrpc":"2.0","id":1,"error":{"message":"no code"}})).unwrap_err();
+        assert!(
+            error.to_string().starts_with("error object is invalid"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn batches_keep_good_elements() {
+        let incoming = Incoming::from_slice(
+            br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0"},{"jsonrpc":"2.0","method":"n"}]"#,
+        )
+        .unwrap();
+        let Incoming::Batch(items) = &incoming else {
+            panic!("not a batch")
+        };
+        assert_eq!(items.len(), 3);
+        assert!(items[1].is_err());
+        assert_eq!(incoming.into_messages().len(), 2);
+        assert_eq!(
+            Incoming::from_slice(b"[]").unwrap_err().to_string(),
+            "invalid JSON-RPC message: batch is empty"
+        );
+    }
+
+    #[test]
+    fn encoding_is_compact_and_jsonrpc_first() {
+        let message = Message::Request(Request {
+            id: 1.into(),
+            method: "tools/list".into(),
+            params: Some(json!({"cursor": "a\nb"})),
+        });
+        let bytes = message.to_vec();
+        assert!(!bytes.contains(&b'\n'));
+        assert_eq!(
+            std::str::from_utf8(&bytes).unwrap(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"a\nb"}}"#
+        );
+        assert_eq!(serde_json::to_value(&message).unwrap(), message.to_value());
+        assert_eq!(Message::from_slice(&bytes).unwrap(), message);
+    }
+
+    #[test]
+    fn non_json_is_a_json_error() {
+        assert!(matches!(
+            Message::from_slice(b"hello"),
+            Err(DecodeError::Json(_))
+        ));
+    }
+}

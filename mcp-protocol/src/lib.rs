@@ -1,0 +1,13 @@
+//! Pure Model Context Protocol types.
+//!
+//! This crate holds JSON-RPC 2.0 and every MCP message of every protocol version
+//! from 2024-11-05 to 2026-07-28. It does no I/O: it depends only on serde,
+//! serde_json and thiserror, and can be used from any runtime or none.
+
+pub mod error;
+pub mod jsonrpc;
+
+pub use error::{ErrorCode, ErrorObject};
+pub use jsonrpc::{
+    ErrorResponse, Incoming, Message, MessageError, Notification, Request, RequestId, Response,
+};

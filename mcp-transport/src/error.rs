@@ -1,0 +1,187 @@
+//! The one error type of this crate.
+
+use std::time::Duration;
+
+use mcp_protocol::ErrorObject;
+
+/// How a child process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// It exited with this code.
+    Code(i32),
+    /// It was killed by this signal.
+    Signal(i32),
+    /// It is gone but its status could not be read.
+    Unknown,
+}
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitStatus::Code(code) => write!(f, "status {code}"),
+            ExitStatus::Signal(signal) => write!(f, "signal {signal}"),
+            ExitStatus::Unknown => write!(f, "unknown status"),
+        }
+    }
+}
+
+/// Formats a stderr tail for an error message: `": <tail>"`, or nothing when empty.
+fn tail_suffix(tail: &str) -> String {
+    let trimmed = tail.trim();
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        format!(": {trimmed}")
+    }
+}
+
+/// Everything that can go wrong below the session. Callers match on the
+/// variant to decide whether to retry, re-initialize or give up.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The child process could not be started.
+    #[error("server '{server}': failed to start '{command}': {source}")]
+    Spawn {
+        /// The server's name.
+        server: String,
+        /// The program that was run (never its environment).
+        command: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The child process exited or closed its stdout.
+    #[error("server '{server}' exited with {status}{}", tail_suffix(stderr_tail))]
+    Exited {
+        /// The server's name.
+        server: String,
+        /// How it ended.
+        status: ExitStatus,
+        /// The last lines it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// The connection is closed; nothing more can be sent or received.
+    #[error("server '{server}': connection closed")]
+    Closed {
+        /// The server's name.
+        server: String,
+    },
+    /// A local I/O error on the connection.
+    #[error("server '{server}': I/O error: {source}")]
+    Io {
+        /// The server's name.
+        server: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The TCP connection was refused or reset.
+    #[error("server '{server}': cannot connect to {url}: {reason}")]
+    Connect {
+        /// The server's name.
+        server: String,
+        /// The URL, without credentials.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// An HTTP exchange took too long.
+    #[error("server '{server}': HTTP request timed out after {after:?}")]
+    Timeout {
+        /// The server's name.
+        server: String,
+        /// How long it waited.
+        after: Duration,
+    },
+    /// HTTP 429.
+    #[error("server '{server}': rate limited (HTTP 429){}", retry_after.map(|d| format!(", retry after {d:?}")).unwrap_or_default())]
+    RateLimited {
+        /// The server's name.
+        server: String,
+        /// What `Retry-After` asked for.
+        retry_after: Option<Duration>,
+    },
+    /// The HTTP session is gone (404 on a request that carried a session id).
+    /// The session layer re-initializes.
+    #[error("server '{server}': HTTP session expired")]
+    SessionExpired {
+        /// The server's name.
+        server: String,
+    },
+    /// Any other HTTP status that is not success.
+    #[error("server '{server}': HTTP {status}{}{}", rpc_error.as_ref().map(|e| format!(": {e}")).unwrap_or_default(), if rpc_error.is_none() && !body.is_empty() { format!(": {body}") } else { String::new() })]
+    Http {
+        /// The server's name.
+        server: String,
+        /// The status code.
+        status: u16,
+        /// A JSON-RPC error carried in the body, if any.
+        rpc_error: Option<ErrorObject>,
+        /// The start of the body, when it is not JSON-RPC (bounded).
+        body: String,
+    },
+    /// The peer broke the wire protocol (bad content type, bad SSE, bad JSON where JSON was required).
+    #[error("server '{server}': protocol error: {reason}")]
+    Protocol {
+        /// The server's name.
+        server: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A configuration value is unusable (bad URL, bad header name).
+    #[error("server '{server}': invalid configuration: {reason}")]
+    Config {
+        /// The server's name.
+        server: String,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl TransportError {
+    /// Whether the connection as a whole is gone (as opposed to one message failing).
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            TransportError::Spawn { .. }
+                | TransportError::Exited { .. }
+                | TransportError::Closed { .. }
+        )
+    }
+
+    /// Whether a caller may retry the same message later.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            TransportError::Connect { .. }
+            | TransportError::Timeout { .. }
+            | TransportError::RateLimited { .. } => true,
+            TransportError::Http { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_message_names_server_status_and_tail() {
+        let error = TransportError::Exited {
+            server: "github".into(),
+            status: ExitStatus::Code(3),
+            stderr_tail: "fatal: missing API_TOKEN\n".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "server 'github' exited with status 3: fatal: missing API_TOKEN"
+        );
+        let quiet = TransportError::Exited {
+            server: "s".into(),
+            status: ExitStatus::Signal(9),
+            stderr_tail: String::new(),
+        };
+        assert_eq!(quiet.to_string(), "server 's' exited with signal 9");
+    }
+}

@@ -1,0 +1,11 @@
+//! MCP client transports: bytes to [`mcp_protocol::Message`]s and back.
+//!
+//! This crate owns the connection to a server (a child process or an HTTP
+//! endpoint) and nothing above it: no handshake, no request ids, no timeouts
+//! on requests. Those live in the session, in `mcp-discovery`.
+
+pub mod error;
+pub mod transport;
+
+pub use error::{ExitStatus, TransportError};
+pub use transport::Transport;

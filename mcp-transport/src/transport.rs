@@ -1,0 +1,86 @@
+//! The [`Transport`] trait: the one seam between session logic and bytes.
+
+use async_trait::async_trait;
+use mcp_protocol::Message;
+
+use crate::error::TransportError;
+
+/// A bidirectional channel of MCP messages to one server.
+///
+/// A transport only moves messages. It knows nothing about handshakes, ids or
+/// timeouts; those belong to the session that drives it.
+///
+/// # Contract
+/// - [`send`](Transport::send) may be called concurrently from many tasks. It
+///   returns once the message has been handed to the connection (written to the
+///   child's stdin, or accepted by the HTTP server). An error from `send`
+///   concerns that one message: for a request, the session fails the request.
+/// - [`receive`](Transport::receive) is called by one task at a time. It must be
+///   cancel-safe: dropping its future loses no message. `Ok(None)` means the
+///   peer ended the stream cleanly; an `Err` means the connection is gone, and
+///   every later call returns an error too (for a child process it carries the
+///   exit status and the end of stderr).
+/// - [`close`](Transport::close) ends the connection gracefully and releases
+///   everything it holds (processes are reaped, HTTP sessions deleted). It is
+///   idempotent. Dropping a transport without closing it must still release
+///   its resources, if less gracefully.
+///
+/// Batches that arrive as JSON arrays are flattened: `receive` yields their
+/// messages one by one, in order.
+///
+/// # Adding a transport
+/// Implement these three methods for your connection type; see the crate
+/// documentation and `examples/tcp_transport.rs`.
+#[async_trait]
+pub trait Transport: Send + Sync + 'static {
+    /// Sends one message to the server.
+    async fn send(&self, message: Message) -> Result<(), TransportError>;
+
+    /// Waits for the next message from the server.
+    async fn receive(&self) -> Result<Option<Message>, TransportError>;
+
+    /// Closes the connection gracefully. Idempotent.
+    async fn close(&self) -> Result<(), TransportError>;
+
+    /// A short description for logs and errors, such as `stdio: npx -y server` or
+    /// `http: https://example.com/mcp`. It must never contain a secret.
+    fn describe(&self) -> String;
+}
+
+#[async_trait]
+impl<T: Transport + ?Sized> Transport for Box<T> {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        (**self).send(message).await
+    }
+
+    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        (**self).receive().await
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        (**self).close().await
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+#[async_trait]
+impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        (**self).send(message).await
+    }
+
+    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        (**self).receive().await
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        (**self).close().await
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}

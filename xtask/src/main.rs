@@ -1,0 +1,3 @@
+//! Project automation, run as `cargo xtask <command>`.
+
+fn main() {}

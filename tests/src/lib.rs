@@ -1,1 +1,3 @@
 //! Shared helpers for the workspace's integration tests.
+
+pub mod tools;

@@ -1,3 +1,107 @@
 //! Project automation, run as `cargo xtask <command>`.
+//!
+//! * `test`: setup, fmt, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `conformance`: the MCP conformance suite against our client, for every requirement set.
+//! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
+//! * `bench`: the criterion benches.
+//! * `setup`: the pinned tool installs under `.tools/`.
 
-fn main() {}
+mod bench;
+mod conformance;
+mod fuzz;
+mod pipeline;
+mod process;
+mod tally;
+mod tools;
+mod workspace;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::tools::Tools;
+use crate::workspace::Workspace;
+
+/// Command line of `cargo xtask`.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", about = "mcp-discovery project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+/// The xtask subcommands.
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run everything CI runs and print `tests: N passed, M failed`.
+    Test,
+    /// Run the MCP conformance suite against the conformance client.
+    Conformance {
+        /// Client command to test instead of the built `conformance-client` (e.g. `true`).
+        #[arg(long)]
+        command: Option<String>,
+    },
+    /// Run each fuzz target for the given time.
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+    },
+    /// Run the criterion benches.
+    Bench,
+    /// Install the pinned tools into `.tools/`.
+    Setup,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ws = match Workspace::locate() {
+        Ok(ws) => ws,
+        Err(err) => {
+            eprintln!("xtask: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tools = Tools::new(&ws);
+    match cli.command {
+        Cmd::Test => {
+            let counts = pipeline::run(&ws, &tools);
+            println!("tests: {} passed, {} failed", counts.passed, counts.failed);
+            if counts.failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Cmd::Conformance { command } => {
+            let result = tools
+                .setup()
+                .and_then(|()| conformance::run(&ws, &tools, &conformance::Options { command }));
+            match result {
+                Ok(tally) if tally.failed == 0 => ExitCode::SUCCESS,
+                Ok(_) => ExitCode::FAILURE,
+                Err(err) => {
+                    eprintln!("xtask conformance: {err:#}");
+                    eprintln!(
+                        "results (if any) in {}",
+                        conformance::output_dir(&ws).display()
+                    );
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Cmd::Fuzz { seconds } => report(fuzz::run(&ws, &tools, seconds), "fuzz"),
+        Cmd::Bench => report(bench::run(&ws), "bench"),
+        Cmd::Setup => report(tools.setup(), "setup"),
+    }
+}
+
+fn report(result: anyhow::Result<()>, what: &str) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xtask {what}: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

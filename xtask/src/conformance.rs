@@ -1,0 +1,471 @@
+//! `cargo xtask conformance`: runs the MCP conformance suite against our client for each requirement set.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::process::{self, Stream};
+use crate::tools::Tools;
+use crate::workspace::Workspace;
+
+/// The requirement sets (spec revisions) the client is checked against.
+pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
+
+/// The expected-failures list, relative to the workspace root.
+pub const EXPECTED_FAILURES: &str = "xtask/conformance-expected-failures.txt";
+
+const SUITE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+const MAX_SCENARIOS: usize = 1000;
+
+/// One scenario's result as printed in the suite summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioResult {
+    /// Scenario name, e.g. `tools_call`.
+    pub scenario: String,
+    /// Passed checks (`None` when the suite skipped the scenario).
+    pub passed: Option<u32>,
+    /// Failed checks.
+    pub failed: u32,
+    /// Warning checks.
+    pub warnings: u32,
+}
+
+impl ScenarioResult {
+    /// Our pass rule: at least one passed check, no failure, no warning.
+    pub fn is_pass(&self) -> bool {
+        self.passed.is_some_and(|p| p > 0) && self.failed == 0 && self.warnings == 0
+    }
+}
+
+/// Parses one `✓ name: P passed, F failed[, W warnings]` or `- name: skipped` summary line.
+pub fn parse_summary_line(line: &str) -> Option<ScenarioResult> {
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix("- ") {
+        let scenario = rest.strip_suffix(": skipped")?;
+        return Some(ScenarioResult {
+            scenario: scenario.to_owned(),
+            passed: None,
+            failed: 0,
+            warnings: 0,
+        });
+    }
+    let rest = line
+        .strip_prefix("✓ ")
+        .or_else(|| line.strip_prefix("✗ "))?;
+    let (scenario, counts) = rest.rsplit_once(": ")?;
+    let mut passed = None;
+    let mut failed = None;
+    let mut warnings = 0;
+    for part in counts.split(", ") {
+        let (number, label) = part.split_once(' ')?;
+        let number: u32 = number.parse().ok()?;
+        match label {
+            "passed" => passed = Some(number),
+            "failed" => failed = Some(number),
+            "warnings" => warnings = number,
+            _ => return None,
+        }
+    }
+    Some(ScenarioResult {
+        scenario: scenario.to_owned(),
+        passed: Some(passed?),
+        failed: failed?,
+        warnings,
+    })
+}
+
+/// Collects scenario results from the suite's stdout (only lines after `=== SUITE SUMMARY ===`).
+#[derive(Debug, Default)]
+pub struct SummaryParser {
+    in_summary: bool,
+    results: Vec<ScenarioResult>,
+}
+
+impl SummaryParser {
+    /// Feeds one stdout line.
+    pub fn feed(&mut self, line: &str) {
+        if line.trim() == "=== SUITE SUMMARY ===" {
+            self.in_summary = true;
+            return;
+        }
+        if !self.in_summary || self.results.len() >= MAX_SCENARIOS {
+            return;
+        }
+        if line.starts_with("Total: ") {
+            self.in_summary = false;
+            return;
+        }
+        if let Some(result) = parse_summary_line(line) {
+            self.results.push(result);
+        }
+    }
+
+    /// The parsed results.
+    pub fn finish(self) -> Vec<ScenarioResult> {
+        self.results
+    }
+}
+
+/// `(revision, scenario)` pairs that are allowed to fail.
+pub fn parse_expected_failures(text: &str) -> Result<BTreeSet<(String, String)>> {
+    let mut set = BTreeSet::new();
+    for (number, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some(revision), Some(scenario), None) => {
+                if !REVISIONS.contains(&revision) {
+                    bail!(
+                        "{EXPECTED_FAILURES}:{}: unknown revision `{revision}`",
+                        number + 1
+                    );
+                }
+                set.insert((revision.to_owned(), scenario.to_owned()));
+            }
+            _ => bail!(
+                "{EXPECTED_FAILURES}:{}: expected `revision scenario`",
+                number + 1
+            ),
+        }
+    }
+    Ok(set)
+}
+
+/// Verdict for one scenario run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Passed and not listed.
+    Pass,
+    /// Failed but listed as expected.
+    ExpectedFailure,
+    /// Failed and not listed.
+    Fail,
+    /// Listed as expected failure but passed: the list must shrink.
+    UnexpectedPass,
+}
+
+impl Verdict {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::ExpectedFailure => "expected failure",
+            Self::Fail => "FAIL",
+            Self::UnexpectedPass => "FAIL (passes but listed as expected failure)",
+        }
+    }
+}
+
+/// Outcome of a whole conformance run.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// Scenarios that passed.
+    pub passed: u32,
+    /// Unexpected failures, unexpected passes, stale list entries and suite errors.
+    pub failed: u32,
+    /// Failures listed in the expected-failures file.
+    pub expected: u32,
+}
+
+/// Table row: revision, scenario, verdict.
+pub type Row = (String, String, Verdict);
+
+/// The judged outcome of all revisions.
+#[derive(Debug)]
+pub struct Judgement {
+    /// One row per scenario run.
+    pub rows: Vec<Row>,
+    /// Listed `(revision, scenario)` pairs that were not run in a revision that did run.
+    pub stale: Vec<(String, String)>,
+    /// Counts.
+    pub tally: Tally,
+}
+
+/// Judges the results of all revisions against the expected-failures list.
+pub fn judge(
+    runs: &[(String, Vec<ScenarioResult>)],
+    expected: &BTreeSet<(String, String)>,
+) -> Judgement {
+    let mut rows = Vec::new();
+    let mut tally = Tally::default();
+    let mut seen = BTreeSet::new();
+    for (revision, results) in runs {
+        for result in results {
+            let key = (revision.clone(), result.scenario.clone());
+            let listed = expected.contains(&key);
+            let verdict = match (result.is_pass(), listed) {
+                (true, false) => Verdict::Pass,
+                (false, true) => Verdict::ExpectedFailure,
+                (false, false) => Verdict::Fail,
+                (true, true) => Verdict::UnexpectedPass,
+            };
+            match verdict {
+                Verdict::Pass => tally.passed += 1,
+                Verdict::ExpectedFailure => tally.expected += 1,
+                Verdict::Fail | Verdict::UnexpectedPass => tally.failed += 1,
+            }
+            rows.push((revision.clone(), result.scenario.clone(), verdict));
+            seen.insert(key);
+        }
+    }
+    let ran: BTreeSet<&String> = runs.iter().map(|(r, _)| r).collect();
+    let stale: Vec<(String, String)> = expected
+        .iter()
+        .filter(|k| ran.contains(&k.0) && !seen.contains(*k))
+        .cloned()
+        .collect();
+    tally.failed += u32::try_from(stale.len()).unwrap_or(u32::MAX);
+    Judgement { rows, stale, tally }
+}
+
+/// Options for a conformance run.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Client command overriding the built `conformance-client` (e.g. `true` to exercise the runner).
+    pub command: Option<String>,
+}
+
+/// Runs the suite for every revision, prints the table and returns the tally.
+pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
+    let expected_path = ws.root().join(EXPECTED_FAILURES);
+    let expected_text = fs::read_to_string(&expected_path)
+        .with_context(|| format!("cannot read {}", expected_path.display()))?;
+    let expected = parse_expected_failures(&expected_text)?;
+    let command = match &options.command {
+        Some(command) => command.clone(),
+        None => build_client(ws)?,
+    };
+    let mut runs = Vec::new();
+    let mut suite_errors = 0;
+    for revision in REVISIONS {
+        let out_dir = ws.target_dir().join("conformance").join(revision);
+        match run_revision(tools, &command, revision, &out_dir) {
+            Ok(results) if !results.is_empty() => runs.push(((*revision).to_owned(), results)),
+            Ok(_) => {
+                eprintln!("conformance {revision}: the suite printed no scenario results");
+                suite_errors += 1;
+            }
+            Err(err) => {
+                eprintln!("conformance {revision}: {err:#}");
+                suite_errors += 1;
+            }
+        }
+    }
+    let Judgement {
+        rows,
+        stale,
+        mut tally,
+    } = judge(&runs, &expected);
+    tally.failed += suite_errors;
+    print_table(&rows, &stale);
+    println!(
+        "expected failures (listed in {EXPECTED_FAILURES}): {}",
+        tally.expected
+    );
+    println!("{} passed, {} failed", tally.passed, tally.failed);
+    Ok(tally)
+}
+
+fn print_table(rows: &[Row], stale: &[(String, String)]) {
+    let width = rows
+        .iter()
+        .map(|(_, s, _)| s.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    println!();
+    println!("{:<width$}  {:<10}  result", "scenario", "revision");
+    for (revision, scenario, verdict) in rows {
+        println!("{scenario:<width$}  {revision:<10}  {}", verdict.label());
+    }
+    for (revision, scenario) in stale {
+        println!(
+            "{scenario:<width$}  {revision:<10}  FAIL (listed as expected failure but not run)"
+        );
+    }
+}
+
+fn build_client(ws: &Workspace) -> Result<String> {
+    let mut cmd = ws.cargo();
+    cmd.args(["build", "-p", "mcp-tests", "--bin", "conformance-client"]);
+    println!("conformance: {}", process::describe(&cmd));
+    process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
+    let client = ws.target_dir().join("debug").join("conformance-client");
+    if !client.is_file() {
+        bail!("built client not found at {}", client.display());
+    }
+    let text = client.to_str().context("client path is not UTF-8")?;
+    if text.contains(char::is_whitespace) {
+        bail!("the suite splits --command on spaces; client path {text} contains whitespace");
+    }
+    Ok(text.to_owned())
+}
+
+fn run_revision(
+    tools: &Tools,
+    command: &str,
+    revision: &str,
+    out_dir: &Path,
+) -> Result<Vec<ScenarioResult>> {
+    if out_dir.exists() {
+        fs::remove_dir_all(out_dir)
+            .with_context(|| format!("cannot clear {}", out_dir.display()))?;
+    }
+    fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let mut cmd = std::process::Command::new(tools.conformance_bin());
+    cmd.args([
+        "client",
+        "--command",
+        command,
+        "--requirements",
+        revision,
+        "-o",
+    ])
+    .arg(out_dir)
+    .env("PATH", tools.node_path()?);
+    println!("conformance: {}", process::describe(&cmd));
+    let mut parser = SummaryParser::default();
+    let finished = process::run_streaming(&mut cmd, SUITE_TIMEOUT, |stream, line| {
+        if stream == Stream::Stdout {
+            parser.feed(line);
+        }
+    })?;
+    if finished.status.is_none() {
+        bail!("suite killed after {}s", SUITE_TIMEOUT.as_secs());
+    }
+    println!(
+        "conformance {revision}: suite exit {}, results in {}",
+        process::status_text(&finished),
+        out_dir.display()
+    );
+    Ok(parser.finish())
+}
+
+/// Path of the per-revision output directory (for reports).
+pub fn output_dir(ws: &Workspace) -> PathBuf {
+    ws.target_dir().join("conformance")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(name: &str, passed: Option<u32>, failed: u32, warnings: u32) -> ScenarioResult {
+        ScenarioResult {
+            scenario: name.to_owned(),
+            passed,
+            failed,
+            warnings,
+        }
+    }
+
+    #[test]
+    fn parses_summary_lines() {
+        assert_eq!(
+            parse_summary_line("✓ initialize: 0 passed, 0 failed"),
+            Some(result("initialize", Some(0), 0, 0))
+        );
+        assert_eq!(
+            parse_summary_line("✗ auth/scope-step-up: 2 passed, 3 failed, 1 warnings"),
+            Some(result("auth/scope-step-up", Some(2), 3, 1))
+        );
+        assert_eq!(
+            parse_summary_line("- sse-retry: skipped"),
+            Some(result("sse-retry", None, 0, 0))
+        );
+        assert_eq!(
+            parse_summary_line("Total: 0 passed, 65 failed, 0 warnings"),
+            None
+        );
+        assert_eq!(parse_summary_line("✓ x: many passed, 0 failed"), None);
+    }
+
+    #[test]
+    fn zero_of_zero_is_not_a_pass() {
+        assert!(!result("initialize", Some(0), 0, 0).is_pass());
+        assert!(!result("request-metadata", Some(7), 0, 1).is_pass());
+        assert!(!result("skipped", None, 0, 0).is_pass());
+        assert!(result("tools_call", Some(2), 0, 0).is_pass());
+    }
+
+    #[test]
+    fn parser_reads_only_the_summary_block() {
+        let out = "✓ early: 9 passed, 0 failed\n=== SUITE SUMMARY ===\n\n✓ tools_call: 2 passed, 0 failed\n\
+                   ✗ sse-retry: 1 passed, 1 failed\n\nTotal: 3 passed, 1 failed, 0 warnings\n\
+                   Not scored for 2025-11-25: 1 scenario(s) run, 1 failing.\n  ✗ auth/dpop (extension)\n";
+        let mut parser = SummaryParser::default();
+        out.lines().for_each(|l| parser.feed(l));
+        let results = parser.finish();
+        assert_eq!(
+            results,
+            vec![
+                result("tools_call", Some(2), 0, 0),
+                result("sse-retry", Some(1), 1, 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn expected_failures_file_format() {
+        let set = parse_expected_failures(
+            "# comment\n2025-11-25 auth/dpop  # trailing\n\n2026-07-28 auth/x\n",
+        )
+        .unwrap();
+        assert_eq!(set.len(), 2);
+        assert!(set.contains(&("2025-11-25".to_owned(), "auth/dpop".to_owned())));
+        assert!(parse_expected_failures("2030-01-01 auth/x\n").is_err());
+        assert!(parse_expected_failures("2025-11-25\n").is_err());
+    }
+
+    #[test]
+    fn judge_counts_unexpected_passes_and_stale_entries() {
+        let expected: BTreeSet<_> = [
+            ("2025-11-25".to_owned(), "auth/a".to_owned()),
+            ("2025-11-25".to_owned(), "auth/b".to_owned()),
+            ("2025-11-25".to_owned(), "auth/gone".to_owned()),
+            ("2026-07-28".to_owned(), "auth/not-run-revision".to_owned()),
+        ]
+        .into();
+        let runs = vec![(
+            "2025-11-25".to_owned(),
+            vec![
+                result("tools_call", Some(1), 0, 0),
+                result("initialize", Some(0), 0, 0),
+                result("auth/a", Some(0), 3, 0),
+                result("auth/b", Some(4), 0, 0),
+            ],
+        )];
+        let Judgement { rows, stale, tally } = judge(&runs, &expected);
+        assert_eq!(rows[0].2, Verdict::Pass);
+        assert_eq!(rows[1].2, Verdict::Fail);
+        assert_eq!(rows[2].2, Verdict::ExpectedFailure);
+        assert_eq!(rows[3].2, Verdict::UnexpectedPass);
+        assert_eq!(
+            stale,
+            vec![("2025-11-25".to_owned(), "auth/gone".to_owned())]
+        );
+        assert_eq!(
+            tally,
+            Tally {
+                passed: 1,
+                failed: 3,
+                expected: 1
+            }
+        );
+    }
+
+    #[test]
+    fn shipped_expected_failures_file_parses_and_lists_only_auth() {
+        let ws = Workspace::locate().unwrap();
+        let text = fs::read_to_string(ws.root().join(EXPECTED_FAILURES)).unwrap();
+        let set = parse_expected_failures(&text).unwrap();
+        assert!(!set.is_empty());
+        assert!(set.iter().all(|(_, s)| s.starts_with("auth/")));
+    }
+}

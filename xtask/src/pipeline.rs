@@ -1,0 +1,150 @@
+//! `cargo xtask test`: the project's single test command.
+//!
+//! setup -> fmt check -> clippy -> cargo test -> fuzz smoke -> conformance, each step timed, ending with one
+//! line `tests: N passed, M failed`.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use crate::conformance;
+use crate::fuzz;
+use crate::process::{self, Stream};
+use crate::tally::{Counts, parse_test_result};
+use crate::tools::Tools;
+use crate::workspace::Workspace;
+
+const FMT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+const CLIPPY_TIMEOUT: Duration = Duration::from_secs(40 * 60);
+const TEST_TIMEOUT: Duration = Duration::from_secs(40 * 60);
+
+/// Seconds each fuzz target runs during `test`.
+pub const FUZZ_SMOKE_SECONDS: u64 = 10;
+
+/// Runs every step and returns the summed counts (a failed step without its own counts adds one failure).
+pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
+    let started = Instant::now();
+    let mut total = Counts::default();
+    let setup_ok = step(
+        "setup",
+        || {
+            tools.setup().map(|()| Counts {
+                passed: 0,
+                failed: 0,
+            })
+        },
+        &mut total,
+    );
+    step(
+        "fmt",
+        || cargo_step(ws, &["fmt", "--all", "--check"], FMT_TIMEOUT),
+        &mut total,
+    );
+    step(
+        "clippy",
+        || {
+            cargo_step(
+                ws,
+                &[
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+                CLIPPY_TIMEOUT,
+            )
+        },
+        &mut total,
+    );
+    if setup_ok {
+        step("cargo test", || cargo_test(ws, tools), &mut total);
+    } else {
+        println!("cargo test: skipped because setup failed");
+        total.failed += 1;
+    }
+    step(
+        "fuzz smoke",
+        || {
+            fuzz::run(ws, tools, FUZZ_SMOKE_SECONDS).map(|()| Counts {
+                passed: 0,
+                failed: 0,
+            })
+        },
+        &mut total,
+    );
+    if setup_ok {
+        step(
+            "conformance",
+            || {
+                conformance::run(ws, tools, &conformance::Options::default()).map(|t| Counts {
+                    passed: u64::from(t.passed),
+                    failed: u64::from(t.failed),
+                })
+            },
+            &mut total,
+        );
+    } else {
+        println!("conformance: skipped because setup failed");
+        total.failed += 1;
+    }
+    println!("\n==> all steps took {}", seconds(started.elapsed()));
+    total
+}
+
+/// Runs one step with a header and timing. A step error counts as one failure. Returns whether it succeeded.
+fn step(name: &str, body: impl FnOnce() -> Result<Counts>, total: &mut Counts) -> bool {
+    println!("\n==> {name}");
+    let started = Instant::now();
+    let outcome = body();
+    let took = seconds(started.elapsed());
+    match outcome {
+        Ok(counts) => {
+            total.add(counts);
+            let verdict = if counts.failed == 0 { "ok" } else { "FAILED" };
+            println!("==> {name}: {verdict} in {took}");
+            counts.failed == 0
+        }
+        Err(err) => {
+            total.failed += 1;
+            println!("==> {name}: FAILED in {took}: {err:#}");
+            false
+        }
+    }
+}
+
+fn seconds(elapsed: Duration) -> String {
+    format!("{:.1}s", elapsed.as_secs_f64())
+}
+
+fn cargo_step(ws: &Workspace, args: &[&str], timeout: Duration) -> Result<Counts> {
+    let mut cmd = ws.cargo();
+    cmd.args(args);
+    process::run_checked(&mut cmd, timeout)?;
+    Ok(Counts::default())
+}
+
+fn cargo_test(ws: &Workspace, tools: &Tools) -> Result<Counts> {
+    let mut cmd = ws.cargo();
+    cmd.args(["test", "--workspace"])
+        .env("MCP_TOOLS_DIR", tools.dir())
+        .env("MCP_REQUIRE_TOOLS", "1");
+    let mut counts = Counts::default();
+    let finished = process::run_streaming(&mut cmd, TEST_TIMEOUT, |stream, line| {
+        if stream == Stream::Stdout
+            && let Some(found) = parse_test_result(line)
+        {
+            counts.add(found);
+        }
+    })?;
+    if !finished.success() && counts.failed == 0 {
+        // Build failure, timeout or a crashed test binary: no result line carries the failure.
+        println!(
+            "cargo test ended with {} without a failing test count",
+            process::status_text(&finished)
+        );
+        counts.failed += 1;
+    }
+    Ok(counts)
+}

@@ -1,0 +1,92 @@
+//! Test counts: parsing cargo's `test result:` lines and summing them over steps.
+
+/// Passed/failed counts.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Passed tests.
+    pub passed: u64,
+    /// Failed tests.
+    pub failed: u64,
+}
+
+impl Counts {
+    /// Adds another count.
+    pub fn add(&mut self, other: Counts) {
+        self.passed = self.passed.saturating_add(other.passed);
+        self.failed = self.failed.saturating_add(other.failed);
+    }
+}
+
+/// Parses `test result: ok. 3 passed; 1 failed; 0 ignored; ...` (also `FAILED.`); other lines give `None`.
+pub fn parse_test_result(line: &str) -> Option<Counts> {
+    let rest = line.trim().strip_prefix("test result: ")?;
+    let (_, rest) = rest.split_once(". ")?;
+    let mut counts = Counts::default();
+    let mut found = 0;
+    for part in rest.split("; ") {
+        let Some((number, label)) = part.split_once(' ') else {
+            continue;
+        };
+        let Ok(number) = number.parse::<u64>() else {
+            continue;
+        };
+        match label {
+            "passed" => {
+                counts.passed = number;
+                found += 1;
+            }
+            "failed" => {
+                counts.failed = number;
+                found += 1;
+            }
+            _ => {}
+        }
+    }
+    (found == 2).then_some(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ok_and_failed_lines() {
+        let ok = "test result: ok. 12 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.02s";
+        assert_eq!(
+            parse_test_result(ok),
+            Some(Counts {
+                passed: 12,
+                failed: 0
+            })
+        );
+        let bad = "test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.00s";
+        assert_eq!(
+            parse_test_result(bad),
+            Some(Counts {
+                passed: 3,
+                failed: 2
+            })
+        );
+        assert_eq!(parse_test_result("running 3 tests"), None);
+        assert_eq!(parse_test_result("test result: ok. lots passed"), None);
+    }
+
+    #[test]
+    fn add_sums() {
+        let mut total = Counts {
+            passed: 1,
+            failed: 2,
+        };
+        total.add(Counts {
+            passed: 10,
+            failed: 0,
+        });
+        assert_eq!(
+            total,
+            Counts {
+                passed: 11,
+                failed: 2
+            }
+        );
+    }
+}

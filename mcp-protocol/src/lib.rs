@@ -6,6 +6,9 @@
 
 pub mod error;
 pub mod jsonrpc;
+pub mod meta;
+pub mod method;
+pub mod version;
 
 pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{

@@ -5,7 +5,9 @@
 //! on requests. Those live in the session, in `mcp-discovery`.
 
 pub mod error;
+pub mod memory;
 pub mod transport;
 
 pub use error::{ExitStatus, TransportError};
+pub use memory::MemoryTransport;
 pub use transport::Transport;

@@ -1,0 +1,462 @@
+//! The request engine: ids, the table of requests in flight, timeouts,
+//! cancellation, progress, and the reader task that dispatches everything the
+//! server sends. It knows JSON-RPC and the transport, not MCP methods.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcp_protocol::{
+    ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
+};
+use mcp_transport::{Transport, TransportError};
+use serde_json::{Map, Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::error::{ErrorKind, SessionError};
+use super::handler::{self, ClientHandler};
+use super::notification::{Progress, ServerNotification};
+use super::options::RequestOptions;
+
+/// How long sending `notifications/cancelled` may take before we give up on it.
+const CANCEL_SEND_TIMEOUT: Duration = Duration::from_secs(2);
+/// How many notifications a slow subscriber may lag behind before it loses some.
+const NOTIFICATION_BUFFER: usize = 256;
+
+/// Why the connection is gone, kept so every later call can say it.
+#[derive(Debug, Clone)]
+enum Lost {
+    Exited {
+        status: mcp_transport::ExitStatus,
+        stderr_tail: String,
+    },
+    EndOfStream,
+    Failed(String),
+    ClosedByUs,
+}
+
+enum Reply {
+    Result(Value),
+    Error(ErrorObject),
+    Lost(Lost),
+}
+
+struct InFlight {
+    reply: oneshot::Sender<Reply>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress_seen: Option<mpsc::UnboundedSender<()>>,
+}
+
+/// The shared state of one connection.
+pub(crate) struct Engine {
+    server: String,
+    transport: Arc<dyn Transport>,
+    next_id: AtomicI64,
+    in_flight: Mutex<HashMap<RequestId, InFlight>>,
+    subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
+    notifications: broadcast::Sender<ServerNotification>,
+    handler: Arc<dyn ClientHandler>,
+    capabilities: Value,
+    lost: Mutex<Option<Lost>>,
+    closing: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A poisoned lock only means another task panicked while holding it; the map is still usable.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Engine {
+    /// Creates the engine and starts its reader task.
+    pub(crate) fn start(
+        server: &str,
+        transport: Arc<dyn Transport>,
+        handler: Arc<dyn ClientHandler>,
+        capabilities: Value,
+    ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
+        let (notifications, _) = broadcast::channel(NOTIFICATION_BUFFER);
+        let engine = Arc::new(Self {
+            server: server.to_owned(),
+            transport,
+            next_id: AtomicI64::new(1),
+            in_flight: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(HashMap::new()),
+            notifications,
+            handler,
+            capabilities,
+            lost: Mutex::new(None),
+            closing: AtomicBool::new(false),
+        });
+        let reader = tokio::spawn(Self::read_loop(Arc::clone(&engine)));
+        (engine, reader)
+    }
+
+    /// The server's name.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// A new receiver of the server's notifications.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
+        self.notifications.subscribe()
+    }
+
+    /// The next request id.
+    pub(crate) fn next_id(&self) -> RequestId {
+        RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    async fn read_loop(engine: Arc<Self>) {
+        loop {
+            match engine.transport.receive().await {
+                Ok(Some(message)) => engine.dispatch(message),
+                Ok(None) => {
+                    engine.connection_lost(Lost::EndOfStream);
+                    return;
+                }
+                Err(error) => {
+                    let lost = match error {
+                        TransportError::Exited {
+                            status,
+                            stderr_tail,
+                            ..
+                        } => Lost::Exited {
+                            status,
+                            stderr_tail,
+                        },
+                        other => Lost::Failed(other.to_string()),
+                    };
+                    engine.connection_lost(lost);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn connection_lost(&self, lost: Lost) {
+        let lost = if self.closing.load(Ordering::Acquire) {
+            Lost::ClosedByUs
+        } else {
+            lost
+        };
+        tracing::debug!(server = %self.server, reason = ?lost, "connection ended");
+        lock(&self.lost).get_or_insert(lost.clone());
+        let drained: Vec<InFlight> = lock(&self.in_flight).drain().map(|(_, v)| v).collect();
+        for request in drained {
+            let _ = request.reply.send(Reply::Lost(lost.clone()));
+        }
+        lock(&self.subscriptions).clear();
+    }
+
+    fn dispatch(self: &Arc<Self>, message: Message) {
+        match message {
+            Message::Response(Response { id, result }) => self.complete(&id, Reply::Result(result)),
+            Message::Error(ErrorResponse {
+                id: Some(id),
+                error,
+            }) => self.complete(&id, Reply::Error(error)),
+            Message::Error(ErrorResponse { id: None, error }) => {
+                tracing::warn!(server = %self.server, %error, "server sent an error without a request id");
+            }
+            Message::Request(request) => {
+                let engine = Arc::clone(self);
+                tokio::spawn(async move { engine.answer(request).await });
+            }
+            Message::Notification(notification) => self.notify(notification),
+        }
+    }
+
+    fn complete(&self, id: &RequestId, reply: Reply) {
+        match lock(&self.in_flight).remove(id) {
+            Some(request) => {
+                let _ = request.reply.send(reply);
+            }
+            None => {
+                tracing::debug!(server = %self.server, %id, "ignoring a response for an unknown or cancelled request");
+            }
+        }
+    }
+
+    async fn answer(&self, request: Request) {
+        let params = request.params.unwrap_or_else(|| Value::Object(Map::new()));
+        let outcome = match request.method.as_str() {
+            "ping" => Ok(json!({})),
+            method => {
+                handler::answer(self.handler.as_ref(), &self.capabilities, method, params).await
+            }
+        };
+        let reply = match outcome {
+            Ok(result) => Message::Response(Response {
+                id: request.id,
+                result,
+            }),
+            Err(error) => Message::Error(ErrorResponse {
+                id: Some(request.id),
+                error,
+            }),
+        };
+        if let Err(error) = self.transport.send(reply).await {
+            tracing::debug!(server = %self.server, %error, "could not answer a server request");
+        }
+    }
+
+    fn notify(&self, notification: Notification) {
+        if notification.method == "notifications/progress"
+            && let Some(params) = &notification.params
+            && let Some(token) = params.get("progressToken")
+            && let Ok(id) = RequestId::from_value(token)
+        {
+            let in_flight = lock(&self.in_flight);
+            if let Some(request) = in_flight.get(&id) {
+                if let (Some(sender), Some(progress)) =
+                    (&request.progress, Progress::from_params(params))
+                {
+                    let _ = sender.send(progress);
+                }
+                if let Some(seen) = &request.progress_seen {
+                    let _ = seen.send(());
+                }
+                return;
+            }
+        }
+        if notification.method == "notifications/cancelled" {
+            tracing::debug!(server = %self.server, "server cancelled one of its requests");
+        }
+        let subscription = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(SUBSCRIPTION_ID_KEY))
+            .and_then(|id| RequestId::from_value(id).ok());
+        let event = ServerNotification::from_parts(&notification.method, notification.params);
+        if let Some(id) = subscription
+            && let Some(sender) = lock(&self.subscriptions).get(&id)
+        {
+            let _ = sender.send(event.clone());
+        }
+        // Nobody listening is fine.
+        let _ = self.notifications.send(event);
+    }
+
+    fn lost_error(&self, operation: &str, lost: Lost) -> SessionError {
+        let kind = match lost {
+            Lost::Exited {
+                status,
+                stderr_tail,
+            } => ErrorKind::Exited {
+                status,
+                stderr_tail,
+            },
+            Lost::EndOfStream => ErrorKind::ConnectionLost {
+                reason: "the server closed the connection".into(),
+            },
+            Lost::Failed(reason) => ErrorKind::ConnectionLost { reason },
+            Lost::ClosedByUs => ErrorKind::Closed,
+        };
+        SessionError::new(&self.server, operation, kind)
+    }
+
+    /// The error for a connection that is already gone, if it is.
+    pub(crate) fn check_alive(&self, operation: &str) -> Result<(), SessionError> {
+        match lock(&self.lost).clone() {
+            Some(lost) => Err(self.lost_error(operation, lost)),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a notification.
+    pub(crate) async fn notify_server(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
+        self.check_alive(method)?;
+        self.transport
+            .send(Message::Notification(Notification {
+                method: method.to_owned(),
+                params,
+            }))
+            .await
+            .map_err(|e| SessionError::from_transport(&self.server, method, e))
+    }
+
+    /// Sends a request and waits for its answer, under the timeout in `options`
+    /// (or `default_timeout`), never longer than `max_timeout`.
+    pub(crate) async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        mut params: Option<Value>,
+        options: &RequestOptions,
+        default_timeout: Duration,
+        max_timeout: Duration,
+    ) -> Result<Value, SessionError> {
+        self.check_alive(method)?;
+        let id = self.next_id();
+        let (reply_tx, mut reply_rx) = oneshot::channel();
+        let (seen_tx, mut seen_rx) = mpsc::unbounded_channel();
+        if options.progress.is_some() {
+            let object = params.get_or_insert_with(|| Value::Object(Map::new()));
+            if let Some(object) = object.as_object_mut() {
+                let meta = object
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert("progressToken".into(), id.to_value());
+                }
+            }
+        }
+        lock(&self.in_flight).insert(
+            id.clone(),
+            InFlight {
+                reply: reply_tx,
+                progress: options.progress.clone(),
+                progress_seen: options.progress_extends_timeout.then_some(seen_tx),
+            },
+        );
+        let mut guard = CancelOnDrop {
+            engine: Arc::clone(self),
+            id: id.clone(),
+            armed: method != "initialize",
+        };
+        let sent = self
+            .transport
+            .send(Message::Request(Request {
+                id: id.clone(),
+                method: method.to_owned(),
+                params,
+            }))
+            .await;
+        if let Err(error) = sent {
+            guard.forget();
+            return Err(SessionError::from_transport(&self.server, method, error));
+        }
+        let timeout = options.timeout.unwrap_or(default_timeout);
+        let start = Instant::now();
+        let hard_deadline = start + max_timeout.max(timeout);
+        let mut deadline = start + timeout;
+        let reply = loop {
+            tokio::select! {
+                reply = &mut reply_rx => break reply,
+                Some(()) = seen_rx.recv() => {
+                    deadline = (Instant::now() + timeout).min(hard_deadline);
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    guard.cancel("timeout").await;
+                    return Err(SessionError::new(&self.server, method, ErrorKind::Timeout { after: deadline - start }));
+                }
+            }
+        };
+        guard.forget();
+        match reply {
+            Ok(Reply::Result(result)) => Ok(result),
+            Ok(Reply::Error(error)) => Err(SessionError::from_rpc(&self.server, method, error)),
+            Ok(Reply::Lost(lost)) => Err(self.lost_error(method, lost)),
+            // The sender is only dropped when the table is drained, which sends `Lost` first.
+            Err(_) => Err(self.lost_error(method, Lost::ClosedByUs)),
+        }
+    }
+
+    /// Registers a channel for notifications tagged with this modern subscription id.
+    pub(crate) fn add_subscription(
+        &self,
+        id: RequestId,
+    ) -> mpsc::UnboundedReceiver<ServerNotification> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.subscriptions).insert(id, tx);
+        rx
+    }
+
+    /// Forgets a subscription.
+    pub(crate) fn remove_subscription(&self, id: &RequestId) {
+        lock(&self.subscriptions).remove(id);
+    }
+
+    /// Sends a request without waiting for its answer (for long-lived requests such as
+    /// `subscriptions/listen`); the answer, if any, is ignored.
+    pub(crate) async fn send_detached(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), SessionError> {
+        self.check_alive(method)?;
+        self.transport
+            .send(Message::Request(Request {
+                id,
+                method: method.to_owned(),
+                params,
+            }))
+            .await
+            .map_err(|e| SessionError::from_transport(&self.server, method, e))
+    }
+
+    /// Sends `notifications/cancelled` for a request, bounded in time.
+    pub(crate) async fn send_cancel(&self, id: &RequestId, reason: &str) {
+        let notification = Message::Notification(Notification {
+            method: "notifications/cancelled".into(),
+            params: Some(json!({"requestId": id.to_value(), "reason": reason})),
+        });
+        let sent =
+            tokio::time::timeout(CANCEL_SEND_TIMEOUT, self.transport.send(notification)).await;
+        if !matches!(sent, Ok(Ok(()))) {
+            tracing::debug!(server = %self.server, %id, "could not send notifications/cancelled");
+        }
+    }
+
+    /// Closes the transport; every request in flight fails with "closed".
+    pub(crate) async fn close(&self) -> Result<(), SessionError> {
+        self.closing.store(true, Ordering::Release);
+        let result = self.transport.close().await;
+        self.connection_lost(Lost::ClosedByUs);
+        result.map_err(|e| SessionError::from_transport(&self.server, "close", e))
+    }
+}
+
+/// Removes a request from the table when its future is dropped, and tells the
+/// server with `notifications/cancelled`.
+struct CancelOnDrop {
+    engine: Arc<Engine>,
+    id: RequestId,
+    armed: bool,
+}
+
+impl CancelOnDrop {
+    fn forget(&mut self) {
+        lock(&self.engine.in_flight).remove(&self.id);
+        self.armed = false;
+    }
+
+    async fn cancel(&mut self, reason: &str) {
+        let was_armed = self.armed;
+        self.forget();
+        if was_armed {
+            self.engine.send_cancel(&self.id, reason).await;
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        lock(&self.engine.in_flight).remove(&self.id);
+        if self.engine.check_alive("cancel").is_err() {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let engine = Arc::clone(&self.engine);
+            let id = self.id.clone();
+            runtime.spawn(async move {
+                engine
+                    .send_cancel(&id, "request dropped by the caller")
+                    .await
+            });
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! [`SessionError`]: the one error type of a session, naming the server and the operation.
+
+use std::fmt;
+use std::time::Duration;
+
+use mcp_protocol::{ErrorCode, ErrorObject};
+use mcp_transport::{ExitStatus, TransportError};
+use serde_json::Value;
+
+/// What went wrong, as a value a caller can match on.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The server process could not be started.
+    SpawnFailed {
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The server process exited (or closed its output).
+    Exited {
+        /// How it ended.
+        status: ExitStatus,
+        /// The end of what it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// No answer within the time allowed.
+    Timeout {
+        /// How long the session waited.
+        after: Duration,
+    },
+    /// The server broke the protocol (a malformed result, a repeated cursor, too many pages).
+    ProtocolViolation {
+        /// What was wrong.
+        reason: String,
+    },
+    /// No protocol version both sides speak.
+    VersionMismatch {
+        /// What the server answered or supports.
+        server: String,
+        /// What we offered.
+        offered: String,
+    },
+    /// The server answered with a JSON-RPC error.
+    Server {
+        /// The error code.
+        code: ErrorCode,
+        /// The server's message.
+        message: String,
+        /// The server's extra data.
+        data: Option<Value>,
+    },
+    /// The connection failed below the protocol (HTTP status, I/O, closed connection).
+    Transport(TransportError),
+    /// The connection ended or failed (not a process exit).
+    ConnectionLost {
+        /// Why.
+        reason: String,
+    },
+    /// The operation does not exist in the era in use.
+    Unsupported {
+        /// Why.
+        reason: String,
+    },
+    /// The session was closed by its owner.
+    Closed,
+}
+
+/// A session error: the server's name, the operation (method) and the kind.
+#[derive(Debug, thiserror::Error)]
+pub struct SessionError {
+    server: String,
+    operation: String,
+    kind: Box<ErrorKind>,
+}
+
+impl SessionError {
+    /// Builds an error.
+    pub fn new(server: impl Into<String>, operation: impl Into<String>, kind: ErrorKind) -> Self {
+        Self {
+            server: server.into(),
+            operation: operation.into(),
+            kind: Box::new(kind),
+        }
+    }
+
+    /// Converts a transport error, lifting spawn failures and exits into their own kinds.
+    pub fn from_transport(
+        server: impl Into<String>,
+        operation: impl Into<String>,
+        error: TransportError,
+    ) -> Self {
+        let kind = match error {
+            TransportError::Spawn { source, .. } => ErrorKind::SpawnFailed {
+                reason: source.to_string(),
+            },
+            TransportError::Exited {
+                status,
+                stderr_tail,
+                ..
+            } => ErrorKind::Exited {
+                status,
+                stderr_tail,
+            },
+            other => ErrorKind::Transport(other),
+        };
+        Self::new(server, operation, kind)
+    }
+
+    /// Converts a JSON-RPC error answer.
+    pub fn from_rpc(
+        server: impl Into<String>,
+        operation: impl Into<String>,
+        error: ErrorObject,
+    ) -> Self {
+        Self::new(
+            server,
+            operation,
+            ErrorKind::Server {
+                code: error.code,
+                message: error.message,
+                data: error.data,
+            },
+        )
+    }
+
+    /// The server's name.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The operation that failed, such as `tools/list` or `connect`.
+    pub fn operation(&self) -> &str {
+        &self.operation
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// Takes the kind out.
+    pub fn into_kind(self) -> ErrorKind {
+        *self.kind
+    }
+
+    /// The JSON-RPC error code, when the server answered with an error.
+    pub fn server_code(&self) -> Option<ErrorCode> {
+        match self.kind.as_ref() {
+            ErrorKind::Server { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// Whether the server said it does not know the method (-32601).
+    pub fn is_method_not_found(&self) -> bool {
+        self.server_code() == Some(ErrorCode::METHOD_NOT_FOUND)
+    }
+
+    /// Whether this was a timeout.
+    pub fn is_timeout(&self) -> bool {
+        matches!(*self.kind, ErrorKind::Timeout { .. })
+    }
+
+    /// A short stable name for the kind, for machine-readable output.
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind.as_ref() {
+            ErrorKind::SpawnFailed { .. } => "spawn_failed",
+            ErrorKind::Exited { .. } => "exited",
+            ErrorKind::Timeout { .. } => "timeout",
+            ErrorKind::ProtocolViolation { .. } => "protocol_violation",
+            ErrorKind::VersionMismatch { .. } => "version_mismatch",
+            ErrorKind::Server { .. } => "server_error",
+            ErrorKind::Transport(_) => "transport",
+            ErrorKind::ConnectionLost { .. } => "connection_lost",
+            ErrorKind::Unsupported { .. } => "unsupported",
+            ErrorKind::Closed => "closed",
+        }
+    }
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (server, op) = (&self.server, &self.operation);
+        match self.kind.as_ref() {
+            ErrorKind::SpawnFailed { reason } => {
+                write!(f, "server '{server}': {op}: failed to start: {reason}")
+            }
+            ErrorKind::Exited {
+                status,
+                stderr_tail,
+            } => {
+                write!(f, "server '{server}' exited with {status} during {op}")?;
+                let tail = stderr_tail.trim();
+                if !tail.is_empty() {
+                    write!(f, ": {tail}")?;
+                }
+                Ok(())
+            }
+            ErrorKind::Timeout { after } => {
+                write!(f, "server '{server}': {op}: timed out after {after:?}")
+            }
+            ErrorKind::ProtocolViolation { reason } => {
+                write!(f, "server '{server}': {op}: protocol violation: {reason}")
+            }
+            ErrorKind::VersionMismatch {
+                server: theirs,
+                offered,
+            } => write!(
+                f,
+                "server '{server}': {op}: no common protocol version (server: {theirs}; we speak: {offered})"
+            ),
+            ErrorKind::Server {
+                code,
+                message,
+                data,
+            } => {
+                write!(f, "server '{server}': {op}: server error {code}: {message}")?;
+                if let Some(data) = data {
+                    let text = data.to_string();
+                    if text.len() <= 200 {
+                        write!(f, " ({text})")?;
+                    }
+                }
+                Ok(())
+            }
+            ErrorKind::Transport(error) => write!(f, "{op}: {error}"),
+            ErrorKind::ConnectionLost { reason } => {
+                write!(f, "server '{server}': {op}: connection lost: {reason}")
+            }
+            ErrorKind::Unsupported { reason } => write!(f, "server '{server}': {op}: {reason}"),
+            ErrorKind::Closed => write!(f, "server '{server}': {op}: session is closed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_server_and_operation() {
+        let exited = SessionError::from_transport(
+            "github",
+            "initialize",
+            TransportError::Exited {
+                server: "github".into(),
+                status: ExitStatus::Code(3),
+                stderr_tail: "fatal: missing API_TOKEN\n".into(),
+            },
+        );
+        assert_eq!(
+            exited.to_string(),
+            "server 'github' exited with status 3 during initialize: fatal: missing API_TOKEN"
+        );
+        assert_eq!(exited.kind_name(), "exited");
+        let timeout = SessionError::new(
+            "slow",
+            "tools/list",
+            ErrorKind::Timeout {
+                after: Duration::from_secs(60),
+            },
+        );
+        assert_eq!(
+            timeout.to_string(),
+            "server 'slow': tools/list: timed out after 60s"
+        );
+        let rpc = SessionError::from_rpc(
+            "fs",
+            "prompts/list",
+            ErrorObject::method_not_found("prompts/list"),
+        );
+        assert!(rpc.is_method_not_found());
+        assert!(rpc.to_string().contains("-32601 (method not found)"));
+    }
+}

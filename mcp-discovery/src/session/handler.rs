@@ -1,0 +1,139 @@
+//! [`ClientHandler`]: how the client answers requests that come from the server.
+//!
+//! `roots/list`, `sampling/createMessage` and `elicitation/create` arrive either as
+//! server requests (legacy era) or as `inputRequests` of a modern
+//! `input_required` result; both go through the same handler.
+
+use async_trait::async_trait;
+use mcp_protocol::ErrorObject;
+use serde_json::{Map, Value};
+
+/// Answers server-initiated requests. Every method defaults to -32601
+/// (method not found); implement the ones whose capability you declare.
+#[async_trait]
+pub trait ClientHandler: Send + Sync + 'static {
+    /// `roots/list`: the result object, such as `{"roots": [...]}`.
+    async fn list_roots(&self, _params: Value) -> Result<Value, ErrorObject> {
+        Err(ErrorObject::method_not_found("roots/list"))
+    }
+
+    /// `sampling/createMessage`: the result object.
+    async fn create_message(&self, _params: Value) -> Result<Value, ErrorObject> {
+        Err(ErrorObject::method_not_found("sampling/createMessage"))
+    }
+
+    /// `elicitation/create`: the result object (`{"action": "accept", "content": {...}}`).
+    /// When the action is `accept`, the session fills in schema defaults the handler left out.
+    async fn elicit(&self, _params: Value) -> Result<Value, ErrorObject> {
+        Err(ErrorObject::method_not_found("elicitation/create"))
+    }
+}
+
+/// A handler that supports nothing: every server request gets -32601.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHandler;
+
+#[async_trait]
+impl ClientHandler for NoHandler {}
+
+/// The capability a server request needs, by method.
+pub(crate) fn required_capability(method: &str) -> Option<&'static str> {
+    match method {
+        "roots/list" => Some("roots"),
+        "sampling/createMessage" => Some("sampling"),
+        "elicitation/create" => Some("elicitation"),
+        _ => None,
+    }
+}
+
+/// Answers one server request (or modern input request) through the handler,
+/// refusing methods whose capability we did not declare.
+pub(crate) async fn answer(
+    handler: &dyn ClientHandler,
+    capabilities: &Value,
+    method: &str,
+    params: Value,
+) -> Result<Value, ErrorObject> {
+    match required_capability(method) {
+        Some(capability) if capabilities.get(capability).is_some() => {}
+        _ => return Err(ErrorObject::method_not_found(method)),
+    }
+    match method {
+        "roots/list" => handler.list_roots(params).await,
+        "sampling/createMessage" => handler.create_message(params).await,
+        "elicitation/create" => {
+            let schema = params.get("requestedSchema").cloned();
+            let mut result = handler.elicit(params).await?;
+            if let Some(schema) = schema {
+                apply_elicitation_defaults(&mut result, &schema);
+            }
+            Ok(result)
+        }
+        _ => Err(ErrorObject::method_not_found(method)),
+    }
+}
+
+/// Fills in `default`s from the requested schema for every property an
+/// accepted elicitation result left out.
+pub fn apply_elicitation_defaults(result: &mut Value, requested_schema: &Value) {
+    if result.get("action").and_then(Value::as_str) != Some("accept") {
+        return;
+    }
+    let Some(properties) = requested_schema
+        .get("properties")
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    let Some(object) = result.as_object_mut() else {
+        return;
+    };
+    let content = object
+        .entry("content")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(content) = content.as_object_mut() else {
+        return;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_fill_only_missing_fields_of_an_accept() {
+        let schema = json!({"type":"object","properties":{
+            "name":{"type":"string","default":"John Doe"},
+            "age":{"type":"integer","default":30},
+            "plain":{"type":"string"}}});
+        let mut accepted = json!({"action":"accept","content":{"age":41}});
+        apply_elicitation_defaults(&mut accepted, &schema);
+        assert_eq!(
+            accepted,
+            json!({"action":"accept","content":{"age":41,"name":"John Doe"}})
+        );
+        let mut declined = json!({"action":"decline"});
+        apply_elicitation_defaults(&mut declined, &schema);
+        assert_eq!(declined, json!({"action":"decline"}));
+    }
+
+    #[tokio::test]
+    async fn undeclared_capability_is_method_not_found() {
+        let error = answer(&NoHandler, &json!({}), "roots/list", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, mcp_protocol::ErrorCode::METHOD_NOT_FOUND);
+        let error = answer(&NoHandler, &json!({}), "tasks/get", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, mcp_protocol::ErrorCode::METHOD_NOT_FOUND);
+    }
+}

@@ -1,0 +1,88 @@
+//! The four list methods and their pagination.
+
+use serde_json::Value;
+
+/// One of the four things a server lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    ResourceTemplates,
+    /// `prompts/list`.
+    Prompts,
+}
+
+impl ListKind {
+    /// All four, in the order discovery lists them.
+    pub const ALL: [ListKind; 4] = [
+        ListKind::Tools,
+        ListKind::Resources,
+        ListKind::ResourceTemplates,
+        ListKind::Prompts,
+    ];
+
+    /// The method name.
+    pub fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools/list",
+            ListKind::Resources => "resources/list",
+            ListKind::ResourceTemplates => "resources/templates/list",
+            ListKind::Prompts => "prompts/list",
+        }
+    }
+
+    /// The result member holding the items.
+    pub fn items_key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources => "resources",
+            ListKind::ResourceTemplates => "resourceTemplates",
+            ListKind::Prompts => "prompts",
+        }
+    }
+
+    /// The server capability that advertises this list.
+    pub fn capability(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources | ListKind::ResourceTemplates => "resources",
+            ListKind::Prompts => "prompts",
+        }
+    }
+}
+
+/// One page of a list, items kept exactly as the server sent them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListPage {
+    /// The items.
+    pub items: Vec<Value>,
+    /// The cursor of the next page; `None` ends the list.
+    pub next_cursor: Option<String>,
+    /// Modern only: how long the page stays fresh.
+    pub ttl_ms: Option<u64>,
+}
+
+impl ListPage {
+    /// Reads a page from a list result. `None` when the items member is missing or not an array.
+    pub(crate) fn from_result(kind: ListKind, mut result: Value) -> Option<Self> {
+        let object = result.as_object_mut()?;
+        let items = match object.remove(kind.items_key())? {
+            Value::Array(items) => items,
+            _ => return None,
+        };
+        Some(Self {
+            items,
+            next_cursor: object
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            ttl_ms: object
+                .get("ttlMs")
+                .and_then(Value::as_i64)
+                .map(|ttl| u64::try_from(ttl).unwrap_or(0)),
+        })
+    }
+}

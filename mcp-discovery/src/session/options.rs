@@ -1,0 +1,111 @@
+//! How a session behaves: [`SessionOptions`] for the whole session, [`RequestOptions`] per call.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::handler::{ClientHandler, NoHandler};
+use super::notification::Progress;
+
+/// Which protocol era to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EraPreference {
+    /// Probe with `server/discover`, fall back to the legacy handshake.
+    #[default]
+    Auto,
+    /// Skip the probe: `initialize` straight away.
+    Legacy,
+    /// Skip the probe's fallback: modern (2026-07-28) or fail.
+    Modern,
+}
+
+/// Options for a whole session.
+#[derive(Clone)]
+pub struct SessionOptions {
+    /// Our `Implementation`: `{"name", "version", ...}`.
+    pub client_info: Value,
+    /// Our client capabilities, as sent in `initialize` or the modern `_meta`.
+    /// Server requests whose capability is not declared here are answered -32601.
+    pub capabilities: Value,
+    /// The era to speak.
+    pub era: EraPreference,
+    /// How long the `server/discover` probe may take before we assume a legacy server.
+    pub probe_timeout: Duration,
+    /// How long the legacy `initialize` may take.
+    pub initialize_timeout: Duration,
+    /// The default timeout of each request.
+    pub request_timeout: Duration,
+    /// The hard maximum of a request, even when progress keeps extending it.
+    pub max_request_timeout: Duration,
+    /// The most pages `list_all` follows.
+    pub page_cap: usize,
+    /// The most `input_required` rounds of one modern request.
+    pub max_input_rounds: usize,
+    /// Answers `roots/list`, `sampling/createMessage` and `elicitation/create`.
+    pub handler: Arc<dyn ClientHandler>,
+    /// The modern per-request log level (`io.modelcontextprotocol/logLevel`), if any.
+    pub log_level: Option<String>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self {
+            client_info: json!({"name": "mcp-discovery", "version": env!("CARGO_PKG_VERSION")}),
+            capabilities: json!({}),
+            era: EraPreference::Auto,
+            probe_timeout: Duration::from_secs(2),
+            initialize_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(60),
+            max_request_timeout: Duration::from_secs(600),
+            page_cap: 1000,
+            max_input_rounds: 8,
+            handler: Arc::new(NoHandler),
+            log_level: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("client_info", &self.client_info)
+            .field("capabilities", &self.capabilities)
+            .field("era", &self.era)
+            .field("probe_timeout", &self.probe_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("page_cap", &self.page_cap)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options for one request.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Overrides the session's request timeout.
+    pub timeout: Option<Duration>,
+    /// Receives `notifications/progress` for this request; a progress token is attached.
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Whether each progress notification restarts the timeout (up to the hard maximum).
+    pub progress_extends_timeout: bool,
+}
+
+impl RequestOptions {
+    /// Options with this timeout.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        Self {
+            timeout: Some(timeout),
+            ..Self::default()
+        }
+    }
+
+    /// Options that report progress to `sender` and let it extend the timeout.
+    pub fn with_progress(sender: mpsc::UnboundedSender<Progress>) -> Self {
+        Self {
+            progress: Some(sender),
+            progress_extends_timeout: true,
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,748 @@
+//! Session tests over the in-memory transport, against a scripted fake server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcp_protocol::{
+    ErrorCode, ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
+};
+use mcp_transport::{MemoryTransport, Transport};
+use serde_json::{Value, json};
+
+use super::*;
+
+/// The server end of a memory connection, with helpers to script it.
+struct FakeServer {
+    end: MemoryTransport,
+}
+
+impl FakeServer {
+    async fn next(&self) -> Message {
+        tokio::time::timeout(Duration::from_secs(5), self.end.receive())
+            .await
+            .expect("the client sent nothing within 5 s")
+            .expect("transport error")
+            .expect("client closed the connection")
+    }
+
+    async fn next_request(&self) -> Request {
+        match self.next().await {
+            Message::Request(request) => request,
+            other => panic!("expected a request, got {other:?}"),
+        }
+    }
+
+    async fn reply(&self, id: RequestId, result: Value) {
+        self.end
+            .send(Message::Response(Response { id, result }))
+            .await
+            .unwrap();
+    }
+
+    async fn fail(&self, id: RequestId, code: ErrorCode, message: &str, data: Option<Value>) {
+        let mut error = ErrorObject::new(code, message);
+        error.data = data;
+        self.end
+            .send(Message::Error(ErrorResponse {
+                id: Some(id),
+                error,
+            }))
+            .await
+            .unwrap();
+    }
+
+    /// Answers the discover probe with -32601, then initialize; returns the initialized notification.
+    async fn legacy_handshake(&self, version: &str) {
+        let probe = self.next_request().await;
+        assert_eq!(probe.method, "server/discover");
+        self.fail(
+            probe.id,
+            ErrorCode::METHOD_NOT_FOUND,
+            "Method not found",
+            None,
+        )
+        .await;
+        let init = self.next_request().await;
+        assert_eq!(init.method, "initialize");
+        self.reply(
+            init.id,
+            json!({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}}),
+        )
+        .await;
+        match self.next().await {
+            Message::Notification(n) => assert_eq!(n.method, "notifications/initialized"),
+            other => panic!("expected notifications/initialized, got {other:?}"),
+        }
+    }
+}
+
+fn pair() -> (MemoryTransport, FakeServer) {
+    let (client, server) = MemoryTransport::pair();
+    (client, FakeServer { end: server })
+}
+
+fn options() -> SessionOptions {
+    SessionOptions {
+        probe_timeout: Duration::from_millis(300),
+        ..SessionOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn legacy_handshake_sends_initialized_before_any_request() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-06-18").await;
+        let list = server.next_request().await;
+        assert_eq!(list.method, "tools/list");
+        server
+            .reply(
+                list.id,
+                json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}),
+            )
+            .await;
+        server
+    });
+    let session = Session::connect("fake", client, options()).await.unwrap();
+    assert_eq!(session.era(), Era::Legacy);
+    assert_eq!(session.protocol_version().as_str(), "2025-06-18");
+    assert_eq!(session.server_info()["name"], "fake");
+    let tools = session.list_all(ListKind::Tools).await.unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "a");
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn silence_on_discover_means_legacy_and_the_probe_is_cancelled() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        assert_eq!(probe.method, "server/discover");
+        // Say nothing: the client must cancel the probe and fall back to initialize.
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(cancel.method, "notifications/cancelled");
+        assert_eq!(cancel.params.unwrap()["requestId"], probe.id.to_value());
+        // A late answer to the probe is ignored.
+        server
+            .reply(
+                probe.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+            )
+            .await;
+        let init = server.next_request().await;
+        assert_eq!(init.method, "initialize");
+        assert_eq!(
+            init.params.as_ref().unwrap()["protocolVersion"],
+            "2025-11-25"
+        );
+        server.reply(init.id, json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "quiet", "version": "0"}})).await;
+        server.next().await
+    });
+    let session = Session::connect("quiet", client, options()).await.unwrap();
+    assert_eq!(session.era(), Era::Legacy);
+    let last = server_task.await.unwrap();
+    assert_eq!(last.method(), Some("notifications/initialized"));
+}
+
+#[tokio::test]
+async fn ping_during_handshake_is_answered() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .fail(probe.id, ErrorCode::METHOD_NOT_FOUND, "nope", None)
+            .await;
+        let init = server.next_request().await;
+        // Before answering initialize, the server pings the client.
+        server
+            .end
+            .send(Message::Request(Request {
+                id: RequestId::from("srv-1"),
+                method: "ping".into(),
+                params: None,
+            }))
+            .await
+            .unwrap();
+        let pong = server.next().await;
+        assert_eq!(
+            pong,
+            Message::Response(Response {
+                id: RequestId::from("srv-1"),
+                result: json!({})
+            })
+        );
+        server.reply(init.id, json!({"protocolVersion": "2024-11-05", "capabilities": {}, "serverInfo": {"name": "p", "version": "0"}})).await;
+        server.next().await
+    });
+    let session = Session::connect("p", client, options()).await.unwrap();
+    assert_eq!(session.protocol_version().as_str(), "2024-11-05");
+    assert_eq!(
+        server_task.await.unwrap().method(),
+        Some("notifications/initialized")
+    );
+}
+
+#[tokio::test]
+async fn unknown_version_is_refused_and_the_connection_closed() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .fail(probe.id, ErrorCode::METHOD_NOT_FOUND, "nope", None)
+            .await;
+        let init = server.next_request().await;
+        server.reply(init.id, json!({"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "old", "version": "0"}})).await;
+        // The client closes: the server sees the end of the stream, and no initialized.
+        tokio::time::timeout(Duration::from_secs(5), server.end.receive())
+            .await
+            .unwrap()
+            .unwrap()
+    });
+    let error = Session::connect("old", client, options())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ErrorKind::VersionMismatch { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("1999-01-01"), "{error}");
+    assert!(
+        error.to_string().starts_with("server 'old': initialize:"),
+        "{error}"
+    );
+    assert_eq!(server_task.await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn discover_result_means_modern_and_requests_carry_meta() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        let meta = &probe.params.as_ref().unwrap()["_meta"];
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientCapabilities"],
+            json!({})
+        );
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientInfo"]["name"],
+            "mcp-discovery"
+        );
+        server.reply(probe.id, json!({
+            "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "ttlMs": 5000, "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "2"}}
+        })).await;
+        let list = server.next_request().await;
+        assert_eq!(
+            list.params.as_ref().unwrap()["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        server
+            .reply(list.id, json!({"resultType": "complete", "tools": []}))
+            .await;
+    });
+    let session = Session::connect("modern", client, options()).await.unwrap();
+    assert_eq!(session.era(), Era::Modern);
+    assert_eq!(session.server_info()["name"], "modern");
+    assert_eq!(session.state().ttl_ms, Some(5000));
+    assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
+    assert!(session.list_all(ListKind::Tools).await.unwrap().is_empty());
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn unsupported_version_error_means_modern_and_is_retried() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let first = server.next_request().await;
+        server
+            .fail(
+                first.id.clone(),
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                Some(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"})),
+            )
+            .await;
+        let second = server.next_request().await;
+        assert_eq!(second.method, "server/discover");
+        assert_ne!(second.id, first.id);
+        server
+            .reply(
+                second.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+            )
+            .await;
+    });
+    let session = Session::connect("m", client, options()).await.unwrap();
+    assert_eq!(session.era(), Era::Modern);
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn timeout_sends_cancel_and_late_answer_is_ignored() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let slow = server.next_request().await;
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(cancel.method, "notifications/cancelled");
+        assert_eq!(
+            cancel.params.as_ref().unwrap()["requestId"],
+            slow.id.to_value()
+        );
+        assert_eq!(cancel.params.as_ref().unwrap()["reason"], "timeout");
+        server.reply(slow.id, json!({"late": true})).await;
+        let ping = server.next_request().await;
+        assert_eq!(ping.method, "ping");
+        server.reply(ping.id, json!({})).await;
+    });
+    let session = Session::connect("slow", client, options()).await.unwrap();
+    let error = session
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "sleep"})),
+            RequestOptions::with_timeout(Duration::from_millis(100)),
+        )
+        .await
+        .unwrap_err();
+    assert!(error.is_timeout(), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "server 'slow': tools/call: timed out after 100ms"
+    );
+    session.ping().await.unwrap();
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn dropping_a_call_cancels_it() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let request = server.next_request().await;
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(cancel.method, "notifications/cancelled");
+        assert_eq!(cancel.params.unwrap()["requestId"], request.id.to_value());
+    });
+    let session = Session::connect("d", client, options()).await.unwrap();
+    let call = session.call_tool("forever", json!({}));
+    // Poll long enough for the request to go out, then drop the future.
+    let _ = tokio::time::timeout(Duration::from_millis(50), call).await;
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn concurrent_requests_match_out_of_order_answers() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let mut requests = Vec::new();
+        for _ in 0..10 {
+            requests.push(server.next_request().await);
+        }
+        let ids: std::collections::HashSet<_> = requests.iter().map(|r| r.id.clone()).collect();
+        assert_eq!(ids.len(), 10, "ids must be unique");
+        for request in requests.into_iter().rev() {
+            let name = request.params.as_ref().unwrap()["name"].clone();
+            server
+                .reply(
+                    request.id,
+                    json!({"content": [{"type": "text", "text": name}]}),
+                )
+                .await;
+        }
+    });
+    let session = Session::connect("c", client, options()).await.unwrap();
+    let calls = (0..10).map(|i| {
+        let session = session.clone();
+        async move { session.call_tool(&format!("t{i}"), json!({})).await }
+    });
+    let results = futures::future::join_all(calls).await;
+    for (i, result) in results.into_iter().enumerate() {
+        assert_eq!(result.unwrap()["content"][0]["text"], format!("t{i}"));
+    }
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn repeated_cursor_is_an_error() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        for _ in 0..2 {
+            let list = server.next_request().await;
+            server
+                .reply(
+                    list.id,
+                    json!({"prompts": [{"name": "p"}], "nextCursor": "same"}),
+                )
+                .await;
+        }
+    });
+    let session = Session::connect("loop", client, options()).await.unwrap();
+    let error = session.list_all(ListKind::Prompts).await.unwrap_err();
+    assert!(matches!(error.kind(), ErrorKind::ProtocolViolation { .. }));
+    assert_eq!(
+        error.to_string(),
+        "server 'loop': prompts/list: protocol violation: the server repeated cursor \"same\""
+    );
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn page_cap_stops_an_endless_list() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        for page in 0..3 {
+            let list = server.next_request().await;
+            if page > 0 {
+                assert_eq!(list.params.as_ref().unwrap()["cursor"], format!("c{page}"));
+            }
+            server
+                .reply(
+                    list.id,
+                    json!({"tools": [], "nextCursor": format!("c{}", page + 1)}),
+                )
+                .await;
+        }
+    });
+    let session = Session::connect(
+        "endless",
+        client,
+        SessionOptions {
+            page_cap: 3,
+            ..options()
+        },
+    )
+    .await
+    .unwrap();
+    let error = session.list_all(ListKind::Tools).await.unwrap_err();
+    assert!(error.to_string().contains("more than 3 pages"), "{error}");
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn server_requests_without_capability_get_method_not_found() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        for (id, method) in [
+            (0, "roots/list"),
+            (1, "sampling/createMessage"),
+            (2, "elicitation/create"),
+            (3, "tasks/list"),
+        ] {
+            server
+                .end
+                .send(Message::Request(Request {
+                    id: RequestId::from(id),
+                    method: method.into(),
+                    params: Some(json!({})),
+                }))
+                .await
+                .unwrap();
+            let Message::Error(answer) = server.next().await else {
+                panic!("expected an error answer")
+            };
+            assert_eq!(answer.id, Some(RequestId::from(id)));
+            assert_eq!(answer.error.code, ErrorCode::METHOD_NOT_FOUND, "{method}");
+        }
+    });
+    let _session = Session::connect("asks", client, options()).await.unwrap();
+    server_task.await.unwrap();
+}
+
+struct AcceptingHandler;
+
+#[async_trait]
+impl ClientHandler for AcceptingHandler {
+    async fn elicit(&self, _params: Value) -> Result<Value, ErrorObject> {
+        Ok(json!({"action": "accept", "content": {"confirmed": true}}))
+    }
+    async fn list_roots(&self, _params: Value) -> Result<Value, ErrorObject> {
+        Ok(json!({"roots": [{"uri": "file:///work", "name": "work"}]}))
+    }
+}
+
+#[tokio::test]
+async fn input_required_rounds_echo_state_with_new_ids() {
+    let (client, server) = pair();
+    let state = r#"{"step":1,"nonce":"a\u00e9 b"}"#;
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .reply(
+                probe.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
+            )
+            .await;
+        let first = server.next_request().await;
+        assert!(
+            first
+                .params
+                .as_ref()
+                .unwrap()
+                .get("inputResponses")
+                .is_none()
+        );
+        server.reply(first.id.clone(), json!({
+            "resultType": "input_required",
+            "inputRequests": {
+                "confirm": {"method": "elicitation/create", "params": {"message": "ok?", "requestedSchema": {"type": "object", "properties": {"confirmed": {"type": "boolean"}, "note": {"type": "string", "default": "none"}}}}},
+                "where": {"method": "roots/list", "params": {}}
+            },
+            "requestState": state,
+        })).await;
+        let retry = server.next_request().await;
+        assert_ne!(retry.id, first.id);
+        let params = retry.params.unwrap();
+        assert_eq!(params["name"], "deploy");
+        assert_eq!(params["requestState"], state);
+        assert_eq!(
+            params["inputResponses"]["confirm"],
+            json!({"action": "accept", "content": {"confirmed": true, "note": "none"}})
+        );
+        assert_eq!(
+            params["inputResponses"]["where"]["roots"][0]["name"],
+            "work"
+        );
+        assert_eq!(
+            params["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        server
+            .reply(
+                retry.id,
+                json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]}),
+            )
+            .await;
+    });
+    let options = SessionOptions {
+        handler: Arc::new(AcceptingHandler),
+        capabilities: json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
+        ..options()
+    };
+    let session = Session::connect("mrtr", client, options).await.unwrap();
+    let result = session.call_tool("deploy", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "done");
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn input_rounds_are_bounded() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .reply(
+                probe.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+            )
+            .await;
+        for _ in 0..3 {
+            let request = server.next_request().await;
+            server
+                .reply(
+                    request.id,
+                    json!({"resultType": "input_required", "requestState": "again"}),
+                )
+                .await;
+        }
+    });
+    let session = Session::connect(
+        "greedy",
+        client,
+        SessionOptions {
+            max_input_rounds: 2,
+            ..options()
+        },
+    )
+    .await
+    .unwrap();
+    let error = session.call_tool("t", json!({})).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("still input_required after 2 rounds"),
+        "{error}"
+    );
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn unknown_result_type_is_invalid() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .reply(
+                probe.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+            )
+            .await;
+        let request = server.next_request().await;
+        server
+            .reply(request.id, json!({"resultType": "maybe", "content": []}))
+            .await;
+    });
+    let session = Session::connect("odd", client, options()).await.unwrap();
+    let error = session.call_tool("t", json!({})).await.unwrap_err();
+    assert!(
+        matches!(error.kind(), ErrorKind::ProtocolViolation { .. }),
+        "{error}"
+    );
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn notifications_and_progress_reach_the_caller() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let request = server.next_request().await;
+        let token = request.params.as_ref().unwrap()["_meta"]["progressToken"].clone();
+        assert_eq!(token, request.id.to_value());
+        for step in 1..=2 {
+            server
+                .end
+                .send(Message::Notification(Notification {
+                    method: "notifications/progress".into(),
+                    params: Some(json!({"progressToken": token, "progress": step, "total": 2})),
+                }))
+                .await
+                .unwrap();
+        }
+        server
+            .end
+            .send(Message::Notification(Notification {
+                method: "notifications/tools/list_changed".into(),
+                params: None,
+            }))
+            .await
+            .unwrap();
+        server.reply(request.id, json!({"content": []})).await;
+    });
+    let session = Session::connect("n", client, options()).await.unwrap();
+    let mut notifications = session.notifications();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    session
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "long"})),
+            RequestOptions::with_progress(tx),
+        )
+        .await
+        .unwrap();
+    assert_eq!(rx.recv().await.unwrap().progress, 1.0);
+    assert_eq!(
+        rx.recv().await.unwrap(),
+        Progress {
+            progress: 2.0,
+            total: Some(2.0),
+            message: None
+        }
+    );
+    assert_eq!(
+        notifications.recv().await.unwrap(),
+        ServerNotification::ToolListChanged
+    );
+    server_task.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_dead_connection_fails_pending_and_later_calls() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let _request = server.next_request().await;
+        server.end.close().await.unwrap();
+    });
+    let session = Session::connect("gone", client, options()).await.unwrap();
+    let error = session.call_tool("t", json!({})).await.unwrap_err();
+    assert!(
+        matches!(error.kind(), ErrorKind::ConnectionLost { .. }),
+        "{error}"
+    );
+    server_task.await.unwrap();
+    let later = session.ping().await.unwrap_err();
+    assert!(
+        matches!(later.kind(), ErrorKind::ConnectionLost { .. }),
+        "{later}"
+    );
+}
+
+#[tokio::test]
+async fn pinned_legacy_skips_the_probe() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let init = server.next_request().await;
+        assert_eq!(init.method, "initialize");
+        server.reply(init.id, json!({"protocolVersion": "2025-03-26", "capabilities": {}, "serverInfo": {"name": "x", "version": "0"}})).await;
+        server.next().await
+    });
+    let session = Session::connect(
+        "pinned",
+        client,
+        SessionOptions {
+            era: EraPreference::Legacy,
+            ..options()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(session.protocol_version().as_str(), "2025-03-26");
+    assert_eq!(
+        server_task.await.unwrap().method(),
+        Some("notifications/initialized")
+    );
+}
+
+#[tokio::test]
+async fn modern_listen_demultiplexes_by_subscription_id() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server.reply(probe.id, json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": true}}})).await;
+        let listen = server.next_request().await;
+        assert_eq!(listen.method, "subscriptions/listen");
+        assert_eq!(
+            listen.params.as_ref().unwrap()["notifications"],
+            json!({"toolsListChanged": true})
+        );
+        for id in [Value::from(999), listen.id.to_value()] {
+            server
+                .end
+                .send(Message::Notification(Notification {
+                    method: "notifications/tools/list_changed".into(),
+                    params: Some(json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id}})),
+                }))
+                .await
+                .unwrap();
+        }
+        listen.id
+    });
+    let session = Session::connect("sub", client, options()).await.unwrap();
+    let mut subscription = session
+        .listen(json!({"toolsListChanged": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        subscription.next().await,
+        Some(ServerNotification::ToolListChanged)
+    );
+    let listen_id = server_task.await.unwrap();
+    assert_eq!(subscription.id(), &listen_id);
+}

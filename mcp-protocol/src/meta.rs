@@ -1,0 +1,181 @@
+//! Modern-era (2026-07-28) helpers: the per-request `_meta` keys, `resultType`,
+//! and multi-round-trip (`input_required`) results.
+
+use serde_json::{Map, Value};
+
+/// `_meta` key: the protocol version of a modern request.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's capabilities for a modern request.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's `Implementation`.
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the log level the client asks for on this request.
+pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key on results: the server's `Implementation`.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key on notifications: the `subscriptions/listen` request they belong to.
+pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key: the progress token of a request.
+pub const PROGRESS_TOKEN_KEY: &str = "progressToken";
+
+/// What kind of result a modern server sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultType {
+    /// The final result (also what an absent `resultType` means).
+    Complete,
+    /// The server needs input first: `inputRequests` and/or `requestState`.
+    InputRequired,
+}
+
+/// A `resultType` this crate does not know, which makes the result invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown resultType {0}")]
+pub struct UnknownResultType(pub String);
+
+impl ResultType {
+    /// Reads the `resultType` of a raw result: absent means complete, an unknown value is an error.
+    pub fn of(result: &Value) -> Result<Self, UnknownResultType> {
+        match result.get("resultType") {
+            None | Some(Value::Null) => Ok(ResultType::Complete),
+            Some(Value::String(s)) if s == "complete" => Ok(ResultType::Complete),
+            Some(Value::String(s)) if s == "input_required" => Ok(ResultType::InputRequired),
+            Some(other) => Err(UnknownResultType(other.to_string())),
+        }
+    }
+
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+        }
+    }
+}
+
+/// Builds the `_meta` object of a modern request.
+#[derive(Debug, Clone, Default)]
+pub struct RequestMeta {
+    entries: Map<String, Value>,
+}
+
+impl RequestMeta {
+    /// The required entries: protocol version and client capabilities (`{}` for none).
+    pub fn new(protocol_version: &str, client_capabilities: Value) -> Self {
+        let mut entries = Map::new();
+        entries.insert(PROTOCOL_VERSION_KEY.into(), Value::from(protocol_version));
+        entries.insert(CLIENT_CAPABILITIES_KEY.into(), client_capabilities);
+        Self { entries }
+    }
+
+    /// Adds the client's `Implementation`.
+    pub fn client_info(mut self, info: Value) -> Self {
+        self.entries.insert(CLIENT_INFO_KEY.into(), info);
+        self
+    }
+
+    /// Adds the log level.
+    pub fn log_level(mut self, level: &str) -> Self {
+        self.entries
+            .insert(LOG_LEVEL_KEY.into(), Value::from(level));
+        self
+    }
+
+    /// Adds a progress token.
+    pub fn progress_token(mut self, token: Value) -> Self {
+        self.entries.insert(PROGRESS_TOKEN_KEY.into(), token);
+        self
+    }
+
+    /// The `_meta` object.
+    pub fn into_map(self) -> Map<String, Value> {
+        self.entries
+    }
+
+    /// Merges these entries into `params._meta`, keeping entries already there.
+    pub fn apply(&self, params: &mut Map<String, Value>) {
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            for (key, value) in &self.entries {
+                meta.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+    }
+
+    /// Reads the protocol version of a request's params, if present.
+    pub fn protocol_version_of(params: &Value) -> Option<&str> {
+        params.get("_meta")?.get(PROTOCOL_VERSION_KEY)?.as_str()
+    }
+}
+
+/// The server's `Implementation` from a modern result's `_meta`.
+pub fn server_info_of(result: &Value) -> Option<&Value> {
+    result.get("_meta")?.get(SERVER_INFO_KEY)
+}
+
+/// A cache lifetime hint: `ttlMs`, where absent or negative means 0.
+pub fn ttl_ms_of(result: &Value) -> u64 {
+    result
+        .get("ttlMs")
+        .and_then(Value::as_i64)
+        .map_or(0, |ttl| u64::try_from(ttl).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn result_type_absent_means_complete_and_unknown_is_invalid() {
+        assert_eq!(
+            ResultType::of(&json!({"content": []})),
+            Ok(ResultType::Complete)
+        );
+        assert_eq!(
+            ResultType::of(&json!({"resultType": "complete"})),
+            Ok(ResultType::Complete)
+        );
+        assert_eq!(
+            ResultType::of(&json!({"resultType": "input_required"})),
+            Ok(ResultType::InputRequired)
+        );
+        assert_eq!(
+            ResultType::of(&json!({"resultType": "later"}))
+                .unwrap_err()
+                .to_string(),
+            "unknown resultType \"later\""
+        );
+        assert!(ResultType::of(&json!({"resultType": 3})).is_err());
+    }
+
+    #[test]
+    fn meta_builder_keeps_existing_entries() {
+        let meta = RequestMeta::new("2026-07-28", json!({}))
+            .client_info(json!({"name": "c", "version": "1"}));
+        let mut params = json!({"_meta": {"progressToken": 7}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        meta.apply(&mut params);
+        let params = Value::Object(params);
+        assert_eq!(params["_meta"]["progressToken"], 7);
+        assert_eq!(
+            RequestMeta::protocol_version_of(&params),
+            Some("2026-07-28")
+        );
+        assert_eq!(params["_meta"][CLIENT_INFO_KEY]["name"], "c");
+    }
+
+    #[test]
+    fn ttl_absent_or_negative_is_zero() {
+        assert_eq!(ttl_ms_of(&json!({})), 0);
+        assert_eq!(ttl_ms_of(&json!({"ttlMs": -5})), 0);
+        assert_eq!(ttl_ms_of(&json!({"ttlMs": 60000})), 60000);
+        assert_eq!(
+            server_info_of(&json!({"_meta": {SERVER_INFO_KEY: {"name": "s"}}})).unwrap()["name"],
+            "s"
+        );
+    }
+}

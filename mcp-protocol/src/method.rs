@@ -1,0 +1,24 @@
+//! Typed methods, in the lsp-types pattern: one zero-sized type per method pairs
+//! its name with its params and result types, so a session's
+//! `request::<ListTools>(params)` can never mix them up.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// A request method: its name, its params and its result.
+pub trait RequestMethod {
+    /// The method name, such as `tools/list`.
+    const METHOD: &'static str;
+    /// The params type.
+    type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// The result type.
+    type Result: Serialize + DeserializeOwned + Send + Sync + 'static;
+}
+
+/// A notification method: its name and its params.
+pub trait NotificationMethod {
+    /// The method name, such as `notifications/initialized`.
+    const METHOD: &'static str;
+    /// The params type.
+    type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
+}

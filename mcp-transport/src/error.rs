@@ -117,7 +117,7 @@ pub enum TransportError {
         /// The status code.
         status: u16,
         /// A JSON-RPC error carried in the body, if any.
-        rpc_error: Option<ErrorObject>,
+        rpc_error: Option<Box<ErrorObject>>,
         /// The start of the body, when it is not JSON-RPC (bounded).
         body: String,
     },

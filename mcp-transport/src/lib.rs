@@ -4,7 +4,9 @@
 //! endpoint) and nothing above it: no handshake, no request ids, no timeouts
 //! on requests. Those live in the session, in `mcp-discovery`.
 
+pub mod codec;
 pub mod error;
+pub mod http;
 pub mod memory;
 pub mod transport;
 

@@ -21,6 +21,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use mcp_protocol::Message;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::TransportError;
 use crate::transport::Transport;
@@ -34,6 +35,7 @@ pub struct MemoryTransport {
     name: String,
     outgoing: Mutex<Option<mpsc::Sender<Message>>>,
     incoming: tokio::sync::Mutex<mpsc::Receiver<Message>>,
+    closed: CancellationToken,
 }
 
 impl MemoryTransport {
@@ -58,6 +60,7 @@ impl MemoryTransport {
             name: name.to_owned(),
             outgoing: Mutex::new(Some(outgoing)),
             incoming: tokio::sync::Mutex::new(incoming),
+            closed: CancellationToken::new(),
         }
     }
 
@@ -90,7 +93,14 @@ impl Transport for MemoryTransport {
 
     async fn receive(&self) -> Result<Option<Message>, TransportError> {
         // `recv` is cancel-safe, and so is waiting for the lock.
-        Ok(self.incoming.lock().await.recv().await)
+        tokio::select! {
+            biased;
+            () = self.closed.cancelled() => {
+                self.incoming.lock().await.close();
+                Ok(None)
+            }
+            message = async { self.incoming.lock().await.recv().await } => Ok(message),
+        }
     }
 
     async fn close(&self) -> Result<(), TransportError> {
@@ -98,7 +108,10 @@ impl Transport for MemoryTransport {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
-        self.incoming.lock().await.close();
+        if let Ok(mut incoming) = self.incoming.try_lock() {
+            incoming.close();
+        }
+        self.closed.cancel();
         Ok(())
     }
 

@@ -1,0 +1,3 @@
+//! Framing codecs: bytes to messages (`tokio_util::codec`).
+
+pub mod sse;

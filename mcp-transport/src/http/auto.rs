@@ -1,0 +1,134 @@
+//! [`HttpTransport`]: Streamable HTTP with automatic fallback to the legacy
+//! HTTP+SSE transport when the server refuses `initialize` with 400, 404 or 405.
+
+use std::sync::OnceLock;
+
+use async_trait::async_trait;
+use mcp_protocol::Message;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::body;
+use super::{HttpClient, HttpConfig, HttpKind, LegacySseTransport, StreamableHttpTransport};
+use crate::error::TransportError;
+use crate::transport::Transport;
+
+/// An HTTP connection that picks its transport by the server's answers.
+pub struct HttpTransport {
+    config: HttpConfig,
+    client: HttpClient,
+    kind: HttpKind,
+    inbound: mpsc::Sender<Message>,
+    receiver: tokio::sync::Mutex<mpsc::Receiver<Message>>,
+    streamable: StreamableHttpTransport,
+    legacy: tokio::sync::Mutex<Option<LegacySseTransport>>,
+    legacy_ready: OnceLock<()>,
+    closing: CancellationToken,
+}
+
+impl HttpTransport {
+    /// A transport of `kind` for `config`. For [`HttpKind::Sse`] the event stream is opened at once.
+    pub async fn connect(
+        config: HttpConfig,
+        client: &HttpClient,
+        kind: HttpKind,
+    ) -> Result<Self, TransportError> {
+        let (inbound, receiver) = body::inbound_channel();
+        let streamable =
+            StreamableHttpTransport::with_inbound(config.clone(), client, inbound.clone())?;
+        let transport = Self {
+            config,
+            client: client.clone(),
+            kind,
+            inbound,
+            receiver: tokio::sync::Mutex::new(receiver),
+            streamable,
+            legacy: tokio::sync::Mutex::new(None),
+            legacy_ready: OnceLock::new(),
+            closing: CancellationToken::new(),
+        };
+        if kind == HttpKind::Sse {
+            transport.switch_to_legacy().await?;
+        }
+        Ok(transport)
+    }
+
+    /// Whether the legacy HTTP+SSE transport is in use.
+    pub fn is_legacy_sse(&self) -> bool {
+        self.legacy_ready.get().is_some()
+    }
+
+    async fn switch_to_legacy(&self) -> Result<(), TransportError> {
+        let mut legacy = self.legacy.lock().await;
+        if legacy.is_none() {
+            let connected = LegacySseTransport::connect_with_inbound(
+                self.config.clone(),
+                &self.client,
+                self.inbound.clone(),
+            )
+            .await?;
+            *legacy = Some(connected);
+            let _ = self.legacy_ready.set(());
+            tracing::info!(server = %self.config.name, "using the legacy HTTP+SSE transport");
+        }
+        Ok(())
+    }
+}
+
+fn is_initialize(message: &Message) -> bool {
+    matches!(message, Message::Request(r) if r.method == "initialize")
+}
+
+#[async_trait]
+impl Transport for HttpTransport {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        if self.is_legacy_sse() {
+            let legacy = self.legacy.lock().await;
+            return match legacy.as_ref() {
+                Some(legacy) => legacy.send_message(message).await,
+                None => Err(TransportError::Closed {
+                    server: self.config.name.clone(),
+                }),
+            };
+        }
+        let fallback =
+            (self.kind == HttpKind::Auto && is_initialize(&message)).then(|| message.clone());
+        match self.streamable.send_message(message).await {
+            Err(TransportError::Http {
+                status: 400 | 404 | 405,
+                ..
+            }) if fallback.is_some() => {
+                self.switch_to_legacy().await?;
+                let legacy = self.legacy.lock().await;
+                match (legacy.as_ref(), fallback) {
+                    (Some(legacy), Some(message)) => legacy.send_message(message).await,
+                    _ => Err(TransportError::Closed {
+                        server: self.config.name.clone(),
+                    }),
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        tokio::select! {
+            biased;
+            () = self.closing.cancelled() => Ok(None),
+            message = async { self.receiver.lock().await.recv().await } => Ok(message),
+        }
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        self.closing.cancel();
+        if let Some(legacy) = self.legacy.lock().await.as_ref() {
+            legacy.close_connection();
+        }
+        self.streamable.close_connection().await
+    }
+
+    fn describe(&self) -> String {
+        let kind = if self.is_legacy_sse() { "sse" } else { "http" };
+        format!("{kind}: {}", self.config.display_url())
+    }
+}

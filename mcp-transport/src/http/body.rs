@@ -1,0 +1,183 @@
+//! Response bodies: bounded reads, SSE event streams, status classification,
+//! and the inbound queue the HTTP transports share.
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+use mcp_protocol::{ErrorObject, Incoming, Message};
+use tokio::sync::mpsc;
+use tokio_util::codec::Decoder;
+
+use crate::codec::sse::{SseDecoder, SseEvent};
+use crate::error::TransportError;
+
+/// How many inbound messages may wait for the session before senders wait.
+pub(crate) const INBOUND_CAPACITY: usize = 1024;
+/// How much of an error body is read and shown.
+pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// How much of a body is quoted in an error message.
+const PREVIEW_LEN: usize = 300;
+
+/// Creates the inbound queue.
+pub(crate) fn inbound_channel() -> (mpsc::Sender<Message>, mpsc::Receiver<Message>) {
+    mpsc::channel(INBOUND_CAPACITY)
+}
+
+/// Turns a reqwest error into a transport error; never includes header values.
+pub(crate) fn request_error(
+    server: &str,
+    url: &str,
+    error: &reqwest::Error,
+    timeout: Duration,
+) -> TransportError {
+    if error.is_timeout() {
+        TransportError::Timeout {
+            server: server.to_owned(),
+            after: timeout,
+        }
+    } else {
+        let mut reason = error.to_string();
+        let mut source = std::error::Error::source(error);
+        while let Some(inner) = source {
+            reason = format!("{reason}: {inner}");
+            source = inner.source();
+        }
+        TransportError::Connect {
+            server: server.to_owned(),
+            url: url.to_owned(),
+            reason: reason.replace(url, "<url>"),
+        }
+    }
+}
+
+/// Reads a whole body, up to `limit` bytes; the rest is an error.
+pub(crate) async fn read_bounded(
+    server: &str,
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, TransportError> {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > limit {
+                    return Err(TransportError::Protocol {
+                        server: server.to_owned(),
+                        reason: format!("response body is larger than {limit} bytes"),
+                    });
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(error) => {
+                return Err(TransportError::Protocol {
+                    server: server.to_owned(),
+                    reason: format!("response body broke off: {error}"),
+                });
+            }
+        }
+    }
+}
+
+/// Decodes a JSON body into messages (a single message or a batch). Invalid parts are logged and skipped.
+pub(crate) fn parse_messages(server: &str, body: &[u8]) -> Vec<Message> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Vec::new();
+    }
+    match Incoming::from_slice(body) {
+        Ok(incoming) => incoming.into_messages(),
+        Err(error) => {
+            tracing::debug!(server, %error, body = %preview(body), "ignoring a body that is not JSON-RPC");
+            Vec::new()
+        }
+    }
+}
+
+/// The start of a body, as text, for messages.
+pub(crate) fn preview(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&body[..body.len().min(PREVIEW_LEN)]);
+    text.trim().to_owned()
+}
+
+/// The error for a non-success status whose body carried no deliverable JSON-RPC answer.
+pub(crate) fn status_error(
+    server: &str,
+    status: reqwest::StatusCode,
+    headers: &reqwest::header::HeaderMap,
+    body: &[u8],
+) -> TransportError {
+    if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
+        let retry_after = headers
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        return TransportError::RateLimited {
+            server: server.to_owned(),
+            retry_after,
+        };
+    }
+    let rpc_error = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("error").cloned())
+        .and_then(|e| ErrorObject::from_value(e).ok())
+        .map(Box::new);
+    TransportError::Http {
+        server: server.to_owned(),
+        status: status.as_u16(),
+        body: if rpc_error.is_some() {
+            String::new()
+        } else {
+            preview(body)
+        },
+        rpc_error,
+    }
+}
+
+/// Whether a response is an SSE stream.
+pub(crate) fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/event-stream")
+        })
+}
+
+/// Reads server-sent events from a response body.
+pub(crate) struct SseStream {
+    response: reqwest::Response,
+    decoder: SseDecoder,
+    buffer: BytesMut,
+    done: bool,
+}
+
+impl SseStream {
+    pub(crate) fn new(response: reqwest::Response, max_event_len: usize) -> Self {
+        Self {
+            response,
+            decoder: SseDecoder::with_max_event_len(max_event_len),
+            buffer: BytesMut::new(),
+            done: false,
+        }
+    }
+
+    /// The next event; `Ok(None)` when the stream ended, `Err` when it broke.
+    pub(crate) async fn next(&mut self) -> Result<Option<SseEvent>, reqwest::Error> {
+        loop {
+            if let Ok(Some(event)) = self.decoder.decode(&mut self.buffer) {
+                return Ok(Some(event));
+            }
+            if self.done {
+                return Ok(self.decoder.decode_eof(&mut self.buffer).ok().flatten());
+            }
+            match self.response.chunk().await? {
+                Some(chunk) => self.buffer.extend_from_slice(&chunk),
+                None => self.done = true,
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! HTTP client transports: Streamable HTTP (both eras) and the legacy
+//! 2024-11-05 HTTP+SSE transport, with automatic fallback between them.
+//!
+//! All transports share one pooled [`HttpClient`]. Every response body is read
+//! to its end, so connections go back to the pool.
+
+mod auto;
+mod body;
+mod legacy_sse;
+pub mod param_headers;
+mod streamable;
+
+use std::fmt;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub use auto::HttpTransport;
+pub use legacy_sse::LegacySseTransport;
+pub use streamable::StreamableHttpTransport;
+
+use crate::error::TransportError;
+
+/// Which HTTP transport to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HttpKind {
+    /// Streamable HTTP, falling back to HTTP+SSE when `initialize` is refused with 400, 404 or 405.
+    #[default]
+    Auto,
+    /// Streamable HTTP only.
+    StreamableHttp,
+    /// The legacy 2024-11-05 HTTP+SSE transport only.
+    Sse,
+}
+
+/// How to reach one HTTP server.
+#[derive(Clone)]
+pub struct HttpConfig {
+    /// The server's name, for errors and logs.
+    pub name: String,
+    /// The endpoint URL.
+    pub url: String,
+    /// Extra headers sent on every request (values are secret).
+    pub headers: Vec<(String, String)>,
+    /// A bearer token sent as `Authorization: Bearer …` on every request (secret).
+    pub bearer_token: Option<String>,
+    /// How long one HTTP exchange may take before its response headers arrive.
+    pub request_timeout: Duration,
+    /// Whether to open the GET stream for server-initiated messages after the legacy handshake.
+    pub open_get_stream: bool,
+    /// The bound on one JSON body or SSE event.
+    pub max_message_len: usize,
+    /// The most reconnections of one broken SSE stream.
+    pub max_resumptions: u32,
+}
+
+impl HttpConfig {
+    /// A configuration with defaults for `url`.
+    pub fn new(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            url: url.into(),
+            headers: Vec::new(),
+            bearer_token: None,
+            request_timeout: Duration::from_secs(60),
+            open_get_stream: true,
+            max_message_len: crate::codec::sse::DEFAULT_MAX_EVENT_LEN,
+            max_resumptions: 5,
+        }
+    }
+
+    /// The URL with any userinfo replaced by `***`, for messages.
+    pub fn display_url(&self) -> String {
+        redact_url(&self.url)
+    }
+
+    pub(crate) fn parsed_url(&self) -> Result<url::Url, TransportError> {
+        url::Url::parse(&self.url).map_err(|e| TransportError::Config {
+            server: self.name.clone(),
+            reason: format!("invalid URL {}: {e}", self.display_url()),
+        })
+    }
+}
+
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("name", &self.name)
+            .field("url", &self.display_url())
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(k, _)| (k.as_str(), "***"))
+                    .collect::<Vec<_>>(),
+            )
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "***"))
+            .field("request_timeout", &self.request_timeout)
+            .field("open_get_stream", &self.open_get_stream)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Replaces the userinfo of a URL with `***`.
+pub fn redact_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("***");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        Ok(url) => url.to_string(),
+        Err(_) => "<invalid URL>".to_owned(),
+    }
+}
+
+/// A pooled HTTP client, shared across requests and servers. Cheap to clone.
+///
+/// Redirects are followed only within the same origin, so credentials never
+/// reach another host.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    inner: reqwest::Client,
+}
+
+impl HttpClient {
+    /// A new client with its own connection pool.
+    pub fn new() -> Result<Self, TransportError> {
+        let same_origin = reqwest::redirect::Policy::custom(|attempt| {
+            let allowed = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if attempt.previous().len() >= 10 || !allowed {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        });
+        let inner = reqwest::Client::builder()
+            .redirect(same_origin)
+            .connect_timeout(Duration::from_secs(10))
+            .pool_idle_timeout(Duration::from_secs(90))
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| TransportError::Config {
+                server: String::new(),
+                reason: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Self { inner })
+    }
+
+    /// The process-wide shared client.
+    pub fn shared() -> Result<Self, TransportError> {
+        static SHARED: OnceLock<HttpClient> = OnceLock::new();
+        if let Some(client) = SHARED.get() {
+            return Ok(client.clone());
+        }
+        let client = Self::new()?;
+        Ok(SHARED.get_or_init(|| client).clone())
+    }
+
+    pub(crate) fn reqwest(&self) -> &reqwest::Client {
+        &self.inner
+    }
+}

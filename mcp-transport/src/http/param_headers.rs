@@ -1,0 +1,258 @@
+//! The 2026-07-28 HTTP headers derived from a request's body: `Mcp-Name`
+//! values and the `Mcp-Param-*` headers of tool arguments annotated with
+//! `x-mcp-header`, with the `=?base64?…?=` rule for unsafe values.
+
+use std::collections::{HashMap, HashSet};
+
+use base64::Engine as _;
+use serde_json::Value;
+
+const ANNOTATION: &str = "x-mcp-header";
+const SENTINEL_PREFIX: &str = "=?base64?";
+const SENTINEL_SUFFIX: &str = "?=";
+/// The largest integer a header may carry (IEEE 754 safe range).
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Encodes a header value: as is when it is plain visible ASCII without
+/// leading or trailing whitespace, else as `=?base64?<base64 of UTF-8>?=`.
+pub fn encode_header_value(value: &str) -> String {
+    let printable = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let looks_encoded = value.starts_with(SENTINEL_PREFIX) && value.ends_with(SENTINEL_SUFFIX);
+    let plain = printable && !padded && !looks_encoded;
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "{SENTINEL_PREFIX}{}{SENTINEL_SUFFIX}",
+            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+/// One argument mirrored into a header: where it sits in the arguments, and the header's name part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The chain of `properties` keys from the schema root.
+    pub path: Vec<String>,
+    /// The `{name}` of `Mcp-Param-{name}`.
+    pub name: String,
+}
+
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+fn count_annotations(value: &Value) -> usize {
+    match value {
+        Value::Object(object) => {
+            usize::from(object.contains_key(ANNOTATION))
+                + object.values().map(count_annotations).sum::<usize>()
+        }
+        Value::Array(items) => items.iter().map(count_annotations).sum(),
+        _ => 0,
+    }
+}
+
+fn collect(
+    schema: &Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<ParamHeader>,
+) -> Result<(), String> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (key, property) in properties {
+        path.push(key.clone());
+        if let Some(annotation) = property.get(ANNOTATION) {
+            let name = annotation
+                .as_str()
+                .ok_or_else(|| format!("x-mcp-header of '{key}' is not a string"))?;
+            if name.is_empty() {
+                return Err(format!("x-mcp-header of '{key}' is empty"));
+            }
+            if !name.chars().all(is_tchar) {
+                return Err(format!(
+                    "x-mcp-header {name:?} of '{key}' is not an HTTP token"
+                ));
+            }
+            match property.get("type").and_then(Value::as_str) {
+                Some("string" | "integer" | "boolean") => {}
+                other => {
+                    return Err(format!(
+                        "x-mcp-header {name:?} is on '{key}' of type {}, not string, integer or boolean",
+                        other.unwrap_or("unknown")
+                    ));
+                }
+            }
+            out.push(ParamHeader {
+                path: path.clone(),
+                name: name.to_owned(),
+            });
+        }
+        collect(property, path, out)?;
+        path.pop();
+    }
+    Ok(())
+}
+
+/// Reads and checks the `x-mcp-header` annotations of a tool's input schema.
+/// An error says why the tool must be rejected.
+pub fn tool_param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
+    let mut headers = Vec::new();
+    collect(input_schema, &mut Vec::new(), &mut headers)?;
+    if count_annotations(input_schema) != headers.len() {
+        return Err(
+            "x-mcp-header is on a property that is not statically reachable through \"properties\""
+                .into(),
+        );
+    }
+    let mut seen = HashSet::new();
+    for header in &headers {
+        if !seen.insert(header.name.to_ascii_lowercase()) {
+            return Err(format!(
+                "x-mcp-header {:?} is not unique (case-insensitively)",
+                header.name
+            ));
+        }
+    }
+    Ok(headers)
+}
+
+/// The `Mcp-Param-*` headers for a call's arguments; absent and null values are omitted.
+pub fn param_header_values(headers: &[ParamHeader], arguments: &Value) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|header| {
+            let value = header
+                .path
+                .iter()
+                .try_fold(arguments, |value, key| value.get(key))?;
+            let text = match value {
+                Value::String(s) => encode_header_value(s),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => match n.as_i64() {
+                    Some(i) if i.abs() <= MAX_SAFE_INTEGER => i.to_string(),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            Some((format!("Mcp-Param-{}", header.name), text))
+        })
+        .collect()
+}
+
+/// Removes from a `tools/list` result every tool whose `x-mcp-header`
+/// annotations are invalid (with a warning naming the tool and the reason),
+/// and returns the param headers of the tools that have some.
+pub fn filter_tools_list(server: &str, result: &mut Value) -> HashMap<String, Vec<ParamHeader>> {
+    let mut learned = HashMap::new();
+    let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+        return learned;
+    };
+    tools.retain(|tool| {
+        let name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("<unnamed>");
+        let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+        match tool_param_headers(schema) {
+            Ok(headers) => {
+                if !headers.is_empty() {
+                    learned.insert(name.to_owned(), headers);
+                }
+                true
+            }
+            Err(reason) => {
+                tracing::warn!(server, tool = name, %reason, "rejecting a tool definition");
+                false
+            }
+        }
+    });
+    learned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_follow_the_spec_examples() {
+        assert_eq!(encode_header_value("us-west1"), "us-west1");
+        assert_eq!(
+            encode_header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(encode_header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(
+            encode_header_value("line1\nline2"),
+            "=?base64?bGluZTEKbGluZTI=?="
+        );
+        assert_eq!(
+            encode_header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(encode_header_value("us west 1"), "us west 1");
+        assert_eq!(encode_header_value("\tindented"), "=?base64?CWluZGVudGVk?=");
+    }
+
+    #[test]
+    fn headers_are_extracted_encoded_and_omitted_for_null() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+            "nested": {"type": "object", "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}}},
+            "query": {"type": "string"}
+        }});
+        let headers = tool_param_headers(&schema).unwrap();
+        let values = param_header_values(
+            &headers,
+            &json!({"region": "Hello, 世界", "priority": 42, "verbose": null, "nested": {"zone": "a"}, "query": "x"}),
+        );
+        assert_eq!(
+            values,
+            vec![
+                (
+                    "Mcp-Param-Region".to_owned(),
+                    "=?base64?SGVsbG8sIOS4lueVjA==?=".to_owned()
+                ),
+                ("Mcp-Param-Priority".to_owned(), "42".to_owned()),
+                ("Mcp-Param-Zone".to_owned(), "a".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_annotations_reject_the_tool() {
+        let bad = [
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+            json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": "object", "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "has space"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "co:lon"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "tab\t"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "ümlaut"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}}),
+            json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+        ];
+        for schema in bad {
+            assert!(tool_param_headers(&schema).is_err(), "{schema}");
+        }
+        let mut result = json!({"tools": [
+            {"name": "good", "inputSchema": {"properties": {"r": {"type": "string", "x-mcp-header": "Region"}}}},
+            {"name": "bad", "inputSchema": {"properties": {"r": {"type": "number", "x-mcp-header": "N"}}}},
+            {"name": "plain", "inputSchema": {"type": "object"}}
+        ]});
+        let learned = filter_tools_list("s", &mut result);
+        let names: Vec<_> = result["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["good", "plain"]);
+        assert_eq!(learned["good"][0].name, "Region");
+    }
+}

@@ -1,0 +1,197 @@
+//! The client the official MCP conformance suite drives (`cargo xtask conformance`).
+//!
+//! The suite runs `conformance-client <server URL>` with the scenario's name in
+//! `MCP_CONFORMANCE_SCENARIO`, the wire revision in
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION`, and extra scenario data in
+//! `MCP_CONFORMANCE_CONTEXT`. The client does what a real host would do for the
+//! scenario, through `mcp-discovery`'s session and `mcp-transport`'s HTTP transport.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use async_trait::async_trait;
+use mcp_discovery::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
+use mcp_protocol::ErrorObject;
+use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use serde_json::{Map, Value, json};
+
+/// Accepts every elicitation, answering fields that have no default with a plausible value
+/// (the session fills in schema defaults itself).
+struct ConformanceHandler;
+
+#[async_trait]
+impl ClientHandler for ConformanceHandler {
+    async fn elicit(&self, params: Value) -> Result<Value, ErrorObject> {
+        let mut content = Map::new();
+        if let Some(properties) = params
+            .get("requestedSchema")
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+        {
+            for (name, property) in properties {
+                if property.get("default").is_some() {
+                    continue;
+                }
+                let value = match property.get("type").and_then(Value::as_str) {
+                    Some("boolean") => json!(true),
+                    Some("integer" | "number") => json!(1),
+                    Some("string") => json!("yes"),
+                    _ => continue,
+                };
+                content.insert(name.clone(), value);
+            }
+        }
+        Ok(json!({"action": "accept", "content": content}))
+    }
+
+    async fn list_roots(&self, _params: Value) -> Result<Value, ErrorObject> {
+        Ok(json!({"roots": []}))
+    }
+}
+
+/// Arguments a host might send, built from an input schema.
+fn sample_arguments(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            let value = match property.get("type").and_then(Value::as_str) {
+                Some("string") => json!("us-west1"),
+                Some("integer") => json!(1),
+                Some("number") => json!(1.5),
+                Some("boolean") => json!(true),
+                _ => continue,
+            };
+            arguments.insert(name.clone(), value);
+        }
+    }
+    Value::Object(arguments)
+}
+
+async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
+    let modern = revision == "2026-07-28";
+    let config = HttpConfig::new("conformance", url);
+    let transport = HttpTransport::connect(config, &HttpClient::shared()?, HttpKind::Auto).await?;
+    let options = SessionOptions {
+        era: if modern {
+            EraPreference::Modern
+        } else {
+            EraPreference::Legacy
+        },
+        capabilities: json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
+        client_info: json!({"name": "mcp-discovery-conformance", "version": env!("CARGO_PKG_VERSION")}),
+        handler: Arc::new(ConformanceHandler),
+        request_timeout: Duration::from_secs(20),
+        ..SessionOptions::default()
+    };
+    let session = Session::connect("conformance", transport, options).await?;
+    let outcome = drive(&session, scenario).await;
+    let closed = session.close().await;
+    outcome?;
+    closed?;
+    Ok(())
+}
+
+async fn drive(session: &Session, scenario: &str) -> Result<()> {
+    let tools = session.list_all(ListKind::Tools).await?;
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
+    match scenario {
+        "initialize" | "json-schema-ref-no-deref" | "request-metadata" => {}
+        "tools_call" => {
+            session
+                .call_tool("add_numbers", json!({"a": 1, "b": 2}))
+                .await?;
+        }
+        "elicitation-sep1034-client-defaults" => {
+            session
+                .call_tool("test_client_elicitation_defaults", json!({}))
+                .await?;
+        }
+        "sse-retry" => {
+            session.call_tool("test_reconnection", json!({})).await?;
+        }
+        "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
+            // Invalid tools never reach us: the transport drops them from tools/list.
+            for tool in &tools {
+                let name = tool["name"].as_str().unwrap_or_default();
+                let arguments = sample_arguments(&tool["inputSchema"]);
+                if let Err(error) = session.call_tool(name, arguments).await {
+                    eprintln!("{error}");
+                }
+            }
+        }
+        "http-standard-headers" => {
+            if let Some(first) = tools.first() {
+                let name = first["name"].as_str().unwrap_or_default();
+                session
+                    .call_tool(name, sample_arguments(&first["inputSchema"]))
+                    .await?;
+            }
+            for resource in session.list_all(ListKind::Resources).await? {
+                if let Some(uri) = resource["uri"].as_str() {
+                    session.read_resource(uri).await?;
+                }
+            }
+            if let Some(prompt) = session.list_all(ListKind::Prompts).await?.first() {
+                let name = prompt["name"].as_str().unwrap_or_default();
+                session.get_prompt(name, json!({})).await?;
+            }
+        }
+        "http-custom-headers" => {
+            let context: Value = serde_json::from_str(
+                &std::env::var("MCP_CONFORMANCE_CONTEXT")
+                    .context("MCP_CONFORMANCE_CONTEXT is not set")?,
+            )
+            .context("MCP_CONFORMANCE_CONTEXT is not JSON")?;
+            for call in context["toolCalls"].as_array().into_iter().flatten() {
+                let name = call["name"].as_str().unwrap_or_default();
+                session.call_tool(name, call["arguments"].clone()).await?;
+            }
+        }
+        "json-schema-2020-12-preservation" => {
+            let Some(focal) = tool("json_schema_2020_12_tool") else {
+                bail!("the server lists no json_schema_2020_12_tool");
+            };
+            session
+                .call_tool("json_schema_echo", json!({"schema": focal["inputSchema"]}))
+                .await?;
+        }
+        other => eprintln!("unknown scenario {other:?}: listed tools only"),
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let Some(url) = std::env::args()
+        .nth(1)
+        .filter(|_| std::env::args().len() >= 2)
+    else {
+        eprintln!("usage: conformance-client <server URL>");
+        return std::process::ExitCode::from(2);
+    };
+    let url = std::env::args().last().unwrap_or(url);
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let revision =
+        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| "2025-11-25".into());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("cannot start the runtime: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(&url, &scenario, &revision)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance-client: {scenario}: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -166,14 +166,11 @@ fn main() -> std::process::ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
-    let Some(url) = std::env::args()
-        .nth(1)
-        .filter(|_| std::env::args().len() >= 2)
-    else {
+    // The suite appends the URL as the last argument.
+    let Some(url) = std::env::args().skip(1).next_back() else {
         eprintln!("usage: conformance-client <server URL>");
         return std::process::ExitCode::from(2);
     };
-    let url = std::env::args().last().unwrap_or(url);
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let revision =
         std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| "2025-11-25".into());

@@ -8,6 +8,7 @@ pub mod codec;
 pub mod error;
 pub mod http;
 pub mod memory;
+pub mod stdio;
 pub mod transport;
 
 pub use error::{ExitStatus, TransportError};

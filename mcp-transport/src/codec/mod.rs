@@ -1,3 +1,4 @@
 //! Framing codecs: bytes to messages (`tokio_util::codec`).
 
+pub mod ndjson;
 pub mod sse;

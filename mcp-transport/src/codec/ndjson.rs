@@ -1,0 +1,486 @@
+//! Newline-delimited JSON, the stdio framing: one compact JSON-RPC message (or
+//! batch array) per line.
+//!
+//! The decoder is a small state machine in the style of tokio's `LinesCodec`:
+//! it remembers how far it has searched, so no byte is scanned twice, and a
+//! 40 MB line arriving in 8 KiB chunks decodes in linear time. Lines longer
+//! than the bound are thrown away as they arrive (never buffered whole) and
+//! reported; so are lines that are not JSON, not UTF-8 or not JSON-RPC. None of
+//! these is fatal: the stream goes on. `\r\n` and a leading UTF-8 BOM are
+//! accepted, blank lines ignored.
+
+use std::fmt;
+
+use bytes::{Buf, BufMut, BytesMut};
+use mcp_protocol::{Incoming, Message, MessageError};
+use serde_json::Value;
+use tokio_util::codec::{Decoder, Encoder};
+
+/// The default bound on one line: 16 MiB.
+pub const DEFAULT_MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
+/// How much of a skipped line is kept for diagnostics.
+const PREVIEW_LEN: usize = 200;
+/// How many skipped lines a [`SkipLog`] keeps.
+const KEPT_SKIPS: usize = 5;
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Why a line was skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Longer than the bound.
+    Oversized,
+    /// Not valid UTF-8.
+    InvalidUtf8,
+    /// Not JSON; the parser's message.
+    NotJson(String),
+    /// JSON, but not a JSON-RPC message.
+    NotJsonRpc(MessageError),
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::Oversized => f.write_str("line too long"),
+            SkipReason::InvalidUtf8 => f.write_str("invalid UTF-8"),
+            SkipReason::NotJson(error) => write!(f, "not JSON ({error})"),
+            SkipReason::NotJsonRpc(error) => write!(f, "not JSON-RPC ({error})"),
+        }
+    }
+}
+
+/// A line the decoder skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedLine {
+    /// Why.
+    pub reason: SkipReason,
+    /// The start of the line, lossily decoded.
+    pub preview: String,
+    /// The line's length in bytes, without its line end.
+    pub len: usize,
+}
+
+/// One decoded line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NdjsonFrame {
+    /// A single message.
+    Message(Message),
+    /// A JSON array: each element decoded on its own.
+    Batch(Vec<Result<Message, MessageError>>),
+    /// A line that was skipped.
+    Skipped(SkippedLine),
+}
+
+/// A count of skipped lines with the first few kept, for diagnostics.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkipLog {
+    count: u64,
+    oversized: u64,
+    first: Vec<SkippedLine>,
+}
+
+impl SkipLog {
+    /// Records a skipped line.
+    pub fn record(&mut self, line: &SkippedLine) {
+        self.count += 1;
+        if line.reason == SkipReason::Oversized {
+            self.oversized += 1;
+        }
+        if self.first.len() < KEPT_SKIPS {
+            self.first.push(line.clone());
+        }
+    }
+
+    /// How many lines were skipped.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// How many of them were too long.
+    pub fn oversized(&self) -> u64 {
+        self.oversized
+    }
+
+    /// The first few skipped lines.
+    pub fn first(&self) -> &[SkippedLine] {
+        &self.first
+    }
+}
+
+impl fmt::Display for SkipLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} line(s) skipped", self.count)?;
+        for line in &self.first {
+            write!(f, "; {}: {:?}", line.reason, line.preview)?;
+        }
+        Ok(())
+    }
+}
+
+/// The newline-delimited JSON codec.
+#[derive(Debug, Clone)]
+pub struct NdjsonCodec {
+    max_frame_len: usize,
+    /// Bytes of the buffer already searched for a newline.
+    scanned: usize,
+    /// Whether the stream start (and a possible BOM) is behind us.
+    started: bool,
+    /// An oversized line is being thrown away: its length so far, and its start.
+    discarding: Option<(usize, String)>,
+}
+
+impl Default for NdjsonCodec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The start of a line: at most [`PREVIEW_LEN`] bytes and never more than the bound,
+/// so a line reports the same preview however it was chunked.
+fn preview(bytes: &[u8], max_frame_len: usize) -> String {
+    let len = bytes.len().min(PREVIEW_LEN).min(max_frame_len);
+    String::from_utf8_lossy(&bytes[..len]).into_owned()
+}
+
+impl NdjsonCodec {
+    /// A codec with the default 16 MiB line bound.
+    pub fn new() -> Self {
+        Self::with_max_frame_len(DEFAULT_MAX_FRAME_LEN)
+    }
+
+    /// A codec that skips lines longer than `max_frame_len` bytes.
+    pub fn with_max_frame_len(max_frame_len: usize) -> Self {
+        Self {
+            max_frame_len: max_frame_len.max(1),
+            scanned: 0,
+            started: false,
+            discarding: None,
+        }
+    }
+
+    /// The line bound.
+    pub fn max_frame_len(&self) -> usize {
+        self.max_frame_len
+    }
+
+    /// Decodes one complete line (without its `\n`). `None` for a blank line.
+    fn line(&self, raw: &[u8]) -> Option<NdjsonFrame> {
+        let line = match raw {
+            [rest @ .., b'\r'] => rest,
+            _ => raw,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let skipped = |reason| {
+            Some(NdjsonFrame::Skipped(SkippedLine {
+                reason,
+                preview: preview(raw, self.max_frame_len),
+                len: raw.len(),
+            }))
+        };
+        if raw.len() > self.max_frame_len {
+            return skipped(SkipReason::Oversized);
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(value) => match Incoming::from_value(value) {
+                Ok(Incoming::Single(message)) => Some(NdjsonFrame::Message(message)),
+                Ok(Incoming::Batch(items)) => Some(NdjsonFrame::Batch(items)),
+                Err(error) => skipped(SkipReason::NotJsonRpc(error)),
+            },
+            Err(_) if std::str::from_utf8(line).is_err() => skipped(SkipReason::InvalidUtf8),
+            Err(error) => skipped(SkipReason::NotJson(error.to_string())),
+        }
+    }
+}
+
+impl Decoder for NdjsonCodec {
+    type Item = NdjsonFrame;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<NdjsonFrame>, std::io::Error> {
+        loop {
+            if !self.started {
+                if buf.is_empty() || (buf.len() < BOM.len() && BOM.starts_with(buf)) {
+                    return Ok(None);
+                }
+                if buf.starts_with(BOM) {
+                    buf.advance(BOM.len());
+                }
+                self.started = true;
+            }
+            let Some(offset) = memchr::memchr(b'\n', &buf[self.scanned..]) else {
+                if let Some((len, _)) = &mut self.discarding {
+                    *len += buf.len();
+                    buf.clear();
+                    self.scanned = 0;
+                } else if buf.len() > self.max_frame_len {
+                    // Too long already: keep its start for the report, drop the rest as it comes.
+                    self.discarding = Some((buf.len(), preview(buf, self.max_frame_len)));
+                    buf.clear();
+                    self.scanned = 0;
+                } else {
+                    self.scanned = buf.len();
+                }
+                return Ok(None);
+            };
+            let end = self.scanned + offset;
+            let line = buf.split_to(end + 1);
+            self.scanned = 0;
+            if let Some((len, start)) = self.discarding.take() {
+                return Ok(Some(NdjsonFrame::Skipped(SkippedLine {
+                    reason: SkipReason::Oversized,
+                    preview: start,
+                    len: len + end,
+                })));
+            }
+            if let Some(frame) = self.line(&line[..end]) {
+                return Ok(Some(frame));
+            }
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<NdjsonFrame>, std::io::Error> {
+        if let Some(frame) = self.decode(buf)? {
+            return Ok(Some(frame));
+        }
+        self.scanned = 0;
+        if let Some((len, start)) = self.discarding.take() {
+            buf.clear();
+            return Ok(Some(NdjsonFrame::Skipped(SkippedLine {
+                reason: SkipReason::Oversized,
+                preview: start,
+                len,
+            })));
+        }
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        // A last line without a newline.
+        let line = buf.split();
+        Ok(self.line(&line))
+    }
+}
+
+impl Encoder<&Message> for NdjsonCodec {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, message: &Message, buf: &mut BytesMut) -> Result<(), std::io::Error> {
+        let mut writer = buf.writer();
+        serde_json::to_writer(&mut writer, message)?;
+        writer.into_inner().put_u8(b'\n');
+        Ok(())
+    }
+}
+
+impl Encoder<Message> for NdjsonCodec {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, message: Message, buf: &mut BytesMut) -> Result<(), std::io::Error> {
+        self.encode(&message, buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_protocol::{Notification, Request, RequestId, Response};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn decode_chunks(codec: &mut NdjsonCodec, chunks: &[&[u8]]) -> Vec<NdjsonFrame> {
+        let mut buf = BytesMut::new();
+        let mut frames = Vec::new();
+        for chunk in chunks {
+            buf.extend_from_slice(chunk);
+            while let Some(frame) = codec.decode(&mut buf).unwrap() {
+                frames.push(frame);
+            }
+        }
+        while let Some(frame) = codec.decode_eof(&mut buf).unwrap() {
+            frames.push(frame);
+        }
+        frames
+    }
+
+    fn decode(bytes: &[u8]) -> Vec<NdjsonFrame> {
+        decode_chunks(&mut NdjsonCodec::new(), &[bytes])
+    }
+
+    fn ping(id: i64) -> Message {
+        Message::Request(Request {
+            id: RequestId::from(id),
+            method: "ping".into(),
+            params: None,
+        })
+    }
+
+    #[test]
+    fn crlf_bom_blank_lines_and_missing_final_newline() {
+        let frames = decode(b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n  \n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+        assert_eq!(
+            frames,
+            vec![NdjsonFrame::Message(ping(1)), NdjsonFrame::Message(ping(2))]
+        );
+    }
+
+    #[test]
+    fn noise_and_invalid_utf8_are_skipped_and_reported() {
+        let frames = decode(b"Server starting...\n\xff\xfe bad\n{\"not\":\"rpc\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        assert_eq!(frames.len(), 4);
+        let reasons: Vec<_> = frames
+            .iter()
+            .filter_map(|f| match f {
+                NdjsonFrame::Skipped(s) => Some(s.reason.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(matches!(reasons[0], SkipReason::NotJson(_)));
+        assert_eq!(reasons[1], SkipReason::InvalidUtf8);
+        assert_eq!(
+            reasons[2],
+            SkipReason::NotJsonRpc(MessageError::MissingVersion)
+        );
+        assert_eq!(frames[3], NdjsonFrame::Message(ping(1)));
+        let mut log = SkipLog::default();
+        for frame in &frames {
+            if let NdjsonFrame::Skipped(s) = frame {
+                log.record(s);
+            }
+        }
+        assert_eq!(log.count(), 3);
+        assert_eq!(log.first()[0].preview, "Server starting...");
+        assert!(log.to_string().starts_with("3 line(s) skipped; not JSON"));
+    }
+
+    #[test]
+    fn oversized_line_is_skipped_without_buffering_and_the_stream_goes_on() {
+        let mut codec = NdjsonCodec::with_max_frame_len(64);
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{{\"pad\":\"{}\"}}}}\n",
+            "a".repeat(500)
+        );
+        let mut buf = BytesMut::new();
+        let mut frames = Vec::new();
+        for chunk in big.as_bytes().chunks(16) {
+            buf.extend_from_slice(chunk);
+            while let Some(frame) = codec.decode(&mut buf).unwrap() {
+                frames.push(frame);
+            }
+            assert!(
+                buf.len() <= 64 + 16,
+                "the decoder buffered {} bytes",
+                buf.len()
+            );
+        }
+        buf.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n");
+        while let Some(frame) = codec.decode(&mut buf).unwrap() {
+            frames.push(frame);
+        }
+        let NdjsonFrame::Skipped(skipped) = &frames[0] else {
+            panic!("{frames:?}")
+        };
+        assert_eq!(skipped.reason, SkipReason::Oversized);
+        assert_eq!(skipped.len, big.len() - 1);
+        assert!(skipped.preview.starts_with("{\"jsonrpc\""));
+        assert_eq!(frames[1], NdjsonFrame::Message(ping(9)));
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_in_one_chunk_is_skipped_too() {
+        let mut codec = NdjsonCodec::with_max_frame_len(10);
+        let frames = decode_chunks(&mut codec, &[b"[1,2,3,4,5,6,7,8]\n"]);
+        assert!(matches!(&frames[0], NdjsonFrame::Skipped(s) if s.reason == SkipReason::Oversized));
+    }
+
+    #[test]
+    fn array_line_is_a_batch() {
+        let frames = decode(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"bad\":1}]\n");
+        let NdjsonFrame::Batch(items) = &frames[0] else {
+            panic!("{frames:?}")
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            items[0],
+            Ok(Message::Response(Response {
+                id: 1.into(),
+                result: json!({})
+            }))
+        );
+        assert!(items[1].is_err());
+    }
+
+    #[test]
+    fn encoding_is_one_compact_line() {
+        let message = Message::Notification(Notification {
+            method: "n".into(),
+            params: Some(json!({"text": "multi\nline"})),
+        });
+        let mut buf = BytesMut::new();
+        NdjsonCodec::new().encode(&message, &mut buf).unwrap();
+        assert_eq!(
+            &buf[..],
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"text\":\"multi\\nline\"}}\n"
+        );
+    }
+
+    fn arb_message() -> impl Strategy<Value = Message> {
+        let text = "[a-zA-Z0-9 \\n\u{e9}\u{4e16}\"\\\\]{0,20}";
+        prop_oneof![
+            (any::<i64>(), "[a-z/]{1,20}", text).prop_map(|(id, method, t)| Message::Request(
+                Request {
+                    id: id.into(),
+                    method,
+                    params: Some(json!({"t": t})),
+                }
+            )),
+            (text, "[a-z/]{1,20}").prop_map(|(id, method)| Message::Notification(Notification {
+                method: format!("{method}{id}"),
+                params: None,
+            })),
+            (text, text).prop_map(|(id, t)| Message::Response(Response {
+                id: id.into(),
+                result: json!([t, 1.5, null])
+            })),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn encode_then_decode_in_any_chunking_returns_the_input(
+            messages in proptest::collection::vec(arb_message(), 1..8),
+            cuts in proptest::collection::vec(0usize..2000, 0..10),
+        ) {
+            let mut bytes = BytesMut::new();
+            let mut codec = NdjsonCodec::new();
+            for message in &messages {
+                codec.encode(message, &mut bytes).unwrap();
+            }
+            let bytes = bytes.freeze();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut chunks = Vec::new();
+            let mut start = 0;
+            for cut in cuts {
+                chunks.push(&bytes[start..cut]);
+                start = cut;
+            }
+            chunks.push(&bytes[start..]);
+            let whole = decode_chunks(&mut NdjsonCodec::new(), &[&bytes]);
+            let chunked = decode_chunks(&mut NdjsonCodec::new(), &chunks);
+            prop_assert_eq!(&whole, &chunked);
+            let expected: Vec<NdjsonFrame> = messages.into_iter().map(NdjsonFrame::Message).collect();
+            prop_assert_eq!(whole, expected);
+        }
+
+        #[test]
+        fn arbitrary_bytes_in_any_chunking_give_the_same_frames(
+            bytes in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'{'), Just(b'}'), any::<u8>()], 0..300),
+            cut in 0usize..300,
+        ) {
+            let cut = cut.min(bytes.len());
+            let whole = decode_chunks(&mut NdjsonCodec::with_max_frame_len(32), &[&bytes]);
+            let split = decode_chunks(&mut NdjsonCodec::with_max_frame_len(32), &[&bytes[..cut], &bytes[cut..]]);
+            prop_assert_eq!(whole, split);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Draining a child's stderr: forwarded to `tracing` line by line, the last
+//! 64 KiB kept for error messages.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// How much of stderr is kept.
+pub const TAIL_CAPACITY: usize = 64 * 1024;
+/// How much of the tail an error message quotes.
+const ERROR_TAIL_LEN: usize = 2048;
+/// The longest line forwarded to `tracing`.
+const LOG_LINE_LEN: usize = 2000;
+
+/// The end of what a server wrote to stderr.
+#[derive(Debug, Clone, Default)]
+pub struct StderrTail {
+    bytes: Arc<Mutex<VecDeque<u8>>>,
+}
+
+impl StderrTail {
+    fn push(&self, chunk: &[u8]) {
+        let mut bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        let chunk = &chunk[chunk.len().saturating_sub(TAIL_CAPACITY)..];
+        let overflow = (bytes.len() + chunk.len()).saturating_sub(TAIL_CAPACITY);
+        bytes.drain(..overflow);
+        bytes.extend(chunk);
+    }
+
+    /// All that is kept (up to 64 KiB), lossily decoded.
+    pub fn text(&self) -> String {
+        let bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        let (a, b) = bytes.as_slices();
+        let mut all = Vec::with_capacity(a.len() + b.len());
+        all.extend_from_slice(a);
+        all.extend_from_slice(b);
+        String::from_utf8_lossy(&all).into_owned()
+    }
+
+    /// The last couple of KiB, starting at a line boundary, for error messages.
+    pub fn for_error(&self) -> String {
+        let text = self.text();
+        let trimmed = text.trim_end();
+        if trimmed.len() <= ERROR_TAIL_LEN {
+            return trimmed.trim_start().to_owned();
+        }
+        let mut start = trimmed.len() - ERROR_TAIL_LEN;
+        while !trimmed.is_char_boundary(start) {
+            start += 1;
+        }
+        let tail = &trimmed[start..];
+        match tail.find('\n') {
+            Some(newline) => tail[newline + 1..].to_owned(),
+            None => tail.to_owned(),
+        }
+    }
+}
+
+/// Reads `stream` to its end, logging each line for `server` and keeping the tail.
+pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, tail: StderrTail) {
+    let mut chunk = vec![0u8; 8192];
+    let mut line: Vec<u8> = Vec::new();
+    loop {
+        let read = match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        let data = &chunk[..read];
+        tail.push(data);
+        for &byte in data {
+            if byte == b'\n' {
+                log_line(&server, &line);
+                line.clear();
+            } else if line.len() < LOG_LINE_LEN {
+                line.push(byte);
+            }
+        }
+    }
+    if !line.is_empty() {
+        log_line(&server, &line);
+    }
+}
+
+fn log_line(server: &str, line: &[u8]) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end();
+    if !text.is_empty() {
+        tracing::debug!(target: "mcp_transport::stdio::stderr", server, "{text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_last_bytes_and_cuts_at_a_line() {
+        let tail = StderrTail::default();
+        for i in 0..20_000 {
+            tail.push(format!("line {i}\n").as_bytes());
+        }
+        let text = tail.text();
+        assert!(text.len() <= TAIL_CAPACITY);
+        assert!(text.ends_with("line 19999\n"));
+        let for_error = tail.for_error();
+        assert!(for_error.len() <= 2048);
+        assert!(for_error.starts_with("line "), "{for_error:?}");
+        assert!(for_error.ends_with("line 19999"));
+    }
+
+    #[tokio::test]
+    async fn drain_reads_to_the_end() {
+        let tail = StderrTail::default();
+        drain("s".into(), &b"fatal: missing API_TOKEN\n"[..], tail.clone()).await;
+        assert_eq!(tail.for_error(), "fatal: missing API_TOKEN");
+    }
+}

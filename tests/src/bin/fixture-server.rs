@@ -1,0 +1,166 @@
+//! A tiny MCP server over stdio that misbehaves on request, for transport,
+//! session and discovery tests. The first argument picks the behaviour:
+//!
+//! | mode | behaviour |
+//! |---|---|
+//! | `well-behaved` | answers initialize, ping, tools/list (3 tools), tools/call; -32601 otherwise |
+//! | `exit-at-start` | writes `fatal: missing API_TOKEN` to stderr and exits with status 3 |
+//! | `close-stdout` | closes stdout at once and keeps running |
+//! | `stderr-flood` | writes 20 MB to stderr, then behaves well |
+//! | `ignore-term` | ignores SIGTERM and stdin EOF; behaves well until killed |
+//! | `grandchild` | starts a grandchild (`sleep` mode) that would outlive it, reports its pid on stderr |
+//! | `noise` | prints non-JSON lines on stdout before every answer |
+//! | `invalid-utf8` | prints a line of invalid UTF-8 before every answer |
+//! | `oversized` | prints a 1 MiB line before every answer |
+//! | `slow-start` | sleeps `SLOW_START_MS` (default 300) before reading stdin, then behaves well |
+//! | `env` | answers ping with the values of `FIXTURE_SECRET` and `HOME` |
+//! | `silent` | reads stdin and never answers |
+//! | `sleep` | sleeps forever |
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+fn tools() -> Value {
+    json!([
+        {"name": "echo", "description": "Echoes its text.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+        {"name": "add", "title": "Add", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}},
+        {"name": "fail", "inputSchema": {"type": "object"}}
+    ])
+}
+
+fn answer(request: &Value, mode: &str) -> Option<Value> {
+    let id = request.get("id")?.clone();
+    let method = request.get("method")?.as_str()?;
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    let result = match method {
+        "initialize" => json!({
+            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
+            "capabilities": {"tools": {"listChanged": true}},
+            "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
+            "instructions": format!("fixture in mode {mode}"),
+        }),
+        "ping" if mode == "env" => json!({
+            "secret": std::env::var("FIXTURE_SECRET").ok(),
+            "home": std::env::var("HOME").ok(),
+        }),
+        "ping" => json!({}),
+        "tools/list" => json!({"tools": tools()}),
+        "tools/call" => {
+            let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+            match params.get("name").and_then(Value::as_str) {
+                Some("echo") => {
+                    json!({"content": [{"type": "text", "text": arguments.get("text").cloned().unwrap_or(json!(""))}]})
+                }
+                Some("add") => {
+                    let sum = arguments.get("a").and_then(Value::as_i64).unwrap_or(0)
+                        + arguments.get("b").and_then(Value::as_i64).unwrap_or(0);
+                    json!({"content": [{"type": "text", "text": sum.to_string()}], "structuredContent": {"sum": sum}})
+                }
+                _ => json!({"content": [{"type": "text", "text": "tool failed"}], "isError": true}),
+            }
+        }
+        other => {
+            return Some(
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {other}")}}),
+            );
+        }
+    };
+    Some(json!({"result": result, "jsonrpc": "2.0", "id": id}))
+}
+
+fn serve(mode: &str) {
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(request) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if mode == "silent" {
+            continue;
+        }
+        let Some(reply) = answer(&request, mode) else {
+            continue;
+        };
+        let _ = match mode {
+            "noise" => stdout.write_all(b"Starting up... (log noise)\n\n"),
+            "invalid-utf8" => stdout.write_all(b"\xff\xfe\xfd not utf-8\n"),
+            "oversized" => {
+                let mut big = vec![b'x'; 1024 * 1024];
+                big.push(b'\n');
+                stdout.write_all(&big)
+            }
+            _ => Ok(()),
+        };
+        let _ = writeln!(stdout, "{reply}");
+        let _ = stdout.flush();
+    }
+}
+
+fn sleep_forever() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
+
+fn main() {
+    let mode = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "well-behaved".into());
+    match mode.as_str() {
+        "exit-at-start" => {
+            eprintln!("fatal: missing API_TOKEN");
+            std::process::exit(3);
+        }
+        "close-stdout" => {
+            // SAFETY-free: closing our own fd 1 through nix.
+            let _ = nix::unistd::close(1);
+            sleep_forever();
+        }
+        "stderr-flood" => {
+            let line = [b'e'; 1023];
+            let mut stderr = std::io::stderr().lock();
+            for _ in 0..(20 * 1024) {
+                let _ = stderr.write_all(&line);
+                let _ = stderr.write_all(b"\n");
+            }
+            drop(stderr);
+            serve(&mode);
+        }
+        "ignore-term" => {
+            // SAFETY: installing SIG_IGN for SIGTERM has no preconditions.
+            unsafe {
+                let _ = nix::sys::signal::signal(
+                    nix::sys::signal::Signal::SIGTERM,
+                    nix::sys::signal::SigHandler::SigIgn,
+                );
+            }
+            serve(&mode);
+            sleep_forever();
+        }
+        "grandchild" => {
+            let exe = std::env::current_exe().unwrap_or_else(|_| "fixture-server".into());
+            match std::process::Command::new(exe)
+                .arg("sleep")
+                .stdin(std::process::Stdio::null())
+                .spawn()
+            {
+                Ok(child) => eprintln!("grandchild pid {}", child.id()),
+                Err(error) => eprintln!("could not start the grandchild: {error}"),
+            }
+            serve(&mode);
+        }
+        "slow-start" => {
+            let ms = std::env::var("SLOW_START_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(300);
+            std::thread::sleep(Duration::from_millis(ms));
+            serve(&mode);
+        }
+        "sleep" => sleep_forever(),
+        _ => serve(&mode),
+    }
+}

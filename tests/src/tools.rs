@@ -57,6 +57,17 @@ impl ToolCommand {
         self
     }
 
+    /// The same command as a stdio transport configuration for server `name`.
+    pub fn stdio_config(&self, name: &str) -> mcp_transport::stdio::StdioConfig {
+        let mut config =
+            mcp_transport::stdio::StdioConfig::new(name, self.program.to_string_lossy())
+                .args(self.args.iter().map(|a| a.to_string_lossy().into_owned()));
+        for (key, value) in &self.env {
+            config = config.env(key.to_string_lossy(), value.to_string_lossy());
+        }
+        config
+    }
+
     /// The same command as a [`std::process::Command`].
     pub fn to_std(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(&self.program);

@@ -1,0 +1,191 @@
+//! The session and transports against real third-party servers, installed
+//! locally at pinned versions by `cargo xtask test` (see `mcp_tests::tools`).
+//! Counts come from the recorded transcripts (tests/fixtures/README).
+
+use std::time::Duration;
+
+use mcp_discovery::session::{ListKind, Session, SessionOptions};
+use mcp_protocol::version::{Era, ProtocolVersion};
+use mcp_tests::tools::{FastMcpTransport, Tools, free_port, require_tools, wait_for_port};
+use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcp_transport::stdio::StdioTransport;
+use serde_json::json;
+
+async fn stdio_session(name: &str, command: mcp_tests::tools::ToolCommand) -> Session {
+    let transport = StdioTransport::spawn(command.stdio_config(name)).unwrap();
+    Session::connect(name, transport, SessionOptions::default())
+        .await
+        .unwrap()
+}
+
+async fn counts(session: &Session) -> [usize; 4] {
+    let mut counts = [0; 4];
+    for (slot, kind) in counts.iter_mut().zip(ListKind::ALL) {
+        *slot = session
+            .list_all(kind)
+            .await
+            .map(|items| items.len())
+            .unwrap_or(usize::MAX);
+    }
+    counts
+}
+
+/// Kills a server process started for a test when the test ends.
+struct Server(tokio::process::Child);
+
+impl Server {
+    async fn start(command: mcp_tests::tools::ToolCommand, port: u16) -> Self {
+        let child = command
+            .to_tokio()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_port(port, Duration::from_secs(30)).await.unwrap();
+        Self(child)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+async fn http_session(name: &str, url: String) -> Session {
+    let transport = HttpTransport::connect(
+        HttpConfig::new(name, url),
+        &HttpClient::shared().unwrap(),
+        HttpKind::Auto,
+    )
+    .await
+    .unwrap();
+    Session::connect(name, transport, SessionOptions::default())
+        .await
+        .unwrap()
+}
+
+fn tools() -> Option<Tools> {
+    require_tools()
+}
+
+#[tokio::test]
+async fn everything_over_stdio_is_legacy_with_13_tools() {
+    let Some(tools) = tools() else { return };
+    let session = stdio_session("everything", tools.everything_command()).await;
+    assert_eq!(session.era(), Era::Legacy);
+    assert_eq!(session.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(session.server_info()["name"], "mcp-servers/everything");
+    assert!(session.instructions().is_some_and(|i| !i.is_empty()));
+    assert_eq!(counts(&session).await, [13, 7, 2, 4]);
+    let result = session
+        .call_tool("echo", json!({"message": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Echo: hi");
+    session.ping().await.unwrap();
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn everything_over_streamable_http() {
+    let Some(tools) = tools() else { return };
+    let port = free_port().unwrap();
+    let _server = Server::start(tools.everything_http_command(port, true), port).await;
+    let session = http_session("everything-http", format!("http://127.0.0.1:{port}/mcp")).await;
+    assert_eq!(session.era(), Era::Legacy);
+    assert_eq!(session.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(counts(&session).await, [13, 7, 2, 4]);
+    let result = session
+        .call_tool("echo", json!({"message": "over http"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Echo: over http");
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn everything_over_legacy_http_sse_via_fallback() {
+    let Some(tools) = tools() else { return };
+    let port = free_port().unwrap();
+    let _server = Server::start(tools.everything_http_command(port, false), port).await;
+    let session = http_session("everything-sse", format!("http://127.0.0.1:{port}/sse")).await;
+    assert_eq!(session.era(), Era::Legacy);
+    assert_eq!(counts(&session).await[0], 13);
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn time_server_is_modern() {
+    let Some(tools) = tools() else { return };
+    let session = stdio_session("time", tools.time_command()).await;
+    assert_eq!(session.era(), Era::Modern);
+    assert_eq!(session.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(session.server_info()["name"], "mcp-time");
+    assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
+    assert_eq!(counts(&session).await, [2, 0, 0, 0]);
+    let result = session
+        .call_tool("get_current_time", json!({"timezone": "UTC"}))
+        .await
+        .unwrap();
+    assert_eq!(result["structuredContent"]["timezone"], "UTC");
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn fastmcp_paginated_lists_are_followed_to_the_end() {
+    let Some(tools) = tools() else { return };
+    let command = tools
+        .fastmcp_command(FastMcpTransport::Stdio)
+        .with_env("PAGE_SIZE", "2")
+        .with_env("EXTRA", "4");
+    let session = stdio_session("fastmcp-paged", command).await;
+    let first = session.list(ListKind::Tools, None).await.unwrap();
+    assert_eq!(first.items.len(), 2);
+    assert_eq!(first.next_cursor.as_deref(), Some("eyJvIjogMn0="));
+    let all = session.list_all(ListKind::Tools).await.unwrap();
+    let names: Vec<_> = all
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert!(names.contains(&"add".to_owned()));
+    assert_eq!(
+        session.list_all(ListKind::Resources).await.unwrap().len(),
+        5
+    );
+    assert_eq!(session.list_all(ListKind::Prompts).await.unwrap().len(), 5);
+    let sum = session
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(sum["structuredContent"]["result"], 5);
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn fastmcp_over_http_in_every_mode() {
+    let Some(tools) = tools() else { return };
+    for (json_response, stateless) in [(false, false), (true, false), (true, true)] {
+        let port = free_port().unwrap();
+        let command = tools.fastmcp_command(FastMcpTransport::Http {
+            port,
+            json_response,
+            stateless,
+        });
+        let _server = Server::start(command, port).await;
+        let session = http_session("fastmcp-http", format!("http://127.0.0.1:{port}/mcp")).await;
+        assert_eq!(
+            session.era(),
+            Era::Modern,
+            "json={json_response} stateless={stateless}"
+        );
+        assert_eq!(counts(&session).await[0], 1);
+        let sum = session
+            .call_tool("add", json!({"a": 20, "b": 22}))
+            .await
+            .unwrap();
+        assert_eq!(sum["structuredContent"]["result"], 42);
+        session.close().await.unwrap();
+    }
+}

@@ -8,6 +8,8 @@ pub mod error;
 pub mod jsonrpc;
 pub mod meta;
 pub mod method;
+pub mod methods;
+pub mod types;
 pub mod version;
 
 pub use error::{ErrorCode, ErrorObject};

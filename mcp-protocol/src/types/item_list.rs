@@ -1,0 +1,125 @@
+//! [`ItemList`]: a list whose malformed items do not lose the good ones.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// One item of a list: readable, or kept raw with the reason it is not.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListItem<T> {
+    /// A well-formed item.
+    Valid(T),
+    /// A malformed item, kept as sent.
+    Invalid {
+        /// The item as sent.
+        raw: Value,
+        /// Why it could not be read.
+        error: String,
+    },
+}
+
+/// A list decoded item by item: one malformed tool does not lose the others,
+/// and writing the list back reproduces every item, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemList<T> {
+    items: Vec<ListItem<T>>,
+}
+
+impl<T> Default for ItemList<T> {
+    fn default() -> Self {
+        Self { items: Vec::new() }
+    }
+}
+
+impl<T> ItemList<T> {
+    /// A list of valid items.
+    pub fn from_valid(items: impl IntoIterator<Item = T>) -> Self {
+        Self {
+            items: items.into_iter().map(ListItem::Valid).collect(),
+        }
+    }
+
+    /// Every item, valid or not, in order.
+    pub fn items(&self) -> &[ListItem<T>] {
+        &self.items
+    }
+
+    /// The valid items.
+    pub fn valid(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().filter_map(|item| match item {
+            ListItem::Valid(value) => Some(value),
+            ListItem::Invalid { .. } => None,
+        })
+    }
+
+    /// The valid items, owned.
+    pub fn into_valid(self) -> Vec<T> {
+        self.items
+            .into_iter()
+            .filter_map(|item| match item {
+                ListItem::Valid(value) => Some(value),
+                ListItem::Invalid { .. } => None,
+            })
+            .collect()
+    }
+
+    /// `(index, error)` for each malformed item.
+    pub fn errors(&self) -> Vec<(usize, &str)> {
+        self.items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| match item {
+                ListItem::Invalid { error, .. } => Some((index, error.as_str())),
+                ListItem::Valid(_) => None,
+            })
+            .collect()
+    }
+
+    /// How many items, valid or not.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl<T: DeserializeOwned> ItemList<T> {
+    /// Decodes each value on its own.
+    pub fn from_values(values: Vec<Value>) -> Self {
+        Self {
+            items: values
+                .into_iter()
+                .map(|raw| match T::deserialize(&raw) {
+                    Ok(value) => ListItem::Valid(value),
+                    Err(error) => ListItem::Invalid {
+                        error: error.to_string(),
+                        raw,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<T: Serialize> Serialize for ItemList<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
+        for item in &self.items {
+            match item {
+                ListItem::Valid(value) => seq.serialize_element(value)?,
+                ListItem::Invalid { raw, .. } => seq.serialize_element(raw)?,
+            }
+        }
+        seq.end()
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for ItemList<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<Value>::deserialize(deserializer).map(Self::from_values)
+    }
+}

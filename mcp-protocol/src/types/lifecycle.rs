@@ -1,0 +1,158 @@
+//! The handshake types of both eras: `initialize` (legacy) and `server/discover` (modern),
+//! plus the small params shared by many methods.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{ClientCapabilities, Extra, Implementation, ServerCapabilities};
+use crate::meta::SERVER_INFO_KEY;
+
+/// Params that carry nothing but `_meta` (ping, discover, list_changed notifications).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MetaParams {
+    /// Metadata; in the modern era, the per-request envelope.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A result that carries no data.
+pub type EmptyResult = MetaParams;
+
+/// Params of the list methods.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PaginatedParams {
+    /// The cursor of the page to fetch; absent for the first page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `initialize` params (legacy era).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeParams {
+    /// The version the client asks for: the newest it speaks.
+    pub protocol_version: String,
+    /// What the client supports.
+    pub capabilities: ClientCapabilities,
+    /// Who the client is.
+    pub client_info: Implementation,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `initialize` result (legacy era).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The version the server chose.
+    pub protocol_version: String,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// Who the server is.
+    pub server_info: Implementation,
+    /// Guidance for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Who may share a cached result (2026-07-28).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any client may share it.
+    Public,
+    /// Only for the credentials that fetched it.
+    Private,
+    /// A value this crate does not know, kept as sent.
+    Other(String),
+}
+
+impl CacheScope {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+            CacheScope::Other(other) => other,
+        }
+    }
+}
+
+impl fmt::Display for CacheScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for CacheScope {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for CacheScope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match String::deserialize(deserializer)?.as_str() {
+            "public" => CacheScope::Public,
+            "private" => CacheScope::Private,
+            other => CacheScope::Other(other.to_owned()),
+        })
+    }
+}
+
+/// `server/discover` result (2026-07-28).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// The versions the server speaks.
+    pub supported_versions: Vec<String>,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// Guidance for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// How long the result stays fresh, in milliseconds (absent or negative: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<i64>,
+    /// Who may share it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// Metadata, with the server's `Implementation` under `io.modelcontextprotocol/serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know (`resultType` among them).
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl DiscoverResult {
+    /// The server's `Implementation`, when it sent one that can be read.
+    pub fn server_info(&self) -> Option<Implementation> {
+        let info = self.meta.as_ref()?.get(SERVER_INFO_KEY)?;
+        Implementation::deserialize(info).ok()
+    }
+
+    /// The freshness hint; absent or negative means 0.
+    pub fn ttl_ms(&self) -> u64 {
+        self.ttl_ms.map_or(0, |ttl| u64::try_from(ttl).unwrap_or(0))
+    }
+}

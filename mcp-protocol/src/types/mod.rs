@@ -1,0 +1,64 @@
+//! MCP data types for every protocol version, forward compatible.
+//!
+//! Every struct keeps the fields it does not know in `extra` and writes them
+//! back, so a round trip through these types loses nothing. Unknown enum
+//! values and unknown content types are kept too, never an error. JSON
+//! Schemas are raw JSON values, never dereferenced.
+
+mod capabilities;
+mod content;
+mod implementation;
+mod item_list;
+mod lifecycle;
+mod logging;
+mod notifications;
+mod prompt;
+mod resource;
+mod sampling;
+mod tool;
+
+pub use capabilities::{
+    ClientCapabilities, ElicitationCapability, FormElicitationCapability, ListChangedCapability,
+    ResourcesCapability, RootsCapability, ServerCapabilities,
+};
+pub use content::{
+    AudioContent, ContentBlock, EmbeddedResource, ImageContent, ResourceContents, TextContent,
+};
+pub use implementation::{Icon, Implementation};
+pub use item_list::{ItemList, ListItem};
+pub use lifecycle::{
+    CacheScope, DiscoverResult, EmptyResult, InitializeParams, InitializeResult, MetaParams,
+    PaginatedParams,
+};
+pub use logging::{LoggingLevel, LoggingMessageParams, SetLevelParams};
+pub use notifications::{
+    CancelledParams, ProgressParams, ResourceUpdatedParams, SubscriptionFilter,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+};
+pub use prompt::{
+    GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage,
+    Role,
+};
+pub use resource::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
+    Resource, ResourceLink, ResourceTemplate, SubscribeParams,
+};
+pub use sampling::{
+    CompleteParams, CompleteResult, CreateMessageParams, CreateMessageResult, ElicitAction,
+    ElicitParams, ElicitResult, ElicitationCompleteParams, ListRootsResult, Root,
+};
+pub use tool::{
+    CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolNameWarning,
+    check_tool_name,
+};
+
+/// Fields a type does not know, kept in order and written back.
+pub type Extra = serde_json::Map<String, serde_json::Value>;
+
+/// Reads a field that is present as `Some`, even when it is `null`, so an
+/// explicit `null` survives a round trip.
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    <serde_json::Value as serde::Deserialize>::deserialize(deserializer).map(Some)
+}

@@ -1,0 +1,162 @@
+//! Prompts: definitions, `prompts/list` and `prompts/get`.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::resource::list_result;
+use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
+
+/// An argument a prompt takes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether it must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A prompt a server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prompt {
+    /// Its name.
+    pub name: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Vec<PromptArgument>>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Prompt {
+    /// The title, else the name.
+    pub fn display_name(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// Who speaks a message. Unknown roles are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+    /// A role this crate does not know, kept as sent.
+    Other(String),
+}
+
+impl Role {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Other(other) => other,
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Role {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match String::deserialize(deserializer)?.as_str() {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            other => Role::Other(other.to_owned()),
+        })
+    }
+}
+
+/// One message of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said.
+    pub content: ContentBlock,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+list_result!(
+    /// `prompts/list` result.
+    ListPromptsResult, prompts, "prompts", Prompt
+);
+
+/// `prompts/get` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetPromptParams {
+    /// The prompt.
+    pub name: String,
+    /// Its arguments, as strings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Extra>,
+    /// Answers to the server's input requests (2026-07-28 retries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<Extra>,
+    /// The server's request state, echoed unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `prompts/get` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetPromptResult {
+    /// What the prompt is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

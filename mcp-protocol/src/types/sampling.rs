@@ -1,0 +1,216 @@
+//! What a server may ask of a client: roots, sampling, elicitation; and completion.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::{Extra, Role};
+
+/// A root the client exposes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Root {
+    /// Its URI (`file://...`).
+    pub uri: String,
+    /// Its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `roots/list` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsResult {
+    /// The roots.
+    pub roots: Vec<Root>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `sampling/createMessage` params; the messages are kept raw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageParams {
+    /// The conversation.
+    pub messages: Vec<Value>,
+    /// The most tokens to sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// A system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Every other field (model preferences, tools, ...).
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `sampling/createMessage` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Who speaks (the assistant).
+    pub role: Role,
+    /// What was sampled, raw (a content block or several).
+    pub content: Value,
+    /// The model used.
+    pub model: String,
+    /// Why sampling stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `elicitation/create` params: form mode (`requestedSchema`) or URL mode (`url`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitParams {
+    /// `form` or `url` (absent means form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// What to ask the user.
+    pub message: String,
+    /// The form's schema (form mode), kept raw.
+    #[serde(
+        default,
+        deserialize_with = "super::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub requested_schema: Option<Value>,
+    /// The URL to open (URL mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The elicitation's id (URL mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// What the user did with an elicitation. Unknown actions are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ElicitAction {
+    /// Submitted the form.
+    Accept,
+    /// Said no.
+    Decline,
+    /// Dismissed it.
+    Cancel,
+    /// An action this crate does not know, kept as sent.
+    Other(String),
+}
+
+impl ElicitAction {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ElicitAction::Accept => "accept",
+            ElicitAction::Decline => "decline",
+            ElicitAction::Cancel => "cancel",
+            ElicitAction::Other(other) => other,
+        }
+    }
+}
+
+impl fmt::Display for ElicitAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ElicitAction {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match String::deserialize(deserializer)?.as_str() {
+            "accept" => ElicitAction::Accept,
+            "decline" => ElicitAction::Decline,
+            "cancel" => ElicitAction::Cancel,
+            other => ElicitAction::Other(other.to_owned()),
+        })
+    }
+}
+
+/// `elicitation/create` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The submitted form, when accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Extra>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `notifications/elicitation/complete` params (URL mode, 2025-11-25).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCompleteParams {
+    /// The elicitation that completed.
+    pub elicitation_id: String,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `completion/complete` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompleteParams {
+    /// What is completed: `{"type": "ref/prompt", "name"}` or `{"type": "ref/resource", "uri"}`.
+    #[serde(rename = "ref")]
+    pub reference: Value,
+    /// The argument: `{"name", "value"}`.
+    pub argument: Value,
+    /// Values of other arguments.
+    #[serde(
+        default,
+        deserialize_with = "super::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub context: Option<Value>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `completion/complete` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompleteResult {
+    /// `{"values": [...], "total"?, "hasMore"?}`.
+    pub completion: Value,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Extra>,
+    /// Fields this crate does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

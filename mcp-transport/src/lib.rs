@@ -3,6 +3,50 @@
 //! This crate owns the connection to a server (a child process or an HTTP
 //! endpoint) and nothing above it: no handshake, no request ids, no timeouts
 //! on requests. Those live in the session, in `mcp-discovery`.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`transport`] | the [`Transport`] trait |
+//! | [`codec`] | newline-JSON ([`codec::ndjson`]) and server-sent events ([`codec::sse`]) |
+//! | [`stdio`] | the child-process transport |
+//! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
+//! | [`memory`] | an in-memory duplex, for tests and in-process servers |
+//! | [`error`] | [`TransportError`] |
+//!
+//! # Adding a transport
+//!
+//! A transport is any type that implements [`Transport`]'s four methods; the
+//! session in `mcp-discovery` accepts it as it is, and no other crate changes.
+//! The contract:
+//!
+//! - `send` may be called from many tasks at once, and returns once the
+//!   message is handed to the connection. An error concerns that message.
+//! - `receive` is called by one task at a time and must be cancel-safe. Yield
+//!   the messages of a batch one by one. `Ok(None)` is a clean end; an `Err`
+//!   means the connection is gone.
+//! - `close` is idempotent and releases everything; dropping must release it too.
+//! - `describe` names the connection for logs, without secrets.
+//!
+//! For a byte stream, [`codec::ndjson::NdjsonCodec`] with `tokio_util`'s
+//! `FramedRead`/`FramedWrite` does the framing; `examples/tcp_transport.rs` is
+//! a complete newline-JSON-over-TCP transport in about a hundred lines.
+//!
+//! ```
+//! use async_trait::async_trait;
+//! use mcp_protocol::Message;
+//! use mcp_transport::{Transport, TransportError};
+//!
+//! /// A transport that has nothing to say and accepts everything.
+//! struct Silent;
+//!
+//! #[async_trait]
+//! impl Transport for Silent {
+//!     async fn send(&self, _message: Message) -> Result<(), TransportError> { Ok(()) }
+//!     async fn receive(&self) -> Result<Option<Message>, TransportError> { Ok(None) }
+//!     async fn close(&self) -> Result<(), TransportError> { Ok(()) }
+//!     fn describe(&self) -> String { "silent".into() }
+//! }
+//! ```
 
 pub mod codec;
 pub mod error;

@@ -83,7 +83,7 @@ impl Transport for TcpTransport {
 
     async fn close(&self) -> Result<(), TransportError> {
         if let Some(mut writer) = self.writer.lock().await.take() {
-            let _ = writer.close().await;
+            let _ = SinkExt::<Message>::close(&mut writer).await;
         }
         Ok(())
     }

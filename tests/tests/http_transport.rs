@@ -1,0 +1,314 @@
+//! The Streamable HTTP transport and the session against a local test server
+//! (axum, 127.0.0.1) whose behaviour each test scripts: session ids and their
+//! expiry, the GET stream refused with 405, DELETE on close, connection reuse,
+//! redirects to another origin, and status classification.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::serve::ListenerExt;
+use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcp_protocol::{Message, Request, RequestId};
+use mcp_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
+use mcp_transport::{Transport, TransportError};
+use serde_json::{Value, json};
+
+/// What the test server saw and how it should behave.
+#[derive(Default)]
+struct Server {
+    connections: AtomicUsize,
+    sessions_started: AtomicUsize,
+    expire_next: AtomicBool,
+    status_override: Mutex<Option<(StatusCode, Vec<(String, String)>, String)>>,
+    seen: Mutex<Vec<(String, Option<String>, HeaderMap)>>,
+}
+
+impl Server {
+    fn seen(&self) -> Vec<(String, Option<String>, HeaderMap)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn session_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+async fn handle_post(
+    State(server): State<Arc<Server>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let method = message["method"].as_str().unwrap_or("").to_owned();
+    server
+        .seen
+        .lock()
+        .unwrap()
+        .push((method.clone(), session_of(&headers), headers.clone()));
+    if let Some((status, extra_headers, body)) = server.status_override.lock().unwrap().clone() {
+        let mut response = (status, body).into_response();
+        for (name, value) in extra_headers {
+            response.headers_mut().insert(
+                header::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(&value).unwrap(),
+            );
+        }
+        return response;
+    }
+    if method != "initialize"
+        && session_of(&headers).is_some()
+        && server.expire_next.swap(false, Ordering::SeqCst)
+    {
+        return (StatusCode::NOT_FOUND, "session not found").into_response();
+    }
+    let Some(id) = message.get("id").cloned() else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let result = match method.as_str() {
+        "initialize" => {
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "local", "version": "1"}})
+        }
+        "tools/list" => json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+        _ => json!({}),
+    };
+    let mut response =
+        axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": result})).into_response();
+    if method == "initialize" {
+        let n = server.sessions_started.fetch_add(1, Ordering::SeqCst) + 1;
+        response.headers_mut().insert(
+            "mcp-session-id",
+            HeaderValue::from_str(&format!("session-{n}")).unwrap(),
+        );
+    }
+    response
+}
+
+async fn handle_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> StatusCode {
+    server
+        .seen
+        .lock()
+        .unwrap()
+        .push(("GET".into(), session_of(&headers), headers));
+    StatusCode::METHOD_NOT_ALLOWED
+}
+
+async fn handle_delete(State(server): State<Arc<Server>>, headers: HeaderMap) -> StatusCode {
+    server
+        .seen
+        .lock()
+        .unwrap()
+        .push(("DELETE".into(), session_of(&headers), headers));
+    StatusCode::OK
+}
+
+/// Starts a server on 127.0.0.1 and returns its URL and state.
+async fn start() -> (String, Arc<Server>) {
+    let server = Arc::new(Server::default());
+    let app = Router::new()
+        .route(
+            "/mcp",
+            post(handle_post).get(handle_get).delete(handle_delete),
+        )
+        .with_state(Arc::clone(&server));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let counter = Arc::clone(&server);
+    let listener = listener.tap_io(move |_| {
+        counter.connections.fetch_add(1, Ordering::SeqCst);
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, server)
+}
+
+fn legacy() -> SessionOptions {
+    SessionOptions {
+        era: EraPreference::Legacy,
+        ..SessionOptions::default()
+    }
+}
+
+async fn connect(url: &str, client: &HttpClient) -> Session {
+    let transport = StreamableHttpTransport::new(HttpConfig::new("local", url), client).unwrap();
+    Session::connect("local", transport, legacy())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn session_id_is_sent_and_an_expired_session_is_reinitialized_once() {
+    let (url, server) = start().await;
+    let session = connect(&url, &HttpClient::new().unwrap()).await;
+    assert_eq!(session.list_all(ListKind::Tools).await.unwrap().len(), 1);
+    server.expire_next.store(true, Ordering::SeqCst);
+    assert_eq!(session.list_all(ListKind::Tools).await.unwrap().len(), 1);
+    assert_eq!(server.sessions_started.load(Ordering::SeqCst), 2);
+    let seen = server.seen();
+    let posts: Vec<(&str, Option<&str>)> = seen
+        .iter()
+        .filter(|(m, _, _)| m != "GET")
+        .map(|(m, s, _)| (m.as_str(), s.as_deref()))
+        .collect();
+    assert_eq!(
+        posts,
+        [
+            ("initialize", None),
+            ("notifications/initialized", Some("session-1")),
+            ("tools/list", Some("session-1")),
+            ("tools/list", Some("session-1")),
+            ("initialize", None),
+            ("notifications/initialized", Some("session-2")),
+            ("tools/list", Some("session-2")),
+        ]
+    );
+    let (_, _, headers) = &seen
+        .iter()
+        .rev()
+        .find(|(m, _, _)| m == "tools/list")
+        .unwrap();
+    assert_eq!(headers["mcp-protocol-version"], "2025-11-25");
+    assert_eq!(headers["accept"], "application/json, text/event-stream");
+    assert_eq!(headers["content-type"], "application/json");
+}
+
+#[tokio::test]
+async fn get_stream_refused_with_405_is_tolerated_and_close_deletes_the_session() {
+    let (url, server) = start().await;
+    let session = connect(&url, &HttpClient::new().unwrap()).await;
+    session.ping().await.unwrap();
+    session.close().await.unwrap();
+    let seen = server.seen();
+    let gets: Vec<_> = seen.iter().filter(|(m, _, _)| m == "GET").collect();
+    assert_eq!(gets.len(), 1, "one GET stream attempt");
+    assert_eq!(gets[0].2["accept"], "text/event-stream");
+    let deletes: Vec<_> = seen.iter().filter(|(m, _, _)| m == "DELETE").collect();
+    assert_eq!(deletes.len(), 1);
+    assert_eq!(deletes[0].1.as_deref(), Some("session-1"));
+}
+
+#[tokio::test]
+async fn sequential_requests_reuse_one_connection() {
+    let (url, server) = start().await;
+    let client = HttpClient::new().unwrap();
+    let session = connect(&url, &client).await;
+    for _ in 0..20 {
+        session.ping().await.unwrap();
+    }
+    session.close().await.unwrap();
+    // The handshake's GET stream attempt may run beside a POST; everything else shares a connection.
+    assert!(
+        server.connections.load(Ordering::SeqCst) <= 2,
+        "{} connections",
+        server.connections.load(Ordering::SeqCst)
+    );
+}
+
+fn ping(id: i64) -> Message {
+    Message::Request(Request {
+        id: RequestId::from(id),
+        method: "ping".into(),
+        params: None,
+    })
+}
+
+#[tokio::test]
+async fn statuses_are_classified() {
+    let (url, server) = start().await;
+    let transport =
+        StreamableHttpTransport::new(HttpConfig::new("local", &url), &HttpClient::new().unwrap())
+            .unwrap();
+    *server.status_override.lock().unwrap() = Some((
+        StatusCode::TOO_MANY_REQUESTS,
+        vec![("retry-after".into(), "7".into())],
+        String::new(),
+    ));
+    match transport.send(ping(1)).await {
+        Err(TransportError::RateLimited { retry_after, .. }) => {
+            assert_eq!(retry_after, Some(Duration::from_secs(7)))
+        }
+        other => panic!("{other:?}"),
+    }
+    *server.status_override.lock().unwrap() =
+        Some((StatusCode::BAD_GATEWAY, vec![], "upstream down".into()));
+    let error = transport.send(ping(2)).await.unwrap_err();
+    assert!(error.is_retryable());
+    assert_eq!(error.to_string(), "server 'local': HTTP 502: upstream down");
+    // A JSON-RPC error with an id is the server's answer: it is delivered, not raised.
+    *server.status_override.lock().unwrap() = Some((
+        StatusCode::BAD_REQUEST,
+        vec![("content-type".into(), "application/json".into())],
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#.into(),
+    ));
+    transport.send(ping(3)).await.unwrap();
+    let Some(Message::Error(answer)) = transport.receive().await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(answer.id, Some(RequestId::from(3)));
+    assert_eq!(answer.error.code.0, -32022);
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connect_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    drop(listener);
+    let transport =
+        StreamableHttpTransport::new(HttpConfig::new("down", &url), &HttpClient::new().unwrap())
+            .unwrap();
+    let error = transport.send(ping(1)).await.unwrap_err();
+    assert!(matches!(error, TransportError::Connect { .. }), "{error:?}");
+    assert!(error.is_retryable());
+}
+
+#[tokio::test]
+async fn credentials_never_follow_a_redirect_to_another_origin() {
+    let (other_url, other) = start().await;
+    let redirecting = Router::new().route(
+        "/mcp",
+        post(move || {
+            let target = other_url.clone();
+            async move { (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, target)]) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://localhost:{}/mcp",
+        listener.local_addr().unwrap().port()
+    );
+    tokio::spawn(async move { axum::serve(listener, redirecting).await });
+    let mut config = HttpConfig::new("redirect", &url);
+    config.bearer_token = Some("top-secret-token".into());
+    config
+        .headers
+        .push(("X-Api-Key".into(), "another-secret".into()));
+    let transport =
+        StreamableHttpTransport::new(config.clone(), &HttpClient::new().unwrap()).unwrap();
+    let error = transport.send(ping(1)).await.unwrap_err();
+    assert!(
+        matches!(error, TransportError::Http { status: 307, .. }),
+        "{error:?}"
+    );
+    assert!(
+        other.seen().is_empty(),
+        "the other origin received the request"
+    );
+    for text in [
+        error.to_string(),
+        format!("{error:?}"),
+        format!("{config:?}"),
+    ] {
+        assert!(
+            !text.contains("top-secret-token") && !text.contains("another-secret"),
+            "{text}"
+        );
+    }
+}

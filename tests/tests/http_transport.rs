@@ -20,13 +20,16 @@ use mcp_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
 use mcp_transport::{Transport, TransportError};
 use serde_json::{Value, json};
 
+/// A scripted answer: status, extra headers, body.
+type CannedResponse = (StatusCode, Vec<(String, String)>, String);
+
 /// What the test server saw and how it should behave.
 #[derive(Default)]
 struct Server {
     connections: AtomicUsize,
     sessions_started: AtomicUsize,
     expire_next: AtomicBool,
-    status_override: Mutex<Option<(StatusCode, Vec<(String, String)>, String)>>,
+    status_override: Mutex<Option<CannedResponse>>,
     seen: Mutex<Vec<(String, Option<String>, HeaderMap)>>,
 }
 

@@ -133,6 +133,22 @@ async fn time_server_is_modern() {
 }
 
 #[tokio::test]
+async fn a_probe_that_times_out_on_a_slow_modern_server_still_connects() {
+    let Some(tools) = tools() else { return };
+    let transport =
+        StdioTransport::spawn(tools.time_command().stdio_config("time-slow-probe")).unwrap();
+    let options = SessionOptions {
+        probe_timeout: Duration::from_millis(50),
+        ..SessionOptions::default()
+    };
+    let session = Session::connect("time-slow-probe", transport, options)
+        .await
+        .unwrap();
+    assert_eq!(counts(&session).await[0], 2);
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn fastmcp_paginated_lists_are_followed_to_the_end() {
     let Some(tools) = tools() else { return };
     let command = tools

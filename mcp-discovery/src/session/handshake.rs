@@ -91,7 +91,15 @@ pub(crate) async fn handshake(
         },
         EraPreference::Auto => match discover(engine, options, false).await? {
             Some(state) => Ok(state),
-            None => initialize(engine, options).await,
+            None => match initialize(engine, options).await {
+                // A slow modern server may answer the probe after it timed out, and then
+                // refuse `initialize` naming the modern versions: it is modern after all.
+                Err(error) if speaks_modern(&error) => {
+                    tracing::debug!(server = %engine.server(), "initialize refused in favour of 2026-07-28; discovering again");
+                    discover(engine, options, true).await?.ok_or(error)
+                }
+                other => other,
+            },
         },
     }
 }
@@ -182,6 +190,13 @@ async fn discover(
         }
     }
     Err(mismatch(engine, METHOD, &[]))
+}
+
+/// Whether an error is a -32022 that lists a modern version we speak.
+fn speaks_modern(error: &SessionError) -> bool {
+    supported_from_error(error).is_some_and(|supported| {
+        mcp_protocol::version::choose_version(&MODERN_VERSIONS, &supported).is_ok()
+    })
 }
 
 fn is_legacy(version: &str) -> bool {

@@ -746,3 +746,42 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
     let listen_id = server_task.await.unwrap();
     assert_eq!(subscription.id(), &listen_id);
 }
+
+#[tokio::test]
+async fn initialize_refused_for_the_modern_era_switches_to_modern() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(cancel.method, "notifications/cancelled");
+        let init = server.next_request().await;
+        // The probe was answered late; the connection now serves 2026-07-28 only.
+        server
+            .reply(
+                probe.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}),
+            )
+            .await;
+        server
+            .fail(
+                init.id,
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                "the initialize handshake is not accepted",
+                Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})),
+            )
+            .await;
+        let discover = server.next_request().await;
+        assert_eq!(discover.method, "server/discover");
+        server
+            .reply(
+                discover.id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
+            )
+            .await;
+    });
+    let session = Session::connect("late", client, options()).await.unwrap();
+    assert_eq!(session.era(), Era::Modern);
+    server_task.await.unwrap();
+}

@@ -1,9 +1,7 @@
 //! The handshake types of both eras: `initialize` (legacy) and `server/discover` (modern),
 //! plus the small params shared by many methods.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::{ClientCapabilities, Extra, Implementation, ServerCapabilities};
 use crate::meta::SERVER_INFO_KEY;
@@ -75,49 +73,15 @@ pub struct InitializeResult {
     pub extra: Extra,
 }
 
-/// Who may share a cached result (2026-07-28).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CacheScope {
-    /// Any client may share it.
-    Public,
-    /// Only for the credentials that fetched it.
-    Private,
-    /// A value this crate does not know, kept as sent.
-    Other(String),
-}
-
-impl CacheScope {
-    /// The wire string.
-    pub fn as_str(&self) -> &str {
-        match self {
-            CacheScope::Public => "public",
-            CacheScope::Private => "private",
-            CacheScope::Other(other) => other,
-        }
+super::open_string_enum!(
+    /// Who may share a cached result (2026-07-28).
+    CacheScope {
+        /// Any client may share it.
+        Public => "public",
+        /// Only for the credentials that fetched it.
+        Private => "private",
     }
-}
-
-impl fmt::Display for CacheScope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for CacheScope {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for CacheScope {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match String::deserialize(deserializer)?.as_str() {
-            "public" => CacheScope::Public,
-            "private" => CacheScope::Private,
-            other => CacheScope::Other(other.to_owned()),
-        })
-    }
-}
+);
 
 /// `server/discover` result (2026-07-28).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,53 @@
 //! values and unknown content types are kept too, never an error. JSON
 //! Schemas are raw JSON values, never dereferenced.
 
+/// Defines an enum over known wire strings plus `Other(String)` for unknown
+/// values, with `as_str`, `Display` and string serde.
+macro_rules! open_string_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $wire:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)+
+            /// A value this crate does not know, kept as sent.
+            Other(String),
+        }
+
+        impl $name {
+            /// The wire string.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($name::$variant => $wire,)+
+                    $name::Other(other) => other,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+                Ok(match text.as_str() {
+                    $($wire => $name::$variant,)+
+                    _ => $name::Other(text),
+                })
+            }
+        }
+    };
+}
+pub(crate) use open_string_enum;
+
 mod capabilities;
 mod content;
 mod implementation;

@@ -1,8 +1,6 @@
 //! Prompts: definitions, `prompts/list` and `prompts/get`.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::resource::list_result;
 use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
@@ -60,49 +58,15 @@ impl Prompt {
     }
 }
 
-/// Who speaks a message. Unknown roles are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant.
-    Assistant,
-    /// A role this crate does not know, kept as sent.
-    Other(String),
-}
-
-impl Role {
-    /// The wire string.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::Other(other) => other,
-        }
+super::open_string_enum!(
+    /// Who speaks a message. Unknown roles are kept.
+    Role {
+        /// The user.
+        User => "user",
+        /// The assistant.
+        Assistant => "assistant",
     }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for Role {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Role {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match String::deserialize(deserializer)?.as_str() {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            other => Role::Other(other.to_owned()),
-        })
-    }
-}
+);
 
 /// One message of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

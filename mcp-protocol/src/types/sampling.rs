@@ -1,8 +1,6 @@
 //! What a server may ask of a client: roots, sampling, elicitation; and completion.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Extra, Role};
@@ -104,53 +102,17 @@ pub struct ElicitParams {
     pub extra: Extra,
 }
 
-/// What the user did with an elicitation. Unknown actions are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ElicitAction {
-    /// Submitted the form.
-    Accept,
-    /// Said no.
-    Decline,
-    /// Dismissed it.
-    Cancel,
-    /// An action this crate does not know, kept as sent.
-    Other(String),
-}
-
-impl ElicitAction {
-    /// The wire string.
-    pub fn as_str(&self) -> &str {
-        match self {
-            ElicitAction::Accept => "accept",
-            ElicitAction::Decline => "decline",
-            ElicitAction::Cancel => "cancel",
-            ElicitAction::Other(other) => other,
-        }
+super::open_string_enum!(
+    /// What the user did with an elicitation. Unknown actions are kept.
+    ElicitAction {
+        /// Submitted the form.
+        Accept => "accept",
+        /// Said no.
+        Decline => "decline",
+        /// Dismissed it.
+        Cancel => "cancel",
     }
-}
-
-impl fmt::Display for ElicitAction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for ElicitAction {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for ElicitAction {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match String::deserialize(deserializer)?.as_str() {
-            "accept" => ElicitAction::Accept,
-            "decline" => ElicitAction::Decline,
-            "cancel" => ElicitAction::Cancel,
-            other => ElicitAction::Other(other.to_owned()),
-        })
-    }
-}
+);
 
 /// `elicitation/create` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use mcp_protocol::Message;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
@@ -27,32 +27,6 @@ pub struct LegacySseTransport {
     receiver: Option<tokio::sync::Mutex<mpsc::Receiver<Message>>>,
 }
 
-fn config_error(config: &HttpConfig, reason: impl Into<String>) -> TransportError {
-    TransportError::Config {
-        server: config.name.clone(),
-        reason: reason.into(),
-    }
-}
-
-fn credential_headers(config: &HttpConfig) -> Result<HeaderMap, TransportError> {
-    let mut headers = HeaderMap::new();
-    for (name, value) in &config.headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| config_error(config, format!("invalid header name {name:?}")))?;
-        let mut value = HeaderValue::from_str(value)
-            .map_err(|_| config_error(config, format!("invalid value for header {name}")))?;
-        value.set_sensitive(true);
-        headers.insert(name, value);
-    }
-    if let Some(token) = &config.bearer_token {
-        let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|_| config_error(config, "the bearer token is not a valid header value"))?;
-        value.set_sensitive(true);
-        headers.insert(AUTHORIZATION, value);
-    }
-    Ok(headers)
-}
-
 impl LegacySseTransport {
     /// Opens the event stream and waits (up to the request timeout) for the `endpoint` event.
     pub async fn connect(config: HttpConfig, client: &HttpClient) -> Result<Self, TransportError> {
@@ -68,7 +42,7 @@ impl LegacySseTransport {
         inbound: mpsc::Sender<Message>,
     ) -> Result<Self, TransportError> {
         let url = config.parsed_url()?;
-        let headers = credential_headers(&config)?;
+        let headers = config.credential_headers()?;
         let server = config.name.clone();
         let timeout = config.request_timeout;
         let request = client

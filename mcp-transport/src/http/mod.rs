@@ -73,6 +73,31 @@ impl HttpConfig {
         redact_url(&self.url)
     }
 
+    /// The configured headers and bearer token, marked sensitive so they never reach logs.
+    pub(crate) fn credential_headers(&self) -> Result<reqwest::header::HeaderMap, TransportError> {
+        use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+        let config_error = |reason: String| TransportError::Config {
+            server: self.name.clone(),
+            reason,
+        };
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| config_error(format!("invalid header name {name:?}")))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| config_error(format!("invalid value for header {name}")))?;
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+        if let Some(token) = &self.bearer_token {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|_| config_error("the bearer token is not a valid header value".into()))?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        Ok(headers)
+    }
+
     pub(crate) fn parsed_url(&self) -> Result<url::Url, TransportError> {
         url::Url::parse(&self.url).map_err(|e| TransportError::Config {
             server: self.name.clone(),

@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mcp_protocol::meta::RequestMeta;
 use mcp_protocol::{Message, RequestId};
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
@@ -149,30 +149,7 @@ impl Shared {
 
     /// Headers every request carries: credentials, session id and protocol version.
     fn base_headers(&self, modern_version: Option<&str>) -> Result<HeaderMap, TransportError> {
-        let mut headers = HeaderMap::new();
-        for (name, value) in &self.config.headers {
-            let name =
-                HeaderName::from_bytes(name.as_bytes()).map_err(|_| TransportError::Config {
-                    server: self.server().to_owned(),
-                    reason: format!("invalid header name {name:?}"),
-                })?;
-            let mut value = HeaderValue::from_str(value).map_err(|_| TransportError::Config {
-                server: self.server().to_owned(),
-                reason: format!("invalid value for header {name}"),
-            })?;
-            value.set_sensitive(true);
-            headers.insert(name, value);
-        }
-        if let Some(token) = &self.config.bearer_token {
-            let mut value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-                TransportError::Config {
-                    server: self.server().to_owned(),
-                    reason: "the bearer token is not a valid header value".into(),
-                }
-            })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
+        let mut headers = self.config.credential_headers()?;
         match modern_version {
             Some(version) => insert(&mut headers, VERSION_HEADER, version),
             None => {

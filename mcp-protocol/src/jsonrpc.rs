@@ -264,61 +264,28 @@ impl Message {
         let Value::Object(mut object) = value else {
             return Err(MessageError::NotAnObject(type_name(&value)));
         };
-        match object.get("jsonrpc") {
-            None => return Err(MessageError::MissingVersion),
-            Some(Value::String(v)) if v == JSONRPC_VERSION => {}
-            Some(other) => return Err(MessageError::WrongVersion(other.to_string())),
+        Envelope {
+            jsonrpc: object.remove("jsonrpc"),
+            id: object.remove("id"),
+            method: object.remove("method"),
+            params: object.remove("params"),
+            result: object.remove("result"),
+            error: object.remove("error"),
         }
-        let params = match object.remove("params") {
-            None => None,
-            Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
-            Some(_) => return Err(MessageError::InvalidParams),
-        };
-        if let Some(method) = object.remove("method") {
-            let Value::String(method) = method else {
-                return Err(MessageError::MethodNotString);
-            };
-            if object.contains_key("result") {
-                return Err(MessageError::MethodAndResponse("result"));
-            }
-            if object.contains_key("error") {
-                return Err(MessageError::MethodAndResponse("error"));
-            }
-            return Ok(match object.get("id") {
-                None => Message::Notification(Notification { method, params }),
-                Some(id) => Message::Request(Request {
-                    id: RequestId::from_value(id)?,
-                    method,
-                    params,
-                }),
-            });
-        }
-        match (object.remove("result"), object.remove("error")) {
-            (Some(_), Some(_)) => Err(MessageError::ResultAndError),
-            (Some(result), None) => {
-                let id = object.get("id").ok_or(MessageError::MissingId)?;
-                Ok(Message::Response(Response {
-                    id: RequestId::from_value(id)?,
-                    result,
-                }))
-            }
-            (None, Some(error)) => {
-                let id = match object.get("id") {
-                    None | Some(Value::Null) => None,
-                    Some(id) => Some(RequestId::from_value(id)?),
-                };
-                let error = ErrorObject::from_value(error)
-                    .map_err(|e| MessageError::InvalidErrorObject(e.to_string()))?;
-                Ok(Message::Error(ErrorResponse { id, error }))
-            }
-            (None, None) => Err(MessageError::Unclassifiable),
-        }
+        .classify()
     }
 
     /// Decodes one message from bytes. A batch array is refused; use [`Incoming::from_slice`] for those.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let value: Value = serde_json::from_slice(bytes)?;
-        Ok(Self::from_value(value)?)
+        // Fast path: read the envelope's members straight from the bytes, with no map.
+        match serde_json::from_slice::<Envelope>(bytes) {
+            Ok(envelope) => Ok(envelope.classify()?),
+            // Not an object, or not JSON: the slow path says precisely which.
+            Err(_) => {
+                let value: Value = serde_json::from_slice(bytes)?;
+                Ok(Self::from_value(value)?)
+            }
+        }
     }
 
     /// The message as a JSON value, `jsonrpc` first.
@@ -486,6 +453,10 @@ impl Incoming {
 
     /// Decodes bytes holding one JSON text.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first == Some(&b'{') {
+            return Message::from_slice(bytes).map(Incoming::Single);
+        }
         let value: Value = serde_json::from_slice(bytes)?;
         Ok(Self::from_value(value)?)
     }
@@ -496,6 +467,111 @@ impl Incoming {
             Incoming::Single(m) => vec![m],
             Incoming::Batch(items) => items.into_iter().filter_map(Result::ok).collect(),
         }
+    }
+}
+
+/// The members of a JSON-RPC object that matter, before classification.
+/// Unknown members are ignored.
+#[derive(Default)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+impl Envelope {
+    fn classify(self) -> Result<Message, MessageError> {
+        match &self.jsonrpc {
+            None => return Err(MessageError::MissingVersion),
+            Some(Value::String(v)) if v == JSONRPC_VERSION => {}
+            Some(other) => return Err(MessageError::WrongVersion(other.to_string())),
+        }
+        let params = match self.params {
+            None => None,
+            Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+            Some(_) => return Err(MessageError::InvalidParams),
+        };
+        if let Some(method) = self.method {
+            let Value::String(method) = method else {
+                return Err(MessageError::MethodNotString);
+            };
+            if self.result.is_some() {
+                return Err(MessageError::MethodAndResponse("result"));
+            }
+            if self.error.is_some() {
+                return Err(MessageError::MethodAndResponse("error"));
+            }
+            return Ok(match &self.id {
+                None => Message::Notification(Notification { method, params }),
+                Some(id) => Message::Request(Request {
+                    id: RequestId::from_value(id)?,
+                    method,
+                    params,
+                }),
+            });
+        }
+        match (self.result, self.error) {
+            (Some(_), Some(_)) => Err(MessageError::ResultAndError),
+            (Some(result), None) => {
+                let id = self.id.as_ref().ok_or(MessageError::MissingId)?;
+                Ok(Message::Response(Response {
+                    id: RequestId::from_value(id)?,
+                    result,
+                }))
+            }
+            (None, Some(error)) => {
+                let id = match &self.id {
+                    None | Some(Value::Null) => None,
+                    Some(id) => Some(RequestId::from_value(id)?),
+                };
+                let error = ErrorObject::from_value(error)
+                    .map_err(|e| MessageError::InvalidErrorObject(e.to_string()))?;
+                Ok(Message::Error(ErrorResponse { id, error }))
+            }
+            (None, None) => Err(MessageError::Unclassifiable),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Envelope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EnvelopeVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for EnvelopeVisitor {
+            type Value = Envelope;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Envelope, A::Error> {
+                let mut envelope = Envelope::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let slot = match key.as_ref() {
+                        "jsonrpc" => &mut envelope.jsonrpc,
+                        "id" => &mut envelope.id,
+                        "method" => &mut envelope.method,
+                        "params" => &mut envelope.params,
+                        "result" => &mut envelope.result,
+                        "error" => &mut envelope.error,
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(envelope)
+            }
+        }
+
+        deserializer.deserialize_map(EnvelopeVisitor)
     }
 }
 

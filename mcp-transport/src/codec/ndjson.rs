@@ -12,8 +12,8 @@
 use std::fmt;
 
 use bytes::{Buf, BufMut, BytesMut};
+use mcp_protocol::jsonrpc::DecodeError;
 use mcp_protocol::{Incoming, Message, MessageError};
-use serde_json::Value;
 use tokio_util::codec::{Decoder, Encoder};
 
 /// The default bound on one line: 16 MiB.
@@ -181,14 +181,12 @@ impl NdjsonCodec {
         if raw.len() > self.max_frame_len {
             return skipped(SkipReason::Oversized);
         }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(value) => match Incoming::from_value(value) {
-                Ok(Incoming::Single(message)) => Some(NdjsonFrame::Message(message)),
-                Ok(Incoming::Batch(items)) => Some(NdjsonFrame::Batch(items)),
-                Err(error) => skipped(SkipReason::NotJsonRpc(error)),
-            },
+        match Incoming::from_slice(line) {
+            Ok(Incoming::Single(message)) => Some(NdjsonFrame::Message(message)),
+            Ok(Incoming::Batch(items)) => Some(NdjsonFrame::Batch(items)),
+            Err(DecodeError::Message(error)) => skipped(SkipReason::NotJsonRpc(error)),
             Err(_) if std::str::from_utf8(line).is_err() => skipped(SkipReason::InvalidUtf8),
-            Err(error) => skipped(SkipReason::NotJson(error.to_string())),
+            Err(DecodeError::Json(error)) => skipped(SkipReason::NotJson(error.to_string())),
         }
     }
 }

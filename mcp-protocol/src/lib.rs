@@ -4,6 +4,8 @@
 //! from 2024-11-05 to 2026-07-28. It does no I/O: it depends only on serde,
 //! serde_json and thiserror, and can be used from any runtime or none.
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod jsonrpc;
 pub mod meta;

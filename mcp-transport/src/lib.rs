@@ -48,6 +48,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod codec;
 pub mod error;
 pub mod http;

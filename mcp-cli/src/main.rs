@@ -1,12 +1,73 @@
-//! `mcp-cli`: find, connect to and map the capabilities of MCP servers.
+//! `mcp-cli`: see what every MCP server in your configuration offers.
+//!
+//! A thin front end: it parses arguments, calls `mcp-discovery` and prints.
+//! Exit status: 0 when every enabled server is ready, 1 for a usage or
+//! config error, 2 when a server failed (everything else is still printed),
+//! 5 when `call` returned a tool error.
+
+mod cli;
+mod commands;
+mod load;
+mod progress;
+mod render;
+mod signature;
+mod style;
+
+use std::process::ExitCode;
 
 use clap::Parser;
+use tracing_subscriber::EnvFilter;
 
-/// Find, connect to and map the capabilities of the MCP servers in your config.
-#[derive(Debug, Parser)]
-#[command(name = "mcp-cli", version, about)]
-struct Cli {}
+use crate::cli::Cli;
+use crate::commands::exit;
 
-fn main() {
-    let _cli = Cli::parse();
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging(cli.global.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let code = runtime.block_on(async {
+        match commands::run(&cli.global, &cli.command).await {
+            Ok(code) => code,
+            Err(error) => {
+                eprintln!("error: {error}");
+                ExitCode::from(exit::USAGE)
+            }
+        }
+    });
+    // Sessions are closed by now; anything a failed close left behind is killed on drop.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    code
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "error",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -1,10 +1,41 @@
-//! Composition over the lower crates.
+//! Composition over the lower crates: everything a host needs to know what
+//! its configured MCP servers offer, quickly and reliably.
 //!
-//! Today this is [`session`]: the MCP client session for both protocol eras
-//! over any [`mcp_transport::Transport`]. Server configuration, parallel
-//! discovery, caching, aggregation and call routing build on it and are not
-//! written yet.
+//! * [`config`]: reads the MCP configurations hosts already have (chatbot
+//!   `mcp_config.json`, Claude Desktop / Cursor / Claude Code `.mcp.json`,
+//!   VS Code `.vscode/mcp.json`), with variable expansion and secrets kept
+//!   out of every message.
+//! * [`session`]: the MCP client session for both protocol eras over any
+//!   [`mcp_transport::Transport`].
+//! * [`connect`]: from a configured server to a connected session.
+//! * [`discovery`]: every server at once, each under its own deadline, each
+//!   ending `ready`, `failed` or `disabled`.
+//! * [`cache`]: discovery results in memory and on disk, keyed by a
+//!   fingerprint of the launch configuration.
+//! * [`catalog`]: the aggregated view with unique namespaced names.
+//! * [`hub`]: long-lived sessions and call routing for hosts.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_discovery::{cache::Cache, catalog::Catalog, config, discovery};
+//! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv)?;
+//! let options = discovery::DiscoveryOptions {
+//!     cache: Some(Cache::open_default()),
+//!     ..Default::default()
+//! };
+//! let report = discovery::discover(&file.servers, &options).await;
+//! for tool in &Catalog::build(&report.servers).tools {
+//!     println!("{}", tool.qualified_name);
+//! }
+//! # Ok(()) }
+//! ```
 
 #![warn(missing_docs)]
 
+pub mod cache;
+pub mod catalog;
+pub mod config;
+pub mod connect;
+pub mod discovery;
+pub mod hub;
 pub mod session;

@@ -90,8 +90,10 @@ impl SessionError {
         error: TransportError,
     ) -> Self {
         let kind = match error {
-            TransportError::Spawn { source, .. } => ErrorKind::SpawnFailed {
-                reason: source.to_string(),
+            TransportError::Spawn {
+                command, source, ..
+            } => ErrorKind::SpawnFailed {
+                reason: format!("`{command}`: {source}"),
             },
             TransportError::Exited {
                 status,

@@ -54,6 +54,17 @@ impl ListKind {
     }
 }
 
+/// A whole list, every page followed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompleteList {
+    /// The items of every page, in order, exactly as the server sent them.
+    pub items: Vec<Value>,
+    /// How many pages the server sent.
+    pub pages: usize,
+    /// Modern only: the smallest `ttlMs` of any page.
+    pub ttl_ms: Option<u64>,
+}
+
 /// One page of a list, items kept exactly as the server sent them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPage {

@@ -36,7 +36,7 @@ use tokio::sync::{broadcast, mpsc};
 pub use error::{ErrorKind, SessionError};
 pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
 pub use handshake::ServerState;
-pub use list::{ListKind, ListPage};
+pub use list::{CompleteList, ListKind, ListPage};
 pub use notification::{Progress, ServerNotification};
 pub use options::{EraPreference, RequestOptions, SessionOptions};
 
@@ -338,14 +338,25 @@ impl Session {
 
     /// Every page of a list, following cursors up to the page cap; a repeated cursor is an error.
     pub async fn list_all(&self, kind: ListKind) -> Result<Vec<Value>, SessionError> {
-        let mut items = Vec::new();
+        self.list_complete(kind).await.map(|list| list.items)
+    }
+
+    /// Like [`list_all`](Self::list_all), also telling how many pages it took
+    /// and the smallest `ttlMs` any page carried.
+    pub async fn list_complete(&self, kind: ListKind) -> Result<CompleteList, SessionError> {
+        let mut list = CompleteList::default();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         for _ in 0..self.inner.options.page_cap {
             let page = self.list(kind, cursor.as_deref()).await?;
-            items.extend(page.items);
+            list.items.extend(page.items);
+            list.pages += 1;
+            list.ttl_ms = match (list.ttl_ms, page.ttl_ms) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             match page.next_cursor {
-                None => return Ok(items),
+                None => return Ok(list),
                 Some(next) => {
                     if !seen.insert(next.clone()) {
                         return Err(self.violation(

@@ -126,17 +126,51 @@ impl fmt::Debug for HttpConfig {
     }
 }
 
-/// Replaces the userinfo of a URL with `***`.
+/// Replaces the userinfo of a URL, and the values of query parameters whose
+/// name looks secret (token, key, secret, password, auth, sig, credential), with `***`.
 pub fn redact_url(raw: &str) -> String {
-    match url::Url::parse(raw) {
-        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
-            let _ = url.set_username("***");
-            let _ = url.set_password(None);
-            url.to_string()
-        }
-        Ok(url) => url.to_string(),
-        Err(_) => "<invalid URL>".to_owned(),
+    let Ok(mut url) = url::Url::parse(raw) else {
+        return "<invalid URL>".to_owned();
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        let _ = url.set_username("***");
+        let _ = url.set_password(None);
     }
+    let secret_query = url.query_pairs().any(|(name, _)| is_secret_name(&name));
+    if secret_query {
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(name, value)| {
+                let value = if is_secret_name(&name) {
+                    "***".to_owned()
+                } else {
+                    value.into_owned()
+                };
+                (name.into_owned(), value)
+            })
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    url.to_string()
+}
+
+/// Whether a parameter, header or flag name suggests its value is a secret.
+pub fn is_secret_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "token",
+        "key",
+        "secret",
+        "password",
+        "passwd",
+        "auth",
+        "sig",
+        "credential",
+        "cookie",
+        "session",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
 }
 
 /// A pooled HTTP client, shared across requests and servers. Cheap to clone.

@@ -1,0 +1,122 @@
+//! The command line, as clap sees it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// See what every MCP server in your configuration offers: tools, resources,
+/// resource templates and prompts, discovered in parallel and cached.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-cli", version, about, long_about = None)]
+pub struct Cli {
+    /// Options shared by every command.
+    #[command(flatten)]
+    pub global: GlobalOptions,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by every command.
+#[derive(Debug, Args)]
+pub struct GlobalOptions {
+    /// A config file (repeatable). Without it: ./mcp_config.json, ./.mcp.json,
+    /// ./.vscode/mcp.json, ./.cursor/mcp.json, ~/.cursor/mcp.json, Claude
+    /// Desktop's config, ~/.claude.json; the first found is used.
+    #[arg(long = "config", short = 'c', value_name = "FILE", global = true)]
+    pub configs: Vec<PathBuf>,
+    /// Only this server (repeatable).
+    #[arg(long = "server", short = 's', value_name = "NAME", global = true)]
+    pub servers: Vec<String>,
+    /// The deadline of each server, in seconds (a server's own `timeout` wins).
+    #[arg(long, value_name = "SECS", global = true, value_parser = parse_seconds)]
+    pub timeout: Option<f64>,
+    /// Neither read nor write the cache.
+    #[arg(long, global = true, conflicts_with = "refresh")]
+    pub no_cache: bool,
+    /// Ask every server again and update the cache.
+    #[arg(long, global = true)]
+    pub refresh: bool,
+    /// Where the cache lives.
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "MCP_DISCOVERY_CACHE_DIR",
+        global = true
+    )]
+    pub cache_dir: Option<PathBuf>,
+    /// How many servers start at once.
+    #[arg(long, value_name = "N", default_value_t = 16, global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: u16,
+    /// Between server and item in namespaced names.
+    #[arg(long, value_name = "TEXT", default_value = "__", global = true)]
+    pub separator: String,
+    /// One JSON document on stdout instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// More logging on stderr (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(long, short = 'v', action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Configured servers: where from, enabled or disabled, last known status.
+    Servers,
+    /// Everything every server offers, per server.
+    Discover,
+    /// Every tool of every server, with a compact signature.
+    Tools,
+    /// Every resource and resource template of every server.
+    Resources,
+    /// Every prompt of every server.
+    Prompts,
+    /// Call a tool. Exits 5 when the tool reports an error (`isError`).
+    Call {
+        /// The server.
+        server: String,
+        /// The tool, by its own name on that server.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        args: String,
+    },
+    /// Check that a server answers.
+    Ping {
+        /// The server.
+        server: String,
+    },
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 {
+        Ok(seconds)
+    } else {
+        Err(format!("'{text}' must be between 0 and 86400 seconds"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn global_options_go_before_or_after_the_command() {
+        let cli =
+            Cli::try_parse_from(["mcp-cli", "tools", "--json", "--config", "a.json"]).unwrap();
+        assert!(cli.global.json);
+        assert_eq!(cli.global.configs, [PathBuf::from("a.json")]);
+        assert!(Cli::try_parse_from(["mcp-cli", "--no-cache", "--refresh", "tools"]).is_err());
+        assert!(Cli::try_parse_from(["mcp-cli", "--timeout", "-1", "tools"]).is_err());
+    }
+}

@@ -1,0 +1,421 @@
+//! Each command: load, ask `mcp-discovery`, print. No behaviour lives here
+//! that a library user would want.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use mcp_discovery::cache::{Cache, CacheMode};
+use mcp_discovery::catalog::Catalog;
+use mcp_discovery::config::ServerConfig;
+use mcp_discovery::connect::connect;
+use mcp_discovery::discovery::{self, DiscoveryOptions, DiscoveryReport, ServerStatus};
+use mcp_discovery::session::{ListKind, SessionError, SessionOptions};
+use serde_json::{Value, json};
+
+use crate::cli::{Command, GlobalOptions};
+use crate::load::{Loaded, UsageError, load};
+use crate::progress::Progress;
+use crate::render;
+use crate::style::Style;
+
+/// Exit statuses.
+pub mod exit {
+    /// Every enabled server is ready.
+    pub const OK: u8 = 0;
+    /// A usage or configuration error.
+    pub const USAGE: u8 = 1;
+    /// One or more servers failed; everything else was still printed.
+    pub const SERVER_FAILED: u8 = 2;
+    /// `call` returned a tool error (`isError`).
+    pub const TOOL_ERROR: u8 = 5;
+}
+
+/// Runs `command`.
+pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, UsageError> {
+    let loaded = load(global)?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let style = Style::detect();
+    match command {
+        Command::Servers => Ok(servers(global, &loaded, style)),
+        Command::Discover => {
+            let report = discover(global, &loaded).await;
+            if global.json {
+                print_json(&report);
+            } else {
+                print!("{}", render::discover(&report, discovery_now(), style));
+            }
+            Ok(status_of(&report))
+        }
+        Command::Tools => Ok(list(global, &loaded, &[ListKind::Tools], style).await),
+        Command::Resources => Ok(list(
+            global,
+            &loaded,
+            &[ListKind::Resources, ListKind::ResourceTemplates],
+            style,
+        )
+        .await),
+        Command::Prompts => Ok(list(global, &loaded, &[ListKind::Prompts], style).await),
+        Command::Call { server, tool, args } => {
+            let arguments: Value = serde_json::from_str(args)
+                .map_err(|error| UsageError::Arguments(error.to_string()))?;
+            if !arguments.is_object() {
+                return Err(UsageError::Arguments(format!(
+                    "got {}",
+                    kind_of(&arguments)
+                )));
+            }
+            let server = enabled_server(&loaded, server)?;
+            Ok(call(global, server, tool, arguments).await)
+        }
+        Command::Ping { server } => {
+            let server = enabled_server(&loaded, server)?;
+            Ok(ping(global, server).await)
+        }
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn enabled_server<'a>(loaded: &'a Loaded, name: &str) -> Result<&'a ServerConfig, UsageError> {
+    let known = || loaded.servers.iter().map(|s| s.name.clone()).collect();
+    let server = loaded
+        .servers
+        .iter()
+        .find(|server| server.name == name)
+        .ok_or_else(|| UsageError::UnknownServer {
+            name: name.to_owned(),
+            known: known(),
+            files: loaded.files.clone(),
+        })?;
+    Ok(server)
+}
+
+fn cache(global: &GlobalOptions) -> Option<Cache> {
+    if global.no_cache {
+        return None;
+    }
+    Some(match &global.cache_dir {
+        Some(dir) => Cache::at(dir),
+        None => Cache::open_default(),
+    })
+}
+
+fn deadline(global: &GlobalOptions) -> Duration {
+    global
+        .timeout
+        .map_or(discovery::DEFAULT_DEADLINE, Duration::from_secs_f64)
+}
+
+fn options(global: &GlobalOptions) -> DiscoveryOptions {
+    DiscoveryOptions {
+        concurrency: usize::from(global.concurrency),
+        deadline: deadline(global),
+        cache: cache(global),
+        cache_mode: if global.no_cache {
+            CacheMode::Off
+        } else if global.refresh {
+            CacheMode::Refresh
+        } else {
+            CacheMode::Use
+        },
+        ..DiscoveryOptions::default()
+    }
+}
+
+/// Discovers the loaded servers, with a progress display on a terminal.
+async fn discover(global: &GlobalOptions, loaded: &Loaded) -> DiscoveryReport {
+    let mut options = options(global);
+    let enabled = loaded.servers.iter().filter(|s| s.enabled).count();
+    let progress = Progress::start(enabled);
+    options.observer = progress.as_ref().map(Progress::observer);
+    let report = discovery::discover(&loaded.servers, &options).await;
+    if let Some(progress) = progress {
+        progress.finish();
+    }
+    report
+}
+
+fn discovery_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn status_of(report: &DiscoveryReport) -> ExitCode {
+    if report.summary().failed > 0 {
+        ExitCode::from(exit::SERVER_FAILED)
+    } else {
+        ExitCode::from(exit::OK)
+    }
+}
+
+fn print_json(value: &impl serde::Serialize) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(error) => eprintln!("error: cannot write JSON: {error}"),
+    }
+}
+
+async fn list(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    kinds: &[ListKind],
+    style: Style,
+) -> ExitCode {
+    let report = discover(global, loaded).await;
+    let catalog = Catalog::with_separator(&report.servers, &global.separator);
+    let failed: Vec<Value> = report
+        .servers
+        .iter()
+        .filter(|s| s.status == ServerStatus::Failed)
+        .map(|s| json!({"name": s.name, "error": s.error}))
+        .collect();
+    if global.json {
+        let mut document = serde_json::Map::new();
+        for kind in kinds {
+            let key = match kind {
+                ListKind::Tools => "tools",
+                ListKind::Resources => "resources",
+                ListKind::ResourceTemplates => "resourceTemplates",
+                ListKind::Prompts => "prompts",
+            };
+            document.insert(key.to_owned(), json!(catalog.entries(*kind)));
+        }
+        document.insert("summary".to_owned(), json!(catalog.summary));
+        document.insert("failed".to_owned(), Value::Array(failed));
+        print_json(&document);
+    } else {
+        for (index, kind) in kinds.iter().enumerate() {
+            if index > 0 {
+                println!();
+            }
+            if kinds.len() > 1 {
+                println!("{}", style.bold(render::kind_title(*kind)));
+            }
+            print!("{}", render::catalog(&catalog, *kind, style));
+        }
+        let mut out = String::new();
+        render::failures(&mut out, &report.servers, style);
+        print!("{out}");
+        println!("\n{}", render::summary(&catalog.summary));
+    }
+    status_of(&report)
+}
+
+fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
+    let options = options(global);
+    let now = discovery_now();
+    let last_status = |server: &ServerConfig| {
+        let cache = options.cache.as_ref()?;
+        cache.get(&options.fingerprint(server))
+    };
+    if global.json {
+        let servers: Vec<Value> = loaded
+            .servers
+            .iter()
+            .map(|server| {
+                let mut view = server.redacted();
+                let last = last_status(server).map(|entry| {
+                    json!({
+                        "status": entry.report.status,
+                        "fetchedAtMs": entry.fetched_at_ms,
+                        "fresh": entry.is_fresh(now),
+                        "error": entry.report.error,
+                    })
+                });
+                if let Some(object) = view.as_object_mut() {
+                    object.insert("lastStatus".to_owned(), last.unwrap_or(Value::Null));
+                }
+                view
+            })
+            .collect();
+        let candidates: Vec<Value> = loaded
+            .candidates
+            .iter()
+            .map(|c| json!({"path": c.path, "label": c.label, "found": c.exists, "used": loaded.files.contains(&c.path)}))
+            .collect();
+        print_json(&json!({"files": loaded.files, "searched": candidates, "servers": servers}));
+        return ExitCode::from(exit::OK);
+    }
+    if !loaded.candidates.is_empty() {
+        println!("{}", style.bold("config files"));
+        for candidate in &loaded.candidates {
+            let mark = if loaded.files.contains(&candidate.path) {
+                style.good("used")
+            } else if candidate.exists {
+                "found".to_owned()
+            } else {
+                style.dim("-")
+            };
+            println!(
+                "  {mark:<6} {} ({})",
+                candidate.path.display(),
+                candidate.label
+            );
+        }
+        println!();
+    }
+    let mut table = render::table(
+        &["SERVER", "ENABLED", "LAST STATUS", "LAUNCH", "FROM"],
+        style,
+    );
+    for server in &loaded.servers {
+        let last = match last_status(server) {
+            Some(entry) => {
+                let age = render::age(entry.fetched_at_ms, now);
+                let status = render::status(entry.report.status, style);
+                match &entry.report.error {
+                    Some(error) => format!("{status} {age} ({})", error.kind),
+                    None => format!("{status} {age}"),
+                }
+            }
+            None => style.dim("unknown"),
+        };
+        table.add_row(vec![
+            server.name.clone(),
+            if server.enabled {
+                "yes".to_owned()
+            } else {
+                style.dim("no")
+            },
+            last,
+            server.summary(),
+            server.source.display().to_string(),
+        ]);
+    }
+    println!("{table}");
+    ExitCode::from(exit::OK)
+}
+
+async fn connect_to(
+    global: &GlobalOptions,
+    server: &ServerConfig,
+) -> Result<mcp_discovery::session::Session, SessionError> {
+    let deadline = server.timeout.unwrap_or_else(|| deadline(global));
+    let mut session_options = SessionOptions::default();
+    if let Some(seconds) = global.timeout {
+        session_options.request_timeout = Duration::from_secs_f64(seconds);
+    }
+    match tokio::time::timeout(deadline, connect(server, None, &session_options)).await {
+        Ok(result) => result,
+        Err(_) => Err(SessionError::new(
+            &server.name,
+            "connect",
+            mcp_discovery::session::ErrorKind::Timeout { after: deadline },
+        )),
+    }
+}
+
+fn disabled(server: &ServerConfig) -> Option<ExitCode> {
+    if server.enabled {
+        return None;
+    }
+    eprintln!(
+        "error: server '{}' is disabled in {}",
+        server.name,
+        server.source.display()
+    );
+    Some(ExitCode::from(exit::USAGE))
+}
+
+async fn call(
+    global: &GlobalOptions,
+    server: &ServerConfig,
+    tool: &str,
+    arguments: Value,
+) -> ExitCode {
+    if let Some(code) = disabled(server) {
+        return code;
+    }
+    let session = match connect_to(global, server).await {
+        Ok(session) => session,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(exit::SERVER_FAILED);
+        }
+    };
+    let result = session.call_tool(tool, arguments).await;
+    let _ = session.close().await;
+    match result {
+        Ok(result) => {
+            if global.json {
+                print_json(&result);
+            } else {
+                print!("{}", render::call_result(&result));
+            }
+            if result.get("isError").and_then(Value::as_bool) == Some(true) {
+                if !global.json {
+                    eprintln!(
+                        "error: tool '{tool}' on server '{}' reported an error",
+                        server.name
+                    );
+                }
+                ExitCode::from(exit::TOOL_ERROR)
+            } else {
+                ExitCode::from(exit::OK)
+            }
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(exit::SERVER_FAILED)
+        }
+    }
+}
+
+async fn ping(global: &GlobalOptions, server: &ServerConfig) -> ExitCode {
+    if let Some(code) = disabled(server) {
+        return code;
+    }
+    let started = Instant::now();
+    let session = match connect_to(global, server).await {
+        Ok(session) => session,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(exit::SERVER_FAILED);
+        }
+    };
+    let connected = started.elapsed();
+    let pinged = Instant::now();
+    let result = session.ping().await;
+    let round_trip = pinged.elapsed();
+    let (era, version) = (session.era(), session.protocol_version());
+    let _ = session.close().await;
+    match result {
+        Ok(()) => {
+            if global.json {
+                print_json(&json!({
+                    "server": server.name,
+                    "ok": true,
+                    "era": era,
+                    "protocolVersion": version.as_str(),
+                    "connectMs": connected.as_millis() as u64,
+                    "roundTripMs": round_trip.as_secs_f64() * 1000.0,
+                }));
+            } else {
+                println!(
+                    "server '{}' answered in {:.1} ms ({era} {}, connected in {} ms)",
+                    server.name,
+                    round_trip.as_secs_f64() * 1000.0,
+                    version.as_str(),
+                    connected.as_millis()
+                );
+            }
+            ExitCode::from(exit::OK)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(exit::SERVER_FAILED)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Which config files to read, and which of their servers to use.
+
+use std::path::{Path, PathBuf};
+
+use mcp_discovery::config::{self, Candidate, ConfigError, ProcessEnv, ServerConfig};
+
+use crate::cli::GlobalOptions;
+
+/// A usage or configuration problem: exit status 1.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// A config file could not be read or is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// No `--config` and nothing found where hosts keep theirs.
+    #[error("no MCP config found; looked for:\n{}\nPass one with --config FILE.", list(.searched))]
+    NoConfig {
+        /// Where we looked.
+        searched: Vec<PathBuf>,
+    },
+    /// `--server` named a server no config has.
+    #[error("no server named '{name}' in {}; configured: {}", list_inline(.files), known.join(", "))]
+    UnknownServer {
+        /// The name asked for.
+        name: String,
+        /// The names there are.
+        known: Vec<String>,
+        /// The files read.
+        files: Vec<PathBuf>,
+    },
+    /// `--args` is not a JSON object.
+    #[error("--args must be a JSON object: {0}")]
+    Arguments(String),
+    /// The current directory is unknown.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|path| format!("  {}", path.display()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn list_inline(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What was read.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The files read, in order.
+    pub files: Vec<PathBuf>,
+    /// When auto-detecting: every place looked at, found or not.
+    pub candidates: Vec<Candidate>,
+    /// The servers to use, in configuration order (filtered by `--server`).
+    pub servers: Vec<ServerConfig>,
+    /// Warnings to show on stderr (unknown fields, duplicate names).
+    pub warnings: Vec<String>,
+}
+
+/// Reads the configs named by `--config`, or the first one auto-detection finds.
+pub fn load(global: &GlobalOptions) -> Result<Loaded, UsageError> {
+    let cwd = std::env::current_dir().map_err(UsageError::CurrentDir)?;
+    let home = dirs::home_dir();
+    let (paths, candidates) = if global.configs.is_empty() {
+        let candidates = config::candidates(&cwd, home.as_deref());
+        match candidates.iter().find(|candidate| candidate.exists) {
+            Some(found) => (vec![found.path.clone()], candidates),
+            None => {
+                return Err(UsageError::NoConfig {
+                    searched: candidates.into_iter().map(|c| c.path).collect(),
+                });
+            }
+        }
+    } else {
+        (global.configs.clone(), Vec::new())
+    };
+    read(&paths, candidates, &global.servers)
+}
+
+fn read(
+    paths: &[PathBuf],
+    candidates: Vec<Candidate>,
+    only: &[String],
+) -> Result<Loaded, UsageError> {
+    let mut servers: Vec<ServerConfig> = Vec::new();
+    let mut warnings = Vec::new();
+    for path in paths {
+        let file = config::load_file(path, &ProcessEnv)?;
+        warnings.extend(file.warnings.iter().map(ToString::to_string));
+        for server in file.servers {
+            if let Some(first) = servers.iter().find(|s| s.name == server.name) {
+                warnings.push(format!(
+                    "{}: server '{}' is also defined in {}; the first definition is used",
+                    shown(path),
+                    server.name,
+                    shown(&first.source)
+                ));
+            } else {
+                servers.push(server);
+            }
+        }
+    }
+    for name in only {
+        if !servers.iter().any(|server| &server.name == name) {
+            return Err(UsageError::UnknownServer {
+                name: name.clone(),
+                known: servers.iter().map(|s| s.name.clone()).collect(),
+                files: paths.to_vec(),
+            });
+        }
+    }
+    if !only.is_empty() {
+        servers.retain(|server| only.contains(&server.name));
+    }
+    Ok(Loaded {
+        files: paths.to_vec(),
+        candidates,
+        servers,
+        warnings,
+    })
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_definition_wins_and_unknown_server_is_a_usage_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        std::fs::write(&a, r#"{"mcpServers": {"x": {"command": "one"}}}"#).unwrap();
+        std::fs::write(
+            &b,
+            r#"{"mcpServers": {"x": {"command": "two"}, "y": {"command": "three"}}}"#,
+        )
+        .unwrap();
+        let loaded = read(&[a.clone(), b.clone()], Vec::new(), &[]).unwrap();
+        assert_eq!(loaded.servers.len(), 2);
+        assert!(loaded.warnings[0].contains("server 'x' is also defined"));
+        let only = read(&[a.clone(), b.clone()], Vec::new(), &["y".to_owned()]).unwrap();
+        assert_eq!(only.servers.len(), 1);
+        let error = read(&[a, b], Vec::new(), &["nope".to_owned()]).unwrap_err();
+        assert!(
+            error.to_string().contains("no server named 'nope'"),
+            "{error}"
+        );
+    }
+}

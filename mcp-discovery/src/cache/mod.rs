@@ -1,0 +1,201 @@
+//! The discovery cache: what each server offered, in memory and on disk,
+//! keyed by a [`Fingerprint`] of its launch configuration.
+//!
+//! * One JSON file per server under the cache directory (by default
+//!   `~/.cache/mcp-discovery/` or the OS equivalent; `MCP_DISCOVERY_CACHE_DIR`
+//!   overrides it).
+//! * Writes go to a temporary file in the same directory and are renamed into
+//!   place, so a reader (another `mcp-cli`, say) sees the old entry or the new
+//!   one, never half of one. Two writers at once leave one whole entry.
+//! * A corrupt or unreadable entry is a miss, logged, and rewritten by the next
+//!   store: never fatal.
+//! * An entry is fresh for its TTL: 24 hours by default, or the server's own
+//!   modern `ttlMs` when it gives a positive one. A `list_changed`
+//!   notification invalidates it ([`Cache::invalidate`]).
+//! * Files are readable by their owner only: they may describe servers whose
+//!   configuration carries credentials (the key includes them, so a
+//!   `cacheScope: "private"` result is never served to other credentials).
+
+mod fingerprint;
+mod store;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use fingerprint::Fingerprint;
+
+use crate::discovery::{ServerReport, ServerStatus};
+
+/// How long an entry stays fresh when the server says nothing else.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The environment variable that overrides the cache directory.
+pub const CACHE_DIR_ENV: &str = "MCP_DISCOVERY_CACHE_DIR";
+
+/// How discovery uses the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheMode {
+    /// Serve fresh entries; ask servers for the rest and store the answers.
+    #[default]
+    Use,
+    /// Ask every server and store the answers (`--refresh`).
+    Refresh,
+    /// Neither read nor write (`--no-cache`).
+    Off,
+}
+
+/// One cached discovery result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheEntry {
+    /// The key.
+    pub fingerprint: String,
+    /// When the server was asked, in milliseconds since the Unix epoch.
+    pub fetched_at_ms: u64,
+    /// How long the entry stays fresh, in milliseconds.
+    pub ttl_ms: u64,
+    /// What discovery found. A failed report is kept only as the "last known status".
+    pub report: ServerReport,
+}
+
+impl CacheEntry {
+    /// Whether the entry can stand in for asking the server at `now_ms`.
+    pub fn is_fresh(&self, now_ms: u64) -> bool {
+        self.report.status == ServerStatus::Ready
+            && now_ms >= self.fetched_at_ms
+            && now_ms - self.fetched_at_ms < self.ttl_ms
+    }
+}
+
+/// The TTL of a fresh result: the server's positive `ttlMs`, else [`DEFAULT_TTL`].
+///
+/// Every modern server seen so far sends `ttlMs: 0` on every result (the SDK
+/// default, meaning "no hint"); taking that literally would never cache a
+/// modern server, so zero falls back to the default too.
+pub fn ttl_for(report: &ServerReport) -> Duration {
+    match report.ttl_ms {
+        Some(ttl) if ttl > 0 => Duration::from_millis(ttl).min(DEFAULT_TTL),
+        _ => DEFAULT_TTL,
+    }
+}
+
+/// Errors of the disk store. Discovery logs them and goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// The directory or an entry could not be written.
+    #[error("cache {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An entry could not be serialized.
+    #[error("cache entry for '{server}': {source}")]
+    Encode {
+        /// The server.
+        server: String,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The cache: an in-memory map in front of an optional directory. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    dir: Option<PathBuf>,
+    memory: Mutex<HashMap<Fingerprint, CacheEntry>>,
+}
+
+impl Cache {
+    /// A cache stored under `dir` (created on the first store).
+    pub fn at(dir: impl Into<PathBuf>) -> Self {
+        Self::with_dir(Some(dir.into()))
+    }
+
+    /// A cache in memory only.
+    pub fn in_memory() -> Self {
+        Self::with_dir(None)
+    }
+
+    /// The cache under [`default_dir`](Self::default_dir), or in memory only when there is none.
+    pub fn open_default() -> Self {
+        Self::with_dir(Self::default_dir())
+    }
+
+    fn with_dir(dir: Option<PathBuf>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                dir,
+                memory: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// `$MCP_DISCOVERY_CACHE_DIR`, else `mcp-discovery` under the user's cache directory.
+    pub fn default_dir() -> Option<PathBuf> {
+        match std::env::var_os(CACHE_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+            _ => dirs::cache_dir().map(|dir| dir.join("mcp-discovery")),
+        }
+    }
+
+    /// The directory, when the cache has one.
+    pub fn dir(&self) -> Option<&Path> {
+        self.inner.dir.as_deref()
+    }
+
+    /// The entry for `key`, fresh or not; `None` when there is none or it cannot be read.
+    pub fn get(&self, key: &Fingerprint) -> Option<CacheEntry> {
+        if let Some(entry) = self.memory().get(key) {
+            return Some(entry.clone());
+        }
+        let dir = self.inner.dir.as_deref()?;
+        let entry = store::read(dir, key)?;
+        self.memory().insert(key.clone(), entry.clone());
+        Some(entry)
+    }
+
+    /// The entry for `key` if it is fresh at `now_ms`.
+    pub fn get_fresh(&self, key: &Fingerprint, now_ms: u64) -> Option<CacheEntry> {
+        self.get(key).filter(|entry| entry.is_fresh(now_ms))
+    }
+
+    /// Stores an entry (memory at once, then disk atomically).
+    pub fn put(&self, key: &Fingerprint, entry: CacheEntry) -> Result<(), CacheError> {
+        self.memory().insert(key.clone(), entry.clone());
+        match self.inner.dir.as_deref() {
+            Some(dir) => store::write(dir, key, &entry),
+            None => Ok(()),
+        }
+    }
+
+    /// Forgets the entry for `key` (a `list_changed` arrived, say).
+    pub fn invalidate(&self, key: &Fingerprint) {
+        self.memory().remove(key);
+        if let Some(dir) = self.inner.dir.as_deref() {
+            store::remove(dir, key);
+        }
+    }
+
+    fn memory(&self) -> std::sync::MutexGuard<'_, HashMap<Fingerprint, CacheEntry>> {
+        self.inner
+            .memory
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,114 @@
+//! The disk half of the cache: one JSON file per fingerprint, written atomically.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{CacheEntry, CacheError, Fingerprint};
+
+/// The file layout version; a file of another version is a miss.
+const FILE_FORMAT: u32 = 1;
+/// The largest entry file read back; a bigger one is treated as corrupt.
+const MAX_ENTRY_BYTES: u64 = 256 * 1024 * 1024;
+
+#[derive(Serialize, Deserialize)]
+struct EntryFile {
+    format: u32,
+    #[serde(flatten)]
+    entry: CacheEntry,
+}
+
+fn entries_dir(dir: &Path) -> PathBuf {
+    dir.join("entries")
+}
+
+fn entry_path(dir: &Path, key: &Fingerprint) -> PathBuf {
+    entries_dir(dir).join(format!("{key}.json"))
+}
+
+/// Reads the entry for `key`. Missing, unreadable, corrupt or foreign files are misses.
+pub(super) fn read(dir: &Path, key: &Fingerprint) -> Option<CacheEntry> {
+    let path = entry_path(dir, key);
+    let metadata = fs::metadata(&path).ok()?;
+    if metadata.len() > MAX_ENTRY_BYTES {
+        tracing::warn!(path = %path.display(), "cache entry too large; ignoring it");
+        return None;
+    }
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "unreadable cache entry; ignoring it");
+            return None;
+        }
+    };
+    match serde_json::from_slice::<EntryFile>(&bytes) {
+        Ok(file) if file.format == FILE_FORMAT && file.entry.fingerprint == key.as_str() => {
+            Some(file.entry)
+        }
+        Ok(_) => {
+            tracing::debug!(path = %path.display(), "cache entry of another format; ignoring it");
+            None
+        }
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "corrupt cache entry; it will be rewritten");
+            None
+        }
+    }
+}
+
+/// Writes the entry for `key`: a temporary file in the same directory, then a rename.
+pub(super) fn write(dir: &Path, key: &Fingerprint, entry: &CacheEntry) -> Result<(), CacheError> {
+    let entries = entries_dir(dir);
+    create_private_dir(&entries).map_err(|source| CacheError::Io {
+        path: entries.clone(),
+        source,
+    })?;
+    let bytes = serde_json::to_vec(&EntryFile {
+        format: FILE_FORMAT,
+        entry: entry.clone(),
+    })
+    .map_err(|source| CacheError::Encode {
+        server: entry.report.name.clone(),
+        source,
+    })?;
+    let io_error = |source| CacheError::Io {
+        path: entries.clone(),
+        source,
+    };
+    // NamedTempFile is created with mode 0600 and removed if anything below fails.
+    let mut file = tempfile::Builder::new()
+        .prefix(".entry-")
+        .suffix(".tmp")
+        .tempfile_in(&entries)
+        .map_err(io_error)?;
+    file.write_all(&bytes).map_err(io_error)?;
+    file.as_file().sync_data().map_err(io_error)?;
+    let path = entry_path(dir, key);
+    file.persist(&path).map_err(|error| CacheError::Io {
+        path,
+        source: error.error,
+    })?;
+    Ok(())
+}
+
+/// Removes the entry for `key`, if any.
+pub(super) fn remove(dir: &Path, key: &Fingerprint) {
+    let path = entry_path(dir, key);
+    match fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "could not remove cache entry")
+        }
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}

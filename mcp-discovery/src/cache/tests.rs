@@ -1,0 +1,166 @@
+use std::thread;
+
+use serde_json::json;
+
+use super::*;
+use crate::discovery::ServerReport;
+
+fn key(n: u8) -> Fingerprint {
+    Fingerprint::parse(&format!("{n:02x}").repeat(32)).unwrap()
+}
+
+fn entry(key: &Fingerprint, fetched_at_ms: u64, tools: usize) -> CacheEntry {
+    let mut report = ServerReport::empty("alpha", ServerStatus::Ready);
+    report.tools = (0..tools)
+        .map(|i| json!({"name": format!("t{i}")}))
+        .collect();
+    CacheEntry {
+        fingerprint: key.to_string(),
+        fetched_at_ms,
+        ttl_ms: 1_000,
+        report,
+    }
+}
+
+#[test]
+fn an_entry_survives_to_a_new_cache_on_the_same_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(1);
+    Cache::at(dir.path()).put(&k, entry(&k, 10, 3)).unwrap();
+    let again = Cache::at(dir.path());
+    let got = again.get(&k).unwrap();
+    assert_eq!(got.report.tools.len(), 3);
+    assert_eq!(got.fetched_at_ms, 10);
+    assert!(again.get(&key(2)).is_none());
+}
+
+#[test]
+fn freshness_follows_the_ttl_and_only_ready_reports_are_fresh() {
+    let k = key(1);
+    let e = entry(&k, 10_000, 1);
+    assert!(e.is_fresh(10_000));
+    assert!(e.is_fresh(10_999));
+    assert!(!e.is_fresh(11_000));
+    assert!(
+        !e.is_fresh(9_000),
+        "an entry from the future is not trusted"
+    );
+    let mut failed = e.clone();
+    failed.report.status = ServerStatus::Failed;
+    assert!(!failed.is_fresh(10_500));
+    let cache = Cache::in_memory();
+    cache.put(&k, e).unwrap();
+    assert!(cache.get_fresh(&k, 10_500).is_some());
+    assert!(cache.get_fresh(&k, 20_000).is_none());
+    assert!(
+        cache.get(&k).is_some(),
+        "a stale entry is still the last known status"
+    );
+}
+
+#[test]
+fn a_corrupt_entry_is_a_miss_and_is_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(7);
+    let path = dir.path().join("entries").join(format!("{k}.json"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, b"{\"format\":1,\"fingerprint\":\"trunc").unwrap();
+    let cache = Cache::at(dir.path());
+    assert!(cache.get(&k).is_none());
+    cache.put(&k, entry(&k, 5, 2)).unwrap();
+    assert_eq!(Cache::at(dir.path()).get(&k).unwrap().report.tools.len(), 2);
+}
+
+#[test]
+fn an_entry_filed_under_another_key_is_a_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (key(1), key(2));
+    Cache::at(dir.path()).put(&a, entry(&a, 5, 1)).unwrap();
+    let entries = dir.path().join("entries");
+    std::fs::copy(
+        entries.join(format!("{a}.json")),
+        entries.join(format!("{b}.json")),
+    )
+    .unwrap();
+    assert!(Cache::at(dir.path()).get(&b).is_none());
+}
+
+#[test]
+fn invalidate_forgets_memory_and_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(3);
+    let cache = Cache::at(dir.path());
+    cache.put(&k, entry(&k, 5, 1)).unwrap();
+    cache.invalidate(&k);
+    assert!(cache.get(&k).is_none());
+    assert!(Cache::at(dir.path()).get(&k).is_none());
+}
+
+#[cfg(unix)]
+#[test]
+fn entries_are_private_to_their_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(4);
+    Cache::at(dir.path()).put(&k, entry(&k, 5, 1)).unwrap();
+    let file = dir.path().join("entries").join(format!("{k}.json"));
+    let mode = std::fs::metadata(file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "mode {mode:o}");
+}
+
+#[test]
+fn concurrent_writers_and_readers_never_see_a_torn_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(9);
+    Cache::at(dir.path()).put(&k, entry(&k, 5, 100)).unwrap();
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let path = dir.path().to_owned();
+            let k = k.clone();
+            thread::spawn(move || {
+                for round in 0..50 {
+                    // Each writer uses its own cache object, as separate processes would.
+                    let tools = 100 + w * 50 + round % 7;
+                    Cache::at(&path).put(&k, entry(&k, 5, tools)).unwrap();
+                }
+            })
+        })
+        .collect();
+    let reader = {
+        let path = dir.path().to_owned();
+        let k = k.clone();
+        thread::spawn(move || {
+            let mut seen = 0;
+            for _ in 0..400 {
+                let file = path.join("entries").join(format!("{k}.json"));
+                if let Ok(bytes) = std::fs::read(&file) {
+                    let parsed: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                    assert!(parsed["report"]["tools"].as_array().unwrap().len() >= 100);
+                    seen += 1;
+                }
+            }
+            seen
+        })
+    };
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    assert!(reader.join().unwrap() > 0);
+    assert!(Cache::at(dir.path()).get(&k).is_some());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("entries"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn ttl_honours_a_positive_server_hint_and_ignores_zero() {
+    let mut report = ServerReport::empty("m", ServerStatus::Ready);
+    assert_eq!(ttl_for(&report), DEFAULT_TTL);
+    report.ttl_ms = Some(0);
+    assert_eq!(ttl_for(&report), DEFAULT_TTL);
+    report.ttl_ms = Some(60_000);
+    assert_eq!(ttl_for(&report), Duration::from_secs(60));
+}

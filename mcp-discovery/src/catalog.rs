@@ -1,0 +1,225 @@
+//! The aggregated [`Catalog`]: everything every server offers, grouped by
+//! server and as one flat list with unique namespaced names.
+//!
+//! A namespaced name is `<server><separator><name>`, with `__` as the default
+//! separator (`github__create_issue`). Characters a tool name may not hold
+//! (anything but ASCII letters, digits, `_`, `-` and `.`) become `_` in the
+//! server part. Collisions are resolved deterministically: servers are taken
+//! in name order and items in the order the server listed them; the first
+//! holder keeps the name, later ones get `<separator>2`, `<separator>3`, ….
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::discovery::{ServerReport, ServerStatus, StatusSummary};
+use crate::session::ListKind;
+
+/// The default separator of namespaced names.
+pub const DEFAULT_SEPARATOR: &str = "__";
+
+/// One item of the flat view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogEntry {
+    /// The unique namespaced name.
+    pub qualified_name: String,
+    /// The server that offers it.
+    pub server: String,
+    /// Its own name on that server (for resources, the `name`, else the URI).
+    pub name: String,
+    /// The item exactly as the server sent it.
+    pub item: Value,
+}
+
+/// Everything every ready server offers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Catalog {
+    /// The separator in use.
+    pub separator: String,
+    /// How many servers ended in each state.
+    pub summary: StatusSummary,
+    /// The tools of every ready server.
+    pub tools: Vec<CatalogEntry>,
+    /// The resources.
+    pub resources: Vec<CatalogEntry>,
+    /// The resource templates.
+    pub resource_templates: Vec<CatalogEntry>,
+    /// The prompts.
+    pub prompts: Vec<CatalogEntry>,
+}
+
+impl Catalog {
+    /// Builds the catalog of `reports` with the default separator.
+    pub fn build(reports: &[ServerReport]) -> Self {
+        Self::with_separator(reports, DEFAULT_SEPARATOR)
+    }
+
+    /// Builds the catalog of `reports` with `separator` between server and item names.
+    pub fn with_separator(reports: &[ServerReport], separator: &str) -> Self {
+        let mut ready: Vec<&ServerReport> = reports
+            .iter()
+            .filter(|report| report.status == ServerStatus::Ready)
+            .collect();
+        ready.sort_by(|a, b| a.name.cmp(&b.name));
+        let flat = |kind| flatten(&ready, kind, separator);
+        Self {
+            separator: separator.to_owned(),
+            summary: StatusSummary::of(reports),
+            tools: flat(ListKind::Tools),
+            resources: flat(ListKind::Resources),
+            resource_templates: flat(ListKind::ResourceTemplates),
+            prompts: flat(ListKind::Prompts),
+        }
+    }
+
+    /// The entries of one kind.
+    pub fn entries(&self, kind: ListKind) -> &[CatalogEntry] {
+        match kind {
+            ListKind::Tools => &self.tools,
+            ListKind::Resources => &self.resources,
+            ListKind::ResourceTemplates => &self.resource_templates,
+            ListKind::Prompts => &self.prompts,
+        }
+    }
+
+    /// The tool with this namespaced name.
+    pub fn tool(&self, qualified_name: &str) -> Option<&CatalogEntry> {
+        self.tools
+            .iter()
+            .find(|entry| entry.qualified_name == qualified_name)
+    }
+
+    /// The entries of one kind, grouped by server (servers in name order).
+    pub fn by_server(&self, kind: ListKind) -> BTreeMap<&str, Vec<&CatalogEntry>> {
+        let mut groups: BTreeMap<&str, Vec<&CatalogEntry>> = BTreeMap::new();
+        for entry in self.entries(kind) {
+            groups.entry(entry.server.as_str()).or_default().push(entry);
+        }
+        groups
+    }
+}
+
+/// The own name of an item: `name`, else the URI (template), else `?`.
+pub fn item_name(kind: ListKind, item: &Value) -> String {
+    let field = |key: &str| item.get(key).and_then(Value::as_str);
+    let fallback = match kind {
+        ListKind::Resources => field("uri"),
+        ListKind::ResourceTemplates => field("uriTemplate"),
+        ListKind::Tools | ListKind::Prompts => None,
+    };
+    field("name").or(fallback).unwrap_or("?").to_owned()
+}
+
+/// The server part of a namespaced name: characters a tool name may not hold become `_`.
+pub fn namespace_of(server: &str) -> String {
+    server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<CatalogEntry> {
+    let mut taken = HashSet::new();
+    let mut entries = Vec::new();
+    for report in ready {
+        let namespace = namespace_of(&report.name);
+        for item in report.items(kind) {
+            let name = item_name(kind, item);
+            let base = format!("{namespace}{separator}{name}");
+            let mut qualified = base.clone();
+            let mut n = 2;
+            while !taken.insert(qualified.clone()) {
+                qualified = format!("{base}{separator}{n}");
+                n += 1;
+            }
+            entries.push(CatalogEntry {
+                qualified_name: qualified,
+                server: report.name.clone(),
+                name,
+                item: item.clone(),
+            });
+        }
+    }
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ready(name: &str, tools: &[&str]) -> ServerReport {
+        let mut report = ServerReport::empty(name, ServerStatus::Ready);
+        report.tools = tools.iter().map(|t| json!({"name": t})).collect();
+        report
+    }
+
+    fn names(catalog: &Catalog) -> Vec<&str> {
+        catalog
+            .tools
+            .iter()
+            .map(|e| e.qualified_name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn names_are_namespaced_and_items_kept_whole() {
+        let mut a = ready("github", &["create_issue"]);
+        a.tools[0]["inputSchema"] = json!({"type": "object"});
+        let catalog = Catalog::build(&[a, ServerReport::disabled("off")]);
+        assert_eq!(names(&catalog), ["github__create_issue"]);
+        assert_eq!(catalog.tools[0].item["inputSchema"]["type"], "object");
+        assert_eq!(catalog.tools[0].name, "create_issue");
+        assert_eq!(catalog.summary.disabled, 1);
+        assert!(catalog.tool("github__create_issue").is_some());
+    }
+
+    #[test]
+    fn collisions_resolve_the_same_way_whatever_the_input_order() {
+        // "a__b" + "c" and "a" + "b__c" both want "a__b__c".
+        let one = vec![ready("a__b", &["c"]), ready("a", &["b__c", "x", "x"])];
+        let two = vec![one[1].clone(), one[0].clone()];
+        let first = Catalog::build(&one);
+        let second = Catalog::build(&two);
+        assert_eq!(names(&first), names(&second));
+        assert_eq!(names(&first), ["a__b__c", "a__x", "a__x__2", "a__b__c__2"]);
+        let unique: HashSet<_> = names(&first).into_iter().collect();
+        assert_eq!(unique.len(), 4);
+    }
+
+    #[test]
+    fn separator_is_configurable_and_server_names_are_sanitized() {
+        let catalog = Catalog::with_separator(&[ready("my server/1", &["t"])], ".");
+        assert_eq!(names(&catalog), ["my_server_1.t"]);
+    }
+
+    #[test]
+    fn resources_fall_back_to_their_uri_and_failed_servers_are_left_out() {
+        let mut r = ServerReport::empty("docs", ServerStatus::Ready);
+        r.resources = vec![
+            json!({"uri": "file:///a"}),
+            json!({"uri": "file:///b", "name": "bee"}),
+        ];
+        r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"})];
+        let broken = ServerReport::empty("broken", ServerStatus::Failed);
+        let catalog = Catalog::build(&[r, broken]);
+        let qualified: Vec<_> = catalog
+            .resources
+            .iter()
+            .map(|e| e.qualified_name.as_str())
+            .collect();
+        assert_eq!(qualified, ["docs__file:///a", "docs__bee"]);
+        assert_eq!(catalog.resource_templates[0].name, "file:///{p}");
+        assert_eq!(catalog.summary.failed, 1);
+        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 2);
+    }
+}

@@ -1,0 +1,298 @@
+//! MCP server configurations as hosts write them, read into one type.
+//!
+//! | file | shape |
+//! |---|---|
+//! | chatbot-host `mcp_config.json` | `{"servers": {name: {command, args, env, description, enabled}}}` |
+//! | Claude Desktop, Cursor, Claude Code `.mcp.json` | `{"mcpServers": {name: {command, args, env, cwd} or {url, headers, type}, disabled}}` |
+//! | VS Code `.vscode/mcp.json` | `{"servers": {name: {type, ...}}, "inputs": [...]}` |
+//! | `~/.claude.json` | its top-level `mcpServers` |
+//!
+//! Every format accepts every field of the others; comments and trailing
+//! commas are allowed. Strings expand `${VAR}`, `${VAR:-default}`,
+//! `${env:VAR}`, `${input:id}` (from `MCP_INPUT_<ID>` or `id` in the
+//! environment), `${workspaceFolder}` and `${userHome}`. A command with a
+//! path separator and a relative `cwd` resolve against the file's directory,
+//! which is also the default working directory. A per-server `timeout`
+//! (seconds) or `timeoutMs` sets its discovery deadline.
+//!
+//! Secrets (env values, header values, tokens in arguments, URL userinfo and
+//! secret query parameters) never appear in [`ServerConfig::redacted`],
+//! [`ServerConfig::summary`], `Debug`, or any error or warning.
+
+mod detect;
+mod error;
+mod expand;
+mod jsonc;
+mod parse;
+mod redact;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcp_transport::http::HttpKind;
+use serde_json::{Value, json};
+
+pub use detect::{Candidate, candidates, detect};
+pub use error::{ConfigError, ConfigWarning};
+pub use expand::{ProcessEnv, VarSource, input_variable};
+pub use parse::{load_file, parse_str};
+
+/// Which host's format a file is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigFormat {
+    /// Chatbot-host `mcp_config.json`: `servers`.
+    McpConfig,
+    /// Claude Desktop, Cursor, Claude Code `.mcp.json`: `mcpServers`.
+    McpServers,
+    /// VS Code `.vscode/mcp.json`: `servers` and `inputs`.
+    VsCode,
+    /// Claude Code's user file `~/.claude.json`: its top-level `mcpServers`.
+    ClaudeUser,
+}
+
+impl fmt::Display for ConfigFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::McpConfig => "mcp_config.json (servers)",
+            Self::McpServers => "mcpServers (Claude, Cursor, .mcp.json)",
+            Self::VsCode => "VS Code mcp.json",
+            Self::ClaudeUser => "~/.claude.json",
+        })
+    }
+}
+
+/// How to reach a server.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// A child process speaking over stdio.
+    Stdio {
+        /// The program (resolved against the config's directory when it has a path separator).
+        command: String,
+        /// Its arguments, expanded.
+        args: Vec<String>,
+        /// Extra environment (values are secret).
+        env: BTreeMap<String, String>,
+        /// The working directory.
+        cwd: PathBuf,
+    },
+    /// A remote server over HTTP.
+    Http {
+        /// The endpoint, expanded (may hold userinfo: secret).
+        url: String,
+        /// Extra headers (values are secret).
+        headers: BTreeMap<String, String>,
+        /// Streamable HTTP, legacy SSE, or detect.
+        kind: HttpKind,
+    },
+}
+
+/// One configured server.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// The name, unique within its file.
+    pub name: String,
+    /// The file it was read from.
+    pub source: PathBuf,
+    /// Whether to start it (`enabled`, default true; `disabled`, default false).
+    pub enabled: bool,
+    /// The description, if any.
+    pub description: Option<String>,
+    /// Its own discovery deadline, if set.
+    pub timeout: Option<Duration>,
+    /// How to reach it.
+    pub launch: Launch,
+    /// Arguments as safe to show (unexpanded where a variable was substituted, flag values masked).
+    shown_args: Vec<String>,
+    /// The URL as safe to show.
+    shown_url: Option<String>,
+}
+
+impl ServerConfig {
+    /// A server built in code rather than read from a file.
+    pub fn new(name: impl Into<String>, launch: Launch) -> Self {
+        let (shown_args, shown_url) = match &launch {
+            Launch::Stdio { args, .. } => (redact::mask_flag_values(args), None),
+            Launch::Http { url, .. } => (Vec::new(), Some(mcp_transport::http::redact_url(url))),
+        };
+        Self {
+            name: name.into(),
+            source: PathBuf::new(),
+            enabled: true,
+            description: None,
+            timeout: None,
+            launch,
+            shown_args,
+            shown_url,
+        }
+    }
+
+    /// A stdio server run as `command args…` in `cwd`.
+    pub fn stdio<I, S>(
+        name: impl Into<String>,
+        command: impl Into<String>,
+        args: I,
+        cwd: impl AsRef<Path>,
+    ) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self::new(
+            name,
+            Launch::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: BTreeMap::new(),
+                cwd: cwd.as_ref().to_owned(),
+            },
+        )
+    }
+
+    /// An HTTP server at `url`, transport detected.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::new(
+            name,
+            Launch::Http {
+                url: url.into(),
+                headers: BTreeMap::new(),
+                kind: HttpKind::Auto,
+            },
+        )
+    }
+
+    /// A JSON view that is safe to print: secrets as `***`.
+    pub fn redacted(&self) -> Value {
+        let mut object = serde_json::Map::new();
+        object.insert("name".into(), json!(self.name));
+        object.insert("source".into(), json!(self.source));
+        object.insert("enabled".into(), json!(self.enabled));
+        if let Some(description) = &self.description {
+            object.insert("description".into(), json!(description));
+        }
+        if let Some(timeout) = self.timeout {
+            object.insert("timeoutMs".into(), json!(timeout.as_millis() as u64));
+        }
+        match &self.launch {
+            Launch::Stdio {
+                command, env, cwd, ..
+            } => {
+                object.insert("transport".into(), json!("stdio"));
+                object.insert("command".into(), json!(command));
+                object.insert("args".into(), json!(self.shown_args));
+                object.insert("env".into(), redact::masked_map(env));
+                object.insert("cwd".into(), json!(cwd));
+            }
+            Launch::Http { headers, kind, .. } => {
+                object.insert("transport".into(), json!("http"));
+                object.insert("url".into(), json!(self.shown_url));
+                object.insert("headers".into(), redact::masked_map(headers));
+                object.insert("kind".into(), json!(redact::kind_name(*kind)));
+            }
+        }
+        Value::Object(object)
+    }
+
+    /// One line that is safe to print: `stdio: npx -y pkg` or `http: https://host/mcp (streamable)`.
+    pub fn summary(&self) -> String {
+        match &self.launch {
+            Launch::Stdio { command, .. } => {
+                let mut line = format!("stdio: {command}");
+                for arg in &self.shown_args {
+                    line.push(' ');
+                    line.push_str(arg);
+                }
+                line
+            }
+            Launch::Http { kind, .. } => format!(
+                "http: {} ({})",
+                self.shown_url.as_deref().unwrap_or("?"),
+                redact::kind_name(*kind)
+            ),
+        }
+    }
+
+    /// Everything that decides how the server is launched, secrets included,
+    /// for the cache key. Never print it.
+    pub fn fingerprint_material(&self) -> Value {
+        match &self.launch {
+            Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => json!({
+                "transport": "stdio",
+                "command": command,
+                "args": args,
+                "env": env,
+                "cwd": cwd,
+            }),
+            Launch::Http { url, headers, kind } => json!({
+                "transport": "http",
+                "url": url,
+                "headers": headers,
+                "kind": redact::kind_name(*kind),
+            }),
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("source", &self.source)
+            .field("enabled", &self.enabled)
+            .field("timeout", &self.timeout)
+            .field("launch", &self.summary())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Launch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                // Expanded arguments may hold substituted secrets: only their number.
+                .field("args", &format_args!("<{} arguments>", args.len()))
+                .field("env", &env.keys().map(|k| (k, "***")).collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            Self::Http { url, headers, kind } => f
+                .debug_struct("Http")
+                // The path may hold a substituted secret: only the origin.
+                .field("url", &redact::origin_of(url))
+                .field(
+                    "headers",
+                    &headers.keys().map(|k| (k, "***")).collect::<Vec<_>>(),
+                )
+                .field("kind", kind)
+                .finish(),
+        }
+    }
+}
+
+/// A file read.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: ConfigFormat,
+    /// Its servers, in file order.
+    pub servers: Vec<ServerConfig>,
+    /// Unknown fields and other oddities.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+#[cfg(test)]
+mod tests;

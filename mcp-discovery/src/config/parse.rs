@@ -1,0 +1,528 @@
+//! Reading one config file into [`ConfigFile`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcp_transport::http::HttpKind;
+use serde_json::{Map, Value};
+
+use super::error::{ConfigError, ConfigWarning};
+use super::expand::{Expanded, Expander, VarSource};
+use super::redact;
+use super::{ConfigFile, ConfigFormat, Launch, ServerConfig};
+
+/// The largest config file read (`~/.claude.json` can be big, but not this big).
+const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Fields any of the formats defines for a server.
+const KNOWN_FIELDS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "type",
+    "transport",
+    "description",
+    "enabled",
+    "disabled",
+    "timeout",
+    "timeoutMs",
+    "envFile",
+    "name",
+    "autoApprove",
+    "alwaysAllow",
+    "dev",
+    "oauth",
+    "trust",
+    "includeTools",
+    "excludeTools",
+];
+/// Top-level keys that are not servers but belong to some format.
+const KNOWN_TOP_LEVEL: &[&str] = &["servers", "mcpServers", "inputs", "$schema", "version"];
+
+/// Reads and parses a config file.
+pub fn load_file(path: &Path, vars: &dyn VarSource) -> Result<ConfigFile, ConfigError> {
+    let read_error = |source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(read_error)?;
+    if metadata.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigError::Invalid {
+            path: path.to_owned(),
+            server: None,
+            field: None,
+            message: format!("the file is larger than {MAX_CONFIG_BYTES} bytes"),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(read_error)?;
+    let absolute = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(path))
+            .unwrap_or_else(|_| path.to_owned())
+    };
+    parse_str(&absolute, &text, vars)
+}
+
+/// Parses `text` as the config file at `path` (used for messages and to resolve relative paths).
+pub fn parse_str(path: &Path, text: &str, vars: &dyn VarSource) -> Result<ConfigFile, ConfigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let plain = super::jsonc::to_plain_json(text);
+    let root: Value = serde_json::from_str(&plain).map_err(|error| ConfigError::Syntax {
+        path: path.to_owned(),
+        line: error.line(),
+        column: error.column(),
+        message: syntax_message(&error),
+    })?;
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_owned(),
+        server: None,
+        field: None,
+        message,
+    };
+    let Value::Object(root) = root else {
+        return Err(invalid(format!(
+            "expected a JSON object at the top, found {}",
+            kind_of(&root)
+        )));
+    };
+    let is_claude_user = path.file_name().is_some_and(|name| name == ".claude.json");
+    let in_vscode_dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|name| name == ".vscode");
+    let (format, key) = if root.contains_key("mcpServers") {
+        let format = if is_claude_user {
+            ConfigFormat::ClaudeUser
+        } else {
+            ConfigFormat::McpServers
+        };
+        (format, "mcpServers")
+    } else if root.contains_key("servers") {
+        let format = if root.contains_key("inputs") || in_vscode_dir {
+            ConfigFormat::VsCode
+        } else {
+            ConfigFormat::McpConfig
+        };
+        (format, "servers")
+    } else if is_claude_user {
+        // A ~/.claude.json without user-level servers: nothing to start.
+        return Ok(ConfigFile {
+            path: path.to_owned(),
+            format: ConfigFormat::ClaudeUser,
+            servers: Vec::new(),
+            warnings: Vec::new(),
+        });
+    } else {
+        return Err(invalid(
+            "no \"mcpServers\" or \"servers\" object: not an MCP config".into(),
+        ));
+    };
+
+    let dir = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let workspace_folder = match format {
+        ConfigFormat::VsCode if in_vscode_dir => {
+            dir.parent().map_or_else(|| dir.clone(), Path::to_owned)
+        }
+        _ => dir.clone(),
+    };
+    let mut reader = Reader {
+        path,
+        dir: &dir,
+        expander: Expander {
+            vars,
+            workspace_folder: &workspace_folder,
+        },
+        warnings: Vec::new(),
+    };
+    if format != ConfigFormat::ClaudeUser {
+        for name in root
+            .keys()
+            .filter(|k| !KNOWN_TOP_LEVEL.contains(&k.as_str()))
+        {
+            reader.warn(None, Some(name), "unknown top-level field; ignored");
+        }
+    }
+    let servers = match root.get(key) {
+        Some(Value::Object(servers)) => servers,
+        Some(other) => {
+            return Err(invalid(format!(
+                "\"{key}\" must be an object of servers, found {}",
+                kind_of(other)
+            )));
+        }
+        None => return Err(invalid(format!("no \"{key}\" object"))),
+    };
+    let mut parsed = Vec::with_capacity(servers.len());
+    for (name, entry) in servers {
+        parsed.push(reader.server(name, entry)?);
+    }
+    Ok(ConfigFile {
+        path: path.to_owned(),
+        format,
+        servers: parsed,
+        warnings: reader.warnings,
+    })
+}
+
+fn syntax_message(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    dir: &'a Path,
+    expander: Expander<'a>,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Reader<'_> {
+    fn warn(&mut self, server: Option<&str>, field: Option<&str>, message: &str) {
+        self.warnings.push(ConfigWarning {
+            file: self.path.to_owned(),
+            server: server.map(str::to_owned),
+            field: field.map(str::to_owned),
+            message: message.to_owned(),
+        });
+    }
+
+    fn error(&self, server: &str, field: Option<&str>, message: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            server: Some(server.to_owned()),
+            field: field.map(str::to_owned),
+            message: message.into(),
+        }
+    }
+
+    fn expand(&self, server: &str, field: &str, text: &str) -> Result<Expanded, ConfigError> {
+        self.expander
+            .expand(text)
+            .map_err(|message| self.error(server, Some(field), message))
+    }
+
+    fn string(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+        field: &str,
+    ) -> Result<Option<String>, ConfigError> {
+        match entry.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(other) => Err(self.error(
+                server,
+                Some(field),
+                format!("expected a string, found {}", kind_of(other)),
+            )),
+        }
+    }
+
+    fn boolean(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+        field: &str,
+    ) -> Result<Option<bool>, ConfigError> {
+        match entry.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(other) => Err(self.error(
+                server,
+                Some(field),
+                format!("expected true or false, found {}", kind_of(other)),
+            )),
+        }
+    }
+
+    /// A map of strings (env, headers); numbers and booleans are taken as text.
+    /// Errors never show values: they may be secrets.
+    fn string_map(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+        field: &str,
+    ) -> Result<BTreeMap<String, String>, ConfigError> {
+        let object = match entry.get(field) {
+            None | Some(Value::Null) => return Ok(BTreeMap::new()),
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some(field),
+                    format!("expected an object of strings, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let mut map = BTreeMap::new();
+        for (key, value) in object {
+            let place = format!("{field}.{key}");
+            let text = match value {
+                Value::String(text) => text.clone(),
+                Value::Number(number) => number.to_string(),
+                Value::Bool(flag) => flag.to_string(),
+                other => {
+                    return Err(self.error(
+                        server,
+                        Some(&place),
+                        format!("expected a string, found {}", kind_of(other)),
+                    ));
+                }
+            };
+            map.insert(key.clone(), self.expand(server, &place, &text)?.text);
+        }
+        Ok(map)
+    }
+
+    fn server(&mut self, name: &str, entry: &Value) -> Result<ServerConfig, ConfigError> {
+        if name.trim().is_empty() {
+            return Err(ConfigError::Invalid {
+                path: self.path.to_owned(),
+                server: None,
+                field: None,
+                message: "a server has an empty name".into(),
+            });
+        }
+        let Value::Object(entry) = entry else {
+            return Err(self.error(
+                name,
+                None,
+                format!("expected an object, found {}", kind_of(entry)),
+            ));
+        };
+        for field in entry.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
+            self.warn(Some(name), Some(field), "unknown field; ignored");
+        }
+        let enabled = !matches!(
+            (
+                self.boolean(name, entry, "enabled")?,
+                self.boolean(name, entry, "disabled")?
+            ),
+            (Some(false), _) | (_, Some(true))
+        );
+        let description = self.string(name, entry, "description")?;
+        let timeout = self.timeout(name, entry)?;
+        let kind = self
+            .string(name, entry, "type")?
+            .or(self.string(name, entry, "transport")?);
+        let command = self.string(name, entry, "command")?;
+        let url = self.string(name, entry, "url")?;
+        let (launch, shown_args, shown_url) = match (command, url) {
+            (Some(_), Some(_)) => {
+                return Err(self.error(name, None, "has both \"command\" and \"url\"; give one"));
+            }
+            (None, None) => {
+                return Err(self.error(
+                    name,
+                    None,
+                    "has neither \"command\" (stdio) nor \"url\" (HTTP)",
+                ));
+            }
+            (Some(command), None) => {
+                if let Some(kind) = &kind {
+                    if kind != "stdio" {
+                        return Err(self.error(
+                            name,
+                            Some("type"),
+                            format!("\"{kind}\" needs a \"url\", but the server has a \"command\""),
+                        ));
+                    }
+                }
+                self.stdio(name, entry, &command)?
+            }
+            (None, Some(url)) => {
+                let kind = match kind.as_deref() {
+                    None => HttpKind::Auto,
+                    Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => {
+                        HttpKind::StreamableHttp
+                    }
+                    Some("sse") => HttpKind::Sse,
+                    Some("stdio") => {
+                        return Err(self.error(
+                            name,
+                            Some("type"),
+                            "\"stdio\" needs a \"command\", but the server has a \"url\"",
+                        ));
+                    }
+                    Some(other) => {
+                        return Err(self.error(name, Some("type"), format!("unknown transport \"{other}\"; expected stdio, http, streamable-http or sse")));
+                    }
+                };
+                self.http(name, entry, &url, kind)?
+            }
+        };
+        let mut server = ServerConfig::new(name, launch);
+        server.source = self.path.to_owned();
+        server.enabled = enabled;
+        server.description = description;
+        server.timeout = timeout;
+        server.shown_args = shown_args;
+        server.shown_url = shown_url;
+        Ok(server)
+    }
+
+    fn timeout(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<Option<Duration>, ConfigError> {
+        let read = |field: &str, scale: f64| -> Result<Option<Duration>, ConfigError> {
+            match entry.get(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Number(number)) => {
+                    let seconds = number.as_f64().unwrap_or(-1.0) * scale;
+                    if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 {
+                        Ok(Some(Duration::from_secs_f64(seconds)))
+                    } else {
+                        Err(self.error(
+                            server,
+                            Some(field),
+                            "must be a positive duration of at most a day",
+                        ))
+                    }
+                }
+                Some(other) => Err(self.error(
+                    server,
+                    Some(field),
+                    format!("expected a number, found {}", kind_of(other)),
+                )),
+            }
+        };
+        Ok(read("timeoutMs", 0.001)?.or(read("timeout", 1.0)?))
+    }
+
+    fn stdio(
+        &self,
+        name: &str,
+        entry: &Map<String, Value>,
+        command: &str,
+    ) -> Result<(Launch, Vec<String>, Option<String>), ConfigError> {
+        let command = self.expand(name, "command", command)?.text;
+        if command.trim().is_empty() {
+            return Err(self.error(name, Some("command"), "is empty"));
+        }
+        let command = self.resolve_command(&command);
+        let raw_args: Vec<String> = match entry.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| match item {
+                    Value::String(text) => Ok(text.clone()),
+                    Value::Number(number) => Ok(number.to_string()),
+                    Value::Bool(flag) => Ok(flag.to_string()),
+                    other => Err(self.error(
+                        name,
+                        Some(&format!("args[{index}]")),
+                        format!("expected a string, found {}", kind_of(other)),
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(self.error(
+                    name,
+                    Some("args"),
+                    format!("expected an array of strings, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let mut args = Vec::with_capacity(raw_args.len());
+        let mut shown = Vec::with_capacity(raw_args.len());
+        for (index, raw) in raw_args.iter().enumerate() {
+            let expanded = self.expand(name, &format!("args[{index}]"), raw)?;
+            shown.push(if expanded.substituted {
+                raw.clone()
+            } else {
+                expanded.text.clone()
+            });
+            args.push(expanded.text);
+        }
+        let env = self.string_map(name, entry, "env")?;
+        let cwd = match self.string(name, entry, "cwd")? {
+            Some(cwd) => {
+                let cwd = PathBuf::from(self.expand(name, "cwd", &cwd)?.text);
+                if cwd.is_absolute() {
+                    cwd
+                } else {
+                    self.dir.join(cwd)
+                }
+            }
+            None => self.dir.to_owned(),
+        };
+        let launch = Launch::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        };
+        Ok((launch, redact::mask_flag_values(&shown), None))
+    }
+
+    fn resolve_command(&self, command: &str) -> String {
+        let path = Path::new(command);
+        let has_separator = command.contains('/') || command.contains(std::path::MAIN_SEPARATOR);
+        if has_separator && path.is_relative() {
+            self.dir.join(path).display().to_string()
+        } else {
+            command.to_owned()
+        }
+    }
+
+    fn http(
+        &self,
+        name: &str,
+        entry: &Map<String, Value>,
+        url: &str,
+        kind: HttpKind,
+    ) -> Result<(Launch, Vec<String>, Option<String>), ConfigError> {
+        let expanded = self.expand(name, "url", url)?;
+        match url::Url::parse(&expanded.text) {
+            Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => {}
+            Ok(parsed) => {
+                return Err(self.error(
+                    name,
+                    Some("url"),
+                    format!("scheme \"{}\" is not http or https", parsed.scheme()),
+                ));
+            }
+            Err(error) => {
+                return Err(self.error(name, Some("url"), format!("not a valid URL: {error}")));
+            }
+        }
+        let shown_source = if expanded.substituted {
+            url
+        } else {
+            expanded.text.as_str()
+        };
+        let shown = redact::url_for_display(shown_source);
+        let headers = self.string_map(name, entry, "headers")?;
+        let launch = Launch::Http {
+            url: expanded.text,
+            headers,
+            kind,
+        };
+        Ok((launch, Vec::new(), Some(shown)))
+    }
+}

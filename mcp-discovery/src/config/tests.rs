@@ -1,0 +1,343 @@
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::*;
+
+const SECRET: &str = "sk-planted-4711";
+
+fn vars() -> HashMap<String, String> {
+    [
+        ("GITHUB_TOKEN", SECRET),
+        ("MCP_INPUT_API_KEY", SECRET),
+        ("PORT", "9000"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect()
+}
+
+fn parse(path: &str, text: &str) -> Result<ConfigFile, ConfigError> {
+    parse_str(Path::new(path), text, &vars())
+}
+
+fn stdio(server: &ServerConfig) -> (&str, &[String], &BTreeMap<String, String>, &Path) {
+    match &server.launch {
+        Launch::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => (command, args, env, cwd),
+        Launch::Http { .. } => panic!("not stdio"),
+    }
+}
+
+#[test]
+fn claude_desktop_config() {
+    let file = parse(
+        "/home/ada/.config/Claude/claude_desktop_config.json",
+        r#"{"mcpServers": {
+            "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/Desktop"]},
+            "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                       "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_literal_secret"}, "disabled": true}
+        }}"#,
+    )
+    .unwrap();
+    assert_eq!(file.format, ConfigFormat::McpServers);
+    assert_eq!(file.servers.len(), 2);
+    let fs = &file.servers[0];
+    assert_eq!(fs.name, "filesystem");
+    assert!(fs.enabled);
+    let (command, args, _, cwd) = stdio(fs);
+    assert_eq!(command, "npx", "a bare command stays for PATH lookup");
+    assert_eq!(args[2], "/home/ada/Desktop");
+    assert_eq!(
+        cwd,
+        Path::new("/home/ada/.config/Claude"),
+        "cwd defaults to the file's directory"
+    );
+    assert!(!file.servers[1].enabled);
+    assert_eq!(
+        stdio(&file.servers[1]).2["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "ghp_literal_secret"
+    );
+    assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+}
+
+#[test]
+fn cursor_url_server_with_headers() {
+    let file = parse(
+        "/p/.cursor/mcp.json",
+        r#"{"mcpServers": {"remote": {"url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+                          "legacy": {"url": "http://127.0.0.1:${PORT}/sse", "type": "sse"},
+                          "typed": {"url": "https://x.example/mcp", "type": "streamable-http", "timeout": 2.5}}}"#,
+    )
+    .unwrap();
+    match &file.servers[0].launch {
+        Launch::Http { url, headers, kind } => {
+            assert_eq!(url, "https://api.example.com/mcp");
+            assert_eq!(headers["Authorization"], format!("Bearer {SECRET}"));
+            assert_eq!(*kind, HttpKind::Auto);
+        }
+        Launch::Stdio { .. } => panic!("not http"),
+    }
+    match &file.servers[1].launch {
+        Launch::Http { url, kind, .. } => {
+            assert_eq!(url, "http://127.0.0.1:9000/sse");
+            assert_eq!(*kind, HttpKind::Sse);
+        }
+        Launch::Stdio { .. } => panic!("not http"),
+    }
+    assert!(matches!(
+        &file.servers[2].launch,
+        Launch::Http {
+            kind: HttpKind::StreamableHttp,
+            ..
+        }
+    ));
+    assert_eq!(file.servers[2].timeout, Some(Duration::from_millis(2500)));
+}
+
+#[test]
+fn vscode_config_with_inputs_comments_and_workspace_folder() {
+    let file = parse(
+        "/work/project/.vscode/mcp.json",
+        r#"{
+          // VS Code allows comments
+          "inputs": [{"type": "promptString", "id": "api-key", "password": true}],
+          "servers": {
+            "local": {"type": "stdio", "command": "${workspaceFolder}/bin/server", "args": ["--key", "${input:api-key}"],
+                      "env": {"KEY": "${env:GITHUB_TOKEN}"}},
+            "web": {"type": "http", "url": "http://127.0.0.1:${PORT}/mcp"},
+          },
+        }"#,
+    )
+    .unwrap();
+    assert_eq!(file.format, ConfigFormat::VsCode);
+    let (command, args, env, cwd) = stdio(&file.servers[0]);
+    assert_eq!(command, "/work/project/bin/server");
+    assert_eq!(args, [String::from("--key"), SECRET.to_owned()]);
+    assert_eq!(env["KEY"], SECRET);
+    assert_eq!(cwd, Path::new("/work/project/.vscode"));
+    assert!(matches!(
+        &file.servers[1].launch,
+        Launch::Http {
+            kind: HttpKind::StreamableHttp,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn chatbot_mcp_config_with_enabled_and_relative_paths() {
+    let file = parse(
+        "/srv/app/mcp_config.json",
+        r#"{"servers": {
+            "notes": {"command": "./bin/notes", "args": ["stdio"], "description": "Notes", "enabled": true, "cwd": "data"},
+            "off": {"command": "../tools/x", "enabled": false}
+        }}"#,
+    )
+    .unwrap();
+    assert_eq!(file.format, ConfigFormat::McpConfig);
+    let (command, _, _, cwd) = stdio(&file.servers[0]);
+    assert_eq!(command, "/srv/app/./bin/notes");
+    assert_eq!(cwd, Path::new("/srv/app/data"));
+    assert_eq!(file.servers[0].description.as_deref(), Some("Notes"));
+    assert_eq!(stdio(&file.servers[1]).0, "/srv/app/../tools/x");
+    assert!(!file.servers[1].enabled);
+}
+
+#[test]
+fn claude_user_file_reads_top_level_servers_and_ignores_the_rest() {
+    let file = parse(
+        "/home/ada/.claude.json",
+        r#"{"numStartups": 4, "projects": {"/x": {"mcpServers": {}}}, "mcpServers": {"u": {"command": "uvx", "args": ["mcp-server-time"]}}}"#,
+    )
+    .unwrap();
+    assert_eq!(file.format, ConfigFormat::ClaudeUser);
+    assert_eq!(file.servers.len(), 1);
+    assert!(file.warnings.is_empty());
+    let empty = parse("/home/ada/.claude.json", r#"{"numStartups": 4}"#).unwrap();
+    assert!(empty.servers.is_empty());
+}
+
+#[test]
+fn unknown_fields_are_warnings() {
+    let file = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "x", "colour": "blue"}}, "extra": 1}"#,
+    )
+    .unwrap();
+    let shown: Vec<String> = file.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "/p/.mcp.json: field 'extra': unknown top-level field; ignored",
+            "/p/.mcp.json: server 'a': field 'colour': unknown field; ignored"
+        ]
+    );
+}
+
+#[test]
+fn syntax_errors_have_line_and_column() {
+    let error = parse(
+        "/p/.mcp.json",
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n    \"b\": {}\n}}",
+    )
+    .unwrap_err();
+    match &error {
+        ConfigError::Syntax { line, column, .. } => assert_eq!((*line, *column), (4, 5)),
+        other => panic!("{other}"),
+    }
+    assert!(
+        error
+            .to_string()
+            .starts_with("/p/.mcp.json:4:5: invalid JSON: expected"),
+        "{error}"
+    );
+}
+
+#[test]
+fn validation_errors_name_file_server_and_field() {
+    let cases = [
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "args": 3}}}"#,
+            "/p/c.json: server 'g': field 'args': expected an array of strings, found a number",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "args": ["a", {}]}}}"#,
+            "/p/c.json: server 'g': field 'args[1]': expected a string, found an object",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "url": "http://h"}}}"#,
+            "/p/c.json: server 'g': has both \"command\" and \"url\"; give one",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"args": []}}}"#,
+            "/p/c.json: server 'g': has neither \"command\" (stdio) nor \"url\" (HTTP)",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"url": "http://h", "type": "carrier-pigeon"}}}"#,
+            "/p/c.json: server 'g': field 'type': unknown transport \"carrier-pigeon\"; expected stdio, http, streamable-http or sse",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "env": {"A": "${NOT_SET_ANYWHERE}"}}}}"#,
+            "/p/c.json: server 'g': field 'env.A': environment variable 'NOT_SET_ANYWHERE' is not set",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "args": ["${input:missing-one}"]}}}"#,
+            "/p/c.json: server 'g': field 'args[0]': input 'missing-one' is not set (set MCP_INPUT_MISSING_ONE)",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": ""}}}"#,
+            "/p/c.json: server 'g': field 'command': is empty",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"url": "ftp://h/x"}}}"#,
+            "/p/c.json: server 'g': field 'url': scheme \"ftp\" is not http or https",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "enabled": "yes"}}}"#,
+            "/p/c.json: server 'g': field 'enabled': expected true or false, found a string",
+        ),
+        (
+            r#"{"mcpServers": []}"#,
+            "/p/c.json: \"mcpServers\" must be an object of servers, found an array",
+        ),
+        (
+            r#"{"tools": {}}"#,
+            "/p/c.json: no \"mcpServers\" or \"servers\" object: not an MCP config",
+        ),
+        (
+            r#"[1]"#,
+            "/p/c.json: expected a JSON object at the top, found an array",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = parse("/p/c.json", text).unwrap_err();
+        assert_eq!(error.to_string(), expected);
+    }
+}
+
+#[test]
+fn env_type_errors_never_echo_values() {
+    let error = parse(
+        "/p/c.json",
+        &format!(r#"{{"mcpServers": {{"g": {{"command": "x", "env": {{"K": ["{SECRET}"]}}}}}}}}"#),
+    )
+    .unwrap_err();
+    assert!(!error.to_string().contains(SECRET), "{error}");
+    assert!(error.to_string().contains("field 'env.K'"));
+}
+
+#[test]
+fn secrets_never_show_in_views_debug_or_summary() {
+    let file = parse(
+        "/p/.mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{
+                "s": {{"command": "srv", "args": ["--token", "${{GITHUB_TOKEN}}", "--api-key", "{SECRET}", "--password={SECRET}", "plain"],
+                       "env": {{"API_KEY": "{SECRET}", "T": "${{GITHUB_TOKEN}}"}}}},
+                "h": {{"url": "https://ada:{SECRET}@host.example/mcp?token={SECRET}&page=2",
+                       "headers": {{"Authorization": "Bearer {SECRET}"}}}},
+                "t": {{"url": "https://host.example/${{GITHUB_TOKEN}}/mcp"}}
+            }}}}"#
+        ),
+    )
+    .unwrap();
+    for server in &file.servers {
+        let views = [
+            server.redacted().to_string(),
+            server.summary(),
+            format!("{server:?}"),
+            format!("{:?}", server.launch),
+        ];
+        for view in views {
+            assert!(!view.contains(SECRET), "{view}");
+            assert!(!view.contains("ada"), "{view}");
+        }
+        let material = server.fingerprint_material().to_string();
+        assert!(
+            material.contains(SECRET) || server.name == "t",
+            "the key must see secrets: {material}"
+        );
+    }
+    let s = file.servers[0].redacted();
+    assert_eq!(
+        s["args"],
+        serde_json::json!([
+            "--token",
+            "${GITHUB_TOKEN}",
+            "--api-key",
+            "***",
+            "--password=***",
+            "plain"
+        ])
+    );
+    assert_eq!(s["env"], serde_json::json!({"API_KEY": "***", "T": "***"}));
+    let h = file.servers[1].redacted();
+    assert_eq!(h["url"], "https://***@host.example/mcp?token=***&page=2");
+    assert_eq!(h["headers"]["Authorization"], "***");
+    assert_eq!(
+        file.servers[2].redacted()["url"],
+        "https://host.example/${GITHUB_TOKEN}/mcp"
+    );
+}
+
+#[test]
+fn load_file_reads_from_disk_and_reports_missing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".mcp.json");
+    std::fs::write(&path, r#"{"mcpServers": {"a": {"command": "./run.sh"}}}"#).unwrap();
+    let file = load_file(&path, &ProcessEnv).unwrap();
+    assert_eq!(
+        stdio(&file.servers[0]).0,
+        dir.path().join("./run.sh").display().to_string()
+    );
+    assert_eq!(file.servers[0].source, path);
+    let missing = load_file(&dir.path().join("nope.json"), &ProcessEnv).unwrap_err();
+    assert!(
+        missing.to_string().contains("nope.json: cannot read"),
+        "{missing}"
+    );
+}

@@ -1,0 +1,240 @@
+//! Parallel discovery: every enabled server at once (up to a limit), each
+//! under its own deadline, each ending `ready`, `failed` or `disabled`.
+//!
+//! One server's failure (a spawn error, a crash, a hang, garbage output, an
+//! oversized message) never delays the others beyond its own deadline. After
+//! discovery the sessions are closed and their processes reaped; a
+//! [`Hub`](crate::hub::Hub) keeps them open instead.
+//!
+//! ```no_run
+//! # async fn demo(servers: Vec<mcp_discovery::config::ServerConfig>) {
+//! use mcp_discovery::discovery::{discover, DiscoveryOptions};
+//! let report = discover(&servers, &DiscoveryOptions::default()).await;
+//! for server in &report.servers {
+//!     println!("{}: {} ({} tools)", server.name, server.status, server.tools.len());
+//! }
+//! # }
+//! ```
+
+mod probe;
+mod report;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::join_all;
+use mcp_transport::http::HttpClient;
+use tokio::sync::Semaphore;
+
+pub use report::{DiscoveryReport, Failure, ServerReport, ServerStatus, StatusSummary, Timings};
+
+use crate::cache::{Cache, CacheEntry, CacheMode, Fingerprint, ttl_for};
+use crate::config::{Launch, ServerConfig};
+use crate::connect::StopGraces;
+use crate::session::{Session, SessionOptions};
+pub(crate) use probe::describe;
+use probe::{ProbeSettings, probe};
+pub(crate) use report::{millis, now_ms};
+
+/// The default number of servers discovered at once.
+pub const DEFAULT_CONCURRENCY: usize = 16;
+/// The default deadline of one server.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// What discovery reports while it runs (for a progress display).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum DiscoveryEvent<'a> {
+    /// A server is being started (its deadline runs from now).
+    Started {
+        /// The server's name.
+        server: &'a str,
+    },
+    /// A server is done (ready from the server or the cache, failed, or disabled).
+    Finished {
+        /// Its report.
+        report: &'a ServerReport,
+    },
+}
+
+/// Receives [`DiscoveryEvent`]s; called from the discovering task, so keep it quick.
+pub type DiscoveryObserver = Arc<dyn Fn(DiscoveryEvent<'_>) + Send + Sync>;
+
+/// How discovery runs.
+#[derive(Clone)]
+pub struct DiscoveryOptions {
+    /// How many servers are discovered at once.
+    pub concurrency: usize,
+    /// The deadline of each server, unless its configuration sets its own.
+    pub deadline: Duration,
+    /// The session options of every server.
+    pub session: SessionOptions,
+    /// The cache, if any.
+    pub cache: Option<Cache>,
+    /// How the cache is used.
+    pub cache_mode: CacheMode,
+    /// The HTTP client for HTTP servers; the process-wide shared one when `None`.
+    pub http: Option<HttpClient>,
+    /// How a stdio server is stopped after discovery or a failure.
+    pub graces: StopGraces,
+    /// Progress reports.
+    pub observer: Option<DiscoveryObserver>,
+}
+
+impl Default for DiscoveryOptions {
+    fn default() -> Self {
+        Self {
+            concurrency: DEFAULT_CONCURRENCY,
+            deadline: DEFAULT_DEADLINE,
+            session: SessionOptions::default(),
+            cache: None,
+            cache_mode: CacheMode::Use,
+            http: None,
+            graces: StopGraces {
+                after_eof: Duration::from_secs(1),
+                after_term: Duration::from_secs(1),
+            },
+            observer: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for DiscoveryOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiscoveryOptions")
+            .field("concurrency", &self.concurrency)
+            .field("deadline", &self.deadline)
+            .field("session", &self.session)
+            .field("cache", &self.cache.as_ref().map(Cache::dir))
+            .field("cache_mode", &self.cache_mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DiscoveryOptions {
+    /// The deadline of `server`.
+    pub fn deadline_of(&self, server: &ServerConfig) -> Duration {
+        server.timeout.unwrap_or(self.deadline)
+    }
+
+    /// The cache key of `server`.
+    pub fn fingerprint(&self, server: &ServerConfig) -> Fingerprint {
+        Fingerprint::of(server, &self.session)
+    }
+
+    fn notify(&self, event: DiscoveryEvent<'_>) {
+        if let Some(observer) = &self.observer {
+            observer(event);
+        }
+    }
+}
+
+/// Discovers every server, in parallel, and reports them in configuration order.
+pub async fn discover(servers: &[ServerConfig], options: &DiscoveryOptions) -> DiscoveryReport {
+    let runner = Runner::new(servers, options);
+    let reports = join_all(
+        servers
+            .iter()
+            .map(|server| async { runner.discover_one(server, false).await.0 }),
+    )
+    .await;
+    DiscoveryReport { servers: reports }
+}
+
+/// Shared state of one discovery run.
+pub(crate) struct Runner<'a> {
+    options: &'a DiscoveryOptions,
+    permits: Semaphore,
+    http: Option<HttpClient>,
+}
+
+impl<'a> Runner<'a> {
+    pub(crate) fn new(servers: &[ServerConfig], options: &'a DiscoveryOptions) -> Self {
+        // One pooled client for every HTTP server of the run.
+        let needs_http = servers
+            .iter()
+            .any(|server| server.enabled && matches!(server.launch, Launch::Http { .. }));
+        let http = match &options.http {
+            Some(client) => Some(client.clone()),
+            None if needs_http => HttpClient::shared().ok(),
+            None => None,
+        };
+        Self {
+            options,
+            permits: Semaphore::new(options.concurrency.max(1)),
+            http,
+        }
+    }
+
+    /// Discovers one server: from the cache when allowed and fresh, else by asking it.
+    /// With `keep_session`, a server that was asked stays connected.
+    pub(crate) async fn discover_one(
+        &self,
+        server: &ServerConfig,
+        keep_session: bool,
+    ) -> (ServerReport, Option<Session>) {
+        let options = self.options;
+        if !server.enabled {
+            let report = ServerReport::disabled(&server.name);
+            options.notify(DiscoveryEvent::Finished { report: &report });
+            return (report, None);
+        }
+        let started = Instant::now();
+        let cache = match options.cache_mode {
+            CacheMode::Off => None,
+            CacheMode::Use | CacheMode::Refresh => options.cache.as_ref(),
+        };
+        let key = cache.map(|_| options.fingerprint(server));
+        if let (Some(cache), Some(key), CacheMode::Use) = (cache, &key, options.cache_mode) {
+            if let Some(entry) = cache.get_fresh(key, now_ms()) {
+                let mut report = entry.report;
+                report.from_cache = true;
+                report.fetched_at_ms = Some(entry.fetched_at_ms);
+                report.duration_ms = millis(started.elapsed());
+                options.notify(DiscoveryEvent::Finished { report: &report });
+                return (report, None);
+            }
+        }
+
+        // Waiting for a slot does not count against the server's deadline.
+        let _permit = self.permits.acquire().await.ok();
+        options.notify(DiscoveryEvent::Started {
+            server: &server.name,
+        });
+        let deadline = options.deadline_of(server);
+        let mut session = options.session.clone();
+        session.request_timeout = session.request_timeout.min(deadline);
+        session.initialize_timeout = session.initialize_timeout.min(deadline);
+        let probed = probe(
+            server,
+            ProbeSettings {
+                http: self.http.as_ref(),
+                session,
+                deadline,
+                graces: options.graces,
+                keep_session,
+            },
+        )
+        .await;
+        let mut report = probed.report;
+        report.duration_ms = millis(started.elapsed());
+
+        if let (Some(cache), Some(key)) = (cache, &key) {
+            if probed.saw_list_changed {
+                cache.invalidate(key);
+            } else {
+                let entry = CacheEntry {
+                    fingerprint: key.to_string(),
+                    fetched_at_ms: report.fetched_at_ms.unwrap_or_else(now_ms),
+                    ttl_ms: millis(ttl_for(&report)),
+                    report: report.clone(),
+                };
+                if let Err(error) = cache.put(key, entry) {
+                    tracing::warn!(server = %server.name, %error, "could not store the discovery result");
+                }
+            }
+        }
+        options.notify(DiscoveryEvent::Finished { report: &report });
+        (report, probed.session)
+    }
+}

@@ -1,0 +1,321 @@
+//! What discovery found: one [`ServerReport`] per configured server, and the
+//! [`DiscoveryReport`] of a whole run.
+//!
+//! The JSON form (serde, camelCase) is what `mcp-cli discover --json` prints.
+//! Items (tools, resources, templates, prompts) are kept exactly as the
+//! server sent them.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use mcp_protocol::version::Era;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::session::{ListKind, SessionError};
+
+/// How a server came out of discovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerStatus {
+    /// Connected and listed.
+    Ready,
+    /// Could not be started, connected or listed; see the error.
+    Failed,
+    /// Disabled in the configuration, so not started.
+    Disabled,
+}
+
+impl std::fmt::Display for ServerStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Ready => "ready",
+            Self::Failed => "failed",
+            Self::Disabled => "disabled",
+        })
+    }
+}
+
+/// Why something failed: a stable kind for machines and a message for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// A short stable name such as `timeout`, `exited` or `spawn_failed`.
+    pub kind: String,
+    /// What happened, naming the server; for a crash, the exit status and the end of stderr.
+    pub message: String,
+}
+
+impl Failure {
+    /// The failure of a session error.
+    pub fn from_session(error: &SessionError) -> Self {
+        Self {
+            kind: error.kind_name().to_owned(),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// Where the time of one server went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Start (or connect) plus handshake, in milliseconds.
+    pub connect_ms: u64,
+    /// All the lists, in milliseconds.
+    pub list_ms: u64,
+}
+
+/// Everything discovery learned about one server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerReport {
+    /// The configured name.
+    pub name: String,
+    /// Ready, failed or disabled.
+    pub status: ServerStatus,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Failure>,
+    /// The protocol version in use, such as `2025-11-25`.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+    /// The protocol era in use.
+    #[serde(default)]
+    pub era: Option<Era>,
+    /// The server's `serverInfo`, as sent.
+    #[serde(default)]
+    pub server_info: Option<Value>,
+    /// The server's capabilities, as sent.
+    #[serde(default)]
+    pub capabilities: Option<Value>,
+    /// The server's instructions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// `tools/list`, every page, as sent.
+    #[serde(default)]
+    pub tools: Vec<Value>,
+    /// `resources/list`, every page, as sent.
+    #[serde(default)]
+    pub resources: Vec<Value>,
+    /// `resources/templates/list`, every page, as sent.
+    #[serde(default)]
+    pub resource_templates: Vec<Value>,
+    /// `prompts/list`, every page, as sent.
+    #[serde(default)]
+    pub prompts: Vec<Value>,
+    /// Lists that failed without failing the server (a -32601, say), by method.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub list_errors: BTreeMap<String, Failure>,
+    /// Whether this report was served from the cache.
+    pub from_cache: bool,
+    /// When the server was actually asked, in milliseconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetched_at_ms: Option<u64>,
+    /// How long discovering this server took in this run, in milliseconds.
+    pub duration_ms: u64,
+    /// Where the time went when the server was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
+    /// Modern only: the smallest `ttlMs` the server gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Modern only: the server's `cacheScope`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<String>,
+}
+
+impl ServerReport {
+    /// A report with nothing in it yet.
+    pub fn empty(name: impl Into<String>, status: ServerStatus) -> Self {
+        Self {
+            name: name.into(),
+            status,
+            error: None,
+            protocol_version: None,
+            era: None,
+            server_info: None,
+            capabilities: None,
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            prompts: Vec::new(),
+            list_errors: BTreeMap::new(),
+            from_cache: false,
+            fetched_at_ms: None,
+            duration_ms: 0,
+            timings: None,
+            ttl_ms: None,
+            cache_scope: None,
+        }
+    }
+
+    /// The report of a disabled server.
+    pub fn disabled(name: impl Into<String>) -> Self {
+        Self::empty(name, ServerStatus::Disabled)
+    }
+
+    /// The report of a failed server.
+    pub fn failed(name: impl Into<String>, failure: Failure, duration: Duration) -> Self {
+        let mut report = Self::empty(name, ServerStatus::Failed);
+        report.error = Some(failure);
+        report.duration_ms = millis(duration);
+        report.fetched_at_ms = Some(now_ms());
+        report
+    }
+
+    /// The items of one list.
+    pub fn items(&self, kind: ListKind) -> &[Value] {
+        match kind {
+            ListKind::Tools => &self.tools,
+            ListKind::Resources => &self.resources,
+            ListKind::ResourceTemplates => &self.resource_templates,
+            ListKind::Prompts => &self.prompts,
+        }
+    }
+
+    /// The items of one list, to fill in.
+    pub(crate) fn items_mut(&mut self, kind: ListKind) -> &mut Vec<Value> {
+        match kind {
+            ListKind::Tools => &mut self.tools,
+            ListKind::Resources => &mut self.resources,
+            ListKind::ResourceTemplates => &mut self.resource_templates,
+            ListKind::Prompts => &mut self.prompts,
+        }
+    }
+
+    /// The `serverInfo.name` the server reported, if any.
+    pub fn server_info_name(&self) -> Option<&str> {
+        self.server_info.as_ref()?.get("name")?.as_str()
+    }
+}
+
+/// How many servers ended in each state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusSummary {
+    /// Every configured server.
+    pub configured: usize,
+    /// The enabled ones.
+    pub enabled: usize,
+    /// Ready (fresh or from the cache).
+    pub ready: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Disabled.
+    pub disabled: usize,
+}
+
+impl StatusSummary {
+    /// Counts the reports.
+    pub fn of(reports: &[ServerReport]) -> Self {
+        let count = |status| reports.iter().filter(|r| r.status == status).count();
+        let disabled = count(ServerStatus::Disabled);
+        Self {
+            configured: reports.len(),
+            enabled: reports.len() - disabled,
+            ready: count(ServerStatus::Ready),
+            failed: count(ServerStatus::Failed),
+            disabled,
+        }
+    }
+
+    /// Whether every enabled server is ready.
+    pub fn all_ready(&self) -> bool {
+        self.failed == 0 && self.ready == self.enabled
+    }
+}
+
+/// The result of one discovery run, servers in configuration order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscoveryReport {
+    /// One report per configured server.
+    pub servers: Vec<ServerReport>,
+}
+
+impl DiscoveryReport {
+    /// How many servers ended in each state.
+    pub fn summary(&self) -> StatusSummary {
+        StatusSummary::of(&self.servers)
+    }
+
+    /// The report of the server named `name`.
+    pub fn server(&self, name: &str) -> Option<&ServerReport> {
+        self.servers.iter().find(|report| report.name == name)
+    }
+}
+
+/// Milliseconds of a duration, saturating.
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_shape_matches_the_cli_contract() {
+        let mut report = ServerReport::empty("time", ServerStatus::Ready);
+        report.protocol_version = Some("2026-07-28".into());
+        report.era = Some(Era::Modern);
+        report.server_info = Some(json!({"name": "mcp-time", "version": "1"}));
+        report.capabilities = Some(json!({"tools": {}}));
+        report.tools = vec![json!({"name": "get_current_time", "x-extra": [1, 2]})];
+        report.duration_ms = 12;
+        let value = serde_json::to_value(&report).unwrap();
+        assert_eq!(value["status"], "ready");
+        assert_eq!(value["era"], "modern");
+        assert_eq!(value["protocolVersion"], "2026-07-28");
+        assert_eq!(value["serverInfo"]["name"], "mcp-time");
+        assert_eq!(value["tools"][0]["x-extra"], json!([1, 2]));
+        assert_eq!(value["resourceTemplates"], json!([]));
+        assert_eq!(value["fromCache"], false);
+        assert_eq!(value["durationMs"], 12);
+        assert!(value.get("error").is_none());
+        let back: ServerReport = serde_json::from_value(value).unwrap();
+        assert_eq!(back, report);
+    }
+
+    #[test]
+    fn failed_report_carries_kind_and_message() {
+        let failure = Failure {
+            kind: "exited".into(),
+            message: "server 'x' exited with status 3 during initialize: boom".into(),
+        };
+        let report = ServerReport::failed("x", failure, Duration::from_millis(40));
+        let value = serde_json::to_value(&report).unwrap();
+        assert_eq!(value["status"], "failed");
+        assert_eq!(value["error"]["kind"], "exited");
+        assert_eq!(value["protocolVersion"], Value::Null);
+        assert_eq!(value["durationMs"], 40);
+    }
+
+    #[test]
+    fn summary_counts_each_state() {
+        let reports = vec![
+            ServerReport::empty("a", ServerStatus::Ready),
+            ServerReport::empty("b", ServerStatus::Failed),
+            ServerReport::disabled("c"),
+        ];
+        let summary = StatusSummary::of(&reports);
+        assert_eq!(
+            summary,
+            StatusSummary {
+                configured: 3,
+                enabled: 2,
+                ready: 1,
+                failed: 1,
+                disabled: 1
+            }
+        );
+        assert!(!summary.all_ready());
+    }
+}

@@ -68,6 +68,34 @@ impl ToolCommand {
         config
     }
 
+    /// The same command as a config entry (`{"command", "args", "env"}`) for `mcpServers`.
+    pub fn config_entry(&self) -> serde_json::Value {
+        serde_json::json!({
+            "command": self.program,
+            "args": self.args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
+            "env": self.env.iter().map(|(k, v)| (k.to_string_lossy().into_owned(), serde_json::Value::String(v.to_string_lossy().into_owned()))).collect::<serde_json::Map<_, _>>(),
+        })
+    }
+
+    /// The same command as a discovery [`ServerConfig`](mcp_discovery::config::ServerConfig) run in `cwd`.
+    pub fn server_config(&self, name: &str, cwd: &Path) -> mcp_discovery::config::ServerConfig {
+        let mut server = mcp_discovery::config::ServerConfig::stdio(
+            name,
+            self.program.to_string_lossy(),
+            self.args.iter().map(|a| a.to_string_lossy().into_owned()),
+            cwd,
+        );
+        if let mcp_discovery::config::Launch::Stdio { env, .. } = &mut server.launch {
+            for (key, value) in &self.env {
+                env.insert(
+                    key.to_string_lossy().into_owned(),
+                    value.to_string_lossy().into_owned(),
+                );
+            }
+        }
+        server
+    }
+
     /// The same command as a [`std::process::Command`].
     pub fn to_std(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(&self.program);
@@ -327,6 +355,55 @@ pub async fn wait_for_port(port: u16, timeout: Duration) -> std::io::Result<()> 
             ),
         )
     })
+}
+
+/// A server process started for a test (an HTTP server, say), killed when the test ends.
+pub struct BackgroundServer(tokio::process::Child);
+
+impl BackgroundServer {
+    /// Starts `command` and waits until it listens on `port`.
+    ///
+    /// # Panics
+    /// When it cannot start or does not listen within 30 s.
+    pub async fn start(command: ToolCommand, port: u16) -> Self {
+        let child = command
+            .to_tokio()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the test server starts");
+        wait_for_port(port, Duration::from_secs(30))
+            .await
+            .expect("the test server listens");
+        Self(child)
+    }
+}
+
+impl Drop for BackgroundServer {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+/// A binary of another workspace package (such as `mcp-cli`), next to the running test's own target directory.
+///
+/// # Panics
+/// When it has not been built: `cargo xtask test` builds every binary first; by hand, run `cargo build --workspace --bins`.
+pub fn workspace_bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    // target/<profile>/deps/<test> -> target/<profile>/<name>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps");
+    let path = profile_dir.join(name);
+    assert!(
+        path.is_file(),
+        "{} is not built; run `cargo build --workspace --bins` (cargo xtask test does)",
+        path.display()
+    );
+    path
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use mcp_discovery::session::{ListKind, Session, SessionOptions};
 use mcp_protocol::version::{Era, ProtocolVersion};
-use mcp_tests::tools::{FastMcpTransport, Tools, free_port, require_tools, wait_for_port};
+use mcp_tests::tools::{
+    BackgroundServer as Server, FastMcpTransport, Tools, free_port, require_tools,
+};
 use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcp_transport::stdio::StdioTransport;
 use serde_json::json;
@@ -28,28 +30,6 @@ async fn counts(session: &Session) -> [usize; 4] {
             .unwrap_or(usize::MAX);
     }
     counts
-}
-
-/// Kills a server process started for a test when the test ends.
-struct Server(tokio::process::Child);
-
-impl Server {
-    async fn start(command: mcp_tests::tools::ToolCommand, port: u16) -> Self {
-        let child = command
-            .to_tokio()
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for_port(port, Duration::from_secs(30)).await.unwrap();
-        Self(child)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.start_kill();
-    }
 }
 
 async fn http_session(name: &str, url: String) -> Session {

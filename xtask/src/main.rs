@@ -5,9 +5,11 @@
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
 //! * `bench`: the criterion benches.
 //! * `setup`: the pinned tool installs under `.tools/`.
+//! * `demo [ARGS…]`: the quick start: `mcp-cli --config examples/mcp_config.json discover` against the example servers.
 
 mod bench;
 mod conformance;
+mod demo;
 mod fuzz;
 mod pipeline;
 mod process;
@@ -51,6 +53,12 @@ enum Cmd {
     Bench,
     /// Install the pinned tools into `.tools/`.
     Setup,
+    /// The quick start: discover the example servers with mcp-cli (extra ARGS replace `discover`).
+    Demo {
+        /// mcp-cli arguments after `--config examples/mcp_config.json`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -93,6 +101,13 @@ fn main() -> ExitCode {
         Cmd::Fuzz { seconds } => report(fuzz::run(&ws, &tools, seconds), "fuzz"),
         Cmd::Bench => report(bench::run(&ws), "bench"),
         Cmd::Setup => report(tools.setup(), "setup"),
+        Cmd::Demo { args } => match demo::run(&ws, &args) {
+            Ok(code) => code,
+            Err(err) => {
+                eprintln!("xtask demo: {err:#}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

@@ -58,6 +58,12 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         },
         &mut total,
     );
+    // The CLI and interop tests run other packages' binaries (mcp-cli, the example server).
+    step(
+        "build binaries",
+        || cargo_step(ws, &["build", "--workspace", "--bins"], CLIPPY_TIMEOUT),
+        &mut total,
+    );
     if setup_ok {
         step("cargo test", || cargo_test(ws, tools), &mut total);
     } else {

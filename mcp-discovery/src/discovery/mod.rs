@@ -188,6 +188,8 @@ impl<'a> Runner<'a> {
         if let (Some(cache), Some(key), CacheMode::Use) = (cache, &key, options.cache_mode) {
             if let Some(entry) = cache.get_fresh(key, now_ms()) {
                 let mut report = entry.report;
+                // Another server with the same launch configuration may have stored it.
+                report.name = server.name.clone();
                 report.from_cache = true;
                 report.fetched_at_ms = Some(entry.fetched_at_ms);
                 report.duration_ms = millis(started.elapsed());

@@ -163,9 +163,39 @@ async fn run(
 
 /// Lists everything a connected server advertises, into a ready report.
 /// A JSON-RPC error on one list is recorded in `list_errors`; anything else fails.
-/// The flag says whether a `list_changed` arrived meanwhile.
+///
+/// A `list_changed` that arrives while listing (server-everything sends one
+/// right after `initialized`) means the lists may predate the change: they
+/// are taken once more. The flag says whether the lists changed again even then.
 pub(crate) async fn describe(session: &Session) -> Result<(ServerReport, bool), SessionError> {
     let mut notifications = session.notifications();
+    let mut report = list_everything(session).await?;
+    if !drain_list_changes(&mut notifications) {
+        return Ok((report, false));
+    }
+    tracing::debug!(
+        server = session.name(),
+        "lists changed while listing; listing again"
+    );
+    report = list_everything(session).await?;
+    Ok((report, drain_list_changes(&mut notifications)))
+}
+
+/// Whether any pending notification invalidates lists (a lag counts: we cannot tell).
+fn drain_list_changes(
+    notifications: &mut tokio::sync::broadcast::Receiver<crate::session::ServerNotification>,
+) -> bool {
+    let mut changed = false;
+    loop {
+        match notifications.try_recv() {
+            Ok(notification) => changed |= notification.invalidates_lists(),
+            Err(TryRecvError::Lagged(_)) => changed = true,
+            Err(TryRecvError::Empty | TryRecvError::Closed) => return changed,
+        }
+    }
+}
+
+async fn list_everything(session: &Session) -> Result<ServerReport, SessionError> {
     let state = session.state();
     let kinds: Vec<ListKind> = [
         ListKind::Tools,
@@ -205,16 +235,7 @@ pub(crate) async fn describe(session: &Session) -> Result<(ServerReport, bool), 
         }
     }
     report.fetched_at_ms = Some(now_ms());
-
-    let mut saw_list_changed = false;
-    loop {
-        match notifications.try_recv() {
-            Ok(notification) => saw_list_changed |= notification.invalidates_lists(),
-            Err(TryRecvError::Lagged(_)) => saw_list_changed = true,
-            Err(TryRecvError::Empty | TryRecvError::Closed) => break,
-        }
-    }
-    Ok((report, saw_list_changed))
+    Ok(report)
 }
 
 fn failed(server: &ServerConfig, failure: Failure, elapsed: Duration) -> Probed {

@@ -54,6 +54,7 @@ pub struct StdioTransport {
     stderr_task: Mutex<Option<JoinHandle<()>>>,
     skipped: Mutex<SkipLog>,
     exited: Mutex<Option<(ExitStatus, String)>>,
+    gone: tokio::sync::OnceCell<()>,
     closing: CancellationToken,
 }
 
@@ -88,6 +89,7 @@ impl StdioTransport {
             stderr_task: Mutex::new(Some(stderr_task)),
             skipped: Mutex::new(SkipLog::default()),
             exited: Mutex::new(None),
+            gone: tokio::sync::OnceCell::new(),
             closing: CancellationToken::new(),
             name: config.name,
         })
@@ -123,9 +125,18 @@ impl StdioTransport {
     }
 
     /// The server is gone (stdout closed or a write failed): find out how, once.
+    /// Concurrent callers (a failed write and a closed stdout) all wait for
+    /// the one inquiry, so none reports the exit before stderr is read.
     async fn server_gone(&self) -> TransportError {
-        if let Some(error) = self.exited_error() {
-            return error;
+        self.gone.get_or_init(|| self.inquire_exit()).await;
+        self.exited_error().unwrap_or(TransportError::Closed {
+            server: self.name.clone(),
+        })
+    }
+
+    async fn inquire_exit(&self) {
+        if self.exited_error().is_some() {
+            return;
         }
         let status = match self.process.wait_for(EXIT_WAIT).await {
             Some(status) => status,
@@ -146,10 +157,6 @@ impl StdioTransport {
         let tail = self.stderr.for_error();
         let mut exited = self.exited.lock().unwrap_or_else(|p| p.into_inner());
         exited.get_or_insert((status, tail));
-        drop(exited);
-        self.exited_error().unwrap_or(TransportError::Closed {
-            server: self.name.clone(),
-        })
     }
 
     async fn read_next(&self) -> Result<Option<Message>, TransportError> {

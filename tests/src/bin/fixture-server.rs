@@ -16,6 +16,8 @@
 //! | `env` | answers ping with the values of `FIXTURE_SECRET` and `HOME` |
 //! | `silent` | reads stdin and never answers |
 //! | `sleep` | sleeps forever |
+//!
+//! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -109,6 +111,15 @@ fn main() {
     let mode = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "well-behaved".into());
+    if let Some(log) = std::env::var_os("FIXTURE_START_LOG") {
+        // One line per start, so a test can tell whether a server was started at all.
+        let line = format!("{mode} {}\n", std::process::id());
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .and_then(|mut file| file.write_all(line.as_bytes()));
+    }
     match mode.as_str() {
         "exit-at-start" => {
             eprintln!("fatal: missing API_TOKEN");

@@ -1,0 +1,296 @@
+//! Discovery, cache and hub against the fixture server: real processes,
+//! real exchanges, misbehaving servers included.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mcp_discovery::cache::{Cache, CacheMode};
+use mcp_discovery::catalog::Catalog;
+use mcp_discovery::config::{Launch, ServerConfig};
+use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcp_discovery::hub::{Hub, HubError};
+use mcp_protocol::version::Era;
+use serde_json::json;
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
+
+fn fixture(name: &str, mode: &str, dir: &Path) -> ServerConfig {
+    ServerConfig::stdio(name, FIXTURE, [mode], dir)
+}
+
+fn with_env(mut server: ServerConfig, key: &str, value: &str) -> ServerConfig {
+    if let Launch::Stdio { env, .. } = &mut server.launch {
+        env.insert(key.to_owned(), value.to_owned());
+    }
+    server
+}
+
+fn starts(log: &Path) -> usize {
+    std::fs::read_to_string(log).map_or(0, |text| text.lines().count())
+}
+
+#[tokio::test]
+async fn broken_servers_fail_with_their_cause_and_do_not_hold_back_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let deadline = Duration::from_millis(1500);
+    let mut hang = fixture("hang", "silent", dir.path());
+    hang.timeout = Some(deadline);
+    let mut off = fixture("off", "well-behaved", dir.path());
+    off.enabled = false;
+    let servers = vec![
+        fixture("good", "well-behaved", dir.path()),
+        fixture("crash", "exit-at-start", dir.path()),
+        hang,
+        ServerConfig::stdio(
+            "missing",
+            "/nonexistent/mcp-server",
+            Vec::<String>::new(),
+            dir.path(),
+        ),
+        fixture("noisy", "noise", dir.path()),
+        fixture("closes", "close-stdout", dir.path()),
+        off,
+    ];
+    let options = DiscoveryOptions {
+        deadline: Duration::from_secs(20),
+        ..DiscoveryOptions::default()
+    };
+    let report = discover(&servers, &options).await;
+    let names: Vec<&str> = report.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["good", "crash", "hang", "missing", "noisy", "closes", "off"]
+    );
+
+    let good = report.server("good").unwrap();
+    assert_eq!(good.status, ServerStatus::Ready);
+    assert_eq!(good.era, Some(Era::Legacy));
+    assert_eq!(good.tools.len(), 3);
+    assert_eq!(good.tools[0]["name"], "echo");
+    assert!(
+        good.duration_ms < deadline.as_millis() as u64,
+        "a hanging neighbour delayed a good server: {} ms",
+        good.duration_ms
+    );
+
+    let crash = report.server("crash").unwrap();
+    assert_eq!(crash.status, ServerStatus::Failed);
+    let error = crash.error.as_ref().unwrap();
+    assert_eq!(error.kind, "exited");
+    assert!(error.message.contains("status 3"), "{}", error.message);
+    assert!(
+        error.message.contains("fatal: missing API_TOKEN"),
+        "{}",
+        error.message
+    );
+
+    let hang = report.server("hang").unwrap();
+    assert_eq!(hang.error.as_ref().unwrap().kind, "timeout");
+    assert!(
+        hang.error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("server 'hang'")
+    );
+    assert!(hang.duration_ms >= deadline.as_millis() as u64);
+
+    let missing = report.server("missing").unwrap();
+    assert_eq!(missing.error.as_ref().unwrap().kind, "spawn_failed");
+    assert!(
+        missing
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("/nonexistent/mcp-server")
+    );
+
+    assert_eq!(report.server("noisy").unwrap().status, ServerStatus::Ready);
+    assert_eq!(report.server("noisy").unwrap().tools.len(), 3);
+    assert_eq!(
+        report.server("closes").unwrap().status,
+        ServerStatus::Failed
+    );
+    assert_eq!(report.server("off").unwrap().status, ServerStatus::Disabled);
+
+    let summary = report.summary();
+    assert_eq!(
+        (
+            summary.configured,
+            summary.enabled,
+            summary.ready,
+            summary.failed,
+            summary.disabled
+        ),
+        (7, 6, 2, 4, 1)
+    );
+}
+
+#[tokio::test]
+async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts.log");
+    let log_text = log.to_string_lossy().into_owned();
+    let servers = vec![
+        with_env(
+            fixture("a", "well-behaved", dir.path()),
+            "FIXTURE_START_LOG",
+            &log_text,
+        ),
+        with_env(
+            fixture("b", "well-behaved", dir.path()),
+            "FIXTURE_START_LOG",
+            &log_text,
+        ),
+        with_env(fixture("c", "well-behaved", dir.path()), "WHO", "c"),
+    ];
+    let cache_dir = dir.path().join("cache");
+    let options = DiscoveryOptions {
+        cache: Some(Cache::at(&cache_dir)),
+        ..DiscoveryOptions::default()
+    };
+    let first = discover(&servers, &options).await;
+    assert!(
+        first
+            .servers
+            .iter()
+            .all(|s| s.status == ServerStatus::Ready && !s.from_cache)
+    );
+    assert_eq!(starts(&log), 2);
+
+    // A new cache object on the same directory, as a second process would have.
+    let again = DiscoveryOptions {
+        cache: Some(Cache::at(&cache_dir)),
+        ..DiscoveryOptions::default()
+    };
+    let second = discover(&servers, &again).await;
+    assert_eq!(starts(&log), 2, "a cached run started a server");
+    for (before, after) in first.servers.iter().zip(&second.servers) {
+        assert!(after.from_cache);
+        assert_eq!(
+            after.name, before.name,
+            "a shared entry is served under each server's own name"
+        );
+        assert_eq!(after.tools, before.tools);
+    }
+    // "c" has an entry of its own: exactly what the first run saw.
+    assert_eq!(
+        second.servers[2].fetched_at_ms,
+        first.servers[2].fetched_at_ms
+    );
+
+    // Same name, different launch configuration: a miss.
+    let changed = vec![with_env(servers[0].clone(), "EXTRA_SETTING", "1")];
+    let third = discover(&changed, &again).await;
+    assert!(!third.servers[0].from_cache);
+    assert_eq!(starts(&log), 3);
+
+    // --refresh asks again; --no-cache neither reads nor writes.
+    let refresh = DiscoveryOptions {
+        cache_mode: CacheMode::Refresh,
+        ..again.clone()
+    };
+    assert!(!discover(&servers[..1], &refresh).await.servers[0].from_cache);
+    assert_eq!(starts(&log), 4);
+    let off = DiscoveryOptions {
+        cache_mode: CacheMode::Off,
+        ..again.clone()
+    };
+    assert!(!discover(&servers[..1], &off).await.servers[0].from_cache);
+    assert_eq!(starts(&log), 5);
+
+    // A corrupt entry is a miss, never an error, and is rewritten.
+    for entry in std::fs::read_dir(cache_dir.join("entries")).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"{not json").unwrap();
+    }
+    let fresh_cache = DiscoveryOptions {
+        cache: Some(Cache::at(&cache_dir)),
+        ..DiscoveryOptions::default()
+    };
+    let after_corruption = discover(&servers, &fresh_cache).await;
+    assert!(
+        after_corruption
+            .servers
+            .iter()
+            .all(|s| s.status == ServerStatus::Ready && !s.from_cache)
+    );
+    let healed = DiscoveryOptions {
+        cache: Some(Cache::at(&cache_dir)),
+        ..DiscoveryOptions::default()
+    };
+    assert!(
+        discover(&servers, &healed)
+            .await
+            .servers
+            .iter()
+            .all(|s| s.from_cache)
+    );
+}
+
+#[tokio::test]
+async fn the_hub_routes_calls_by_namespaced_name_and_keeps_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts.log");
+    let log_text = log.to_string_lossy().into_owned();
+    let mut off = fixture("off", "well-behaved", dir.path());
+    off.enabled = false;
+    let servers = vec![
+        with_env(
+            fixture("alpha", "well-behaved", dir.path()),
+            "FIXTURE_START_LOG",
+            &log_text,
+        ),
+        with_env(
+            fixture("beta", "well-behaved", dir.path()),
+            "FIXTURE_START_LOG",
+            &log_text,
+        ),
+        off,
+    ];
+    let hub = Hub::new(servers, DiscoveryOptions::default());
+    let catalog: Catalog = hub.catalog().await;
+    let names: Vec<&str> = catalog
+        .tools
+        .iter()
+        .map(|t| t.qualified_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "alpha__echo",
+            "alpha__add",
+            "alpha__fail",
+            "beta__echo",
+            "beta__add",
+            "beta__fail"
+        ]
+    );
+    assert_eq!(starts(&log), 2);
+
+    let echoed = hub
+        .call_tool("beta__echo", json!({"text": "via the hub"}))
+        .await
+        .unwrap();
+    assert_eq!(echoed["content"][0]["text"], "via the hub");
+    let sum = hub
+        .call_tool_on("alpha", "add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(sum["content"][0]["text"], "5");
+    assert_eq!(starts(&log), 2, "the sessions discovery opened are reused");
+
+    assert!(matches!(
+        hub.call_tool("gamma__echo", json!({})).await,
+        Err(HubError::UnknownTool(_))
+    ));
+    assert!(matches!(
+        hub.call_tool_on("nope", "echo", json!({})).await,
+        Err(HubError::UnknownServer(_))
+    ));
+    assert!(matches!(
+        hub.call_tool_on("off", "echo", json!({})).await,
+        Err(HubError::Disabled(_))
+    ));
+    hub.close().await;
+}

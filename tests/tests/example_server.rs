@@ -1,0 +1,126 @@
+//! Our session against the example server of the quick start: over stdio as
+//! a real child process, and over Streamable HTTP in-process.
+
+use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcp_example_server::{Server, ServerOptions, serve_http};
+use mcp_protocol::version::{Era, ProtocolVersion};
+use mcp_tests::tools::workspace_bin;
+use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcp_transport::stdio::{StdioConfig, StdioTransport};
+use serde_json::json;
+
+fn names(items: &[serde_json::Value], key: &str) -> Vec<String> {
+    items
+        .iter()
+        .map(|item| item[key].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn stdio(args: &[&str]) -> Session {
+    let binary = workspace_bin("mcp-example-server");
+    let config = StdioConfig::new("example", binary.to_string_lossy())
+        .args(["stdio"])
+        .args(args.iter().copied());
+    Session::connect(
+        "example",
+        StdioTransport::spawn(config).unwrap(),
+        SessionOptions::default(),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
+    let modern = stdio(&["--page-size", "2"]).await;
+    assert_eq!(modern.era(), Era::Modern);
+    assert_eq!(modern.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(modern.server_info()["name"], "mcp-example-server");
+    let first = modern.list(ListKind::Tools, None).await.unwrap();
+    assert_eq!(first.items.len(), 2);
+    assert_eq!(first.next_cursor.as_deref(), Some("offset-2"));
+    let tools = modern.list_all(ListKind::Tools).await.unwrap();
+    assert_eq!(names(&tools, "name"), ["add", "echo", "word_count", "fail"]);
+    let sum = modern
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(sum["content"][0]["text"], "5");
+    let failed = modern.call_tool("fail", json!({})).await.unwrap();
+    assert_eq!(failed["isError"], true);
+    modern.close().await.unwrap();
+
+    let legacy = stdio(&["--era", "legacy"]).await;
+    assert_eq!(legacy.era(), Era::Legacy);
+    assert_eq!(legacy.protocol_version(), ProtocolVersion::V2025_11_25);
+    let resources = legacy.list_all(ListKind::Resources).await.unwrap();
+    assert_eq!(
+        names(&resources, "uri"),
+        ["example://readme", "example://server-info"]
+    );
+    let templates = legacy.list_all(ListKind::ResourceTemplates).await.unwrap();
+    assert_eq!(
+        names(&templates, "uriTemplate"),
+        ["example://greeting/{name}"]
+    );
+    let greeting = legacy
+        .read_resource("example://greeting/Ada")
+        .await
+        .unwrap();
+    assert_eq!(greeting["contents"][0]["text"], "Hello, Ada!");
+    legacy.ping().await.unwrap();
+    legacy.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn over_streamable_http_in_both_eras() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve_http(
+        listener,
+        Server::new(ServerOptions::default()),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let client = HttpClient::shared().unwrap();
+    for (era, expected) in [
+        (EraPreference::Auto, Era::Modern),
+        (EraPreference::Legacy, Era::Legacy),
+    ] {
+        let transport = HttpTransport::connect(
+            HttpConfig::new("web", url.clone()),
+            &client,
+            HttpKind::StreamableHttp,
+        )
+        .await
+        .unwrap();
+        let options = SessionOptions {
+            era,
+            ..SessionOptions::default()
+        };
+        let session = Session::connect("web", transport, options).await.unwrap();
+        assert_eq!(session.era(), expected);
+        let prompts = session.list_all(ListKind::Prompts).await.unwrap();
+        assert_eq!(names(&prompts, "name"), ["greet", "summarize"]);
+        let prompt = session
+            .get_prompt("greet", json!({"name": "Ada"}))
+            .await
+            .unwrap();
+        assert!(
+            prompt["messages"][0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("Ada")
+        );
+        let words = session
+            .call_tool("word_count", json!({"text": "one two three"}))
+            .await
+            .unwrap();
+        assert_eq!(words["structuredContent"]["words"], 3);
+        session.close().await.unwrap();
+    }
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}

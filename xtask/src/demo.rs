@@ -1,0 +1,86 @@
+//! `cargo xtask demo [ARGS…]`: the quick start. Builds `mcp-cli` and the
+//! example server, starts the example server over HTTP on a free port, runs
+//! `mcp-cli --config examples/mcp_config.json ARGS…` (default `discover`)
+//! against it and the stdio example servers, then stops the HTTP server.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::process;
+use crate::workspace::Workspace;
+
+const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+const READY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Kills and reaps the HTTP server however the demo ends.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs the demo; the exit status is mcp-cli's.
+pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
+    let mut build = ws.cargo();
+    build.args(["build", "-p", "mcp-cli", "-p", "mcp-example-server"]);
+    println!("demo: {}", process::describe(&build));
+    process::run_checked(&mut build, BUILD_TIMEOUT)?;
+
+    let bin = ws.target_dir().join("debug");
+    let server_bin = bin.join("mcp-example-server");
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .context("finding a free port")?
+        .port();
+    let mut child = Command::new(&server_bin)
+        .args(["http", "--port", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {}", server_bin.display()))?;
+    let stderr = child.stderr.take();
+    let server = Running(child);
+    let (ready_tx, ready_rx) = mpsc::channel();
+    if let Some(stderr) = stderr {
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.starts_with("listening on") {
+                    let _ = ready_tx.send(line);
+                } else {
+                    eprintln!("example server: {line}");
+                }
+            }
+        });
+    }
+    match ready_rx.recv_timeout(READY_TIMEOUT) {
+        Ok(line) => println!("demo: example server {line}"),
+        Err(_) => bail!("the example HTTP server did not start within {READY_TIMEOUT:?}"),
+    }
+
+    let mut cli = Command::new(bin.join("mcp-cli"));
+    cli.current_dir(ws.root())
+        .args(["--config", "examples/mcp_config.json"])
+        .env("MCP_EXAMPLE_SERVER", &server_bin)
+        .env("MCP_EXAMPLE_HTTP_PORT", port.to_string());
+    if args.is_empty() {
+        cli.arg("discover");
+    } else {
+        cli.args(args);
+    }
+    println!("demo: {}\n", process::describe(&cli));
+    let status = cli.status().context("running mcp-cli")?;
+    drop(server);
+    Ok(match status.code() {
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    })
+}

@@ -38,7 +38,9 @@ impl VarSource for BTreeMap<String, String> {
 pub(crate) struct Expanded {
     /// The text with every reference replaced.
     pub text: String,
-    /// Whether a variable or input (possibly secret) was substituted; paths do not count.
+    /// Whether the text refers to a variable or an input (whose value may be
+    /// secret), even when its default was used; `${workspaceFolder}`,
+    /// `${userHome}` and `${pathSeparator}` do not count.
     pub substituted: bool,
 }
 
@@ -57,9 +59,12 @@ impl Expander<'_> {
         while let Some(start) = rest.find("${") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
-            let end = after
-                .find('}')
-                .ok_or_else(|| format!("unterminated `${{` in {:?}", shorten(text)))?;
+            // The text may be a secret (an env or header value): say where, not what.
+            let end = after.find('}').ok_or_else(|| {
+                let dollar = text.len() - after.len() - 2;
+                let column = text[..dollar].chars().count() + 1;
+                format!("unterminated `${{` at character {column}")
+            })?;
             let (value, secret) = self.resolve(&after[..end])?;
             out.push_str(&value);
             substituted |= secret;
@@ -106,10 +111,7 @@ impl Expander<'_> {
         if let Some((name, default)) = reference.split_once(":-") {
             check_name(name)?;
             let value = self.vars.var(name).filter(|v| !v.is_empty());
-            return Ok(match value {
-                Some(value) => (value, true),
-                None => (default.to_owned(), false),
-            });
+            return Ok((value.unwrap_or_else(|| default.to_owned()), true));
         }
         check_name(reference)?;
         let value = self
@@ -151,10 +153,6 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-fn shorten(text: &str) -> String {
-    text.chars().take(40).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,7 +181,10 @@ mod tests {
         assert!(expand("${TOKEN}").unwrap().substituted);
         assert_eq!(expand("${env:TOKEN}").unwrap().text, "sekrit");
         assert_eq!(expand("${MISSING:-fallback}").unwrap().text, "fallback");
-        assert!(!expand("${MISSING:-fallback}").unwrap().substituted);
+        assert!(
+            expand("${MISSING:-fallback}").unwrap().substituted,
+            "a default still marks a variable reference"
+        );
         assert_eq!(expand("${EMPTY:-fallback}").unwrap().text, "fallback");
         assert_eq!(expand("${TOKEN:-fallback}").unwrap().text, "sekrit");
         assert_eq!(expand("${input:api-key}").unwrap().text, "from-input");
@@ -212,7 +213,10 @@ mod tests {
             expand("${input:other-key}").unwrap_err(),
             "input 'other-key' is not set (set MCP_INPUT_OTHER_KEY)"
         );
-        assert!(expand("${TOKEN").unwrap_err().contains("unterminated"));
+        assert_eq!(
+            expand("ab${TOKEN").unwrap_err(),
+            "unterminated `${` at character 3"
+        );
         assert!(
             expand("${1BAD}")
                 .unwrap_err()

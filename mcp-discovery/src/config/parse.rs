@@ -124,9 +124,10 @@ pub fn parse_str(path: &Path, text: &str, vars: &dyn VarSource) -> Result<Config
         ));
     };
 
-    let dir = path
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_owned);
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
     let workspace_folder = match format {
         ConfigFormat::VsCode if in_vscode_dir => {
             dir.parent().map_or_else(|| dir.clone(), Path::to_owned)
@@ -189,6 +190,13 @@ fn kind_of(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// The transport a server's `type` names.
+#[derive(Clone, Copy)]
+enum Transport {
+    Stdio,
+    Http(HttpKind),
 }
 
 struct Reader<'a> {
@@ -324,9 +332,7 @@ impl Reader<'_> {
         );
         let description = self.string(name, entry, "description")?;
         let timeout = self.timeout(name, entry)?;
-        let kind = self
-            .string(name, entry, "type")?
-            .or(self.string(name, entry, "transport")?);
+        let transport = self.transport(name, entry)?;
         let command = self.string(name, entry, "command")?;
         let url = self.string(name, entry, "url")?;
         let (launch, shown_args, shown_url) = match (command, url) {
@@ -340,38 +346,27 @@ impl Reader<'_> {
                     "has neither \"command\" (stdio) nor \"url\" (HTTP)",
                 ));
             }
-            (Some(command), None) => {
-                if let Some(kind) = &kind {
-                    if kind != "stdio" {
-                        return Err(self.error(
-                            name,
-                            Some("type"),
-                            format!("\"{kind}\" needs a \"url\", but the server has a \"command\""),
-                        ));
-                    }
+            (Some(command), None) => match transport {
+                None | Some((_, Transport::Stdio)) => self.stdio(name, entry, &command)?,
+                Some((field, Transport::Http(_))) => {
+                    return Err(self.error(
+                        name,
+                        Some(field),
+                        "an HTTP transport needs a \"url\", but the server has a \"command\"",
+                    ));
                 }
-                self.stdio(name, entry, &command)?
-            }
-            (None, Some(url)) => {
-                let kind = match kind.as_deref() {
-                    None => HttpKind::Auto,
-                    Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => {
-                        HttpKind::StreamableHttp
-                    }
-                    Some("sse") => HttpKind::Sse,
-                    Some("stdio") => {
-                        return Err(self.error(
-                            name,
-                            Some("type"),
-                            "\"stdio\" needs a \"command\", but the server has a \"url\"",
-                        ));
-                    }
-                    Some(other) => {
-                        return Err(self.error(name, Some("type"), format!("unknown transport \"{other}\"; expected stdio, http, streamable-http or sse")));
-                    }
-                };
-                self.http(name, entry, &url, kind)?
-            }
+            },
+            (None, Some(url)) => match transport {
+                None => self.http(name, entry, &url, HttpKind::Auto)?,
+                Some((_, Transport::Http(kind))) => self.http(name, entry, &url, kind)?,
+                Some((field, Transport::Stdio)) => {
+                    return Err(self.error(
+                        name,
+                        Some(field),
+                        "\"stdio\" needs a \"command\", but the server has a \"url\"",
+                    ));
+                }
+            },
         };
         let mut server = ServerConfig::new(name, launch);
         server.source = self.path.to_owned();
@@ -381,6 +376,39 @@ impl Reader<'_> {
         server.shown_args = shown_args;
         server.shown_url = shown_url;
         Ok(server)
+    }
+
+    /// `type` (or `transport`, as some hosts write it) and the field it came
+    /// from, when given.
+    fn transport(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<Option<(&'static str, Transport)>, ConfigError> {
+        let (field, value) = match self.string(server, entry, "type")? {
+            Some(value) => ("type", value),
+            None => match self.string(server, entry, "transport")? {
+                Some(value) => ("transport", value),
+                None => return Ok(None),
+            },
+        };
+        let transport = match value.as_str() {
+            "stdio" => Transport::Stdio,
+            "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {
+                Transport::Http(HttpKind::StreamableHttp)
+            }
+            "sse" => Transport::Http(HttpKind::Sse),
+            other => {
+                return Err(self.error(
+                    server,
+                    Some(field),
+                    format!(
+                        "unknown transport \"{other}\"; expected stdio, http, streamable-http or sse"
+                    ),
+                ));
+            }
+        };
+        Ok(Some((field, transport)))
     }
 
     fn timeout(

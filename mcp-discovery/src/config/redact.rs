@@ -24,15 +24,14 @@ pub(crate) fn mask_flag_values(args: &[String]) -> Vec<String> {
     let mut shown = Vec::with_capacity(args.len());
     let mut mask_next = false;
     for arg in args {
-        if mask_next && !arg.contains("${") {
-            shown.push(MASK.to_owned());
+        if mask_next {
+            shown.push(mask_secret_value(arg));
             mask_next = false;
             continue;
         }
-        mask_next = false;
         if let Some((name, value)) = arg.split_once('=') {
-            if is_secret_name(name) && !value.contains("${") {
-                shown.push(format!("{name}={MASK}"));
+            if is_secret_name(name) {
+                shown.push(format!("{name}={}", mask_secret_value(value)));
                 continue;
             }
         } else if arg.starts_with('-') && is_secret_name(arg) {
@@ -43,27 +42,89 @@ pub(crate) fn mask_flag_values(args: &[String]) -> Vec<String> {
     shown
 }
 
-/// A URL as safe to show. A template (with `${…}`) is shown as written,
-/// userinfo masked; a plain URL loses userinfo and secret query values.
+/// A secret value as safe to show: `***`, or, when it is a template, its
+/// references as written with literal text and `${VAR:-default}` defaults
+/// masked (`sk-${SUFFIX:-abc}` shows as `***${SUFFIX:-***}`).
+fn mask_secret_value(value: &str) -> String {
+    if !value.contains("${") {
+        return MASK.to_owned();
+    }
+    let mut shown = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        if start > 0 {
+            shown.push_str(MASK);
+        }
+        let reference = &rest[start..];
+        let Some(end) = reference.find('}') else {
+            // Unterminated: expansion has already refused it, show nothing of it.
+            shown.push_str(MASK);
+            return shown;
+        };
+        match reference[..end].split_once(":-") {
+            Some((name, _)) => {
+                shown.push_str(name);
+                shown.push_str(":-");
+                shown.push_str(MASK);
+                shown.push('}');
+            }
+            None => shown.push_str(&reference[..=end]),
+        }
+        rest = &reference[end + 1..];
+    }
+    if !rest.is_empty() {
+        shown.push_str(MASK);
+    }
+    shown
+}
+
+/// A URL as safe to show: userinfo and secret query values masked. A
+/// template (with `${…}`) is shown as written otherwise, so references stay
+/// visible and their values never appear.
 pub(crate) fn url_for_display(url: &str) -> String {
     if !url.contains("${") {
         return redact_url(url);
     }
-    let Some(scheme_end) = url.find("://") else {
-        return url.to_owned();
+    let (url, fragment) = match url.find('#') {
+        Some(hash) => url.split_at(hash),
+        None => (url, ""),
     };
-    let authority_start = scheme_end + 3;
-    let authority_end = url[authority_start..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |end| authority_start + end);
-    match url[authority_start..authority_end].rfind('@') {
-        Some(at) => format!(
-            "{}***{}",
-            &url[..authority_start],
-            &url[authority_start + at..]
-        ),
-        None => url.to_owned(),
+    let (base, query) = match url.find('?') {
+        Some(question) => (&url[..question], Some(&url[question + 1..])),
+        None => (url, None),
+    };
+    let mut shown = match base.find("://") {
+        Some(scheme_end) => {
+            let authority_start = scheme_end + 3;
+            let authority_end = base[authority_start..]
+                .find('/')
+                .map_or(base.len(), |end| authority_start + end);
+            match base[authority_start..authority_end].rfind('@') {
+                Some(at) => format!(
+                    "{}{MASK}{}",
+                    &base[..authority_start],
+                    &base[authority_start + at..]
+                ),
+                None => base.to_owned(),
+            }
+        }
+        None => base.to_owned(),
+    };
+    if let Some(query) = query {
+        shown.push('?');
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, value)) if is_secret_name(name) => {
+                    format!("{name}={}", mask_secret_value(value))
+                }
+                _ => pair.to_owned(),
+            })
+            .collect();
+        shown.push_str(&pairs.join("&"));
     }
+    shown.push_str(fragment);
+    shown
 }
 
 /// `https://host:port/…`: the origin only.
@@ -103,6 +164,9 @@ mod tests {
             "--port",
             "80",
             "--token=${T}",
+            "--secret",
+            "sk-${SUFFIX:-abc}",
+            "key=${A}${B:-b}x",
         ]));
         assert_eq!(
             shown,
@@ -115,7 +179,10 @@ mod tests {
                 "GITHUB_TOKEN=***",
                 "--port",
                 "80",
-                "--token=${T}"
+                "--token=${T}",
+                "--secret",
+                "***${SUFFIX:-***}",
+                "key=${A}${B:-***}***",
             ])
         );
     }
@@ -133,6 +200,10 @@ mod tests {
         assert_eq!(
             url_for_display("https://${USER}:${PW}@h/x"),
             "https://***@h/x"
+        );
+        assert_eq!(
+            url_for_display("https://u:literal@${HOST}/mcp?key=literal&t=${T}&page=2#top"),
+            "https://***@${HOST}/mcp?key=***&t=${T}&page=2#top"
         );
     }
 }

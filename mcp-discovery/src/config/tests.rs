@@ -341,3 +341,144 @@ fn load_file_reads_from_disk_and_reports_missing_files() {
         "{missing}"
     );
 }
+
+#[test]
+fn numbers_and_booleans_in_env_become_text_and_timeouts_read_both_units() {
+    let file = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {
+            "a": {"command": "x", "env": {"PORT": 8080, "DEBUG": true, "RATIO": 0.5}, "timeoutMs": 1500},
+            "b": {"command": "x", "timeout": 3, "cwd": "/abs/dir"}
+        }}"#,
+    )
+    .unwrap();
+    let env = stdio(&file.servers[0]).2;
+    assert_eq!(env["PORT"], "8080");
+    assert_eq!(env["DEBUG"], "true");
+    assert_eq!(env["RATIO"], "0.5");
+    assert_eq!(file.servers[0].timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(file.servers[1].timeout, Some(Duration::from_secs(3)));
+    assert_eq!(stdio(&file.servers[1]).3, Path::new("/abs/dir"));
+    let error = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "x", "timeout": -1}}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "/p/.mcp.json: server 'a': field 'timeout': must be a positive duration of at most a day"
+    );
+}
+
+#[test]
+fn transport_type_is_checked_before_command_or_url() {
+    let cases = [
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "type": "carrier-pigeon"}}}"#,
+            "/p/c.json: server 'g': field 'type': unknown transport \"carrier-pigeon\"; expected stdio, http, streamable-http or sse",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "type": "sse"}}}"#,
+            "/p/c.json: server 'g': field 'type': an HTTP transport needs a \"url\", but the server has a \"command\"",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"url": "http://h/mcp", "type": "stdio"}}}"#,
+            "/p/c.json: server 'g': field 'type': \"stdio\" needs a \"command\", but the server has a \"url\"",
+        ),
+        (
+            r#"{"mcpServers": {"g": {"command": "x", "transport": "http"}}}"#,
+            "/p/c.json: server 'g': field 'transport': an HTTP transport needs a \"url\", but the server has a \"command\"",
+        ),
+        (
+            r#"{"mcpServers": {"": {"command": "x"}}}"#,
+            "/p/c.json: a server has an empty name",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(parse("/p/c.json", text).unwrap_err().to_string(), expected);
+    }
+    let file = parse(
+        "/p/c.json",
+        r#"{"servers": {"g": {"url": "http://h/mcp", "type": "streamableHttp"}, "s": {"command": "x", "type": "stdio"}}}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        file.servers[0].launch,
+        Launch::Http {
+            kind: HttpKind::StreamableHttp,
+            ..
+        }
+    ));
+    assert!(matches!(file.servers[1].launch, Launch::Stdio { .. }));
+}
+
+#[test]
+fn malformed_values_in_secret_fields_are_not_echoed() {
+    for field in ["env", "headers"] {
+        let launch = if field == "env" {
+            r#""command": "x""#
+        } else {
+            r#""url": "https://h/mcp""#
+        };
+        let text = format!(
+            r#"{{"mcpServers": {{"g": {{{launch}, "{field}": {{"K": "{SECRET}${{oops"}}}}}}}}"#
+        );
+        let error = parse("/p/c.json", &text).unwrap_err().to_string();
+        assert!(!error.contains(SECRET), "{error}");
+        assert!(
+            error.contains(&format!("field '{field}.K': unterminated")),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn arguments_with_references_show_as_written_even_with_defaults() {
+    let file = parse(
+        "/p/.mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{
+                "s": {{"command": "srv", "args": ["--token=${{UNSET_TOKEN:-{SECRET}}}", "${{workspaceFolder}}/data", "--port", "${{PORT}}"]}},
+                "h": {{"url": "https://h.example/mcp?api_key={SECRET}&region=${{PORT}}"}}
+            }}}}"#
+        ),
+    )
+    .unwrap();
+    let s = &file.servers[0];
+    assert_eq!(
+        stdio(s).1[0],
+        format!("--token={SECRET}"),
+        "the default is used"
+    );
+    assert_eq!(
+        s.redacted()["args"],
+        serde_json::json!([
+            "--token=${UNSET_TOKEN:-***}",
+            "/p/data",
+            "--port",
+            "${PORT}"
+        ])
+    );
+    assert_eq!(
+        s.summary(),
+        "stdio: srv --token=${UNSET_TOKEN:-***} /p/data --port ${PORT}"
+    );
+    let h = &file.servers[1];
+    assert_eq!(
+        h.summary(),
+        "http: https://h.example/mcp?api_key=***&region=${PORT} (auto)"
+    );
+    assert!(!format!("{h:?}").contains(SECRET));
+}
+
+#[test]
+fn a_relative_path_resolves_against_the_current_directory() {
+    let file = parse(
+        "mcp_config.json",
+        r#"{"servers": {"a": {"command": "./bin/a"}}}"#,
+    )
+    .unwrap();
+    let (command, _, _, cwd) = stdio(&file.servers[0]);
+    assert_eq!(command, "././bin/a");
+    assert_eq!(cwd, Path::new("."));
+}

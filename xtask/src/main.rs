@@ -3,7 +3,7 @@
 //! * `test`: setup, fmt, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
 //! * `conformance`: the MCP conformance suite against our client, for every requirement set.
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
-//! * `bench`: the criterion benches.
+//! * `bench`: ours side by side with rmcp and the limit (B1–B4); writes `target/bench-report.md`.
 //! * `setup`: the pinned tool installs under `.tools/`.
 //! * `demo [ARGS…]`: the quick start: `mcp-cli --config examples/mcp_config.json discover` against the example servers.
 
@@ -49,7 +49,7 @@ enum Cmd {
         #[arg(long, default_value_t = 10)]
         seconds: u64,
     },
-    /// Run the criterion benches.
+    /// Benchmark ours against rmcp and the raw limit; print and write target/bench-report.md.
     Bench,
     /// Install the pinned tools into `.tools/`.
     Setup,

@@ -1,0 +1,275 @@
+//! `bench-runner`: one benchmark case for one contender, in its own process,
+//! so that the harness (`cargo xtask bench`) can take its peak memory from the
+//! operating system. Prints one line `bench-result {json}`.
+//!
+//! ```text
+//! bench-runner codec --contender ours --workload big --passes 3
+//! bench-runner stdio --contender rmcp --method tools --mode inflight --requests 20000
+//! bench-runner discovery --contender raw --servers 50 --index 7 --start-delay-ms 300
+//! bench-runner config --servers 50 --start-delay-ms 300 --out servers.json
+//! bench-runner http --contender ours --format sse --requests 1000
+//! bench-runner measure --timeout-secs 300 -- mcp-cli --config servers.json discover
+//! ```
+//!
+//! `measure` runs any program and prints, after its output, `bench-measure
+//! {json}`: its wall time and peak RSS as the OS counts them.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use mcp_bench::codec::Workload;
+use mcp_bench::discovery::ServerSet;
+use mcp_bench::http::HttpCase;
+use mcp_bench::server::http::ResponseFormat;
+use mcp_bench::stdio::{Method, Mode, StdioCase};
+use mcp_bench::{BenchError, Contender};
+use serde::Serialize;
+
+#[derive(Debug, Parser)]
+#[command(name = "bench-runner", about = "One benchmark case for one contender")]
+struct Cli {
+    #[command(subcommand)]
+    bench: Bench,
+}
+
+#[derive(Debug, Args)]
+struct ServerOptions {
+    /// The bench-server program (default: beside this program).
+    #[arg(long)]
+    server: Option<PathBuf>,
+    /// Tools per server.
+    #[arg(long, default_value_t = 50)]
+    tools: usize,
+}
+
+#[derive(Debug, Args)]
+struct SetOptions {
+    /// How many servers.
+    #[arg(long)]
+    servers: usize,
+    /// How long each server takes to start.
+    #[arg(long, default_value_t = 0)]
+    start_delay_ms: u64,
+    /// Where each server notes its start.
+    #[arg(long)]
+    start_log: Option<PathBuf>,
+    #[command(flatten)]
+    server: ServerOptions,
+}
+
+#[derive(Debug, Subcommand)]
+enum Bench {
+    /// B1: decoding throughput and peak memory.
+    Codec {
+        #[arg(long, value_enum)]
+        contender: Contender,
+        #[arg(long, value_enum)]
+        workload: Workload,
+        /// Timed passes after the first (untimed) one.
+        #[arg(long, default_value_t = 3)]
+        passes: usize,
+    },
+    /// B2: requests over stdio.
+    Stdio {
+        #[arg(long, value_enum)]
+        contender: Contender,
+        #[arg(long, value_enum)]
+        method: Method,
+        #[arg(long, value_enum)]
+        mode: Mode,
+        /// Timed requests.
+        #[arg(long, default_value_t = 5000)]
+        requests: usize,
+        /// Untimed requests first.
+        #[arg(long, default_value_t = 500)]
+        warmup: usize,
+        #[command(flatten)]
+        server: ServerOptions,
+    },
+    /// B3: rmcp's sequential loop over a set, or one server of it alone (raw).
+    Discovery {
+        #[arg(long, value_enum)]
+        contender: Contender,
+        /// raw: which server of the set.
+        #[arg(long, default_value_t = 0)]
+        index: usize,
+        #[command(flatten)]
+        set: SetOptions,
+    },
+    /// B3: write a server set as an `mcpServers` config for mcp-cli.
+    Config {
+        #[command(flatten)]
+        set: SetOptions,
+        /// The config file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Run a program; after its output print `bench-measure {json}`: wall time and peak RSS.
+    Measure {
+        /// Kill the program after this many seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout_secs: u64,
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<OsString>,
+    },
+    /// B4: tools/list over Streamable HTTP.
+    Http {
+        #[arg(long, value_enum)]
+        contender: Contender,
+        #[arg(long, value_enum)]
+        format: ResponseFormat,
+        /// Timed requests.
+        #[arg(long, default_value_t = 1000)]
+        requests: usize,
+        /// Untimed requests first.
+        #[arg(long, default_value_t = 50)]
+        warmup: usize,
+        #[command(flatten)]
+        server: ServerOptions,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.bench) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bench-runner: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(bench: Bench) -> Result<(), BenchError> {
+    match bench {
+        Bench::Codec {
+            contender,
+            workload,
+            passes,
+        } => {
+            // Decoding is CPU work on one thread: both readers run on the same single-threaded runtime.
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| BenchError::io("cannot start the runtime", e))?;
+            report(&runtime.block_on(mcp_bench::codec::run(contender, workload, passes))?)
+        }
+        Bench::Stdio {
+            contender,
+            method,
+            mode,
+            requests,
+            warmup,
+            server,
+        } => {
+            let case = StdioCase {
+                contender,
+                method,
+                mode,
+                requests,
+                warmup,
+                server: server_program(server.server)?,
+                tools: server.tools,
+            };
+            report(&runtime()?.block_on(mcp_bench::stdio::run(case))?)
+        }
+        Bench::Discovery {
+            contender,
+            index,
+            set,
+        } => {
+            let set = server_set(set)?;
+            match contender {
+                Contender::Rmcp => {
+                    report(&runtime()?.block_on(mcp_bench::discovery::rmcp_loop(&set))?)
+                }
+                Contender::Raw => report(&mcp_bench::discovery::raw_single(&set, index)?),
+                Contender::Ours => Err(BenchError::Unexpected(
+                    "ours is `mcp-cli discover`, run by the harness".into(),
+                )),
+            }
+        }
+        Bench::Config { set, out } => server_set(set)?.write_config(&out),
+        Bench::Measure {
+            timeout_secs,
+            command,
+        } => {
+            let Some((program, args)) = command.split_first() else {
+                return Err(BenchError::Unexpected("no program to measure".into()));
+            };
+            let measured =
+                mcp_bench::measure::measure(program, args, Duration::from_secs(timeout_secs))?;
+            print_line("bench-measure", &measured)
+        }
+        Bench::Http {
+            contender,
+            format,
+            requests,
+            warmup,
+            server,
+        } => {
+            let case = HttpCase {
+                contender,
+                format,
+                requests,
+                warmup,
+                server: server_program(server.server)?,
+                tools: server.tools,
+            };
+            report(&runtime()?.block_on(mcp_bench::http::run(case))?)
+        }
+    }
+}
+
+/// The multi-threaded runtime a user's program would have.
+fn runtime() -> Result<tokio::runtime::Runtime, BenchError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| BenchError::io("cannot start the runtime", e))
+}
+
+fn server_set(set: SetOptions) -> Result<ServerSet, BenchError> {
+    Ok(ServerSet {
+        program: server_program(set.server.server)?,
+        servers: set.servers,
+        tools: set.server.tools,
+        start_delay_ms: set.start_delay_ms,
+        start_log: set.start_log,
+    })
+}
+
+/// The given program, or `bench-server` beside this one.
+fn server_program(given: Option<PathBuf>) -> Result<PathBuf, BenchError> {
+    if let Some(path) = given {
+        return Ok(path);
+    }
+    let me = std::env::current_exe().map_err(|e| BenchError::io("where am I", e))?;
+    let beside = me.parent().unwrap_or(Path::new(".")).join("bench-server");
+    if beside.is_file() {
+        Ok(beside)
+    } else {
+        Err(BenchError::Unexpected(format!(
+            "no bench-server at {}; pass --server",
+            beside.display()
+        )))
+    }
+}
+
+fn report(result: &impl Serialize) -> Result<(), BenchError> {
+    print_line("bench-result", result)
+}
+
+/// Prints `tag {json}` on its own line.
+fn print_line(tag: &str, value: &impl Serialize) -> Result<(), BenchError> {
+    use std::io::Write;
+    let json = serde_json::to_string(value).map_err(|e| BenchError::json(tag.to_owned(), e))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "\n{tag} {json}")
+        .and_then(|()| stdout.flush())
+        .map_err(|e| BenchError::io("writing stdout", e))
+}

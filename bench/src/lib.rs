@@ -1,0 +1,50 @@
+//! Benchmarks of this workspace's MCP client side by side with `rmcp` (the
+//! official Rust SDK) and with a raw baseline that does no protocol work (the
+//! limit), as `cargo xtask bench` runs them.
+//!
+//! This crate sits outside the workspace so that neither `cargo build` nor the
+//! test command ever compiles rmcp. It builds two programs:
+//!
+//! * `bench-server`: a minimal MCP server that answers `initialize`, `ping`
+//!   and `tools/list` at once, over stdio (optionally after a start delay,
+//!   like a Node server) or over Streamable HTTP (JSON or SSE responses,
+//!   counting the TCP connections it accepts).
+//! * `bench-runner`: one case for one contender per process, so the harness
+//!   can take each case's peak memory from the operating system. It prints
+//!   one line `bench-result {json}` with its measurements. Its `measure`
+//!   subcommand runs any program (a case, or `mcp-cli`) and reports the wall
+//!   time and peak RSS the OS gives ([`measure`]).
+//!
+//! | module | benchmark |
+//! |---|---|
+//! | [`codec`] | B1: decoding throughput of one 40 MB line and of 100 000 small messages |
+//! | [`stdio`] | B2: request latency and throughput over stdio |
+//! | [`discovery`] | B3: the rmcp loop and the single-server limit (ours is `mcp-cli`) |
+//! | [`http`] | B4: `tools/list` over Streamable HTTP, and the connections it opens |
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_bench::BenchError> {
+//! use mcp_bench::{codec, Contender};
+//! let result = codec::run(Contender::Ours, codec::Workload::Small, 3).await?;
+//! println!("{} bytes in {:?} s", result.bytes, result.seconds);
+//! # Ok(()) }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod codec;
+pub mod contender;
+pub mod discovery;
+pub mod error;
+pub mod http;
+pub mod measure;
+pub mod pipe;
+pub mod raw_client;
+pub mod rss;
+pub mod server;
+pub mod statistics;
+pub mod stdio;
+pub mod workload;
+
+pub use contender::Contender;
+pub use error::BenchError;

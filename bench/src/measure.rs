@@ -1,0 +1,108 @@
+//! [`measure`]: run a program to its end and take its wall time and peak
+//! memory from the operating system.
+//!
+//! The harness runs every case through `bench-runner measure`, not directly:
+//! Linux counts the spawning process's own peak RSS into a child's `ru_maxrss`
+//! when the child execs, so the spawner must be small. This one is (about
+//! 2 MB, no runtime started); the harness, which holds results, is not.
+
+use std::ffi::OsString;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use crate::BenchError;
+
+/// What the OS said about one finished program.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Measurement {
+    /// From just before the spawn to the reaping, in seconds.
+    pub wall_seconds: f64,
+    /// The peak RSS of the program and of every process it reaped, in KiB
+    /// (`getrusage(RUSAGE_CHILDREN)` of this process, whose only child it was).
+    pub max_rss_kib: u64,
+    /// The exit code, when it exited.
+    pub code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+}
+
+/// Runs `program` with `args` (stdin empty, stdout and stderr inherited) and
+/// measures it; kills it after `timeout`. Call it from a process with no other child.
+pub fn measure(
+    program: &OsString,
+    args: &[OsString],
+    timeout: Duration,
+) -> Result<Measurement, BenchError> {
+    let shown = program.to_string_lossy().into_owned();
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .spawn()
+        .map_err(|e| BenchError::io(format!("cannot start {shown}"), e))?;
+    let pid = i32::try_from(child.id())
+        .map(Pid::from_raw)
+        .map_err(|_| BenchError::Unexpected("process id out of range".into()))?;
+    let (reaped, exits) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = reaped.send((Instant::now(), status));
+    });
+    let (ended, status) = match exits.recv_timeout(timeout) {
+        Ok(exit) => exit,
+        Err(_) => {
+            let _ = kill(pid, Signal::SIGKILL);
+            let _ = waiter.join();
+            return Err(BenchError::Timeout(format!(
+                "{shown} ran longer than {}s and was killed",
+                timeout.as_secs()
+            )));
+        }
+    };
+    let _ = waiter.join();
+    let status = status.map_err(|e| BenchError::io(format!("cannot wait for {shown}"), e))?;
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN)
+        .map_err(|e| BenchError::io("getrusage(RUSAGE_CHILDREN)", std::io::Error::from(e)))?;
+    Ok(Measurement {
+        wall_seconds: ended.duration_since(started).as_secs_f64(),
+        max_rss_kib: u64::try_from(usage.max_rss()).unwrap_or(0),
+        code: status.code(),
+        signal: status.signal(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(script: &str, timeout: Duration) -> Result<Measurement, BenchError> {
+        measure(
+            &OsString::from("sh"),
+            &[OsString::from("-c"), OsString::from(script)],
+            timeout,
+        )
+    }
+
+    #[test]
+    fn reports_exit_code_time_and_memory() {
+        let measured = shell("sleep 0.05; exit 3", Duration::from_secs(30)).unwrap();
+        assert_eq!(measured.code, Some(3));
+        assert_eq!(measured.signal, None);
+        assert!(measured.wall_seconds >= 0.05);
+        assert!(measured.max_rss_kib > 0);
+    }
+
+    #[test]
+    fn kills_after_the_timeout() {
+        let started = Instant::now();
+        let outcome = shell("sleep 30", Duration::from_millis(200));
+        assert!(matches!(outcome, Err(BenchError::Timeout(_))));
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}

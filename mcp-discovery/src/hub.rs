@@ -159,13 +159,7 @@ impl Hub {
             Ok(Ok((report, _))) => {
                 if let Some(cache) = &self.options.cache {
                     let key = self.options.fingerprint(server);
-                    let entry = crate::cache::CacheEntry {
-                        fingerprint: key.to_string(),
-                        fetched_at_ms: report.fetched_at_ms.unwrap_or(0),
-                        ttl_ms: crate::discovery::millis(crate::cache::ttl_for(&report)),
-                        report: report.clone(),
-                    };
-                    if let Err(error) = cache.put(&key, entry) {
+                    if let Err(error) = cache.store(&key, &report).await {
                         tracing::warn!(server = name, %error, "could not store the new lists");
                     }
                 }

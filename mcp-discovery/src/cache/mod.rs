@@ -63,6 +63,18 @@ pub struct CacheEntry {
 }
 
 impl CacheEntry {
+    /// The entry recording `report` under `key`, with the report's TTL.
+    pub fn of(key: &Fingerprint, report: &ServerReport) -> Self {
+        Self {
+            fingerprint: key.to_string(),
+            fetched_at_ms: report
+                .fetched_at_ms
+                .unwrap_or_else(crate::discovery::now_ms),
+            ttl_ms: crate::discovery::millis(ttl_for(report)),
+            report: report.clone(),
+        }
+    }
+
     /// Whether the entry can stand in for asking the server at `now_ms`.
     pub fn is_fresh(&self, now_ms: u64) -> bool {
         self.report.status == ServerStatus::Ready
@@ -112,10 +124,16 @@ pub struct Cache {
     inner: Arc<Inner>,
 }
 
+/// How many entries are written to disk at once: enough to overlap with
+/// discovery, few enough that 50 servers finishing together do not start 50
+/// blocking threads.
+const DISK_WRITERS: usize = 2;
+
 #[derive(Debug)]
 struct Inner {
     dir: Option<PathBuf>,
     memory: Mutex<HashMap<Fingerprint, CacheEntry>>,
+    writers: tokio::sync::Semaphore,
 }
 
 impl Cache {
@@ -139,6 +157,7 @@ impl Cache {
             inner: Arc::new(Inner {
                 dir,
                 memory: Mutex::new(HashMap::new()),
+                writers: tokio::sync::Semaphore::new(DISK_WRITERS),
             }),
         }
     }
@@ -179,6 +198,28 @@ impl Cache {
             Some(dir) => store::write(dir, key, &entry),
             None => Ok(()),
         }
+    }
+
+    /// Stores what discovery found for `key`: in memory at once, then on disk
+    /// from a blocking thread, so a slow disk never stalls other servers' I/O.
+    pub async fn store(&self, key: &Fingerprint, report: &ServerReport) -> Result<(), CacheError> {
+        let entry = CacheEntry::of(key, report);
+        self.memory().insert(key.clone(), entry.clone());
+        let Some(dir) = self.inner.dir.clone() else {
+            return Ok(());
+        };
+        let key = key.clone();
+        let path = dir.clone();
+        // The semaphore is never closed, so acquiring only waits.
+        let _writer = self.inner.writers.acquire().await.ok();
+        tokio::task::spawn_blocking(move || store::write(&dir, &key, &entry))
+            .await
+            .unwrap_or_else(|join| {
+                Err(CacheError::Io {
+                    path,
+                    source: std::io::Error::other(format!("the cache writer stopped: {join}")),
+                })
+            })
     }
 
     /// Forgets the entry for `key` (a `list_changed` arrived, say).

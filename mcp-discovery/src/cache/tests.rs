@@ -64,7 +64,7 @@ fn a_corrupt_entry_is_a_miss_and_is_rewritten() {
     let k = key(7);
     let path = dir.path().join("entries").join(format!("{k}.json"));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, b"{\"format\":1,\"fingerprint\":\"trunc").unwrap();
+    std::fs::write(&path, b"{\"format\":2,\"entry\":{\"fingerprint\":\"trunc").unwrap();
     let cache = Cache::at(dir.path());
     assert!(cache.get(&k).is_none());
     cache.put(&k, entry(&k, 5, 2)).unwrap();
@@ -135,7 +135,7 @@ fn concurrent_writers_and_readers_never_see_a_torn_entry() {
                 let file = path.join("entries").join(format!("{k}.json"));
                 if let Ok(bytes) = std::fs::read(&file) {
                     let parsed: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-                    assert!(parsed["report"]["tools"].as_array().unwrap().len() >= 100);
+                    assert!(parsed["entry"]["report"]["tools"].as_array().unwrap().len() >= 100);
                     seen += 1;
                 }
             }

@@ -28,7 +28,7 @@ use tokio::sync::Semaphore;
 
 pub use report::{DiscoveryReport, Failure, ServerReport, ServerStatus, StatusSummary, Timings};
 
-use crate::cache::{Cache, CacheEntry, CacheMode, Fingerprint, ttl_for};
+use crate::cache::{Cache, CacheMode, Fingerprint};
 use crate::config::{Launch, ServerConfig};
 use crate::connect::StopGraces;
 use crate::session::{Session, SessionOptions};
@@ -225,13 +225,7 @@ impl<'a> Runner<'a> {
             if probed.saw_list_changed {
                 cache.invalidate(key);
             } else {
-                let entry = CacheEntry {
-                    fingerprint: key.to_string(),
-                    fetched_at_ms: report.fetched_at_ms.unwrap_or_else(now_ms),
-                    ttl_ms: millis(ttl_for(&report)),
-                    report: report.clone(),
-                };
-                if let Err(error) = cache.put(key, entry) {
+                if let Err(error) = cache.store(key, &report).await {
                     tracing::warn!(server = %server.name, %error, "could not store the discovery result");
                 }
             }

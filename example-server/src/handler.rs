@@ -79,7 +79,7 @@ impl Server {
         Some(match self.answer(&request.method, &params) {
             Ok(result) => Message::Response(mcp_protocol::Response {
                 id: request.id.clone(),
-                result,
+                result: mcp_protocol::RawJson::from_value(&result),
             }),
             Err(error) => Message::Error(mcp_protocol::ErrorResponse {
                 id: Some(request.id.clone()),
@@ -247,7 +247,7 @@ mod tests {
         )
         .unwrap();
         match server.handle(&request) {
-            Some(Message::Response(response)) => Ok(response.result),
+            Some(Message::Response(response)) => Ok(response.result.to_value().unwrap()),
             Some(Message::Error(error)) => Err(error.error),
             other => panic!("{other:?}"),
         }

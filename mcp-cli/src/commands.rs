@@ -5,10 +5,12 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use mcp_discovery::cache::{Cache, CacheMode};
-use mcp_discovery::catalog::Catalog;
+use mcp_discovery::catalog::{Catalog, CatalogEntry};
 use mcp_discovery::config::ServerConfig;
 use mcp_discovery::connect::connect;
-use mcp_discovery::discovery::{self, DiscoveryOptions, DiscoveryReport, ServerStatus};
+use mcp_discovery::discovery::{
+    self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary,
+};
 use mcp_discovery::session::{ListKind, SessionError, SessionOptions};
 use serde_json::{Value, json};
 
@@ -160,11 +162,38 @@ fn status_of(report: &DiscoveryReport) -> ExitCode {
     }
 }
 
+/// Writes `value` as pretty JSON to stdout, streamed through one buffer.
+/// Items keep the text their server sent (compact, as sent) inside it.
 fn print_json(value: &impl serde::Serialize) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
-        Err(error) => eprintln!("error: cannot write JSON: {error}"),
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
+    if let Err(error) = written {
+        // A closed pipe (`| head`) is not worth a message.
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write JSON: {error}");
+        }
     }
+}
+
+/// The `--json` document of `tools`, `resources` and `prompts`: the entries
+/// of the kinds asked for, the status summary, and the failed servers.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListDocument<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a [CatalogEntry]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<&'a [CatalogEntry]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_templates: Option<&'a [CatalogEntry]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompts: Option<&'a [CatalogEntry]>,
+    summary: &'a StatusSummary,
+    failed: Vec<Value>,
 }
 
 async fn list(
@@ -182,19 +211,15 @@ async fn list(
         .map(|s| json!({"name": s.name, "error": s.error}))
         .collect();
     if global.json {
-        let mut document = serde_json::Map::new();
-        for kind in kinds {
-            let key = match kind {
-                ListKind::Tools => "tools",
-                ListKind::Resources => "resources",
-                ListKind::ResourceTemplates => "resourceTemplates",
-                ListKind::Prompts => "prompts",
-            };
-            document.insert(key.to_owned(), json!(catalog.entries(*kind)));
-        }
-        document.insert("summary".to_owned(), json!(catalog.summary));
-        document.insert("failed".to_owned(), Value::Array(failed));
-        print_json(&document);
+        let entries = |kind: ListKind| kinds.contains(&kind).then(|| catalog.entries(kind));
+        print_json(&ListDocument {
+            tools: entries(ListKind::Tools),
+            resources: entries(ListKind::Resources),
+            resource_templates: entries(ListKind::ResourceTemplates),
+            prompts: entries(ListKind::Prompts),
+            summary: &catalog.summary,
+            failed,
+        });
     } else {
         for (index, kind) in kinds.iter().enumerate() {
             if index > 0 {

@@ -2,6 +2,7 @@
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
+use mcp_discovery::RawJson;
 use mcp_discovery::catalog::{Catalog, CatalogEntry};
 use mcp_discovery::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcp_discovery::session::ListKind;
@@ -163,14 +164,14 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
 fn section(
     out: &mut String,
     title: &str,
-    items: &[Value],
+    items: &[RawJson],
     row: impl Fn(&Value) -> (String, String),
 ) {
     if items.is_empty() {
         return;
     }
     out.push_str(&format!("  {title} ({})\n", items.len()));
-    let rows: Vec<(String, String)> = items.iter().map(row).collect();
+    let rows: Vec<(String, String)> = items.iter().map(|item| row(&readable(item))).collect();
     let width = rows
         .iter()
         .map(|(left, _)| left.chars().count())
@@ -184,6 +185,11 @@ fn section(
             out.push_str(&format!("    {left:<width$}  {right}\n"));
         }
     }
+}
+
+/// An item read for display; an unreadable one shows as empty.
+fn readable(item: &RawJson) -> Value {
+    item.to_value().unwrap_or(Value::Null)
 }
 
 fn label(item: &Value) -> String {
@@ -246,39 +252,32 @@ fn indent_rest(text: &str) -> String {
 /// The flat view of one kind: namespaced name, signature or URI, description.
 pub fn catalog(catalog: &Catalog, kind: ListKind, style: Style) -> String {
     let entries = catalog.entries(kind);
-    type Row = fn(&CatalogEntry) -> Vec<String>;
+    type Row = fn(&CatalogEntry, &Value) -> Vec<String>;
     let (header, row): (&[&str], Row) = match kind {
-        ListKind::Tools => (&["NAME", "SIGNATURE", "DESCRIPTION"], |entry| {
+        ListKind::Tools => (&["NAME", "SIGNATURE", "DESCRIPTION"], |entry, item| {
             vec![
                 entry.qualified_name.clone(),
-                tool_signature(&entry.item),
-                first_line(entry.item.get("description")),
+                tool_signature(item),
+                first_line(item.get("description")),
             ]
         }),
-        ListKind::Prompts => (&["NAME", "SIGNATURE", "DESCRIPTION"], |entry| {
+        ListKind::Prompts => (&["NAME", "SIGNATURE", "DESCRIPTION"], |entry, item| {
             vec![
                 entry.qualified_name.clone(),
-                prompt_signature(&entry.item),
-                first_line(entry.item.get("description")),
+                prompt_signature(item),
+                first_line(item.get("description")),
             ]
         }),
-        ListKind::Resources => (&["NAME", "URI", "TITLE"], |entry| {
-            let uri = entry
-                .item
-                .get("uri")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_owned();
-            vec![entry.qualified_name.clone(), uri, label(&entry.item)]
+        ListKind::Resources => (&["NAME", "URI", "TITLE"], |entry, item| {
+            let uri = item.get("uri").and_then(Value::as_str).unwrap_or("?");
+            vec![entry.qualified_name.clone(), uri.to_owned(), label(item)]
         }),
-        ListKind::ResourceTemplates => (&["NAME", "URI TEMPLATE", "TITLE"], |entry| {
-            let uri = entry
-                .item
+        ListKind::ResourceTemplates => (&["NAME", "URI TEMPLATE", "TITLE"], |entry, item| {
+            let uri = item
                 .get("uriTemplate")
                 .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_owned();
-            vec![entry.qualified_name.clone(), uri, label(&entry.item)]
+                .unwrap_or("?");
+            vec![entry.qualified_name.clone(), uri.to_owned(), label(item)]
         }),
     };
     if entries.is_empty() {
@@ -286,7 +285,7 @@ pub fn catalog(catalog: &Catalog, kind: ListKind, style: Style) -> String {
     }
     let mut table = table(header, style);
     for entry in entries {
-        table.add_row(row(entry));
+        table.add_row(row(entry, &readable(&entry.item)));
     }
     format!("{table}\n")
 }
@@ -342,7 +341,7 @@ mod tests {
     fn discover_output_names_servers_counts_and_causes() {
         let mut ready = ServerReport::empty("notes", ServerStatus::Ready);
         ready.tools = vec![
-            json!({"name": "add", "description": "Adds.\nMore.", "inputSchema": {"properties": {"a": {"type": "number"}}, "required": ["a"]}}),
+            json!({"name": "add", "description": "Adds.\nMore.", "inputSchema": {"properties": {"a": {"type": "number"}}, "required": ["a"]}}).into(),
         ];
         ready.server_info = Some(json!({"name": "example", "version": "1.0"}));
         let mut failed = ServerReport::empty("broken", ServerStatus::Failed);

@@ -10,7 +10,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use serde::Serialize;
+use mcp_protocol::RawJson;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::discovery::{ServerReport, ServerStatus, StatusSummary};
@@ -29,8 +30,8 @@ pub struct CatalogEntry {
     pub server: String,
     /// Its own name on that server (for resources, the `name`, else the URI).
     pub name: String,
-    /// The item exactly as the server sent it.
-    pub item: Value,
+    /// The item exactly as the server sent it (sharing the report's bytes).
+    pub item: RawJson,
 }
 
 /// Everything every ready server offers.
@@ -103,14 +104,36 @@ impl Catalog {
 }
 
 /// The own name of an item: `name`, else the URI (template), else `?`.
-pub fn item_name(kind: ListKind, item: &Value) -> String {
-    let field = |key: &str| item.get(key).and_then(Value::as_str);
+/// Reads only those members; the rest of the item is skipped, not parsed.
+pub fn item_name(kind: ListKind, item: &RawJson) -> String {
+    /// The members that can name an item; a member of another type counts as absent.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Names {
+        #[serde(default, deserialize_with = "string_or_none")]
+        name: Option<String>,
+        #[serde(default, deserialize_with = "string_or_none")]
+        uri: Option<String>,
+        #[serde(default, deserialize_with = "string_or_none")]
+        uri_template: Option<String>,
+    }
+    fn string_or_none<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<String>, D::Error> {
+        Ok(match Value::deserialize(deserializer)? {
+            Value::String(text) => Some(text),
+            _ => None,
+        })
+    }
+    let Ok(names) = item.decode::<Names>() else {
+        return "?".to_owned();
+    };
     let fallback = match kind {
-        ListKind::Resources => field("uri"),
-        ListKind::ResourceTemplates => field("uriTemplate"),
+        ListKind::Resources => names.uri,
+        ListKind::ResourceTemplates => names.uri_template,
         ListKind::Tools | ListKind::Prompts => None,
     };
-    field("name").or(fallback).unwrap_or("?").to_owned()
+    names.name.or(fallback).unwrap_or_else(|| "?".to_owned())
 }
 
 /// The server part of a namespaced name: characters a tool name may not hold become `_`.
@@ -159,7 +182,7 @@ mod tests {
 
     fn ready(name: &str, tools: &[&str]) -> ServerReport {
         let mut report = ServerReport::empty(name, ServerStatus::Ready);
-        report.tools = tools.iter().map(|t| json!({"name": t})).collect();
+        report.tools = tools.iter().map(|t| json!({"name": t}).into()).collect();
         report
     }
 
@@ -174,10 +197,15 @@ mod tests {
     #[test]
     fn names_are_namespaced_and_items_kept_whole() {
         let mut a = ready("github", &["create_issue"]);
-        a.tools[0]["inputSchema"] = json!({"type": "object"});
+        a.tools[0] =
+            RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#)
+                .unwrap();
         let catalog = Catalog::build(&[a, ServerReport::disabled("off")]);
         assert_eq!(names(&catalog), ["github__create_issue"]);
-        assert_eq!(catalog.tools[0].item["inputSchema"]["type"], "object");
+        assert_eq!(
+            catalog.tools[0].item.as_str(),
+            r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#
+        );
         assert_eq!(catalog.tools[0].name, "create_issue");
         assert_eq!(catalog.summary.disabled, 1);
         assert!(catalog.tool("github__create_issue").is_some());
@@ -206,10 +234,11 @@ mod tests {
     fn resources_fall_back_to_their_uri_and_failed_servers_are_left_out() {
         let mut r = ServerReport::empty("docs", ServerStatus::Ready);
         r.resources = vec![
-            json!({"uri": "file:///a"}),
-            json!({"uri": "file:///b", "name": "bee"}),
+            json!({"uri": "file:///a"}).into(),
+            json!({"uri": "file:///b", "name": "bee"}).into(),
+            json!({"uri": 7, "name": ["not", "a", "name"]}).into(),
         ];
-        r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"})];
+        r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()];
         let broken = ServerReport::empty("broken", ServerStatus::Failed);
         let catalog = Catalog::build(&[r, broken]);
         let qualified: Vec<_> = catalog
@@ -217,9 +246,9 @@ mod tests {
             .iter()
             .map(|e| e.qualified_name.as_str())
             .collect();
-        assert_eq!(qualified, ["docs__file:///a", "docs__bee"]);
+        assert_eq!(qualified, ["docs__file:///a", "docs__bee", "docs__?"]);
         assert_eq!(catalog.resource_templates[0].name, "file:///{p}");
         assert_eq!(catalog.summary.failed, 1);
-        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 2);
+        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 3);
     }
 }

@@ -39,3 +39,6 @@ pub mod connect;
 pub mod discovery;
 pub mod hub;
 pub mod session;
+
+/// Items, results and schemas are kept as the server sent them; this is their type.
+pub use mcp_protocol::RawJson;

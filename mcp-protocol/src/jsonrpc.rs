@@ -1,9 +1,14 @@
 //! JSON-RPC 2.0: the envelope every MCP message travels in.
 //!
 //! A [`Message`] is one of four shapes: a request, a notification, a success
-//! response or an error response. Classification is done by hand from a
-//! [`serde_json::Value`] so that it never panics, does not care about field
-//! order, and says precisely what is wrong with an invalid message.
+//! response or an error response. Classification is done by hand so that it
+//! never panics, does not care about field order, and says precisely what is
+//! wrong with an invalid message.
+//!
+//! Decoding reads the envelope's members straight from the bytes. A response's
+//! `result` is not parsed at all: it is kept as [`RawJson`], and
+//! [`Message::from_bytes`] makes it a slice of the input rather than a copy,
+//! so a 40 MB `tools/list` result costs one scan of its bytes.
 //!
 //! ```
 //! use mcp_protocol::jsonrpc::{Message, RequestId};
@@ -15,11 +20,15 @@
 
 use std::fmt;
 
+use bytes::Bytes;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
+use crate::raw::RawJson;
+use crate::types::Key;
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -165,8 +174,8 @@ pub struct Notification {
 pub struct Response {
     /// The id of the request this answers.
     pub id: RequestId,
-    /// The result, kept as raw JSON; decode it with the method's result type.
-    pub result: Value,
+    /// The result as the peer wrote it; decode it with the method's result type.
+    pub result: RawJson,
 }
 
 /// An error response. Its id may be absent or `null` when the peer could not
@@ -272,52 +281,26 @@ impl Message {
             result: object.remove("result"),
             error: object.remove("error"),
         }
-        .classify()
+        .classify(|result| RawJson::from_value(&result))
     }
 
-    /// Decodes one message from bytes. A batch array is refused; use [`Incoming::from_slice`] for those.
+    /// Decodes one message from bytes; the result is copied out of them. A
+    /// batch array is refused; use [`Incoming::from_slice`] for those.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
-        // Fast path: read the envelope's members straight from the bytes, with no map.
-        match serde_json::from_slice::<Envelope>(bytes) {
-            Ok(envelope) => Ok(envelope.classify()?),
-            // Not an object, or not JSON: the slow path says precisely which.
-            Err(_) => {
-                let value: Value = serde_json::from_slice(bytes)?;
-                Ok(Self::from_value(value)?)
-            }
-        }
+        decode_one(bytes, RawJson::copy_of)
+    }
+
+    /// Decodes one message from shared bytes; the result is a slice of them,
+    /// not a copy. A batch array is refused; use [`Incoming::from_bytes`].
+    pub fn from_bytes(bytes: &Bytes) -> Result<Self, DecodeError> {
+        decode_one(bytes, |raw| RawJson::slice_of(bytes, raw))
     }
 
     /// The message as a JSON value, `jsonrpc` first.
     pub fn to_value(&self) -> Value {
-        let mut object = Map::with_capacity(4);
-        object.insert("jsonrpc".into(), Value::from(JSONRPC_VERSION));
-        match self {
-            Message::Request(r) => {
-                object.insert("id".into(), r.id.to_value());
-                object.insert("method".into(), Value::from(r.method.as_str()));
-                if let Some(p) = &r.params {
-                    object.insert("params".into(), p.clone());
-                }
-            }
-            Message::Notification(n) => {
-                object.insert("method".into(), Value::from(n.method.as_str()));
-                if let Some(p) = &n.params {
-                    object.insert("params".into(), p.clone());
-                }
-            }
-            Message::Response(r) => {
-                object.insert("id".into(), r.id.to_value());
-                object.insert("result".into(), r.result.clone());
-            }
-            Message::Error(e) => {
-                if let Some(id) = &e.id {
-                    object.insert("id".into(), id.to_value());
-                }
-                object.insert("error".into(), e.error.to_value());
-            }
-        }
-        Value::Object(object)
+        // A message always serializes; only a result nested deeper than
+        // serde_json's recursion limit could fail to read back.
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// Compact JSON bytes: never contains a newline, so it is safe for newline framing.
@@ -451,14 +434,14 @@ impl Incoming {
         }
     }
 
-    /// Decodes bytes holding one JSON text.
+    /// Decodes bytes holding one JSON text; results are copied out of them.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        if first == Some(&b'{') {
-            return Message::from_slice(bytes).map(Incoming::Single);
-        }
-        let value: Value = serde_json::from_slice(bytes)?;
-        Ok(Self::from_value(value)?)
+        decode_incoming(bytes, RawJson::copy_of)
+    }
+
+    /// Decodes shared bytes holding one JSON text; results are slices of them.
+    pub fn from_bytes(bytes: &Bytes) -> Result<Self, DecodeError> {
+        decode_incoming(bytes, |raw| RawJson::slice_of(bytes, raw))
     }
 
     /// The valid messages, in order; invalid batch elements are dropped.
@@ -470,20 +453,83 @@ impl Incoming {
     }
 }
 
-/// The members of a JSON-RPC object that matter, before classification.
-/// Unknown members are ignored.
-#[derive(Default)]
-struct Envelope {
+/// One message from `bytes`, keeping results with `keep`.
+fn decode_one(
+    bytes: &[u8],
+    keep: impl FnOnce(&RawValue) -> RawJson,
+) -> Result<Message, DecodeError> {
+    // Fast path: read the envelope's members straight from the bytes, with no map.
+    match serde_json::from_slice::<Envelope<&RawValue>>(bytes) {
+        Ok(envelope) => Ok(envelope.classify(keep)?),
+        // Not an object, or not JSON: the slow path says precisely which.
+        Err(_) => {
+            let value: Value = serde_json::from_slice(bytes)?;
+            Ok(Message::from_value(value)?)
+        }
+    }
+}
+
+/// A message or a batch from `bytes`, keeping results with `keep`.
+fn decode_incoming(
+    bytes: &[u8],
+    keep: impl Fn(&RawValue) -> RawJson,
+) -> Result<Incoming, DecodeError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'[') {
+        return decode_one(bytes, keep).map(Incoming::Single);
+    }
+    let elements: Vec<&RawValue> = serde_json::from_slice(bytes)?;
+    if elements.is_empty() {
+        return Err(MessageError::EmptyBatch.into());
+    }
+    let messages = elements
+        .into_iter()
+        .map(|element| classify_element(element.get(), &keep))
+        .collect();
+    Ok(Incoming::Batch(messages))
+}
+
+/// One element of a batch: valid JSON, since the array was.
+fn classify_element(
+    text: &str,
+    keep: impl FnOnce(&RawValue) -> RawJson,
+) -> Result<Message, MessageError> {
+    match serde_json::from_str::<Envelope<&RawValue>>(text) {
+        Ok(envelope) => envelope.classify(keep),
+        // Not an object: say what it is.
+        Err(_) => match serde_json::from_str::<Value>(text) {
+            Ok(value) => Message::from_value(value),
+            Err(_) => Err(MessageError::NotAnObject("unreadable JSON")),
+        },
+    }
+}
+
+/// The members of a JSON-RPC object that matter, before classification;
+/// `R` is how the result is held until it is kept. Unknown members are ignored.
+struct Envelope<R> {
     jsonrpc: Option<Value>,
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Value>,
-    result: Option<Value>,
+    result: Option<R>,
     error: Option<Value>,
 }
 
-impl Envelope {
-    fn classify(self) -> Result<Message, MessageError> {
+impl<R> Default for Envelope<R> {
+    fn default() -> Self {
+        Self {
+            jsonrpc: None,
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        }
+    }
+}
+
+impl<R> Envelope<R> {
+    fn classify(self, keep: impl FnOnce(R) -> RawJson) -> Result<Message, MessageError> {
         match &self.jsonrpc {
             None => return Err(MessageError::MissingVersion),
             Some(Value::String(v)) if v == JSONRPC_VERSION => {}
@@ -519,7 +565,7 @@ impl Envelope {
                 let id = self.id.as_ref().ok_or(MessageError::MissingId)?;
                 Ok(Message::Response(Response {
                     id: RequestId::from_value(id)?,
-                    result,
+                    result: keep(result),
                 }))
             }
             (None, Some(error)) => {
@@ -536,12 +582,12 @@ impl Envelope {
     }
 }
 
-impl<'de> Deserialize<'de> for Envelope {
+impl<'de, R: Deserialize<'de>> Deserialize<'de> for Envelope<R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EnvelopeVisitor;
+        struct EnvelopeVisitor<R>(std::marker::PhantomData<R>);
 
-        impl<'de> serde::de::Visitor<'de> for EnvelopeVisitor {
-            type Value = Envelope;
+        impl<'de, R: Deserialize<'de>> serde::de::Visitor<'de> for EnvelopeVisitor<R> {
+            type Value = Envelope<R>;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON-RPC object")
@@ -550,16 +596,19 @@ impl<'de> Deserialize<'de> for Envelope {
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<Envelope, A::Error> {
+            ) -> Result<Envelope<R>, A::Error> {
                 let mut envelope = Envelope::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    let slot = match key.as_ref() {
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let slot = match key.as_str() {
                         "jsonrpc" => &mut envelope.jsonrpc,
                         "id" => &mut envelope.id,
                         "method" => &mut envelope.method,
                         "params" => &mut envelope.params,
-                        "result" => &mut envelope.result,
                         "error" => &mut envelope.error,
+                        "result" => {
+                            envelope.result = Some(map.next_value()?);
+                            continue;
+                        }
                         _ => {
                             map.next_value::<serde::de::IgnoredAny>()?;
                             continue;
@@ -571,7 +620,7 @@ impl<'de> Deserialize<'de> for Envelope {
             }
         }
 
-        deserializer.deserialize_map(EnvelopeVisitor)
+        deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
     }
 }
 
@@ -603,9 +652,57 @@ mod tests {
             message,
             Message::Response(Response {
                 id: 3.into(),
-                result: json!({"tools": []})
+                result: RawJson::from_value(&json!({"tools": []}))
             })
         );
+    }
+
+    #[test]
+    fn results_are_kept_as_sent_and_sliced_from_shared_bytes() {
+        let line =
+            Bytes::from_static(br#"{"jsonrpc":"2.0","id":"a","result": {"b" : 1.50, "a":[]} }"#);
+        let Message::Response(response) = Message::from_bytes(&line).unwrap() else {
+            panic!("not a response")
+        };
+        assert_eq!(response.result.as_str(), r#"{"b" : 1.50, "a":[]}"#);
+        let offset = line.windows(4).position(|w| w == br#"{"b""#).unwrap();
+        assert_eq!(response.result.as_bytes().as_ptr(), line[offset..].as_ptr());
+        let copied = Message::from_slice(&line).unwrap();
+        assert_eq!(copied, Message::Response(response.clone()));
+        assert_eq!(
+            String::from_utf8(copied.to_vec()).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"a","result":{"b" : 1.50, "a":[]}}"#
+        );
+        assert_eq!(copied.to_value()["result"]["a"], json!([]));
+        let from_value =
+            Message::from_value(json!({"jsonrpc":"2.0","id":1,"result":{"x":[1]}})).unwrap();
+        let Message::Response(response) = from_value else {
+            panic!("not a response")
+        };
+        assert_eq!(response.result.as_str(), r#"{"x":[1]}"#);
+    }
+
+    #[test]
+    fn batch_results_are_slices_too() {
+        let text = Bytes::from_static(
+            br#"[{"jsonrpc":"2.0","id":1,"result":[7]}, 5, {"jsonrpc":"2.0","method":"n"}]"#,
+        );
+        let Incoming::Batch(items) = Incoming::from_bytes(&text).unwrap() else {
+            panic!("not a batch")
+        };
+        let Ok(Message::Response(first)) = &items[0] else {
+            panic!("not a response")
+        };
+        assert_eq!(first.result.as_str(), "[7]");
+        assert!(
+            text.as_ptr_range()
+                .contains(&first.result.as_bytes().as_ptr())
+        );
+        assert_eq!(
+            items[1].as_ref().unwrap_err().to_string(),
+            "message is not a JSON object but a number"
+        );
+        assert!(matches!(items[2], Ok(Message::Notification(_))));
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //!
 //! This crate holds JSON-RPC 2.0 and every MCP message of every protocol version
 //! from 2024-11-05 to 2026-07-28. It does no I/O: it depends only on serde,
-//! serde_json and thiserror, and can be used from any runtime or none.
+//! serde_json, thiserror and bytes, and can be used from any runtime or none.
+//!
+//! Results, list items and JSON Schemas are kept as [`RawJson`]: the text the
+//! peer sent, decoded only when asked (see [`raw`]).
 
 #![warn(missing_docs)]
 
@@ -11,6 +14,7 @@ pub mod jsonrpc;
 pub mod meta;
 pub mod method;
 pub mod methods;
+pub mod raw;
 pub mod types;
 pub mod version;
 
@@ -18,3 +22,4 @@ pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{
     ErrorResponse, Incoming, Message, MessageError, Notification, Request, RequestId, Response,
 };
+pub use raw::{RawJson, RawPage};

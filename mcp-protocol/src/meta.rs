@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::RawJson;
+
 /// `_meta` key: the protocol version of a modern request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key: the client's capabilities for a modern request.
@@ -33,13 +35,15 @@ pub enum ResultType {
 pub struct UnknownResultType(pub String);
 
 impl ResultType {
-    /// Reads the `resultType` of a raw result: absent means complete, an unknown value is an error.
-    pub fn of(result: &Value) -> Result<Self, UnknownResultType> {
-        match result.get("resultType") {
-            None | Some(Value::Null) => Ok(ResultType::Complete),
-            Some(Value::String(s)) if s == "complete" => Ok(ResultType::Complete),
-            Some(Value::String(s)) if s == "input_required" => Ok(ResultType::InputRequired),
-            Some(other) => Err(UnknownResultType(other.to_string())),
+    /// Reads the `resultType` of a raw result (skipping every other member):
+    /// absent means complete, an unknown value is an error.
+    pub fn of(result: &RawJson) -> Result<Self, UnknownResultType> {
+        match result.member::<Value>("resultType") {
+            Ok(None | Some(Value::Null)) => Ok(ResultType::Complete),
+            Ok(Some(Value::String(s))) if s == "complete" => Ok(ResultType::Complete),
+            Ok(Some(Value::String(s))) if s == "input_required" => Ok(ResultType::InputRequired),
+            Ok(Some(other)) => Err(UnknownResultType(other.to_string())),
+            Err(error) => Err(UnknownResultType(format!("(unreadable: {error})"))),
         }
     }
 
@@ -110,15 +114,18 @@ impl RequestMeta {
 }
 
 /// The server's `Implementation` from a modern result's `_meta`.
-pub fn server_info_of(result: &Value) -> Option<&Value> {
-    result.get("_meta")?.get(SERVER_INFO_KEY)
+pub fn server_info_of(result: &RawJson) -> Option<Value> {
+    let mut meta = result.member::<Map<String, Value>>("_meta").ok()??;
+    meta.remove(SERVER_INFO_KEY)
 }
 
-/// A cache lifetime hint: `ttlMs`, where absent or negative means 0.
-pub fn ttl_ms_of(result: &Value) -> u64 {
+/// A cache lifetime hint: `ttlMs`, where absent, negative or not an integer means 0.
+pub fn ttl_ms_of(result: &RawJson) -> u64 {
     result
-        .get("ttlMs")
-        .and_then(Value::as_i64)
+        .member::<Value>("ttlMs")
+        .ok()
+        .flatten()
+        .and_then(|ttl| ttl.as_i64())
         .map_or(0, |ttl| u64::try_from(ttl).unwrap_or(0))
 }
 
@@ -127,27 +134,31 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn raw(value: Value) -> RawJson {
+        RawJson::from_value(&value)
+    }
+
     #[test]
     fn result_type_absent_means_complete_and_unknown_is_invalid() {
         assert_eq!(
-            ResultType::of(&json!({"content": []})),
+            ResultType::of(&raw(json!({"content": []}))),
             Ok(ResultType::Complete)
         );
         assert_eq!(
-            ResultType::of(&json!({"resultType": "complete"})),
+            ResultType::of(&raw(json!({"resultType": "complete"}))),
             Ok(ResultType::Complete)
         );
         assert_eq!(
-            ResultType::of(&json!({"resultType": "input_required"})),
+            ResultType::of(&raw(json!({"resultType": "input_required"}))),
             Ok(ResultType::InputRequired)
         );
         assert_eq!(
-            ResultType::of(&json!({"resultType": "later"}))
+            ResultType::of(&raw(json!({"resultType": "later"})))
                 .unwrap_err()
                 .to_string(),
             "unknown resultType \"later\""
         );
-        assert!(ResultType::of(&json!({"resultType": 3})).is_err());
+        assert!(ResultType::of(&raw(json!({"resultType": 3}))).is_err());
     }
 
     #[test]
@@ -170,11 +181,12 @@ mod tests {
 
     #[test]
     fn ttl_absent_or_negative_is_zero() {
-        assert_eq!(ttl_ms_of(&json!({})), 0);
-        assert_eq!(ttl_ms_of(&json!({"ttlMs": -5})), 0);
-        assert_eq!(ttl_ms_of(&json!({"ttlMs": 60000})), 60000);
+        assert_eq!(ttl_ms_of(&raw(json!({}))), 0);
+        assert_eq!(ttl_ms_of(&raw(json!({"ttlMs": -5}))), 0);
+        assert_eq!(ttl_ms_of(&raw(json!({"ttlMs": 60000}))), 60000);
+        assert_eq!(ttl_ms_of(&raw(json!({"ttlMs": "soon"}))), 0);
         assert_eq!(
-            server_info_of(&json!({"_meta": {SERVER_INFO_KEY: {"name": "s"}}})).unwrap()["name"],
+            server_info_of(&raw(json!({"_meta": {SERVER_INFO_KEY: {"name": "s"}}}))).unwrap()["name"],
             "s"
         );
     }

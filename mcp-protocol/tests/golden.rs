@@ -1,13 +1,14 @@
 //! Golden tests: every JSON-RPC message recorded from real servers (see
-//! tests/fixtures/README.md) parses, decodes into its typed result, and
-//! serializes again to semantically equal JSON.
+//! tests/fixtures/README.md) decodes from its bytes, its result decodes into
+//! the typed result straight from the raw text, and both serialize again to
+//! semantically equal JSON.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use mcp_protocol::method::RequestMethod;
 use mcp_protocol::methods::*;
-use mcp_protocol::{Message, RequestId};
+use mcp_protocol::{Message, RawJson, RequestId};
 use serde_json::Value;
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
@@ -25,7 +26,21 @@ fn fixtures(dir: &str) -> Vec<PathBuf> {
 /// A recorded message and the direction it went.
 struct Recorded {
     from_client: bool,
+    /// The bytes as they went over the wire.
+    text: String,
+    /// The same, parsed.
     raw: Value,
+}
+
+impl Recorded {
+    fn new(from_client: bool, text: &str) -> Option<Self> {
+        let raw = serde_json::from_str(text).ok()?;
+        Some(Self {
+            from_client,
+            text: text.to_owned(),
+            raw,
+        })
+    }
 }
 
 fn stdio_messages(path: &std::path::Path) -> Vec<Recorded> {
@@ -38,10 +53,7 @@ fn stdio_messages(path: &std::path::Path) -> Vec<Recorded> {
             if dir != "c2s" && dir != "s2c" {
                 return None;
             }
-            Some(Recorded {
-                from_client: dir == "c2s",
-                raw: serde_json::from_str(entry["raw"].as_str()?).unwrap(),
-            })
+            Some(Recorded::new(dir == "c2s", entry["raw"].as_str()?).unwrap())
         })
         .collect()
 }
@@ -61,12 +73,7 @@ fn http_messages(path: &std::path::Path) -> Vec<Recorded> {
     let mut out = Vec::new();
     for exchange in exchanges {
         let body = exchange["request"]["body"].as_str().unwrap_or_default();
-        if let Ok(raw) = serde_json::from_str::<Value>(body) {
-            out.push(Recorded {
-                from_client: true,
-                raw,
-            });
-        }
+        out.extend(Recorded::new(true, body));
         let body = exchange["response"]["body"].as_str().unwrap_or_default();
         let content_type = exchange["response"]["headers"]["content-type"]
             .as_str()
@@ -77,12 +84,7 @@ fn http_messages(path: &std::path::Path) -> Vec<Recorded> {
             vec![body.to_owned()]
         };
         for payload in payloads {
-            if let Ok(raw) = serde_json::from_str::<Value>(&payload) {
-                out.push(Recorded {
-                    from_client: false,
-                    raw,
-                });
-            }
+            out.extend(Recorded::new(false, &payload));
         }
     }
     out
@@ -100,13 +102,27 @@ fn normalize(mut value: Value) -> Value {
     value
 }
 
-fn typed_round_trip<M: RequestMethod>(result: &Value, context: &str) -> M::Result {
-    let typed: M::Result = serde_json::from_value(result.clone())
+fn typed_round_trip<M: RequestMethod>(result: &RawJson, context: &str) -> M::Result {
+    let typed: M::Result = result
+        .decode()
         .unwrap_or_else(|e| panic!("{context}: {} result does not decode: {e}", M::METHOD));
     assert_eq!(
-        &serde_json::to_value(&typed).unwrap(),
-        result,
+        serde_json::to_value(&typed).unwrap(),
+        result.to_value().unwrap(),
         "{context}: {} result is not lossless",
+        M::METHOD
+    );
+    let from_value: M::Result =
+        serde_json::from_value(result.to_value().unwrap()).unwrap_or_else(|e| {
+            panic!(
+                "{context}: {} result does not decode from a value: {e}",
+                M::METHOD
+            )
+        });
+    assert_eq!(
+        serde_json::to_value(&from_value).unwrap(),
+        serde_json::to_value(&typed).unwrap(),
+        "{context}: {} reads differently from a value",
         M::METHOD
     );
     typed
@@ -118,7 +134,7 @@ struct Seen {
     typed_results: HashMap<&'static str, usize>,
 }
 
-fn check_result(method: &str, result: &Value, context: &str, seen: &mut Seen) {
+fn check_result(method: &str, result: &RawJson, context: &str, seen: &mut Seen) {
     macro_rules! check {
         ($m:ty) => {{
             typed_round_trip::<$m>(result, context);
@@ -152,12 +168,19 @@ fn check_file(path: &std::path::Path, messages: Vec<Recorded>, seen: &mut Seen) 
     let mut methods: HashMap<(bool, RequestId), String> = HashMap::new();
     for (index, recorded) in messages.into_iter().enumerate() {
         let context = format!("{name} message {index}");
-        let message: Message = serde_json::from_value(recorded.raw.clone())
-            .unwrap_or_else(|e| panic!("{context}: {e}: {}", recorded.raw));
+        let message = Message::from_slice(recorded.text.as_bytes())
+            .unwrap_or_else(|e| panic!("{context}: {e}: {}", recorded.text));
         assert_eq!(
             message.to_value(),
             normalize(recorded.raw.clone()),
             "{context}: not lossless"
+        );
+        let from_value: Message = serde_json::from_value(recorded.raw.clone())
+            .unwrap_or_else(|e| panic!("{context}: {e}: {}", recorded.raw));
+        assert_eq!(
+            from_value.to_value(),
+            message.to_value(),
+            "{context}: reads differently from a value"
         );
         seen.messages += 1;
         match &message {

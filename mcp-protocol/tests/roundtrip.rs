@@ -2,7 +2,7 @@
 //! value → JSON → value gives the same value, including unknown fields.
 
 use mcp_protocol::types::*;
-use mcp_protocol::{Message, Notification, Request, RequestId, Response};
+use mcp_protocol::{Message, Notification, RawJson, Request, RequestId, Response};
 use proptest::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -230,7 +230,7 @@ proptest! {
         for message in [
             Message::Request(Request { id: id.clone(), method: method.clone(), params: params.clone() }),
             Message::Notification(Notification { method, params }),
-            Message::Response(Response { id, result }),
+            Message::Response(Response { id, result: RawJson::from_value(&result) }),
         ] {
             let bytes = message.to_vec();
             prop_assert!(!bytes.contains(&b'\n'));

@@ -1,8 +1,9 @@
 //! Peak memory of the newline-JSON decoder on one large message.
 //!
 //! Writes one `tools/list` response line of the given size (MB, default 40) to
-//! a temporary file, then streams it through [`NdjsonCodec`] in 8 KiB chunks
-//! and prints the process's peak RSS growth against the message size.
+//! a temporary file, then streams it through [`NdjsonCodec`] in 8 KiB chunks,
+//! decodes the typed `ListToolsResult` from the raw result, and prints the
+//! process's peak RSS growth against the message size.
 //! `cargo run --release -p mcp-transport --example codec_peak_rss -- 40` (add `raw` for the
 //! `serde_json::from_slice` baseline on the same bytes).
 
@@ -70,7 +71,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         while let Some(frame) = codec.decode(&mut buf)? {
             if let NdjsonFrame::Message(message) = frame {
                 if let mcp_protocol::Message::Response(response) = &message {
-                    tools = response.result["tools"].as_array().map_or(0, Vec::len);
+                    // Typed decoding, straight from the raw result.
+                    let list: mcp_protocol::types::ListToolsResult = response.result.decode()?;
+                    tools = list.tools.len();
                 }
                 drop(message);
             }

@@ -10,10 +10,9 @@ use std::collections::VecDeque;
 
 use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
-use mcp_protocol::{Message, Request, RequestId, Response};
+use mcp_protocol::{Message, RawJson, Request, RequestId, Response};
 use mcp_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use mcp_transport::{Transport, TransportError};
-use serde_json::json;
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
@@ -103,7 +102,7 @@ async fn serve_one(listener: tokio::net::TcpListener) -> std::io::Result<()> {
         if let NdjsonFrame::Message(Message::Request(request)) = frame? {
             out.send(Message::Response(Response {
                 id: request.id,
-                result: json!({}),
+                result: RawJson::empty_object(),
             }))
             .await?;
         }

@@ -66,7 +66,10 @@ async fn broken_servers_fail_with_their_cause_and_do_not_hold_back_the_others() 
     assert_eq!(good.status, ServerStatus::Ready);
     assert_eq!(good.era, Some(Era::Legacy));
     assert_eq!(good.tools.len(), 3);
-    assert_eq!(good.tools[0]["name"], "echo");
+    assert_eq!(
+        good.tools[0].member::<String>("name").unwrap().as_deref(),
+        Some("echo")
+    );
     assert!(
         good.duration_ms < deadline.as_millis() as u64,
         "a hanging neighbour delayed a good server: {} ms",

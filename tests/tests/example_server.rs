@@ -9,10 +9,10 @@ use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcp_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
-fn names(items: &[serde_json::Value], key: &str) -> Vec<String> {
+fn names(items: &[mcp_protocol::RawJson], key: &str) -> Vec<String> {
     items
         .iter()
-        .map(|item| item[key].as_str().unwrap().to_owned())
+        .map(|item| item.member::<String>(key).unwrap().unwrap())
         .collect()
 }
 

@@ -142,7 +142,7 @@ async fn fastmcp_paginated_lists_are_followed_to_the_end() {
     let all = session.list_all(ListKind::Tools).await.unwrap();
     let names: Vec<_> = all
         .iter()
-        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .map(|t| t.member::<String>("name").unwrap().unwrap_or_default())
         .collect();
     assert_eq!(names.len(), 5, "{names:?}");
     assert!(names.contains(&"add".to_owned()));

@@ -68,7 +68,13 @@ async fn well_behaved_server_answers_and_is_reaped_on_close() {
         panic!()
     };
     assert_eq!(response.id, RequestId::from(1));
-    assert_eq!(response.result["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        response.result.to_value().unwrap()["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
     assert_eq!(
         transport.describe(),
         format!("stdio: {FIXTURE} well-behaved")
@@ -233,7 +239,8 @@ async fn allow_list_mode_passes_only_listed_and_configured_variables() {
     let Message::Response(reply) = ping(&transport, 1).await else {
         panic!()
     };
-    assert_eq!(reply.result["secret"], "s3cr3t");
-    assert_eq!(reply.result["home"], serde_json::Value::Null);
+    let result = reply.result.to_value().unwrap();
+    assert_eq!(result["secret"], "s3cr3t");
+    assert_eq!(result["home"], serde_json::Value::Null);
     transport.close().await.unwrap();
 }

@@ -12,7 +12,7 @@ fn key(n: u8) -> Fingerprint {
 fn entry(key: &Fingerprint, fetched_at_ms: u64, tools: usize) -> CacheEntry {
     let mut report = ServerReport::empty("alpha", ServerStatus::Ready);
     report.tools = (0..tools)
-        .map(|i| json!({"name": format!("t{i}")}))
+        .map(|i| json!({"name": format!("t{i}")}).into())
         .collect();
     CacheEntry {
         fingerprint: key.to_string(),

@@ -3,11 +3,13 @@
 //!
 //! The JSON form (serde, camelCase) is what `mcp-cli discover --json` prints.
 //! Items (tools, resources, templates, prompts) are kept exactly as the
-//! server sent them.
+//! server sent them, as [`RawJson`]: cloning a report copies no item, and
+//! writing one (to the cache, to `--json` output) writes each item's text as is.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcp_protocol::RawJson;
 use mcp_protocol::version::Era;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -93,16 +95,16 @@ pub struct ServerReport {
     pub instructions: Option<String>,
     /// `tools/list`, every page, as sent.
     #[serde(default)]
-    pub tools: Vec<Value>,
+    pub tools: Vec<RawJson>,
     /// `resources/list`, every page, as sent.
     #[serde(default)]
-    pub resources: Vec<Value>,
+    pub resources: Vec<RawJson>,
     /// `resources/templates/list`, every page, as sent.
     #[serde(default)]
-    pub resource_templates: Vec<Value>,
+    pub resource_templates: Vec<RawJson>,
     /// `prompts/list`, every page, as sent.
     #[serde(default)]
-    pub prompts: Vec<Value>,
+    pub prompts: Vec<RawJson>,
     /// Lists that failed without failing the server (a -32601, say), by method.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub list_errors: BTreeMap<String, Failure>,
@@ -165,7 +167,7 @@ impl ServerReport {
     }
 
     /// The items of one list.
-    pub fn items(&self, kind: ListKind) -> &[Value] {
+    pub fn items(&self, kind: ListKind) -> &[RawJson] {
         match kind {
             ListKind::Tools => &self.tools,
             ListKind::Resources => &self.resources,
@@ -175,7 +177,7 @@ impl ServerReport {
     }
 
     /// The items of one list, to fill in.
-    pub(crate) fn items_mut(&mut self, kind: ListKind) -> &mut Vec<Value> {
+    pub(crate) fn items_mut(&mut self, kind: ListKind) -> &mut Vec<RawJson> {
         match kind {
             ListKind::Tools => &mut self.tools,
             ListKind::Resources => &mut self.resources,
@@ -268,7 +270,7 @@ mod tests {
         report.era = Some(Era::Modern);
         report.server_info = Some(json!({"name": "mcp-time", "version": "1"}));
         report.capabilities = Some(json!({"tools": {}}));
-        report.tools = vec![json!({"name": "get_current_time", "x-extra": [1, 2]})];
+        report.tools = vec![json!({"name": "get_current_time", "x-extra": [1, 2]}).into()];
         report.duration_ms = 12;
         let value = serde_json::to_value(&report).unwrap();
         assert_eq!(value["status"], "ready");

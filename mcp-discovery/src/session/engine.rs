@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
 use mcp_protocol::{
-    ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
+    ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId, Response,
 };
 use mcp_transport::{Transport, TransportError};
 use serde_json::{Map, Value, json};
@@ -39,7 +39,7 @@ enum Lost {
 }
 
 enum Reply {
-    Result(Value),
+    Result(RawJson),
     Error(ErrorObject),
     Lost(Lost),
 }
@@ -193,7 +193,7 @@ impl Engine {
         let reply = match outcome {
             Ok(result) => Message::Response(Response {
                 id: request.id,
-                result,
+                result: RawJson::from_value(&result),
             }),
             Err(error) => Message::Error(ErrorResponse {
                 id: Some(request.id),
@@ -294,7 +294,7 @@ impl Engine {
         options: &RequestOptions,
         default_timeout: Duration,
         max_timeout: Duration,
-    ) -> Result<Value, SessionError> {
+    ) -> Result<RawJson, SessionError> {
         self.check_alive(method)?;
         let id = self.next_id();
         let (reply_tx, mut reply_rx) = oneshot::channel();

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use mcp_protocol::ErrorCode;
 use mcp_protocol::meta::{self, RequestMeta};
 use mcp_protocol::version::{Era, ProtocolVersion};
+use mcp_protocol::{ErrorCode, RawJson};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -154,7 +154,8 @@ async fn discover(
             .request(METHOD, params, &probe, timeout, timeout)
             .await
         {
-            Ok(result) => {
+            Ok(raw) => {
+                let result = read_result(engine, METHOD, &raw)?;
                 let theirs: Vec<String> = result
                     .get("supportedVersions")
                     .and_then(Value::as_array)
@@ -165,7 +166,7 @@ async fn discover(
                     })
                     .unwrap_or_default();
                 return match mcp_protocol::version::choose_version(&MODERN_VERSIONS, &theirs) {
-                    Ok(chosen) => Ok(Some(modern_state(chosen, &result))),
+                    Ok(chosen) => Ok(Some(modern_state(chosen, &raw, &result))),
                     Err(_) if !strict => Ok(None),
                     Err(_) => Err(mismatch(engine, METHOD, &theirs)),
                 };
@@ -225,11 +226,24 @@ fn mismatch(engine: &Engine, operation: &str, theirs: &[String]) -> SessionError
     )
 }
 
-fn modern_state(version: ProtocolVersion, result: &Value) -> ServerState {
+/// A result as a JSON value; handshake results are small and read whole.
+fn read_result(engine: &Engine, method: &str, result: &RawJson) -> Result<Value, SessionError> {
+    result.to_value().map_err(|error| {
+        SessionError::new(
+            engine.server(),
+            method,
+            ErrorKind::ProtocolViolation {
+                reason: format!("unreadable result: {error}"),
+            },
+        )
+    })
+}
+
+fn modern_state(version: ProtocolVersion, raw: &RawJson, result: &Value) -> ServerState {
     ServerState {
         era: Era::Modern,
         protocol_version: version,
-        server_info: meta::server_info_of(result).cloned().unwrap_or(Value::Null),
+        server_info: meta::server_info_of(raw).unwrap_or(Value::Null),
         capabilities: result
             .get("capabilities")
             .cloned()
@@ -238,7 +252,7 @@ fn modern_state(version: ProtocolVersion, result: &Value) -> ServerState {
             .get("instructions")
             .and_then(Value::as_str)
             .map(str::to_owned),
-        ttl_ms: Some(meta::ttl_ms_of(result)),
+        ttl_ms: Some(meta::ttl_ms_of(raw)),
         cache_scope: result
             .get("cacheScope")
             .and_then(Value::as_str)
@@ -266,6 +280,7 @@ pub(crate) async fn initialize(
             options.initialize_timeout,
         )
         .await?;
+    let result = read_result(engine, METHOD, &result)?;
     let answered = result
         .get("protocolVersion")
         .and_then(Value::as_str)

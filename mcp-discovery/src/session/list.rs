@@ -1,6 +1,6 @@
 //! The four list methods and their pagination.
 
-use serde_json::Value;
+use mcp_protocol::RawJson;
 
 /// One of the four things a server lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,7 +58,7 @@ impl ListKind {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CompleteList {
     /// The items of every page, in order, exactly as the server sent them.
-    pub items: Vec<Value>,
+    pub items: Vec<RawJson>,
     /// How many pages the server sent.
     pub pages: usize,
     /// Modern only: the smallest `ttlMs` of any page.
@@ -68,8 +68,8 @@ pub struct CompleteList {
 /// One page of a list, items kept exactly as the server sent them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPage {
-    /// The items.
-    pub items: Vec<Value>,
+    /// The items, each sharing the bytes of the result it came in.
+    pub items: Vec<RawJson>,
     /// The cursor of the next page; `None` ends the list.
     pub next_cursor: Option<String>,
     /// Modern only: how long the page stays fresh.
@@ -77,23 +77,15 @@ pub struct ListPage {
 }
 
 impl ListPage {
-    /// Reads a page from a list result. `None` when the items member is missing or not an array.
-    pub(crate) fn from_result(kind: ListKind, mut result: Value) -> Option<Self> {
-        let object = result.as_object_mut()?;
-        let items = match object.remove(kind.items_key())? {
-            Value::Array(items) => items,
-            _ => return None,
-        };
+    /// Reads a page from a list result in one pass, without parsing the items.
+    /// `None` when the result is not an object or its items member is missing
+    /// or not an array.
+    pub(crate) fn from_result(kind: ListKind, result: &RawJson) -> Option<Self> {
+        let page = result.list_page(kind.items_key())?;
         Some(Self {
-            items,
-            next_cursor: object
-                .get("nextCursor")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            ttl_ms: object
-                .get("ttlMs")
-                .and_then(Value::as_i64)
-                .map(|ttl| u64::try_from(ttl).unwrap_or(0)),
+            items: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms.map(|ttl| u64::try_from(ttl).unwrap_or(0)),
         })
     }
 }

@@ -26,9 +26,9 @@ mod options;
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
-use mcp_protocol::RequestId;
 use mcp_protocol::method::RequestMethod;
 use mcp_protocol::version::{Era, ProtocolVersion};
+use mcp_protocol::{RawJson, RequestId};
 use mcp_transport::{Transport, TransportError};
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc};
@@ -164,7 +164,8 @@ impl Session {
         self.inner.engine.subscribe()
     }
 
-    /// Sends a request with raw JSON params and returns the raw result.
+    /// Sends a request with raw JSON params and returns the result exactly as
+    /// the server sent it, unparsed ([`RawJson::decode`] reads it).
     ///
     /// In the modern era the per-request `_meta` is added and `input_required`
     /// rounds are fulfilled through the handler. Over HTTP, an expired legacy
@@ -174,7 +175,7 @@ impl Session {
         method: &str,
         params: Option<Value>,
         options: RequestOptions,
-    ) -> Result<Value, SessionError> {
+    ) -> Result<RawJson, SessionError> {
         match self.request_rounds(method, params.clone(), &options).await {
             Err(error) if is_session_expired(&error) && self.era() == Era::Legacy => {
                 tracing::info!(server = %self.name(), "HTTP session expired; initializing again");
@@ -195,7 +196,7 @@ impl Session {
         method: &str,
         params: Option<Value>,
         options: &RequestOptions,
-    ) -> Result<Value, SessionError> {
+    ) -> Result<RawJson, SessionError> {
         let state = self.state();
         let engine = &self.inner.engine;
         let opts = &self.inner.options;
@@ -232,6 +233,9 @@ impl Session {
                             format!("still input_required after {round} rounds"),
                         ));
                     }
+                    let result = result
+                        .to_value()
+                        .map_err(|e| self.violation(method, format!("unreadable result: {e}")))?;
                     params = self.fulfil_input(method, &original, &result).await?;
                 }
                 Err(error) => return Err(self.violation(method, error.to_string())),
@@ -303,8 +307,17 @@ impl Session {
             other => Some(other),
         };
         let result = self.request_raw(M::METHOD, params, options).await?;
-        serde_json::from_value(result)
+        result
+            .decode()
             .map_err(|e| self.violation(M::METHOD, format!("malformed result: {e}")))
+    }
+
+    /// Sends a request and reads its (small) result as a JSON value.
+    async fn request_value(&self, method: &str, params: Value) -> Result<Value, SessionError> {
+        self.request_raw(method, Some(params), RequestOptions::default())
+            .await?
+            .to_value()
+            .map_err(|e| self.violation(method, format!("unreadable result: {e}")))
     }
 
     /// `ping` (legacy); in the modern era, where ping is gone, `server/discover` serves as a liveness check.
@@ -328,7 +341,7 @@ impl Session {
         let result = self
             .request_raw(kind.method(), params, RequestOptions::default())
             .await?;
-        ListPage::from_result(kind, result).ok_or_else(|| {
+        ListPage::from_result(kind, &result).ok_or_else(|| {
             self.violation(
                 kind.method(),
                 format!("result has no \"{}\" array", kind.items_key()),
@@ -337,7 +350,7 @@ impl Session {
     }
 
     /// Every page of a list, following cursors up to the page cap; a repeated cursor is an error.
-    pub async fn list_all(&self, kind: ListKind) -> Result<Vec<Value>, SessionError> {
+    pub async fn list_all(&self, kind: ListKind) -> Result<Vec<RawJson>, SessionError> {
         self.list_complete(kind).await.map(|list| list.items)
     }
 
@@ -376,32 +389,20 @@ impl Session {
 
     /// `tools/call`: the raw result (`content`, `structuredContent`, `isError`).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.request_raw(
-            "tools/call",
-            Some(json!({"name": name, "arguments": arguments})),
-            RequestOptions::default(),
-        )
-        .await
+        self.request_value("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<Value, SessionError> {
-        self.request_raw(
-            "resources/read",
-            Some(json!({ "uri": uri })),
-            RequestOptions::default(),
-        )
-        .await
+        self.request_value("resources/read", json!({ "uri": uri }))
+            .await
     }
 
     /// `prompts/get`.
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.request_raw(
-            "prompts/get",
-            Some(json!({"name": name, "arguments": arguments})),
-            RequestOptions::default(),
-        )
-        .await
+        self.request_value("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await
     }
 
     /// `completion/complete` for a reference (`ref/prompt` or `ref/resource`) and an argument.
@@ -411,13 +412,12 @@ impl Session {
         argument_name: &str,
         argument_value: &str,
     ) -> Result<Value, SessionError> {
-        self.request_raw(
+        self.request_value(
             "completion/complete",
-            Some(json!({
+            json!({
                 "ref": reference,
                 "argument": {"name": argument_name, "value": argument_value},
-            })),
-            RequestOptions::default(),
+            }),
         )
         .await
     }

@@ -7,72 +7,69 @@ use serde_json::{Map, Value};
 use super::Extra;
 use super::resource::ResourceLink;
 
-/// Text content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TextContent {
-    /// The text.
-    pub text: String,
-    /// Audience and priority hints, as sent.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<Value>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// Text content.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct TextContent {
+        /// The text.
+        pub text: String,
+        /// Audience and priority hints, as sent.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<Value>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// Image content, base64-encoded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImageContent {
-    /// The base64 data.
-    pub data: String,
-    /// The MIME type.
-    pub mime_type: String,
-    /// Hints, as sent.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<Value>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// Image content, base64-encoded.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ImageContent {
+        /// The base64 data.
+        pub data: String,
+        /// The MIME type.
+        pub mime_type: String,
+        /// Hints, as sent.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<Value>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 /// Audio content, base64-encoded (2025-03-26).
 pub type AudioContent = ImageContent;
 
-/// A resource embedded in a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EmbeddedResource {
-    /// The contents.
-    pub resource: ResourceContents,
-    /// Hints, as sent.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<Value>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// A resource embedded in a message.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct EmbeddedResource {
+        /// The contents.
+        pub resource: ResourceContents,
+        /// Hints, as sent.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<Value>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 /// One block of content in a tool result, a prompt message or a sampling message.

@@ -1,49 +1,45 @@
 //! `Implementation` (clientInfo / serverInfo) and `Icon`.
 
-use serde::{Deserialize, Serialize};
-
 use super::Extra;
 
-/// An icon a client may show.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Icon {
-    /// Where the icon is (a URL or a data URI).
-    pub src: String,
-    /// Its MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Its sizes, such as `48x48`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<Vec<String>>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// An icon a client may show.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Icon {
+        /// Where the icon is (a URL or a data URI).
+        pub src: String,
+        /// Its MIME type.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Its sizes, such as `48x48`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sizes: Option<Vec<String>>,
+    }
 }
 
-/// The name and version of an MCP client or server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Implementation {
-    /// The programmatic name.
-    pub name: String,
-    /// The version.
-    pub version: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// A description (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// A website (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub website_url: Option<String>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// The name and version of an MCP client or server.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Implementation {
+        /// The programmatic name.
+        pub name: String,
+        /// The version.
+        pub version: String,
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// A description (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// A website (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub website_url: Option<String>,
+        /// Icons (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+    }
 }
 
 impl Implementation {

@@ -1,8 +1,13 @@
 //! [`ItemList`]: a list whose malformed items do not lose the good ones.
 
-use serde::de::DeserializeOwned;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{DeserializeOwned, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+use crate::RawJson;
 
 /// One item of a list: readable, or kept raw with the reason it is not.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,8 +16,8 @@ pub enum ListItem<T> {
     Valid(T),
     /// A malformed item, kept as sent.
     Invalid {
-        /// The item as sent.
-        raw: Value,
+        /// The item as sent, byte for byte.
+        raw: RawJson,
         /// Why it could not be read.
         error: String,
     },
@@ -87,19 +92,28 @@ impl<T> ItemList<T> {
 }
 
 impl<T: DeserializeOwned> ItemList<T> {
+    /// Decodes each item on its own, straight from its text.
+    pub fn from_raw(items: impl IntoIterator<Item = RawJson>) -> Self {
+        Self {
+            items: items.into_iter().map(ListItem::decode).collect(),
+        }
+    }
+
     /// Decodes each value on its own.
     pub fn from_values(values: Vec<Value>) -> Self {
-        Self {
-            items: values
-                .into_iter()
-                .map(|raw| match T::deserialize(&raw) {
-                    Ok(value) => ListItem::Valid(value),
-                    Err(error) => ListItem::Invalid {
-                        error: error.to_string(),
-                        raw,
-                    },
-                })
-                .collect(),
+        Self::from_raw(values.iter().map(RawJson::from_value))
+    }
+}
+
+impl<T: DeserializeOwned> ListItem<T> {
+    /// Reads one item; a malformed one is kept with the reason.
+    pub fn decode(raw: RawJson) -> Self {
+        match raw.decode() {
+            Ok(value) => ListItem::Valid(value),
+            Err(error) => ListItem::Invalid {
+                error: error.to_string(),
+                raw,
+            },
         }
     }
 }
@@ -119,7 +133,28 @@ impl<T: Serialize> Serialize for ItemList<T> {
 }
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for ItemList<T> {
+    /// Reads each element as raw text and decodes it at once, so the list is
+    /// never held twice and a malformed element is kept exactly as sent.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Vec::<Value>::deserialize(deserializer).map(Self::from_values)
+        struct ItemsVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: DeserializeOwned> Visitor<'de> for ItemsVisitor<T> {
+            type Value = ItemList<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ItemList<T>, A::Error> {
+                // The hint comes from the input: bound it.
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                while let Some(raw) = seq.next_element::<RawJson>()? {
+                    items.push(ListItem::decode(raw));
+                }
+                Ok(ItemList { items })
+            }
+        }
+
+        deserializer.deserialize_seq(ItemsVisitor(PhantomData))
     }
 }

@@ -1,76 +1,72 @@
 //! The handshake types of both eras: `initialize` (legacy) and `server/discover` (modern),
 //! plus the small params shared by many methods.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::{ClientCapabilities, Extra, Implementation, ServerCapabilities};
 use crate::meta::SERVER_INFO_KEY;
 
-/// Params that carry nothing but `_meta` (ping, discover, list_changed notifications).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct MetaParams {
-    /// Metadata; in the modern era, the per-request envelope.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// Params that carry nothing but `_meta` (ping, discover, list_changed notifications).
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct MetaParams {
+        /// Metadata; in the modern era, the per-request envelope.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 /// A result that carries no data.
 pub type EmptyResult = MetaParams;
 
-/// Params of the list methods.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct PaginatedParams {
-    /// The cursor of the page to fetch; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// Params of the list methods.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct PaginatedParams {
+        /// The cursor of the page to fetch; absent for the first page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cursor: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `initialize` params (legacy era).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InitializeParams {
-    /// The version the client asks for: the newest it speaks.
-    pub protocol_version: String,
-    /// What the client supports.
-    pub capabilities: ClientCapabilities,
-    /// Who the client is.
-    pub client_info: Implementation,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `initialize` params (legacy era).
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct InitializeParams {
+        /// The version the client asks for: the newest it speaks.
+        pub protocol_version: String,
+        /// What the client supports.
+        pub capabilities: ClientCapabilities,
+        /// Who the client is.
+        pub client_info: Implementation,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `initialize` result (legacy era).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InitializeResult {
-    /// The version the server chose.
-    pub protocol_version: String,
-    /// What the server offers.
-    pub capabilities: ServerCapabilities,
-    /// Who the server is.
-    pub server_info: Implementation,
-    /// Guidance for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `initialize` result (legacy era).
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct InitializeResult {
+        /// The version the server chose.
+        pub protocol_version: String,
+        /// What the server offers.
+        pub capabilities: ServerCapabilities,
+        /// Who the server is.
+        pub server_info: Implementation,
+        /// Guidance for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub instructions: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 super::open_string_enum!(
@@ -83,29 +79,28 @@ super::open_string_enum!(
     }
 );
 
-/// `server/discover` result (2026-07-28).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DiscoverResult {
-    /// The versions the server speaks.
-    pub supported_versions: Vec<String>,
-    /// What the server offers.
-    pub capabilities: ServerCapabilities,
-    /// Guidance for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<String>,
-    /// How long the result stays fresh, in milliseconds (absent or negative: 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<i64>,
-    /// Who may share it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// Metadata, with the server's `Implementation` under `io.modelcontextprotocol/serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know (`resultType` among them).
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `server/discover` result (2026-07-28).
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct DiscoverResult {
+        /// The versions the server speaks.
+        pub supported_versions: Vec<String>,
+        /// What the server offers.
+        pub capabilities: ServerCapabilities,
+        /// Guidance for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub instructions: Option<String>,
+        /// How long the result stays fresh, in milliseconds (absent or negative: 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttl_ms: Option<i64>,
+        /// Who may share it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cache_scope: Option<CacheScope>,
+        /// Metadata, with the server's `Implementation` under `io.modelcontextprotocol/serverInfo`.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 impl DiscoverResult {

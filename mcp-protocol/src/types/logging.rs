@@ -1,6 +1,5 @@
 //! Log levels and log messages.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Extra;
@@ -27,33 +26,31 @@ super::open_string_enum!(
     }
 );
 
-/// `notifications/message` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoggingMessageParams {
-    /// The level.
-    pub level: LoggingLevel,
-    /// The logger's name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logger: Option<String>,
-    /// The payload.
-    pub data: Value,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `notifications/message` params.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LoggingMessageParams {
+        /// The level.
+        pub level: LoggingLevel,
+        /// The logger's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub logger: Option<String>,
+        /// The payload.
+        pub data: Value,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `logging/setLevel` params (legacy era).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SetLevelParams {
-    /// The lowest level the client wants.
-    pub level: LoggingLevel,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `logging/setLevel` params (legacy era).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SetLevelParams {
+        /// The lowest level the client wants.
+        pub level: LoggingLevel,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }

@@ -52,8 +52,11 @@ macro_rules! open_string_enum {
 }
 pub(crate) use open_string_enum;
 
+pub(crate) use extra::{Key, struct_with_extra};
+
 mod capabilities;
 mod content;
+pub(crate) mod extra;
 mod implementation;
 mod item_list;
 mod lifecycle;
@@ -108,4 +111,11 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<serde_json::Value>, D::Error> {
     <serde_json::Value as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
+/// Like [`present`], keeping the value raw.
+pub(crate) fn present_raw<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<crate::RawJson>, D::Error> {
+    <crate::RawJson as serde::Deserialize>::deserialize(deserializer).map(Some)
 }

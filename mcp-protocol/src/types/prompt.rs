@@ -1,54 +1,50 @@
 //! Prompts: definitions, `prompts/list` and `prompts/get`.
 
-use serde::{Deserialize, Serialize};
-
 use super::resource::list_result;
 use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
 
-/// An argument a prompt takes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptArgument {
-    /// Its name.
-    pub name: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Whether it must be given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<bool>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// An argument a prompt takes.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct PromptArgument {
+        /// Its name.
+        pub name: String,
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// Whether it must be given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+    }
 }
 
-/// A prompt a server offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Prompt {
-    /// Its name.
-    pub name: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Its arguments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Vec<PromptArgument>>,
-    /// Icons.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// A prompt a server offers.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Prompt {
+        /// Its name.
+        pub name: String,
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What it is for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// Its arguments.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Vec<PromptArgument>>,
+        /// Icons.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 impl Prompt {
@@ -68,16 +64,15 @@ super::open_string_enum!(
     }
 );
 
-/// One message of a prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptMessage {
-    /// Who speaks.
-    pub role: Role,
-    /// What is said.
-    pub content: ContentBlock,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// One message of a prompt.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PromptMessage {
+        /// Who speaks.
+        pub role: Role,
+        /// What is said.
+        pub content: ContentBlock,
+    }
 }
 
 list_result!(
@@ -85,42 +80,40 @@ list_result!(
     ListPromptsResult, prompts, "prompts", Prompt
 );
 
-/// `prompts/get` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GetPromptParams {
-    /// The prompt.
-    pub name: String,
-    /// Its arguments, as strings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Extra>,
-    /// Answers to the server's input requests (2026-07-28 retries).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Extra>,
-    /// The server's request state, echoed unchanged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_state: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `prompts/get` params.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct GetPromptParams {
+        /// The prompt.
+        pub name: String,
+        /// Its arguments, as strings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Extra>,
+        /// Answers to the server's input requests (2026-07-28 retries).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_responses: Option<Extra>,
+        /// The server's request state, echoed unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub request_state: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `prompts/get` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GetPromptResult {
-    /// What the prompt is for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The messages.
-    pub messages: Vec<PromptMessage>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `prompts/get` result.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct GetPromptResult {
+        /// What the prompt is for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// The messages.
+        pub messages: Vec<PromptMessage>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }

@@ -1,46 +1,44 @@
 //! Resources, resource templates, their lists, `resources/read` and subscriptions.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{CacheScope, Extra, Icon, ItemList, ResourceContents};
 
-/// A resource a server offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// Its URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Its MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Its size in bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Hints, as sent.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<Value>,
-    /// Icons.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// A resource a server offers.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Resource {
+        /// Its URI.
+        pub uri: String,
+        /// Its name.
+        pub name: String,
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// Its MIME type.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Its size in bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub size: Option<u64>,
+        /// Hints, as sent.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<Value>,
+        /// Icons.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 impl Resource {
@@ -53,39 +51,38 @@ impl Resource {
 /// A `resource_link` content block carries a resource description.
 pub type ResourceLink = Resource;
 
-/// A template of resource URIs (RFC 6570).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceTemplate {
-    /// The URI template.
-    pub uri_template: String,
-    /// Its name.
-    pub name: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The MIME type of the resources.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Hints, as sent.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub annotations: Option<Value>,
-    /// Icons.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// A template of resource URIs (RFC 6570).
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ResourceTemplate {
+        /// The URI template.
+        pub uri_template: String,
+        /// Its name.
+        pub name: String,
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// The MIME type of the resources.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mime_type: Option<String>,
+        /// Hints, as sent.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub annotations: Option<Value>,
+        /// Icons.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 impl ResourceTemplate {
@@ -97,28 +94,27 @@ impl ResourceTemplate {
 
 macro_rules! list_result {
     ($(#[$doc:meta])* $name:ident, $field:ident, $json:literal, $item:ty) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct $name {
-            /// The items of this page.
-            #[serde(rename = $json)]
-            pub $field: ItemList<$item>,
-            /// The cursor of the next page.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub next_cursor: Option<String>,
-            /// Freshness hint (2026-07-28).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub ttl_ms: Option<i64>,
-            /// Cache scope (2026-07-28).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub cache_scope: Option<CacheScope>,
-            /// Metadata.
-            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-            pub meta: Option<Extra>,
-            /// Fields this crate does not know.
-            #[serde(flatten)]
-            pub extra: Extra,
+        $crate::types::struct_with_extra! {
+            $(#[$doc])*
+            #[derive(Debug, Clone, PartialEq)]
+            #[serde(rename_all = "camelCase")]
+            pub struct $name {
+                /// The items of this page.
+                #[serde(rename = $json)]
+                pub $field: ItemList<$item>,
+                /// The cursor of the next page.
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub next_cursor: Option<String>,
+                /// Freshness hint (2026-07-28).
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub ttl_ms: Option<i64>,
+                /// Cache scope (2026-07-28).
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub cache_scope: Option<CacheScope>,
+                /// Metadata.
+                #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+                pub meta: Option<Extra>,
+            }
         }
     };
 }
@@ -133,49 +129,46 @@ list_result!(
     ListResourceTemplatesResult, resource_templates, "resourceTemplates", ResourceTemplate
 );
 
-/// `resources/read` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadResourceParams {
-    /// The resource.
-    pub uri: String,
-    /// Answers to the server's input requests (2026-07-28 retries).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Extra>,
-    /// The server's request state, echoed unchanged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_state: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `resources/read` params.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ReadResourceParams {
+        /// The resource.
+        pub uri: String,
+        /// Answers to the server's input requests (2026-07-28 retries).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_responses: Option<Extra>,
+        /// The server's request state, echoed unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub request_state: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `resources/read` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadResourceResult {
-    /// The contents (a resource may have several parts).
-    pub contents: Vec<ResourceContents>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `resources/read` result.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ReadResourceResult {
+        /// The contents (a resource may have several parts).
+        pub contents: Vec<ResourceContents>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `resources/subscribe` and `resources/unsubscribe` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SubscribeParams {
-    /// The resource.
-    pub uri: String,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `resources/subscribe` and `resources/unsubscribe` params.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SubscribeParams {
+        /// The resource.
+        pub uri: String,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }

@@ -1,105 +1,99 @@
 //! What a server may ask of a client: roots, sampling, elicitation; and completion.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Extra, Role};
 
-/// A root the client exposes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Root {
-    /// Its URI (`file://...`).
-    pub uri: String,
-    /// Its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// A root the client exposes.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Root {
+        /// Its URI (`file://...`).
+        pub uri: String,
+        /// Its name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `roots/list` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListRootsResult {
-    /// The roots.
-    pub roots: Vec<Root>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `roots/list` result.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ListRootsResult {
+        /// The roots.
+        pub roots: Vec<Root>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `sampling/createMessage` params; the messages are kept raw.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateMessageParams {
-    /// The conversation.
-    pub messages: Vec<Value>,
-    /// The most tokens to sample.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u64>,
-    /// A system prompt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system_prompt: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Every other field (model preferences, tools, ...).
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `sampling/createMessage` params; the messages are kept raw.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CreateMessageParams {
+        /// The conversation.
+        pub messages: Vec<Value>,
+        /// The most tokens to sample.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_tokens: Option<u64>,
+        /// A system prompt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub system_prompt: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `sampling/createMessage` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateMessageResult {
-    /// Who speaks (the assistant).
-    pub role: Role,
-    /// What was sampled, raw (a content block or several).
-    pub content: Value,
-    /// The model used.
-    pub model: String,
-    /// Why sampling stopped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `sampling/createMessage` result.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CreateMessageResult {
+        /// Who speaks (the assistant).
+        pub role: Role,
+        /// What was sampled, raw (a content block or several).
+        pub content: Value,
+        /// The model used.
+        pub model: String,
+        /// Why sampling stopped.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub stop_reason: Option<String>,
+    }
 }
 
-/// `elicitation/create` params: form mode (`requestedSchema`) or URL mode (`url`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitParams {
-    /// `form` or `url` (absent means form).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    /// What to ask the user.
-    pub message: String,
-    /// The form's schema (form mode), kept raw.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub requested_schema: Option<Value>,
-    /// The URL to open (URL mode).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// The elicitation's id (URL mode).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation_id: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `elicitation/create` params: form mode (`requestedSchema`) or URL mode (`url`).
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ElicitParams {
+        /// `form` or `url` (absent means form).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<String>,
+        /// What to ask the user.
+        pub message: String,
+        /// The form's schema (form mode), kept raw.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub requested_schema: Option<Value>,
+        /// The URL to open (URL mode).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
+        /// The elicitation's id (URL mode).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub elicitation_id: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 super::open_string_enum!(
@@ -114,65 +108,61 @@ super::open_string_enum!(
     }
 );
 
-/// `elicitation/create` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ElicitResult {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// The submitted form, when accepted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<Extra>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `elicitation/create` result.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ElicitResult {
+        /// What the user did.
+        pub action: ElicitAction,
+        /// The submitted form, when accepted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub content: Option<Extra>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `notifications/elicitation/complete` params (URL mode, 2025-11-25).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitationCompleteParams {
-    /// The elicitation that completed.
-    pub elicitation_id: String,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `notifications/elicitation/complete` params (URL mode, 2025-11-25).
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ElicitationCompleteParams {
+        /// The elicitation that completed.
+        pub elicitation_id: String,
+    }
 }
 
-/// `completion/complete` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompleteParams {
-    /// What is completed: `{"type": "ref/prompt", "name"}` or `{"type": "ref/resource", "uri"}`.
-    #[serde(rename = "ref")]
-    pub reference: Value,
-    /// The argument: `{"name", "value"}`.
-    pub argument: Value,
-    /// Values of other arguments.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub context: Option<Value>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `completion/complete` params.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CompleteParams {
+        /// What is completed: `{"type": "ref/prompt", "name"}` or `{"type": "ref/resource", "uri"}`.
+        #[serde(rename = "ref")]
+        pub reference: Value,
+        /// The argument: `{"name", "value"}`.
+        pub argument: Value,
+        /// Values of other arguments.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub context: Option<Value>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `completion/complete` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompleteResult {
-    /// `{"values": [...], "total"?, "hasMore"?}`.
-    pub completion: Value,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `completion/complete` result.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CompleteResult {
+        /// `{"values": [...], "total"?, "hasMore"?}`.
+        pub completion: Value,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }

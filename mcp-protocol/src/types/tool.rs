@@ -1,74 +1,73 @@
 //! Tools: definitions, the name guidance, `tools/list` and `tools/call`.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
+use crate::RawJson;
 
-/// Hints about a tool's behaviour. They are hints: do not trust them from untrusted servers.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// The tool does not change its environment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_only_hint: Option<bool>,
-    /// The tool may destroy things.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive_hint: Option<bool>,
-    /// Calling it twice with the same arguments does nothing more.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotent_hint: Option<bool>,
-    /// The tool reaches an open world (the web).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_world_hint: Option<bool>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// Hints about a tool's behaviour. They are hints: do not trust them from untrusted servers.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ToolAnnotations {
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// The tool does not change its environment.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub read_only_hint: Option<bool>,
+        /// The tool may destroy things.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub destructive_hint: Option<bool>,
+        /// Calling it twice with the same arguments does nothing more.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub idempotent_hint: Option<bool>,
+        /// The tool reaches an open world (the web).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub open_world_hint: Option<bool>,
+    }
 }
 
-/// A tool definition, as listed by `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
-    /// The name to call it by.
-    pub name: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The JSON Schema of its arguments, kept raw.
-    pub input_schema: Value,
-    /// The JSON Schema of its structured output, kept raw (2025-06-18).
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub output_schema: Option<Value>,
-    /// Behaviour hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<ToolAnnotations>,
-    /// Icons (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Execution properties such as `taskSupport` (2025-11-25), kept raw.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub execution: Option<Value>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// A tool definition, as listed by `tools/list`.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Tool {
+        /// The name to call it by.
+        pub name: String,
+        /// A display name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub title: Option<String>,
+        /// What it does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// The JSON Schema of its arguments, kept as sent: never dereferenced,
+        /// never reordered; `input_schema.to_value()` reads it.
+        pub input_schema: RawJson,
+        /// The JSON Schema of its structured output, kept as sent (2025-06-18).
+        #[serde(
+            default,
+            deserialize_with = "super::present_raw",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub output_schema: Option<RawJson>,
+        /// Behaviour hints.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<ToolAnnotations>,
+        /// Icons (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub icons: Option<Vec<Icon>>,
+        /// Execution properties such as `taskSupport` (2025-11-25), kept raw.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub execution: Option<Value>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 impl Tool {
@@ -127,79 +126,76 @@ pub fn check_tool_name(name: &str) -> Vec<ToolNameWarning> {
     warnings
 }
 
-/// `tools/list` result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListToolsResult {
-    /// The tools of this page.
-    pub tools: ItemList<Tool>,
-    /// The cursor of the next page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// Freshness hint (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<i64>,
-    /// Cache scope (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `tools/list` result.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ListToolsResult {
+        /// The tools of this page.
+        pub tools: ItemList<Tool>,
+        /// The cursor of the next page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub next_cursor: Option<String>,
+        /// Freshness hint (2026-07-28).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttl_ms: Option<i64>,
+        /// Cache scope (2026-07-28).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cache_scope: Option<CacheScope>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `tools/call` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolParams {
-    /// The tool.
-    pub name: String,
-    /// Its arguments.
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub arguments: Option<Value>,
-    /// Answers to the server's input requests (2026-07-28 retries).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Extra>,
-    /// The server's request state, echoed unchanged (2026-07-28 retries).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_state: Option<String>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `tools/call` params.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CallToolParams {
+        /// The tool.
+        pub name: String,
+        /// Its arguments.
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub arguments: Option<Value>,
+        /// Answers to the server's input requests (2026-07-28 retries).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input_responses: Option<Extra>,
+        /// The server's request state, echoed unchanged (2026-07-28 retries).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub request_state: Option<String>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
-/// `tools/call` result. A tool failure is `isError: true`, not a protocol error.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallToolResult {
-    /// The unstructured result.
-    #[serde(default)]
-    pub content: Vec<ContentBlock>,
-    /// The structured result (2025-06-18).
-    #[serde(
-        default,
-        deserialize_with = "super::present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub structured_content: Option<Value>,
-    /// Whether the tool failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_error: Option<bool>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Extra>,
-    /// Fields this crate does not know (`resultType` among them).
-    #[serde(flatten)]
-    pub extra: Extra,
+super::struct_with_extra! {
+    /// `tools/call` result. A tool failure is `isError: true`, not a protocol error.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CallToolResult {
+        /// The unstructured result.
+        #[serde(default)]
+        pub content: Vec<ContentBlock>,
+        /// The structured result (2025-06-18).
+        #[serde(
+            default,
+            deserialize_with = "super::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub structured_content: Option<Value>,
+        /// Whether the tool failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
 }
 
 impl CallToolResult {

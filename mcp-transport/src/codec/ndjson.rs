@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use bytes::{Buf, BufMut, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use mcp_protocol::jsonrpc::DecodeError;
 use mcp_protocol::{Incoming, Message, MessageError};
 use tokio_util::codec::{Decoder, Encoder};
@@ -163,10 +163,10 @@ impl NdjsonCodec {
     }
 
     /// Decodes one complete line (without its `\n`). `None` for a blank line.
-    fn line(&self, raw: &[u8]) -> Option<NdjsonFrame> {
-        let line = match raw {
-            [rest @ .., b'\r'] => rest,
-            _ => raw,
+    fn line(&self, raw: Bytes) -> Option<NdjsonFrame> {
+        let line = match raw.as_ref() {
+            [rest @ .., b'\r'] => raw.slice(..rest.len()),
+            _ => raw.clone(),
         };
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
@@ -174,20 +174,35 @@ impl NdjsonCodec {
         let skipped = |reason| {
             Some(NdjsonFrame::Skipped(SkippedLine {
                 reason,
-                preview: preview(raw, self.max_frame_len),
+                preview: preview(&raw, self.max_frame_len),
                 len: raw.len(),
             }))
         };
         if raw.len() > self.max_frame_len {
             return skipped(SkipReason::Oversized);
         }
-        match Incoming::from_slice(line) {
+        match Incoming::from_bytes(&line) {
             Ok(Incoming::Single(message)) => Some(NdjsonFrame::Message(message)),
             Ok(Incoming::Batch(items)) => Some(NdjsonFrame::Batch(items)),
             Err(DecodeError::Message(error)) => skipped(SkipReason::NotJsonRpc(error)),
-            Err(_) if std::str::from_utf8(line).is_err() => skipped(SkipReason::InvalidUtf8),
+            Err(_) if std::str::from_utf8(&line).is_err() => skipped(SkipReason::InvalidUtf8),
             Err(DecodeError::Json(error)) => skipped(SkipReason::NotJson(error.to_string())),
         }
+    }
+}
+
+/// Takes the first `len` bytes of `buf` as a line. Decoded results are
+/// slices of the line, and a slice keeps its whole allocation alive: a line
+/// that fills at least half of the read buffer (a large message, the case
+/// where copying would double the peak) is shared without copying; a smaller
+/// one is copied, so a result kept for long never pins a larger buffer.
+fn take_line(buf: &mut BytesMut, len: usize) -> Bytes {
+    if len >= buf.capacity() / 2 {
+        buf.split_to(len).freeze()
+    } else {
+        let line = Bytes::copy_from_slice(&buf[..len]);
+        buf.advance(len);
+        line
     }
 }
 
@@ -222,7 +237,7 @@ impl Decoder for NdjsonCodec {
                 return Ok(None);
             };
             let end = self.scanned + offset;
-            let line = buf.split_to(end + 1);
+            let line = take_line(buf, end + 1);
             self.scanned = 0;
             if let Some((len, start)) = self.discarding.take() {
                 return Ok(Some(NdjsonFrame::Skipped(SkippedLine {
@@ -231,7 +246,7 @@ impl Decoder for NdjsonCodec {
                     len: len + end,
                 })));
             }
-            if let Some(frame) = self.line(&line[..end]) {
+            if let Some(frame) = self.line(line.slice(..end)) {
                 return Ok(Some(frame));
             }
         }
@@ -254,8 +269,8 @@ impl Decoder for NdjsonCodec {
             return Ok(None);
         }
         // A last line without a newline.
-        let line = buf.split();
-        Ok(self.line(&line))
+        let len = buf.len();
+        Ok(self.line(take_line(buf, len)))
     }
 }
 
@@ -401,10 +416,25 @@ mod tests {
             items[0],
             Ok(Message::Response(Response {
                 id: 1.into(),
-                result: json!({})
+                result: json!({}).into()
             }))
         );
         assert!(items[1].is_err());
+    }
+
+    #[test]
+    fn a_line_filling_the_buffer_is_shared_and_a_small_one_copied() {
+        let mut buf = BytesMut::with_capacity(1024);
+        buf.extend_from_slice(&[b'x'; 700]);
+        let start = buf.as_ptr();
+        assert_eq!(take_line(&mut buf, 700).as_ptr(), start);
+        let mut buf = BytesMut::with_capacity(1024);
+        buf.extend_from_slice(b"small\nrest");
+        let start = buf.as_ptr();
+        let line = take_line(&mut buf, 6);
+        assert_eq!(&line[..], b"small\n");
+        assert_ne!(line.as_ptr(), start);
+        assert_eq!(&buf[..], b"rest");
     }
 
     #[test]
@@ -437,7 +467,7 @@ mod tests {
             })),
             (text, text).prop_map(|(id, t)| Message::Response(Response {
                 id: id.into(),
-                result: json!([t, 1.5, null])
+                result: json!([t, 1.5, null]).into()
             })),
         ]
     }

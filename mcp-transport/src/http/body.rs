@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use mcp_protocol::{ErrorObject, Incoming, Message};
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
@@ -79,15 +79,18 @@ pub(crate) async fn read_bounded(
     }
 }
 
-/// Decodes a JSON body into messages (a single message or a batch). Invalid parts are logged and skipped.
-pub(crate) fn parse_messages(server: &str, body: &[u8]) -> Vec<Message> {
+/// Decodes a JSON body into messages (a single message or a batch). Invalid
+/// parts are logged and skipped. Results are slices of `body`, which the
+/// caller owns whole (a body read to its end, or one event's data), so a kept
+/// result pins nothing but its own body.
+pub(crate) fn parse_messages(server: &str, body: Bytes) -> Vec<Message> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Vec::new();
     }
-    match Incoming::from_slice(body) {
+    match Incoming::from_bytes(&body) {
         Ok(incoming) => incoming.into_messages(),
         Err(error) => {
-            tracing::debug!(server, %error, body = %preview(body), "ignoring a body that is not JSON-RPC");
+            tracing::debug!(server, %error, body = %preview(&body), "ignoring a body that is not JSON-RPC");
             Vec::new()
         }
     }

@@ -102,7 +102,7 @@ impl LegacySseTransport {
                         if event.data.is_empty() {
                             continue;
                         }
-                        for message in body::parse_messages(&reader_server, event.data.as_bytes()) {
+                        for message in body::parse_messages(&reader_server, event.data.into()) {
                             if inbound.send(message).await.is_err() {
                                 return;
                             }

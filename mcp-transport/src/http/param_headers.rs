@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use base64::Engine as _;
+use mcp_protocol::RawJson;
 use serde_json::Value;
 
 const ANNOTATION: &str = "x-mcp-header";
@@ -145,12 +146,26 @@ pub fn param_header_values(headers: &[ParamHeader], arguments: &Value) -> Vec<(S
 /// Removes from a `tools/list` result every tool whose `x-mcp-header`
 /// annotations are invalid (with a warning naming the tool and the reason),
 /// and returns the param headers of the tools that have some.
-pub fn filter_tools_list(server: &str, result: &mut Value) -> HashMap<String, Vec<ParamHeader>> {
+///
+/// Only tools whose text mentions `x-mcp-header` (or holds a `\u` escape,
+/// which could spell it) are read; the result is rewritten only when a tool
+/// is rejected, and is otherwise left exactly as the server sent it.
+pub fn filter_tools_list(server: &str, result: &mut RawJson) -> HashMap<String, Vec<ParamHeader>> {
     let mut learned = HashMap::new();
-    let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+    if !may_hold_param_headers(result.as_bytes()) {
+        return learned;
+    }
+    let Ok(Some(tools)) = result.member::<Vec<RawJson>>("tools") else {
         return learned;
     };
-    tools.retain(|tool| {
+    let mut rejected = Vec::new();
+    for (index, tool) in tools.iter().enumerate() {
+        if !may_hold_param_headers(tool.as_bytes()) {
+            continue;
+        }
+        let Ok(tool) = tool.to_value() else {
+            continue;
+        };
         let name = tool
             .get("name")
             .and_then(Value::as_str)
@@ -161,15 +176,32 @@ pub fn filter_tools_list(server: &str, result: &mut Value) -> HashMap<String, Ve
                 if !headers.is_empty() {
                     learned.insert(name.to_owned(), headers);
                 }
-                true
             }
             Err(reason) => {
                 tracing::warn!(server, tool = name, %reason, "rejecting a tool definition");
-                false
+                rejected.push(index);
             }
         }
-    });
+    }
+    if !rejected.is_empty()
+        && let Ok(Value::Object(mut object)) = result.to_value()
+    {
+        let kept: Vec<Value> = tools
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| !rejected.contains(index))
+            .filter_map(|(_, tool)| tool.to_value().ok())
+            .collect();
+        object.insert("tools".into(), Value::Array(kept));
+        *result = RawJson::from_value(&Value::Object(object));
+    }
     learned
+}
+
+/// Whether JSON text could hold an `x-mcp-header` member.
+fn may_hold_param_headers(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"x-mcp-header").is_some()
+        || memchr::memmem::find(text, b"\\u").is_some()
 }
 
 #[cfg(test)]
@@ -240,12 +272,13 @@ mod tests {
         for schema in bad {
             assert!(tool_param_headers(&schema).is_err(), "{schema}");
         }
-        let mut result = json!({"tools": [
+        let mut result = RawJson::from_value(&json!({"tools": [
             {"name": "good", "inputSchema": {"properties": {"r": {"type": "string", "x-mcp-header": "Region"}}}},
             {"name": "bad", "inputSchema": {"properties": {"r": {"type": "number", "x-mcp-header": "N"}}}},
             {"name": "plain", "inputSchema": {"type": "object"}}
-        ]});
+        ], "nextCursor": "c"}));
         let learned = filter_tools_list("s", &mut result);
+        let result = result.to_value().unwrap();
         let names: Vec<_> = result["tools"]
             .as_array()
             .unwrap()
@@ -253,6 +286,25 @@ mod tests {
             .map(|t| t["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["good", "plain"]);
+        assert_eq!(result["nextCursor"], "c");
         assert_eq!(learned["good"][0].name, "Region");
+    }
+
+    #[test]
+    fn a_list_without_param_headers_is_left_byte_for_byte() {
+        let text = r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}] , "ttlMs": 0}"#;
+        let mut result = RawJson::parse(text).unwrap();
+        assert!(filter_tools_list("s", &mut result).is_empty());
+        assert_eq!(result.as_str(), text);
+    }
+
+    #[test]
+    fn an_escaped_member_name_is_still_seen() {
+        let mut result = RawJson::parse(
+            r#"{"tools":[{"name":"e","inputSchema":{"properties":{"r":{"type":"string","x-mcp-h\u0065ader":"Zone"}}}}]}"#,
+        )
+        .unwrap();
+        let learned = filter_tools_list("s", &mut result);
+        assert_eq!(learned["e"][0].name, "Zone");
     }
 }

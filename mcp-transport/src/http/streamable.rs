@@ -284,7 +284,7 @@ impl Shared {
                     server: self.server().to_owned(),
                     after: timeout,
                 })??;
-                for message in body::parse_messages(self.server(), &bytes) {
+                for message in body::parse_messages(self.server(), bytes.into()) {
                     self.deliver(message).await;
                 }
             }
@@ -294,11 +294,13 @@ impl Shared {
             return Ok(());
         }
         let headers = response.headers().clone();
-        let bytes = body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
-            .await
-            .unwrap_or_default();
+        let bytes: bytes::Bytes =
+            body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
+                .await
+                .unwrap_or_default()
+                .into();
         // A JSON-RPC error that names its request is the server's answer: deliver it.
-        let answers: Vec<Message> = body::parse_messages(self.server(), &bytes)
+        let answers: Vec<Message> = body::parse_messages(self.server(), bytes.clone())
             .into_iter()
             .filter(|m| m.response_id().is_some())
             .collect();
@@ -323,12 +325,9 @@ impl Shared {
             return;
         };
         if lock(&self.initialize_id).as_ref() == Some(&response.id)
-            && let Some(version) = response
-                .result
-                .get("protocolVersion")
-                .and_then(|v| v.as_str())
+            && let Ok(Some(version)) = response.result.member::<String>("protocolVersion")
         {
-            *lock(&self.legacy_version) = Some(version.to_owned());
+            *lock(&self.legacy_version) = Some(version);
         }
         if lock(&self.tool_list_ids).remove(&response.id) {
             let learned = param_headers::filter_tools_list(self.server(), &mut response.result);
@@ -367,7 +366,7 @@ impl Shared {
                     if event.data.is_empty() {
                         continue;
                     }
-                    for message in body::parse_messages(self.server(), event.data.as_bytes()) {
+                    for message in body::parse_messages(self.server(), event.data.into()) {
                         if awaited.is_some() && message.response_id() == awaited {
                             answered = true;
                         }

@@ -92,8 +92,16 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     Ok(())
 }
 
+/// List items, read as JSON values.
+fn values(items: Vec<mcp_protocol::RawJson>) -> Result<Vec<Value>> {
+    items
+        .iter()
+        .map(|item| item.to_value().context("an item is not readable JSON"))
+        .collect()
+}
+
 async fn drive(session: &Session, scenario: &str) -> Result<()> {
-    let tools = session.list_all(ListKind::Tools).await?;
+    let tools = values(session.list_all(ListKind::Tools).await?)?;
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
     match scenario {
         "initialize" | "json-schema-ref-no-deref" | "request-metadata" => {}
@@ -127,12 +135,12 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
                     .call_tool(name, sample_arguments(&first["inputSchema"]))
                     .await?;
             }
-            for resource in session.list_all(ListKind::Resources).await? {
+            for resource in values(session.list_all(ListKind::Resources).await?)? {
                 if let Some(uri) = resource["uri"].as_str() {
                     session.read_resource(uri).await?;
                 }
             }
-            if let Some(prompt) = session.list_all(ListKind::Prompts).await?.first() {
+            if let Some(prompt) = values(session.list_all(ListKind::Prompts).await?)?.first() {
                 let name = prompt["name"].as_str().unwrap_or_default();
                 session.get_prompt(name, json!({})).await?;
             }

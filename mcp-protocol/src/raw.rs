@@ -1,0 +1,449 @@
+//! [`RawJson`]: one JSON value kept as the text its sender wrote, decoded
+//! only when asked.
+//!
+//! A result of 40 MB parsed into a [`serde_json::Value`] costs about ten times
+//! its size in memory and most of the time spent reading it, and most results
+//! are only passed along (to a cache, to the screen, to another process) or
+//! read in part (a list's items, an item's name). So results, list items and
+//! JSON Schemas are kept raw:
+//!
+//! * Cloning is O(1): the text is a reference-counted [`Bytes`].
+//! * Decoding a line yields results that are slices of the line, not copies
+//!   ([`Message::from_bytes`](crate::Message::from_bytes)).
+//! * [`decode`](RawJson::decode) reads it into any type straight from the text;
+//!   [`member`](RawJson::member) reads one member of an object and skips the rest.
+//! * Writing it back (serde, [`as_str`](RawJson::as_str)) reproduces the text byte for byte.
+//!
+//! Equality is equality of the text: `{"a":1}` and `{ "a": 1 }` differ. Use
+//! [`to_value`](RawJson::to_value) to compare meanings.
+
+use std::fmt;
+
+use bytes::Bytes;
+use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// A JSON value kept as text. The text is always one valid JSON value with no
+/// surrounding whitespace.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawJson {
+    text: Bytes,
+}
+
+impl RawJson {
+    /// Checks that `text` holds one JSON value (surrounding whitespace is
+    /// dropped) and keeps it without copying.
+    pub fn parse(text: impl Into<Bytes>) -> Result<Self, serde_json::Error> {
+        let text = text.into();
+        let raw: &RawValue = serde_json::from_slice(&text)?;
+        Ok(Self::slice_of(&text, raw))
+    }
+
+    /// The JSON text of a value.
+    pub fn from_value(value: &Value) -> Self {
+        // Writing a `Value` into a Vec cannot fail: no I/O, and map keys are strings.
+        Self::encode(value).unwrap_or_else(|_| Self::null())
+    }
+
+    /// The JSON text of anything serde can write.
+    pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        serde_json::to_vec(value).map(|text| Self {
+            text: Bytes::from(text),
+        })
+    }
+
+    /// `null`.
+    pub fn null() -> Self {
+        Self {
+            text: Bytes::from_static(b"null"),
+        }
+    }
+
+    /// `{}`.
+    pub fn empty_object() -> Self {
+        Self {
+            text: Bytes::from_static(b"{}"),
+        }
+    }
+
+    /// The part of `owner` that `raw` was borrowed from, without copying; a
+    /// copy when `raw` does not lie within `owner`.
+    pub(crate) fn slice_of(owner: &Bytes, raw: &RawValue) -> Self {
+        let part = raw.get().as_bytes();
+        let start = (part.as_ptr() as usize).wrapping_sub(owner.as_ptr() as usize);
+        let text = match start.checked_add(part.len()) {
+            Some(end) if start <= owner.len() && end <= owner.len() => owner.slice(start..end),
+            _ => Bytes::copy_from_slice(part),
+        };
+        Self { text }
+    }
+
+    /// The part of this text that `part` covers, sharing the bytes. `part` is
+    /// meant to be borrowed from this text (by
+    /// [`decode_borrowed`](Self::decode_borrowed) into a type holding
+    /// `&RawValue`s); anything else is copied.
+    pub fn slice(&self, part: &RawValue) -> RawJson {
+        Self::slice_of(&self.text, part)
+    }
+
+    /// A copy of `raw`.
+    pub(crate) fn copy_of(raw: &RawValue) -> Self {
+        Self {
+            text: Bytes::copy_from_slice(raw.get().as_bytes()),
+        }
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        // Every constructor checks or produces UTF-8; this never falls back.
+        std::str::from_utf8(&self.text).unwrap_or("null")
+    }
+
+    /// The JSON text as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The JSON text as shared bytes.
+    pub fn into_bytes(self) -> Bytes {
+        self.text
+    }
+
+    /// The length of the text in bytes.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Always `false`: the shortest JSON value is one byte long.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Reads the value into `T`, straight from the text.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(&self.text)
+    }
+
+    /// Reads the value into `T`, borrowing strings from the text where `T` allows.
+    pub fn decode_borrowed<'a, T: Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(&self.text)
+    }
+
+    /// The value as a [`Value`] tree.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        self.decode()
+    }
+
+    /// Whether the value is a JSON object.
+    pub fn is_object(&self) -> bool {
+        self.text.first() == Some(&b'{')
+    }
+
+    /// Reads member `key` of an object into `T`, skipping every other member
+    /// without building it. `Ok(None)` when the value is not an object or has
+    /// no such member.
+    pub fn member<'a, T: Deserialize<'a>>(
+        &'a self,
+        key: &str,
+    ) -> Result<Option<T>, serde_json::Error> {
+        if !self.is_object() {
+            return Ok(None);
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
+        let found = deserializer.deserialize_map(MemberVisitor {
+            key,
+            marker: std::marker::PhantomData,
+        })?;
+        Ok(found)
+    }
+}
+
+/// One page of a list result, read without parsing its items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawPage {
+    /// The items, each a slice of the result's text.
+    pub items: Vec<RawJson>,
+    /// `nextCursor`, when it is a string.
+    pub next_cursor: Option<String>,
+    /// `ttlMs`, when it is an integer.
+    pub ttl_ms: Option<i64>,
+}
+
+impl RawJson {
+    /// Reads a list result (`tools/list` and the like) in one pass: the
+    /// elements of the array member `items_key` as slices of this text, not
+    /// parsed, with `nextCursor` and `ttlMs`. `None` when this is not an object,
+    /// or `items_key` is missing or not an array.
+    pub fn list_page(&self, items_key: &str) -> Option<RawPage> {
+        let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
+        let page = deserializer
+            .deserialize_map(PageVisitor { items_key })
+            .ok()?;
+        Some(RawPage {
+            items: page
+                .items?
+                .into_iter()
+                .map(|item| self.slice(item))
+                .collect(),
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms,
+        })
+    }
+}
+
+/// A page's members, its items borrowed from the text.
+struct BorrowedPage<'a> {
+    items: Option<Vec<&'a RawValue>>,
+    next_cursor: Option<String>,
+    ttl_ms: Option<i64>,
+}
+
+struct PageVisitor<'k> {
+    items_key: &'k str,
+}
+
+impl<'de> Visitor<'de> for PageVisitor<'_> {
+    type Value = BorrowedPage<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list result object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BorrowedPage<'de>, A::Error> {
+        let mut page = BorrowedPage {
+            items: None,
+            next_cursor: None,
+            ttl_ms: None,
+        };
+        while let Some(key) = map.next_key::<crate::types::Key<'de>>()? {
+            match key.as_str() {
+                "nextCursor" => {
+                    page.next_cursor = map.next_value::<Value>()?.as_str().map(str::to_owned)
+                }
+                "ttlMs" => page.ttl_ms = map.next_value::<Value>()?.as_i64(),
+                key if key == self.items_key => page.items = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(page)
+    }
+}
+
+/// Finds one member of an object, ignoring the others.
+struct MemberVisitor<'k, T> {
+    key: &'k str,
+    marker: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for MemberVisitor<'_, T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<crate::types::Key<'de>>()? {
+            if found.is_none() && key.as_str() == self.key {
+                found = Some(map.next_value()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+impl Default for RawJson {
+    /// `null`.
+    fn default() -> Self {
+        Self::null()
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawJson({})", self.as_str())
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<Value> for RawJson {
+    fn from(value: Value) -> Self {
+        Self::from_value(&value)
+    }
+}
+
+impl From<&Value> for RawJson {
+    fn from(value: &Value) -> Self {
+        Self::from_value(value)
+    }
+}
+
+impl PartialEq<Value> for RawJson {
+    /// Equal when the text reads as `other`.
+    fn eq(&self, other: &Value) -> bool {
+        self.to_value().is_ok_and(|value| value == *other)
+    }
+}
+
+impl From<Box<RawValue>> for RawJson {
+    fn from(raw: Box<RawValue>) -> Self {
+        let text: Box<str> = raw.into();
+        Self {
+            text: Bytes::from(String::from(text)),
+        }
+    }
+}
+
+impl Serialize for RawJson {
+    /// Writes the text as it is (with serde_json; other formats get the value).
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Borrowing a `&RawValue` checks the text again but copies nothing.
+        let raw: &RawValue =
+            serde_json::from_slice(&self.text).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    /// Keeps the value's text. Works with serde_json's deserializers (from
+    /// text or from a [`Value`]), not with serde's internal buffering (so not
+    /// inside `#[serde(flatten)]` or untagged enums of other crates).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(deserializer)
+            .map(Self::from)
+            .map_err(|error| de::Error::custom(format!("cannot keep raw JSON: {error}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parse_keeps_the_text_and_drops_surrounding_space() {
+        let raw = RawJson::parse(" {\"b\": 1,  \"a\":[true]}\n").unwrap();
+        assert_eq!(raw.as_str(), "{\"b\": 1,  \"a\":[true]}");
+        assert!(raw.is_object());
+        assert_eq!(raw, json!({"a": [true], "b": 1}));
+        assert!(RawJson::parse("{\"a\":").is_err());
+        assert!(RawJson::parse("1 2").is_err());
+        assert!(RawJson::parse(&b"\"\xff\""[..]).is_err());
+    }
+
+    #[test]
+    fn slices_share_their_owner_and_copies_do_not() {
+        let owner = Bytes::from_static(br#"{"result":{"x":1}}"#);
+        #[derive(Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow)]
+            result: &'a RawValue,
+        }
+        let envelope: Envelope = serde_json::from_slice(&owner).unwrap();
+        let slice = RawJson::slice_of(&owner, envelope.result);
+        assert_eq!(slice.as_str(), r#"{"x":1}"#);
+        assert_eq!(slice.as_bytes().as_ptr(), owner[10..].as_ptr());
+        let elsewhere = Bytes::from_static(b"[]");
+        assert_eq!(
+            RawJson::slice_of(&elsewhere, envelope.result).as_str(),
+            r#"{"x":1}"#
+        );
+        assert_ne!(
+            RawJson::copy_of(envelope.result).as_bytes().as_ptr(),
+            owner[10..].as_ptr()
+        );
+    }
+
+    #[test]
+    fn serde_writes_the_text_verbatim_and_reads_it_back() {
+        let raw = RawJson::parse(r#"{"z": 1.50, "a": "\u00e9"}"#).unwrap();
+        let outer = json!({"k": 1});
+        let mut document = serde_json::to_value(&outer).unwrap();
+        document["raw"] = raw.to_value().unwrap();
+        assert_eq!(
+            serde_json::to_string(&vec![raw.clone()]).unwrap(),
+            r#"[{"z": 1.50, "a": "\u00e9"}]"#
+        );
+        let back: Vec<RawJson> = serde_json::from_str(r#"[ {"z": 1.50, "a": "\u00e9"} ]"#).unwrap();
+        assert_eq!(back[0], raw);
+        let from_value: RawJson = serde_json::from_value(json!({"a": [1, 2]})).unwrap();
+        assert_eq!(from_value.as_str(), r#"{"a":[1,2]}"#);
+        let pretty = serde_json::to_string_pretty(&json!({"x": 1})).unwrap();
+        assert!(pretty.contains('\n'));
+    }
+
+    #[test]
+    fn member_reads_one_field_and_skips_the_rest() {
+        let raw =
+            RawJson::parse(r#"{"big": {"deep": [1, {"name": "no"}]}, "name": "yes", "n": 3}"#)
+                .unwrap();
+        assert_eq!(raw.member::<&str>("name").unwrap(), Some("yes"));
+        assert_eq!(raw.member::<u32>("n").unwrap(), Some(3));
+        assert_eq!(raw.member::<String>("missing").unwrap(), None);
+        assert!(raw.member::<u32>("name").is_err());
+        assert_eq!(
+            RawJson::parse("[1]").unwrap().member::<u32>("n").unwrap(),
+            None
+        );
+        let escaped = RawJson::parse(r#"{"na\u006de": "esc"}"#).unwrap();
+        assert_eq!(
+            escaped.member::<String>("name").unwrap(),
+            Some("esc".into())
+        );
+    }
+
+    #[test]
+    fn a_list_page_is_split_without_parsing_its_items() {
+        let result = RawJson::parse(
+            r#"{"tools": [{"name":"a"} , {"name":"b","x":[1,{"y":"]"}]}], "nextCursor": "c2", "ttlMs": -5, "z": {}}"#,
+        )
+        .unwrap();
+        let page = result.list_page("tools").unwrap();
+        let items: Vec<&str> = page.items.iter().map(RawJson::as_str).collect();
+        assert_eq!(
+            items,
+            [r#"{"name":"a"}"#, r#"{"name":"b","x":[1,{"y":"]"}]}"#]
+        );
+        let range = result.as_bytes().as_ptr_range();
+        assert!(
+            page.items
+                .iter()
+                .all(|item| range.contains(&item.as_bytes().as_ptr()))
+        );
+        assert_eq!(page.next_cursor.as_deref(), Some("c2"));
+        assert_eq!(page.ttl_ms, Some(-5));
+        let last = RawJson::parse(r#"{"prompts": [], "nextCursor": null}"#).unwrap();
+        let page = last.list_page("prompts").unwrap();
+        assert!(page.items.is_empty() && page.next_cursor.is_none());
+        assert!(result.list_page("prompts").is_none());
+        assert!(
+            RawJson::parse(r#"{"tools": {}}"#)
+                .unwrap()
+                .list_page("tools")
+                .is_none()
+        );
+        assert!(RawJson::parse("[]").unwrap().list_page("tools").is_none());
+    }
+
+    #[test]
+    fn values_and_defaults() {
+        assert_eq!(RawJson::from_value(&json!([1, "a"])).as_str(), r#"[1,"a"]"#);
+        assert_eq!(RawJson::default().as_str(), "null");
+        assert_eq!(RawJson::empty_object().as_str(), "{}");
+        assert_eq!(format!("{:?}", RawJson::null()), "RawJson(null)");
+        assert_eq!(RawJson::null().to_string(), "null");
+        assert!(!RawJson::null().is_empty());
+    }
+}

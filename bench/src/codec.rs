@@ -4,8 +4,9 @@
 //! and 100 000 small messages (pings and short results) fed in 64 KiB chunks.
 //!
 //! * ours: `FramedRead` with our [`NdjsonCodec`] (as the stdio transport reads
-//!   a server's stdout), then typed decoding: the 40 MB result into
-//!   [`ListToolsResult`]; each small line is already a typed [`Message`].
+//!   a server's stdout; results stay raw), then typed decoding straight from
+//!   the raw result: the 40 MB result into [`ListToolsResult`] (schemas kept
+//!   raw); each small line is already a typed [`Message`].
 //! * rmcp: its stdio transport, `AsyncRwTransport<RoleClient, _, _>`, whose
 //!   `receive` yields typed `ServerJsonRpcMessage`s.
 //! * raw (the limit): `serde_json::from_slice::<Value>` on the same bytes,
@@ -164,7 +165,9 @@ async fn ours(pipe: ChunkedPipe, workload: Workload) -> Result<usize, BenchError
         };
         match (workload, message) {
             (Workload::Big, Message::Response(response)) => {
-                let result: ListToolsResult = serde_json::from_value(response.result)
+                let result: ListToolsResult = response
+                    .result
+                    .decode()
                     .map_err(|e| BenchError::json("ours: tools/list result", e))?;
                 items += result.tools.len();
                 black_box(result);

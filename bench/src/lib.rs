@@ -39,6 +39,7 @@ pub mod error;
 pub mod http;
 pub mod measure;
 pub mod pipe;
+pub mod placement;
 pub mod raw_client;
 pub mod rss;
 pub mod server;

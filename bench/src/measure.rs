@@ -26,6 +26,9 @@ pub struct Measurement {
     /// The peak RSS of the program and of every process it reaped, in KiB
     /// (`getrusage(RUSAGE_CHILDREN)` of this process, whose only child it was).
     pub max_rss_kib: u64,
+    /// The CPU time (user and system) of the program and of every process it
+    /// reaped, in seconds.
+    pub cpu_seconds: f64,
     /// The exit code, when it exited.
     pub code: Option<i32>,
     /// The signal that ended it, when one did.
@@ -72,9 +75,15 @@ pub fn measure(
     Ok(Measurement {
         wall_seconds: ended.duration_since(started).as_secs_f64(),
         max_rss_kib: u64::try_from(usage.max_rss()).unwrap_or(0),
+        cpu_seconds: seconds(usage.user_time()) + seconds(usage.system_time()),
         code: status.code(),
         signal: status.signal(),
     })
+}
+
+fn seconds(time: nix::sys::time::TimeVal) -> f64 {
+    use nix::sys::time::TimeValLike;
+    time.num_microseconds() as f64 / 1e6
 }
 
 #[cfg(test)]
@@ -96,6 +105,19 @@ mod tests {
         assert_eq!(measured.signal, None);
         assert!(measured.wall_seconds >= 0.05);
         assert!(measured.max_rss_kib > 0);
+        assert!(measured.cpu_seconds < measured.wall_seconds + 1.0);
+    }
+
+    #[test]
+    fn counts_the_cpu_time_of_the_whole_tree() {
+        // A child that burns CPU in a grandchild it reaps.
+        let measured = shell(
+            "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'",
+            Duration::from_secs(60),
+        )
+        .unwrap();
+        assert_eq!(measured.code, Some(0));
+        assert!(measured.cpu_seconds > 0.05, "{measured:?}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{Peer, RoleClient, ServiceExt};
 
+use crate::placement::Placement;
 use crate::raw_client::{RawClient, RawReader, RawWriter, ping_request, tools_list_request};
 use crate::statistics::LatencySummary;
 use crate::{BenchError, Contender};
@@ -63,6 +64,17 @@ pub struct StdioCase {
     pub server: PathBuf,
     /// How many tools the server lists.
     pub tools: usize,
+    /// Where the server runs (the caller has pinned this process to
+    /// [`Placement::CLIENT_CPU`]).
+    pub placement: Placement,
+}
+
+impl StdioCase {
+    /// The program and arguments that start the server where the placement says.
+    fn server_command(&self) -> (String, Vec<String>) {
+        self.placement
+            .server_command(&self.server, &server_args(self.tools))
+    }
 }
 
 /// What one B2 process measured.
@@ -74,6 +86,8 @@ pub struct StdioResult {
     pub method: Method,
     /// How requests were issued.
     pub mode: Mode,
+    /// Where the server ran.
+    pub placement: Placement,
     /// Timed requests.
     pub requests: usize,
     /// Sequential: per-request latency.
@@ -100,7 +114,7 @@ pub async fn run(case: StdioCase) -> Result<StdioResult, BenchError> {
             Ok(result(&case, outcome))
         }
         Contender::Ours | Contender::Rmcp => {
-            let client = Client::connect(case.contender, &case.server, case.tools).await?;
+            let client = Client::connect(case.contender, case.server_command()).await?;
             let outcome = drive(&client, &case).await;
             let closed = client.close().await;
             let outcome = outcome?;
@@ -125,6 +139,7 @@ fn result(case: &StdioCase, outcome: Outcome) -> StdioResult {
         contender: case.contender,
         method: case.method,
         mode: case.mode,
+        placement: case.placement,
         requests: case.requests,
         latency,
         seconds,
@@ -150,13 +165,11 @@ enum Handle {
 impl Client {
     async fn connect(
         contender: Contender,
-        server: &Path,
-        tools: usize,
+        (program, args): (String, Vec<String>),
     ) -> Result<Self, BenchError> {
-        let args = server_args(tools);
         match contender {
             Contender::Ours => {
-                let config = StdioConfig::new("bench", server.display().to_string()).args(args);
+                let config = StdioConfig::new("bench", program).args(args);
                 let transport = StdioTransport::spawn(config).map_err(ours_error)?;
                 let session = Session::connect("bench", transport, legacy_options())
                     .await
@@ -164,7 +177,7 @@ impl Client {
                 Ok(Self::Ours(session))
             }
             Contender::Rmcp => {
-                let mut command = tokio::process::Command::new(server);
+                let mut command = tokio::process::Command::new(program);
                 command.args(args);
                 let transport = TokioChildProcess::new(command).map_err(rmcp_error)?;
                 let service = ().serve(transport).await.map_err(rmcp_error)?;
@@ -290,7 +303,8 @@ fn request_line(method: Method, id: u64) -> String {
 }
 
 fn raw(case: &StdioCase) -> Result<Outcome, BenchError> {
-    let mut client = RawClient::spawn(&case.server, &server_args(case.tools))?;
+    let (program, args) = case.server_command();
+    let mut client = RawClient::spawn(Path::new(&program), &args)?;
     let mut id = 0u64;
     for _ in 0..case.warmup {
         id += 1;

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! bench-runner codec --contender ours --workload big --passes 3
-//! bench-runner stdio --contender rmcp --method tools --mode inflight --requests 20000
+//! bench-runner stdio --contender rmcp --method tools --mode inflight --placement split --requests 20000
 //! bench-runner discovery --contender raw --servers 50 --index 7 --start-delay-ms 300
 //! bench-runner config --servers 50 --start-delay-ms 300 --out servers.json
 //! bench-runner http --contender ours --format sse --requests 1000
@@ -23,6 +23,7 @@ use clap::{Args, Parser, Subcommand};
 use mcp_bench::codec::Workload;
 use mcp_bench::discovery::ServerSet;
 use mcp_bench::http::HttpCase;
+use mcp_bench::placement::Placement;
 use mcp_bench::server::http::ResponseFormat;
 use mcp_bench::stdio::{Method, Mode, StdioCase};
 use mcp_bench::{BenchError, Contender};
@@ -60,6 +61,15 @@ struct SetOptions {
     server: ServerOptions,
 }
 
+/// Which tokio runtime a client runs on.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Runtime {
+    /// The multi-threaded runtime most hosts run (`#[tokio::main]`).
+    MultiThread,
+    /// One thread: no hand-offs between threads.
+    CurrentThread,
+}
+
 #[derive(Debug, Subcommand)]
 enum Bench {
     /// B1: decoding throughput and peak memory.
@@ -80,6 +90,12 @@ enum Bench {
         method: Method,
         #[arg(long, value_enum)]
         mode: Mode,
+        /// Where the server runs; this process runs on CPU 0.
+        #[arg(long, value_enum, default_value_t = Placement::Split)]
+        placement: Placement,
+        /// The tokio runtime the client runs on.
+        #[arg(long, value_enum, default_value_t = Runtime::MultiThread)]
+        runtime: Runtime,
         /// Timed requests.
         #[arg(long, default_value_t = 5000)]
         requests: usize,
@@ -162,6 +178,8 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             contender,
             method,
             mode,
+            placement,
+            runtime: flavour,
             requests,
             warmup,
             server,
@@ -174,8 +192,18 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 warmup,
                 server: server_program(server.server)?,
                 tools: server.tools,
+                placement,
             };
-            report(&runtime()?.block_on(mcp_bench::stdio::run(case))?)
+            // Before the runtime starts its threads, so they are pinned too.
+            mcp_bench::placement::pin_this_process(Placement::CLIENT_CPU)?;
+            let runtime = match flavour {
+                Runtime::MultiThread => runtime()?,
+                Runtime::CurrentThread => tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| BenchError::io("cannot start the runtime", e))?,
+            };
+            report(&runtime.block_on(mcp_bench::stdio::run(case))?)
         }
         Bench::Discovery {
             contender,

@@ -129,12 +129,23 @@ impl Session {
 
     /// The era in use.
     pub fn era(&self) -> Era {
-        self.state().era
+        self.read_state(|state| state.era)
     }
 
     /// The protocol version in use.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.state().protocol_version
+        self.read_state(|state| state.protocol_version)
+    }
+
+    /// Reads part of the state without cloning the rest (on every request).
+    fn read_state<T>(&self, read: impl FnOnce(&ServerState) -> T) -> T {
+        read(
+            &self
+                .inner
+                .state
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
     }
 
     /// The server's `serverInfo`.
@@ -197,10 +208,10 @@ impl Session {
         params: Option<Value>,
         options: &RequestOptions,
     ) -> Result<RawJson, SessionError> {
-        let state = self.state();
+        let (era, protocol_version) = self.read_state(|state| (state.era, state.protocol_version));
         let engine = &self.inner.engine;
         let opts = &self.inner.options;
-        if state.era == Era::Legacy {
+        if era == Era::Legacy {
             return engine
                 .request(
                     method,
@@ -211,7 +222,7 @@ impl Session {
                 )
                 .await;
         }
-        let meta = handshake::modern_meta(opts, state.protocol_version);
+        let meta = handshake::modern_meta(opts, protocol_version);
         let original = params.unwrap_or_else(|| Value::Object(Map::new()));
         let mut params = original.clone();
         for round in 0..=opts.max_input_rounds {

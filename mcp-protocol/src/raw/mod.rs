@@ -14,8 +14,14 @@
 //!   [`member`](RawJson::member) reads one member of an object and skips the rest.
 //! * Writing it back (serde, [`as_str`](RawJson::as_str)) reproduces the text byte for byte.
 //!
+//! * [`list_page`](RawJson::list_page) splits a list result into its items
+//!   without parsing them ([`page`]).
+//!
 //! Equality is equality of the text: `{"a":1}` and `{ "a": 1 }` differ. Use
 //! [`to_value`](RawJson::to_value) to compare meanings.
+
+mod page;
+pub use page::RawPage;
 
 use std::fmt;
 
@@ -157,79 +163,6 @@ impl RawJson {
             marker: std::marker::PhantomData,
         })?;
         Ok(found)
-    }
-}
-
-/// One page of a list result, read without parsing its items.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RawPage {
-    /// The items, each a slice of the result's text.
-    pub items: Vec<RawJson>,
-    /// `nextCursor`, when it is a string.
-    pub next_cursor: Option<String>,
-    /// `ttlMs`, when it is an integer.
-    pub ttl_ms: Option<i64>,
-}
-
-impl RawJson {
-    /// Reads a list result (`tools/list` and the like) in one pass: the
-    /// elements of the array member `items_key` as slices of this text, not
-    /// parsed, with `nextCursor` and `ttlMs`. `None` when this is not an object,
-    /// or `items_key` is missing or not an array.
-    pub fn list_page(&self, items_key: &str) -> Option<RawPage> {
-        let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
-        let page = deserializer
-            .deserialize_map(PageVisitor { items_key })
-            .ok()?;
-        Some(RawPage {
-            items: page
-                .items?
-                .into_iter()
-                .map(|item| self.slice(item))
-                .collect(),
-            next_cursor: page.next_cursor,
-            ttl_ms: page.ttl_ms,
-        })
-    }
-}
-
-/// A page's members, its items borrowed from the text.
-struct BorrowedPage<'a> {
-    items: Option<Vec<&'a RawValue>>,
-    next_cursor: Option<String>,
-    ttl_ms: Option<i64>,
-}
-
-struct PageVisitor<'k> {
-    items_key: &'k str,
-}
-
-impl<'de> Visitor<'de> for PageVisitor<'_> {
-    type Value = BorrowedPage<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list result object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BorrowedPage<'de>, A::Error> {
-        let mut page = BorrowedPage {
-            items: None,
-            next_cursor: None,
-            ttl_ms: None,
-        };
-        while let Some(key) = map.next_key::<crate::types::Key<'de>>()? {
-            match key.as_str() {
-                "nextCursor" => {
-                    page.next_cursor = map.next_value::<Value>()?.as_str().map(str::to_owned)
-                }
-                "ttlMs" => page.ttl_ms = map.next_value::<Value>()?.as_i64(),
-                key if key == self.items_key => page.items = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(page)
     }
 }
 
@@ -402,39 +335,6 @@ mod tests {
             escaped.member::<String>("name").unwrap(),
             Some("esc".into())
         );
-    }
-
-    #[test]
-    fn a_list_page_is_split_without_parsing_its_items() {
-        let result = RawJson::parse(
-            r#"{"tools": [{"name":"a"} , {"name":"b","x":[1,{"y":"]"}]}], "nextCursor": "c2", "ttlMs": -5, "z": {}}"#,
-        )
-        .unwrap();
-        let page = result.list_page("tools").unwrap();
-        let items: Vec<&str> = page.items.iter().map(RawJson::as_str).collect();
-        assert_eq!(
-            items,
-            [r#"{"name":"a"}"#, r#"{"name":"b","x":[1,{"y":"]"}]}"#]
-        );
-        let range = result.as_bytes().as_ptr_range();
-        assert!(
-            page.items
-                .iter()
-                .all(|item| range.contains(&item.as_bytes().as_ptr()))
-        );
-        assert_eq!(page.next_cursor.as_deref(), Some("c2"));
-        assert_eq!(page.ttl_ms, Some(-5));
-        let last = RawJson::parse(r#"{"prompts": [], "nextCursor": null}"#).unwrap();
-        let page = last.list_page("prompts").unwrap();
-        assert!(page.items.is_empty() && page.next_cursor.is_none());
-        assert!(result.list_page("prompts").is_none());
-        assert!(
-            RawJson::parse(r#"{"tools": {}}"#)
-                .unwrap()
-                .list_page("tools")
-                .is_none()
-        );
-        assert!(RawJson::parse("[]").unwrap().list_page("tools").is_none());
     }
 
     #[test]

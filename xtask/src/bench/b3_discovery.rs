@@ -1,0 +1,316 @@
+//! B3: discovery wall time of 1, 10 and 50 servers, and a cached run.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use super::measure::{Measured, measure};
+use super::report::{Row, Unit, median};
+use super::{
+    Bench, CASE_TIMEOUT, Gathered, ROUNDS, SERVER_COUNTS, SLOW_START_MS, TOOLS, medians, number,
+    peaks,
+};
+
+/// `mcp-cli`'s default `--concurrency`.
+const DEFAULT_CONCURRENCY: usize = 16;
+
+/// Each server of a set discovered alone, in its own process (the raw client).
+#[derive(Debug, Default)]
+struct Singles {
+    /// Whole-process wall time of each, in milliseconds.
+    wall_ms: Vec<f64>,
+    /// CPU time of each (client and server), in milliseconds.
+    cpu_ms: Vec<f64>,
+    /// The largest peak RSS of any.
+    rss_kib: u64,
+}
+
+impl Singles {
+    /// The limit for the first `servers`: the slowest of them alone.
+    fn limit(&self, servers: usize) -> f64 {
+        self.wall_ms
+            .iter()
+            .take(servers)
+            .copied()
+            .fold(0.0, f64::max)
+    }
+
+    /// The CPU floor for the first `servers`: all their work spread over every core.
+    fn cpu_floor(&self, servers: usize, cpus: usize) -> f64 {
+        self.cpu_ms.iter().take(servers).sum::<f64>() / cpus.max(1) as f64
+    }
+}
+
+/// One of B3's server sets.
+struct ServerSet {
+    label: &'static str,
+    start_delay_ms: u64,
+}
+
+/// Runs B3 and adds its rows.
+pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
+    let sets = [
+        ServerSet {
+            label: "instant",
+            start_delay_ms: 0,
+        },
+        ServerSet {
+            label: "300 ms start",
+            start_delay_ms: SLOW_START_MS,
+        },
+    ];
+    for set in &sets {
+        let largest = SERVER_COUNTS.iter().copied().max().unwrap_or(1);
+        // The limit: each server alone, whole process; for N servers, the slowest of the first N.
+        let mut singles = Singles::default();
+        for index in 0..largest {
+            println!("bench: B3 {} raw server {index} alone", set.label);
+            let (measured, result) = bench.case(
+                "discovery",
+                &set_args(
+                    set,
+                    largest,
+                    &["--contender", "raw", "--index", &index.to_string()],
+                ),
+            )?;
+            if number(&result, "/tools")? != TOOLS as f64 {
+                bail!("raw server {index} listed the wrong number of tools: {result}");
+            }
+            singles.wall_ms.push(measured.wall.as_secs_f64() * 1e3);
+            singles.cpu_ms.push(measured.cpu.as_secs_f64() * 1e3);
+            singles.rss_kib = singles.rss_kib.max(measured.max_rss_kib);
+        }
+        for servers in SERVER_COUNTS {
+            discovery_case(bench, set, servers, &singles, rows)?;
+        }
+    }
+    Ok(())
+}
+
+fn set_args(set: &ServerSet, servers: usize, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+    args.extend([
+        "--servers".to_owned(),
+        servers.to_string(),
+        "--tools".to_owned(),
+        TOOLS.to_string(),
+        "--start-delay-ms".to_owned(),
+        set.start_delay_ms.to_string(),
+    ]);
+    args
+}
+
+fn discovery_case(
+    bench: &Bench,
+    set: &ServerSet,
+    servers: usize,
+    singles: &Singles,
+    rows: &mut Vec<Row>,
+) -> Result<()> {
+    let name = format!("{}-{servers}", set.start_delay_ms);
+    let config = bench.scratch.join(format!("servers-{name}.json"));
+    let start_log = bench.scratch.join(format!("starts-{name}.log"));
+    let cache_dir = bench.scratch.join(format!("cache-{name}"));
+    let mut args = set_args(set, servers, &["--out"]);
+    args.insert(1, config.display().to_string());
+    args.extend(["--start-log".to_owned(), start_log.display().to_string()]);
+    let cmd = bench.runner("config", &args);
+    let config_args: Vec<&OsStr> = cmd.get_args().collect();
+    let measured = measure(
+        &bench.runner,
+        &bench.runner,
+        &config_args,
+        None,
+        CASE_TIMEOUT,
+    )?;
+    if !measured.success() {
+        bail!("cannot write the B3 config: {}", measured.stderr.trim());
+    }
+    let run_cli = |extra: &[&str], what: &str| -> Result<Measured> {
+        let mut args: Vec<&OsStr> = vec![
+            OsStr::new("--config"),
+            config.as_os_str(),
+            OsStr::new("--cache-dir"),
+            cache_dir.as_os_str(),
+        ];
+        args.extend(extra.iter().map(OsStr::new));
+        let measured = measure(
+            &bench.runner,
+            &bench.cli,
+            &args,
+            Some(&bench.scratch),
+            CASE_TIMEOUT,
+        )?;
+        if !measured.success() {
+            bail!(
+                "`mcp-cli {}` ({what}) failed with {:?}: {}",
+                extra.join(" "),
+                measured.code,
+                measured.stderr.trim()
+            );
+        }
+        Ok(measured)
+    };
+    // rmcp's loop is sequential: one round when a run would take long.
+    let rmcp_rounds = if servers as u64 * set.start_delay_ms > 3000 {
+        1
+    } else {
+        ROUNDS
+    };
+    let mut gathered: [Gathered; 3] = Default::default();
+    let mut wide = Gathered::default();
+    for round in 0..ROUNDS {
+        println!(
+            "bench: B3 {} N={servers} ours (round {})",
+            set.label,
+            round + 1
+        );
+        let measured = run_cli(&["--refresh", "--json", "discover"], "discover")?;
+        gathered[0].samples.push(measured.wall.as_secs_f64() * 1e3);
+        gathered[0].note_rss(measured.max_rss_kib);
+        if round < rmcp_rounds {
+            println!(
+                "bench: B3 {} N={servers} rmcp (round {})",
+                set.label,
+                round + 1
+            );
+            let (measured, result) = bench.case(
+                "discovery",
+                &set_args(set, servers, &["--contender", "rmcp"]),
+            )?;
+            if number(&result, "/tools")? != (servers * TOOLS) as f64 {
+                bail!("rmcp listed the wrong number of tools: {result}");
+            }
+            gathered[1].samples.push(measured.wall.as_secs_f64() * 1e3);
+            gathered[1].note_rss(measured.max_rss_kib);
+        }
+        if servers > DEFAULT_CONCURRENCY {
+            println!(
+                "bench: B3 {} N={servers} ours --concurrency {servers} (round {})",
+                set.label,
+                round + 1
+            );
+            let concurrency = servers.to_string();
+            let measured = run_cli(
+                &[
+                    "--refresh",
+                    "--concurrency",
+                    &concurrency,
+                    "--json",
+                    "discover",
+                ],
+                "discover",
+            )?;
+            wide.samples.push(measured.wall.as_secs_f64() * 1e3);
+            wide.note_rss(measured.max_rss_kib);
+        }
+    }
+    let limit = singles.limit(servers);
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let floor = singles.cpu_floor(servers, cpus);
+    // On few cores, starting many servers at once is bound by their CPU, not by the slowest one.
+    let physical = limit.max(floor);
+    let floor_note = |ours: Option<f64>| {
+        format!(
+            "CPU floor (the {servers} singles' CPU time ÷ {cpus} cores) {floor:.1} ms; ours ÷ max(limit, CPU floor) = {}",
+            ours.map_or_else(|| "—".to_owned(), |ours| format!("{:.2}×", ours / physical))
+        )
+    };
+    gathered[2].samples.push(limit);
+    gathered[2].rss_kib = Some(singles.rss_kib);
+    let values = medians(&gathered);
+    let waves = servers.div_ceil(DEFAULT_CONCURRENCY);
+    let mut row = Row::new(
+        format!("B3 discovery, {servers} server(s), {}: wall time", set.label),
+        Unit::Milliseconds,
+        values,
+    )
+    .with_rss(peaks(&gathered))
+    .with_notes(format!(
+        "ours = `mcp-cli --refresh --json discover`, default concurrency {DEFAULT_CONCURRENCY} ({waves} wave(s)); \
+         rmcp: median of {rmcp_rounds} run(s); {}",
+        floor_note(values[0])
+    ));
+    if servers == 50 {
+        row = row.limit_target(1.15);
+    }
+    rows.push(row);
+    if servers > DEFAULT_CONCURRENCY {
+        let wide_median = median(&wide.samples);
+        rows.push(
+            Row::new(
+                format!(
+                    "B3 discovery, {servers} servers, {}, `--concurrency {servers}`: wall time",
+                    set.label
+                ),
+                Unit::Milliseconds,
+                [wide_median, None, Some(limit)],
+            )
+            .with_rss([wide.rss_kib, None, Some(singles.rss_kib)])
+            .limit_target(1.15)
+            .with_notes(format!(
+                "every server started at once; {}",
+                floor_note(wide_median)
+            )),
+        );
+    }
+    if servers == 50 {
+        cached_case(set, servers, &start_log, &run_cli, rows)?;
+    }
+    Ok(())
+}
+
+fn cached_case(
+    set: &ServerSet,
+    servers: usize,
+    start_log: &Path,
+    run_cli: &dyn Fn(&[&str], &str) -> Result<Measured>,
+    rows: &mut Vec<Row>,
+) -> Result<()> {
+    let starts_before = count_lines(start_log);
+    let mut gathered = Gathered::default();
+    let mut tools = 0;
+    for round in 0..5 {
+        println!(
+            "bench: B3 {} N={servers} cached tools (run {})",
+            set.label,
+            round + 1
+        );
+        let measured = run_cli(&["--json", "tools"], "cached tools")?;
+        gathered.samples.push(measured.wall.as_secs_f64() * 1e3);
+        gathered.note_rss(measured.max_rss_kib);
+        let document: Value = serde_json::from_str(&measured.stdout)
+            .context("`mcp-cli tools --json` printed invalid JSON")?;
+        tools = document
+            .get("tools")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+    }
+    let started = count_lines(start_log).saturating_sub(starts_before);
+    let wall = median(&gathered.samples);
+    rows.push(
+        Row::new(
+            format!(
+                "B3 cached `mcp-cli --json tools`, {servers} servers, {}: wall time",
+                set.label
+            ),
+            Unit::Milliseconds,
+            [wall, None, None],
+        )
+        .with_rss([gathered.rss_kib, None, None])
+        .target("≤ 20 ms", wall.is_some_and(|w| w <= 20.0))
+        .target("starts no server", started == 0)
+        .with_notes(format!(
+            "whole process; servers started: {started}; tools listed: {tools} (expected {})",
+            servers * TOOLS
+        )),
+    );
+    Ok(())
+}
+
+fn count_lines(path: &Path) -> usize {
+    fs::read_to_string(path).map_or(0, |text| text.lines().count())
+}

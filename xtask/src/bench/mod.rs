@@ -1,0 +1,187 @@
+//! `cargo xtask bench`: our client side by side with rmcp and with the limit (a
+//! raw baseline with no protocol logic), as ratios measured in the same run.
+//!
+//! It tests and builds the bench crate (`bench/`, outside the workspace, so
+//! nothing else ever compiles rmcp) and `mcp-cli` in release mode, runs every case ×
+//! contender as its own child process: `bench-runner` for B1, B2, B4 and the
+//! rmcp and raw sides of B3, `mcp-cli` itself for our side of B3. Each goes
+//! through `bench-runner measure`, a small process whose only child it is,
+//! which reports the wall time, the peak RSS and the CPU time the OS gives
+//! (`getrusage(RUSAGE_CHILDREN)`: over the child and the processes it reaped). Linux counts the spawner's own peak into a child's at `exec`,
+//! so the spawner must be small: this harness, which holds results, is not.
+//! Contenders alternate within each round, so drift on a shared machine hits
+//! all of them alike; a value is the median over rounds (and over passes, for
+//! B1). Then it runs the criterion micro-benchmarks of our decoders
+//! ([`criterion`]). The table is printed and written to `target/bench-report.md`.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`] | the four cases of the issue, each adding its rows |
+//! | [`measure`] | one child process measured through `bench-runner measure` |
+//! | [`report`] | rows, targets and the Markdown report |
+//! | [`criterion`] | the codec micro-benchmarks, read back from criterion's estimates |
+
+mod b1_codec;
+mod b2_stdio;
+mod b3_discovery;
+mod b4_http;
+mod criterion;
+mod measure;
+mod report;
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::process;
+use crate::workspace::Workspace;
+
+use measure::{Measured, measure};
+use report::median;
+
+/// Time allowed for building the bench crate and mcp-cli.
+const BUILD_TIMEOUT: Duration = Duration::from_secs(40 * 60);
+/// Time allowed for one case × contender process.
+const CASE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+/// Rounds of every case; contenders alternate within a round.
+const ROUNDS: usize = 3;
+/// The contenders, in the order they run within a round.
+const CONTENDERS: [&str; 3] = ["ours", "rmcp", "raw"];
+/// Tools per bench server (B2, B3, B4).
+const TOOLS: usize = 50;
+/// Server counts of B3.
+const SERVER_COUNTS: [usize; 3] = [1, 10, 50];
+/// Start delay of B3's slow set, like a Node server.
+const SLOW_START_MS: u64 = 300;
+
+/// Runs every benchmark, prints the table and writes `target/bench-report.md`.
+pub fn run(ws: &Workspace) -> Result<()> {
+    let started = Instant::now();
+    let bench = Bench::build(ws)?;
+    let mut rows = Vec::new();
+    b1_codec::run(&bench, &mut rows)?;
+    b2_stdio::run(&bench, &mut rows)?;
+    b4_http::run(&bench, &mut rows)?;
+    b3_discovery::run(&bench, &mut rows)?;
+    let micro = criterion::run(ws)?;
+    let report = report::render(&rows, &micro, &bench, started.elapsed());
+    println!("\n{report}");
+    let path = ws.root().join("target").join("bench-report.md");
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    fs::write(&path, &report).with_context(|| format!("cannot write {}", path.display()))?;
+    println!("bench: report written to {}", path.display());
+    Ok(())
+}
+
+/// The built programs and the scratch directory.
+struct Bench {
+    root: PathBuf,
+    runner: PathBuf,
+    server: PathBuf,
+    cli: PathBuf,
+    scratch: PathBuf,
+}
+
+impl Bench {
+    /// Builds the bench crate (its own target dir) and mcp-cli (the workspace's), in release mode.
+    fn build(ws: &Workspace) -> Result<Self> {
+        let root = ws.root().to_path_buf();
+        let bench_dir = root.join("bench");
+        // Its own tests first (every contender decodes the same data, the bench
+        // server answers what the cases expect): the test command cannot run
+        // them, since it never compiles rmcp.
+        for step in ["test", "build"] {
+            let mut cmd = ws.cargo();
+            cmd.args([step, "--release", "--manifest-path"])
+                .arg(bench_dir.join("Cargo.toml"))
+                .env("CARGO_TARGET_DIR", bench_dir.join("target"));
+            println!("bench: {}", process::describe(&cmd));
+            process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
+        }
+        let mut cmd = ws.cargo();
+        cmd.args(["build", "--release", "-p", "mcp-cli"]);
+        println!("bench: {}", process::describe(&cmd));
+        process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
+        let release = bench_dir.join("target").join("release");
+        let scratch = ws.target_dir().join("bench-scratch");
+        if scratch.exists() {
+            fs::remove_dir_all(&scratch)
+                .with_context(|| format!("cannot clear {}", scratch.display()))?;
+        }
+        fs::create_dir_all(&scratch)
+            .with_context(|| format!("cannot create {}", scratch.display()))?;
+        let bench = Self {
+            root,
+            runner: release.join("bench-runner"),
+            server: release.join("bench-server"),
+            cli: ws.target_dir().join("release").join("mcp-cli"),
+            scratch,
+        };
+        for program in [&bench.runner, &bench.server, &bench.cli] {
+            if !program.is_file() {
+                bail!("{} was not built", program.display());
+            }
+        }
+        Ok(bench)
+    }
+
+    /// A `bench-runner` command for `bench` with `args` (and the bench server, where one is used).
+    fn runner<S: AsRef<OsStr>>(&self, bench: &str, args: &[S]) -> Command {
+        let mut cmd = Command::new(&self.runner);
+        cmd.arg(bench).args(args);
+        if bench != "codec" {
+            cmd.arg("--server").arg(&self.server);
+        }
+        cmd
+    }
+
+    /// Runs a `bench-runner` case and returns its measurement and its `bench-result` JSON.
+    fn case<S: AsRef<OsStr>>(&self, bench: &str, args: &[S]) -> Result<(Measured, Value)> {
+        let cmd = self.runner(bench, args);
+        let args: Vec<&OsStr> = cmd.get_args().collect();
+        let measured = measure(&self.runner, &self.runner, &args, None, CASE_TIMEOUT)?;
+        let result = measured.result(&cmd)?;
+        Ok((measured, result))
+    }
+}
+
+/// Samples and peak RSS gathered for one contender over the rounds.
+#[derive(Debug, Clone, Default)]
+struct Gathered {
+    samples: Vec<f64>,
+    /// A second series (p99, memory growth, connections …).
+    extra: Vec<f64>,
+    rss_kib: Option<u64>,
+}
+
+impl Gathered {
+    fn note_rss(&mut self, kib: u64) {
+        self.rss_kib = Some(self.rss_kib.map_or(kib, |old| old.max(kib)));
+    }
+}
+
+fn medians(gathered: &[Gathered; 3]) -> [Option<f64>; 3] {
+    [0, 1, 2].map(|i| median(&gathered[i].samples))
+}
+
+fn extra_medians(gathered: &[Gathered; 3]) -> [Option<f64>; 3] {
+    [0, 1, 2].map(|i| median(&gathered[i].extra))
+}
+
+fn peaks(gathered: &[Gathered; 3]) -> [Option<u64>; 3] {
+    [0, 1, 2].map(|i| gathered[i].rss_kib)
+}
+
+fn number(value: &Value, pointer: &str) -> Result<f64> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_f64)
+        .with_context(|| format!("result has no number at {pointer}: {value}"))
+}

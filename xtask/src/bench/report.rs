@@ -1,0 +1,409 @@
+//! Rows of the report, their targets, and the Markdown table.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+use std::thread;
+use std::time::Duration;
+
+use super::criterion::MicroResult;
+use super::{Bench, ROUNDS};
+
+/// The unit of a row's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unit {
+    MegabytesPerSecond,
+    RequestsPerSecond,
+    Microseconds,
+    Milliseconds,
+    Megabytes,
+}
+
+impl Unit {
+    pub(super) fn higher_is_better(self) -> bool {
+        matches!(self, Unit::MegabytesPerSecond | Unit::RequestsPerSecond)
+    }
+
+    pub(super) fn format(self, value: f64) -> String {
+        match self {
+            Unit::MegabytesPerSecond => format!("{value:.1} MB/s"),
+            Unit::RequestsPerSecond => format!("{value:.0} req/s"),
+            Unit::Microseconds => format!("{value:.1} µs"),
+            Unit::Milliseconds => format!("{value:.1} ms"),
+            Unit::Megabytes => format!("{value:.1} MB"),
+        }
+    }
+}
+
+/// A target and whether this run met it.
+#[derive(Debug, Clone)]
+pub(super) struct Check {
+    pub(super) target: String,
+    pub(super) met: bool,
+}
+
+/// One line of the table.
+#[derive(Debug, Clone)]
+pub(super) struct Row {
+    pub(super) case: String,
+    pub(super) unit: Unit,
+    /// Values of ours, rmcp and the limit.
+    pub(super) values: [Option<f64>; 3],
+    /// Peak RSS of ours, rmcp and the limit, in KiB (the largest over rounds).
+    pub(super) rss_kib: [Option<u64>; 3],
+    pub(super) checks: Vec<Check>,
+    pub(super) notes: String,
+}
+
+impl Row {
+    pub(super) fn new(case: impl Into<String>, unit: Unit, values: [Option<f64>; 3]) -> Self {
+        Self {
+            case: case.into(),
+            unit,
+            values,
+            rss_kib: [None; 3],
+            checks: Vec::new(),
+            notes: String::new(),
+        }
+    }
+
+    pub(super) fn with_rss(mut self, rss_kib: [Option<u64>; 3]) -> Self {
+        self.rss_kib = rss_kib;
+        self
+    }
+
+    pub(super) fn with_notes(mut self, notes: impl Into<String>) -> Self {
+        self.notes = notes.into();
+        self
+    }
+
+    pub(super) fn ratio(&self, other: usize) -> Option<f64> {
+        match (self.values[0], self.values[other]) {
+            (Some(ours), Some(theirs)) if theirs > 0.0 => Some(ours / theirs),
+            _ => None,
+        }
+    }
+
+    /// Ours against the limit: throughput at least `factor` of it, or time at most `factor` of it.
+    pub(super) fn limit_target(mut self, factor: f64) -> Self {
+        let (target, met) = if self.unit.higher_is_better() {
+            (
+                format!("≥ {factor}× limit"),
+                self.ratio(2).is_some_and(|r| r >= factor),
+            )
+        } else {
+            (
+                format!("≤ {factor}× limit"),
+                self.ratio(2).is_some_and(|r| r <= factor),
+            )
+        };
+        self.checks.push(Check { target, met });
+        self
+    }
+
+    /// Ours at least as good as rmcp.
+    pub(super) fn rmcp_target(mut self) -> Self {
+        let met = self.ratio(1).is_some_and(|r| {
+            if self.unit.higher_is_better() {
+                r >= 1.0
+            } else {
+                r <= 1.0
+            }
+        });
+        self.checks.push(Check {
+            target: "≥ rmcp".into(),
+            met,
+        });
+        self
+    }
+
+    pub(super) fn target(mut self, target: impl Into<String>, met: bool) -> Self {
+        self.checks.push(Check {
+            target: target.into(),
+            met,
+        });
+        self
+    }
+}
+
+/// The median of `values`; `None` when empty.
+pub(super) fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    Some(sorted[sorted.len() / 2])
+}
+
+pub(super) fn fixed(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "—".to_owned(), |v| format!("{v:.decimals$}"))
+}
+
+pub(super) fn megabytes(kib: Option<u64>) -> String {
+    kib.map_or_else(
+        || "—".to_owned(),
+        |k| format!("{:.0}", k as f64 * 1024.0 / 1e6),
+    )
+}
+
+pub(super) fn render(
+    rows: &[Row],
+    micro: &[MicroResult],
+    bench: &Bench,
+    elapsed: Duration,
+) -> String {
+    let mut out = String::new();
+    let cpus = thread::available_parallelism().map_or(0, usize::from);
+    let _ = writeln!(out, "# Benchmarks: ours, rmcp and the limit\n");
+    let _ = writeln!(
+        out,
+        "- Machine: {cpus} CPU(s), {}; Linux {}.",
+        cpu_model(),
+        fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map_or_else(|_| "?".to_owned(), |s| s.trim().to_owned())
+    );
+    let _ = writeln!(
+        out,
+        "- rmcp {} (bench/Cargo.lock); everything built in release mode.",
+        rmcp_version(&bench.root)
+    );
+    let _ = writeln!(
+        out,
+        "- Method: every case × contender is its own child process; \
+         {ROUNDS} rounds with contenders alternating within each; a value is the median over rounds \
+         (for B1, over rounds × passes, after one untimed pass per process). Peak RSS is the OS's ru_maxrss of that process and the processes it reaped, \
+         taken by `bench-runner measure` (whose own ~2 MB it includes), in MB."
+    );
+    let _ = writeln!(
+        out,
+        "- Limits: B1 `serde_json::from_slice::<Value>` on lines already split; B2 blocking write-a-line, \
+         read-a-line with no protocol logic; B3 the slowest single server's own whole-process time \
+         (spawn, initialize, tools/list, reap), each server measured alone, with the CPU floor (the \
+         singles' CPU time spread over every core) in the notes; B4 a pooled reqwest POST loop \
+         that reads the body and decodes nothing."
+    );
+    let _ = writeln!(
+        out,
+        "- B2 pins its processes with `sched_setaffinity` and `taskset`: on a VM a pipe round trip \
+         takes ~2.5 µs when both ends share a CPU and ~60 µs when the other end's CPU must be woken, \
+         and left to the scheduler each run lands in one mode or the other at random. Latency is \
+         measured in both placements; throughput with a CPU for each side."
+    );
+    let _ = writeln!(
+        out,
+        "- Ratios are of the row's unit: for MB/s and req/s higher is better, for times and MB lower is better.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| case | ours | rmcp | limit | ours/limit | ours/rmcp | peak RSS ours / rmcp / limit (MB) | target | notes |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    for row in rows {
+        let value =
+            |index: usize| row.values[index].map_or_else(|| "—".to_owned(), |v| row.unit.format(v));
+        let ratio = |index: usize| {
+            row.ratio(index)
+                .map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×"))
+        };
+        let checks = if row.checks.is_empty() {
+            "—".to_owned()
+        } else {
+            row.checks
+                .iter()
+                .map(|c| format!("{}: {}", c.target, if c.met { "met" } else { "**MISSED**" }))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} / {} / {} | {} | {} |",
+            row.case,
+            value(0),
+            value(1),
+            value(2),
+            ratio(2),
+            ratio(1),
+            megabytes(row.rss_kib[0]),
+            megabytes(row.rss_kib[1]),
+            megabytes(row.rss_kib[2]),
+            checks,
+            if row.notes.is_empty() {
+                "—"
+            } else {
+                &row.notes
+            },
+        );
+    }
+    let missed: Vec<String> = rows
+        .iter()
+        .flat_map(|row| {
+            row.checks
+                .iter()
+                .filter(|c| !c.met)
+                .map(move |c| format!("{} ({})", row.case, c.target))
+        })
+        .collect();
+    let _ = writeln!(out);
+    if missed.is_empty() {
+        let _ = writeln!(out, "Every target met.");
+    } else {
+        let _ = writeln!(out, "Missed targets ({}):", missed.len());
+        for miss in missed {
+            let _ = writeln!(out, "- {miss}");
+        }
+    }
+    micro_section(&mut out, micro);
+    let _ = writeln!(
+        out,
+        "\nTotal time of `cargo xtask bench`: {:.0} s.",
+        elapsed.as_secs_f64()
+    );
+    out
+}
+
+/// The criterion results: each decoder against the raw limit of its group.
+fn micro_section(out: &mut String, micro: &[MicroResult]) {
+    if micro.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## Decoder micro-benchmarks (criterion, `mcp-transport/benches/codecs.rs`)\n\n\
+         Our decoders yield messages whose results are checked but kept raw; the limit parses \
+         the same texts, already split, into `serde_json::Value`. Median of criterion's samples.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| case | decoder | median time | throughput | ÷ limit |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for result in micro {
+        let limit = micro
+            .iter()
+            .find(|other| other.group == result.group && other.is_limit())
+            .and_then(MicroResult::megabytes_per_second);
+        let speed = result.megabytes_per_second();
+        let ratio = match (speed, limit) {
+            (Some(speed), Some(limit)) if limit > 0.0 => format!("{:.2}×", speed / limit),
+            _ => "—".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.1} ms | {} | {ratio} |",
+            result.group,
+            result.function,
+            result.median_ns / 1e6,
+            speed.map_or_else(|| "—".to_owned(), |s| format!("{s:.0} MB/s")),
+        );
+    }
+}
+
+fn cpu_model() -> String {
+    fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("model name"))
+                .and_then(|rest| rest.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+fn rmcp_version(root: &Path) -> String {
+    let lock = fs::read_to_string(root.join("bench").join("Cargo.lock")).unwrap_or_default();
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"rmcp\"" {
+            if let Some(version) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+            {
+                return version.trim_matches('"').to_owned();
+            }
+        }
+    }
+    "?".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn ratios_and_targets_follow_the_unit() {
+        let row = Row::new(
+            "t",
+            Unit::MegabytesPerSecond,
+            [Some(90.0), Some(100.0), Some(100.0)],
+        )
+        .limit_target(0.8)
+        .rmcp_target();
+        assert_eq!(row.ratio(2), Some(0.9));
+        assert!(row.checks[0].met);
+        assert!(!row.checks[1].met);
+        let row = Row::new(
+            "t",
+            Unit::Microseconds,
+            [Some(11.0), Some(20.0), Some(10.0)],
+        )
+        .limit_target(1.2)
+        .rmcp_target();
+        assert!(row.checks[0].met);
+        assert!(row.checks[1].met);
+        let row = Row::new("t", Unit::Milliseconds, [Some(1.0), None, None]).limit_target(1.15);
+        assert!(!row.checks[0].met);
+    }
+
+    #[test]
+    fn median_skips_nothing_but_non_finite_values() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[f64::NAN]), None);
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn the_report_has_a_row_per_case_and_lists_misses() {
+        let bench = Bench {
+            root: PathBuf::from("/nonexistent"),
+            runner: PathBuf::new(),
+            server: PathBuf::new(),
+            cli: PathBuf::new(),
+            scratch: PathBuf::new(),
+        };
+        let rows = vec![
+            Row::new(
+                "a case",
+                Unit::RequestsPerSecond,
+                [Some(5.0), Some(10.0), None],
+            )
+            .with_rss([Some(2048), None, Some(1024)])
+            .rmcp_target(),
+        ];
+        let micro = vec![
+            MicroResult {
+                group: "g".into(),
+                function: "raw (limit)".into(),
+                median_ns: 2e6,
+                bytes: Some(2_000_000),
+            },
+            MicroResult {
+                group: "g".into(),
+                function: "ours".into(),
+                median_ns: 1e6,
+                bytes: Some(2_000_000),
+            },
+        ];
+        let text = render(&rows, &micro, &bench, Duration::from_secs(3));
+        assert!(text.contains("| a case | 5 req/s | 10 req/s | — | — | 0.50× | 2 / — / 1 |"));
+        assert!(text.contains("Missed targets (1):\n- a case (≥ rmcp)"));
+        assert!(text.contains("CPU(s)"));
+        assert!(
+            text.contains("| g | ours | 1.0 ms | 2000 MB/s | 2.00× |"),
+            "{text}"
+        );
+    }
+}

@@ -21,6 +21,7 @@
 //! | [`stdio`] | B2: request latency and throughput over stdio |
 //! | [`discovery`] | B3: the rmcp loop and the single-server limit (ours is `mcp-cli`) |
 //! | [`http`] | B4: `tools/list` over Streamable HTTP, and the connections it opens |
+//! | [`placement`] | which CPUs a client and its server run on (latency on a VM is bimodal) |
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_bench::BenchError> {

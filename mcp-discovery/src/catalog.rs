@@ -125,7 +125,11 @@ pub fn item_name(kind: ListKind, item: &RawJson) -> String {
             _ => None,
         })
     }
-    let Ok(names) = item.decode::<Names>() else {
+    let Some(names) = item
+        .is_object()
+        .then(|| item.decode::<Names>().ok())
+        .flatten()
+    else {
         return "?".to_owned();
     };
     let fallback = match kind {
@@ -237,6 +241,7 @@ mod tests {
             json!({"uri": "file:///a"}).into(),
             json!({"uri": "file:///b", "name": "bee"}).into(),
             json!({"uri": 7, "name": ["not", "a", "name"]}).into(),
+            json!(["file:///array", "named"]).into(),
         ];
         r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()];
         let broken = ServerReport::empty("broken", ServerStatus::Failed);
@@ -246,9 +251,12 @@ mod tests {
             .iter()
             .map(|e| e.qualified_name.as_str())
             .collect();
-        assert_eq!(qualified, ["docs__file:///a", "docs__bee", "docs__?"]);
+        assert_eq!(
+            qualified,
+            ["docs__file:///a", "docs__bee", "docs__?", "docs__?__2"]
+        );
         assert_eq!(catalog.resource_templates[0].name, "file:///{p}");
         assert_eq!(catalog.summary.failed, 1);
-        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 3);
+        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 4);
     }
 }

@@ -296,7 +296,9 @@ impl Message {
         decode_one(bytes, |raw| RawJson::slice_of(bytes, raw))
     }
 
-    /// The message as a JSON value, `jsonrpc` first.
+    /// The message as a JSON value, `jsonrpc` first; `null` when its result
+    /// cannot be read as a value (nested deeper than serde_json's recursion
+    /// limit, or holding a lone surrogate). [`to_vec`](Self::to_vec) never loses anything.
     pub fn to_value(&self) -> Value {
         // A message always serializes; only a result nested deeper than
         // serde_json's recursion limit could fail to read back.

@@ -331,8 +331,20 @@ pub fn require_tools() -> Option<Tools> {
 
 /// A currently free TCP port on 127.0.0.1 (bound then released; a race with other processes is possible).
 pub fn free_port() -> std::io::Result<u16> {
-    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?;
-    Ok(listener.local_addr()?.port())
+    free_ports::<1>().map(|[port]| port)
+}
+
+/// `N` distinct free ports on 127.0.0.1. All are held until all are chosen:
+/// closing each before asking for the next could hand out the same one twice.
+pub fn free_ports<const N: usize>() -> std::io::Result<[u16; N]> {
+    let mut listeners = Vec::with_capacity(N);
+    let mut ports = [0; N];
+    for port in &mut ports {
+        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?;
+        *port = listener.local_addr()?.port();
+        listeners.push(listener);
+    }
+    Ok(ports)
 }
 
 /// Polls until 127.0.0.1:`port` accepts a TCP connection, for at most `timeout`.
@@ -492,6 +504,9 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         wait_for_port(port, Duration::from_secs(5)).await.unwrap();
         assert_ne!(free_port().unwrap(), 0);
+        let ports = free_ports::<8>().unwrap();
+        let distinct: std::collections::HashSet<_> = ports.iter().collect();
+        assert_eq!(distinct.len(), 8);
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use mcp_tests::tools::{
-    BackgroundServer, FastMcpTransport, free_port, require_tools, workspace_bin,
+    BackgroundServer, FastMcpTransport, free_ports, require_tools, workspace_bin,
 };
 use serde_json::{Map, Value, json};
 
@@ -60,12 +60,7 @@ async fn every_real_server_in_one_run_then_from_the_cache() {
     let fsroot = dir.path().join("fsroot");
     std::fs::create_dir(&fsroot).unwrap();
 
-    let ports = [
-        free_port().unwrap(),
-        free_port().unwrap(),
-        free_port().unwrap(),
-        free_port().unwrap(),
-    ];
+    let ports = free_ports::<4>().unwrap();
     let _everything_http =
         BackgroundServer::start(tools.everything_http_command(ports[0], true), ports[0]).await;
     let http = |port, json_response, stateless| {

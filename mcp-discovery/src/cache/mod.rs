@@ -133,7 +133,47 @@ const DISK_WRITERS: usize = 2;
 struct Inner {
     dir: Option<PathBuf>,
     memory: Mutex<HashMap<Fingerprint, CacheEntry>>,
-    writers: tokio::sync::Semaphore,
+    /// Per key, how many times it was stored or invalidated. A disk write
+    /// renames its file into place only if no later store or invalidation
+    /// came in the meantime (checked under this lock, which `invalidate`
+    /// also holds while it removes the file), so a slow write can neither
+    /// bring back an invalidated entry nor overwrite a newer one.
+    generations: Mutex<HashMap<Fingerprint, u64>>,
+    writers: Arc<tokio::sync::Semaphore>,
+}
+
+impl Inner {
+    /// A new generation for `key`: pending writes of older ones will not land.
+    fn next_generation(&self, key: &Fingerprint) -> u64 {
+        let mut generations = lock(&self.generations);
+        let generation = generations.entry(key.clone()).or_insert(0);
+        *generation += 1;
+        *generation
+    }
+
+    /// Writes `entry` to disk if `generation` is still the newest for `key`.
+    fn write_if_current(
+        &self,
+        dir: &Path,
+        key: &Fingerprint,
+        entry: &CacheEntry,
+        generation: u64,
+    ) -> Result<(), CacheError> {
+        let prepared = store::prepare(dir, entry)?;
+        let generations = lock(&self.generations);
+        if generations.get(key) != Some(&generation) {
+            // Superseded: the temporary file is removed when dropped.
+            return Ok(());
+        }
+        store::commit(prepared, dir, key)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere while holding the lock leaves the map usable.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Cache {
@@ -157,7 +197,8 @@ impl Cache {
             inner: Arc::new(Inner {
                 dir,
                 memory: Mutex::new(HashMap::new()),
-                writers: tokio::sync::Semaphore::new(DISK_WRITERS),
+                generations: Mutex::new(HashMap::new()),
+                writers: Arc::new(tokio::sync::Semaphore::new(DISK_WRITERS)),
             }),
         }
     }
@@ -194,8 +235,9 @@ impl Cache {
     /// Stores an entry (memory at once, then disk atomically).
     pub fn put(&self, key: &Fingerprint, entry: CacheEntry) -> Result<(), CacheError> {
         self.memory().insert(key.clone(), entry.clone());
+        let generation = self.inner.next_generation(key);
         match self.inner.dir.as_deref() {
-            Some(dir) => store::write(dir, key, &entry),
+            Some(dir) => self.inner.write_if_current(dir, key, &entry, generation),
             None => Ok(()),
         }
     }
@@ -205,36 +247,44 @@ impl Cache {
     pub async fn store(&self, key: &Fingerprint, report: &ServerReport) -> Result<(), CacheError> {
         let entry = CacheEntry::of(key, report);
         self.memory().insert(key.clone(), entry.clone());
+        let generation = self.inner.next_generation(key);
         let Some(dir) = self.inner.dir.clone() else {
             return Ok(());
         };
         let key = key.clone();
         let path = dir.clone();
-        // The semaphore is never closed, so acquiring only waits.
-        let _writer = self.inner.writers.acquire().await.ok();
-        tokio::task::spawn_blocking(move || store::write(&dir, &key, &entry))
-            .await
-            .unwrap_or_else(|join| {
-                Err(CacheError::Io {
-                    path,
-                    source: std::io::Error::other(format!("the cache writer stopped: {join}")),
-                })
+        // The semaphore is never closed, so acquiring only waits. The permit
+        // goes with the write: if this future is dropped, the write it
+        // started still counts against the limit until it ends.
+        let writer = Arc::clone(&self.inner.writers).acquire_owned().await.ok();
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || {
+            let _writer = writer;
+            inner.write_if_current(&dir, &key, &entry, generation)
+        })
+        .await
+        .unwrap_or_else(|join| {
+            Err(CacheError::Io {
+                path,
+                source: std::io::Error::other(format!("the cache writer stopped: {join}")),
             })
+        })
     }
 
     /// Forgets the entry for `key` (a `list_changed` arrived, say).
     pub fn invalidate(&self, key: &Fingerprint) {
         self.memory().remove(key);
+        // One critical section: no pending write can land between the new
+        // generation and the removal.
+        let mut generations = lock(&self.inner.generations);
+        *generations.entry(key.clone()).or_insert(0) += 1;
         if let Some(dir) = self.inner.dir.as_deref() {
             store::remove(dir, key);
         }
     }
 
     fn memory(&self) -> std::sync::MutexGuard<'_, HashMap<Fingerprint, CacheEntry>> {
-        self.inner
-            .memory
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.inner.memory)
     }
 }
 

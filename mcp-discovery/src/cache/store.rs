@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tempfile::NamedTempFile;
 
 use super::{CacheEntry, CacheError, Fingerprint};
 
@@ -67,8 +68,9 @@ pub(super) fn read(dir: &Path, key: &Fingerprint) -> Option<CacheEntry> {
     }
 }
 
-/// Writes the entry for `key`: a temporary file in the same directory, then a rename.
-pub(super) fn write(dir: &Path, key: &Fingerprint, entry: &CacheEntry) -> Result<(), CacheError> {
+/// Writes the entry to a temporary file in the entries directory, ready to
+/// be renamed into place by [`commit`]. Dropped uncommitted, it is removed.
+pub(super) fn prepare(dir: &Path, entry: &CacheEntry) -> Result<NamedTempFile, CacheError> {
     let entries = entries_dir(dir);
     create_private_dir(&entries).map_err(|source| CacheError::Io {
         path: entries.clone(),
@@ -93,6 +95,12 @@ pub(super) fn write(dir: &Path, key: &Fingerprint, entry: &CacheEntry) -> Result
         .tempfile_in(&entries)
         .map_err(io_error)?;
     file.write_all(&bytes).map_err(io_error)?;
+    Ok(file)
+}
+
+/// Renames a prepared entry into place for `key`: a reader sees the old
+/// entry or this one, never half of one.
+pub(super) fn commit(file: NamedTempFile, dir: &Path, key: &Fingerprint) -> Result<(), CacheError> {
     let path = entry_path(dir, key);
     file.persist(&path).map_err(|error| CacheError::Io {
         path,

@@ -164,3 +164,31 @@ fn ttl_honours_a_positive_server_hint_and_ignores_zero() {
     report.ttl_ms = Some(60_000);
     assert_eq!(ttl_for(&report), Duration::from_secs(60));
 }
+
+#[test]
+fn a_write_overtaken_by_an_invalidation_does_not_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(9);
+    let cache = Cache::at(dir.path());
+    let stale = cache.inner.next_generation(&k);
+    cache.invalidate(&k);
+    cache
+        .inner
+        .write_if_current(dir.path(), &k, &entry(&k, 5, 2), stale)
+        .unwrap();
+    assert!(
+        Cache::at(dir.path()).get(&k).is_none(),
+        "an invalidated entry came back"
+    );
+    let leftovers = std::fs::read_dir(dir.path().join("entries"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .count();
+    assert_eq!(leftovers, 0, "the superseded temporary file was removed");
+    let current = cache.inner.next_generation(&k);
+    cache
+        .inner
+        .write_if_current(dir.path(), &k, &entry(&k, 6, 3), current)
+        .unwrap();
+    assert_eq!(Cache::at(dir.path()).get(&k).unwrap().report.tools.len(), 3);
+}

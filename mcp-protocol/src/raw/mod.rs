@@ -166,6 +166,58 @@ impl RawJson {
     }
 }
 
+impl RawJson {
+    /// The members of an object, in order, each value a slice of this text
+    /// (not parsed). `None` when this is not an object or a key cannot be
+    /// decoded.
+    pub fn members(&self) -> Option<Vec<(String, RawJson)>> {
+        struct MembersVisitor;
+
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = Vec<(String, &'de RawValue)>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+                    members.push((key, value));
+                }
+                Ok(members)
+            }
+        }
+
+        if !self.is_object() {
+            return None;
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
+        let members = deserializer.deserialize_map(MembersVisitor).ok()?;
+        Some(
+            members
+                .into_iter()
+                .map(|(key, value)| (key, self.slice(value)))
+                .collect(),
+        )
+    }
+
+    /// The elements of an array, each a slice of this text (not parsed).
+    /// `None` when this is not an array.
+    pub fn elements(&self) -> Option<Vec<RawJson>> {
+        if self.text.first() != Some(&b'[') {
+            return None;
+        }
+        let elements: Vec<&RawValue> = serde_json::from_slice(&self.text).ok()?;
+        Some(
+            elements
+                .into_iter()
+                .map(|element| self.slice(element))
+                .collect(),
+        )
+    }
+}
+
 /// Finds one member of an object, ignoring the others.
 struct MemberVisitor<'k, T> {
     key: &'k str,
@@ -182,7 +234,8 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for MemberVisitor<'_, T> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
         let mut found = None;
         while let Some(key) = map.next_key::<crate::types::Key<'de>>()? {
-            if found.is_none() && key.as_str() == self.key {
+            // A repeated member: the last one counts, as with every other reader here.
+            if key.as_str() == self.key {
                 found = Some(map.next_value()?);
             } else {
                 map.next_value::<IgnoredAny>()?;
@@ -240,7 +293,8 @@ impl From<Box<RawValue>> for RawJson {
 }
 
 impl Serialize for RawJson {
-    /// Writes the text as it is (with serde_json; other formats get the value).
+    /// Writes the text as it is. Needs a serde_json serializer (text or
+    /// [`Value`]); other formats would see serde_json's raw-value wrapper.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Borrowing a `&RawValue` checks the text again but copies nothing.
         let raw: &RawValue =
@@ -324,6 +378,12 @@ mod tests {
                 .unwrap();
         assert_eq!(raw.member::<&str>("name").unwrap(), Some("yes"));
         assert_eq!(raw.member::<u32>("n").unwrap(), Some(3));
+        let twice = RawJson::parse(r#"{"n": 1, "n": 2}"#).unwrap();
+        assert_eq!(
+            twice.member::<u32>("n").unwrap(),
+            Some(2),
+            "the last one counts"
+        );
         assert_eq!(raw.member::<String>("missing").unwrap(), None);
         assert!(raw.member::<u32>("name").is_err());
         assert_eq!(
@@ -334,6 +394,27 @@ mod tests {
         assert_eq!(
             escaped.member::<String>("name").unwrap(),
             Some("esc".into())
+        );
+    }
+
+    #[test]
+    fn members_and_elements_are_slices_in_order() {
+        let raw = RawJson::parse(r#"{"b": [1, {"x": "y"}], "a\u0041": null}"#).unwrap();
+        let members = raw.members().unwrap();
+        assert_eq!(members[0].0, "b");
+        assert_eq!(members[1].0, "aA");
+        assert_eq!(members[1].1.as_str(), "null");
+        let elements = members[0].1.elements().unwrap();
+        assert_eq!(elements[1].as_str(), r#"{"x": "y"}"#);
+        let range = raw.as_bytes().as_ptr_range();
+        assert!(range.contains(&elements[1].as_bytes().as_ptr()));
+        assert!(raw.elements().is_none());
+        assert!(members[0].1.members().is_none());
+        assert!(
+            RawJson::parse(r#"{"\ud800": 1}"#)
+                .unwrap()
+                .members()
+                .is_none()
         );
     }
 

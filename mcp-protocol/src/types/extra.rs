@@ -163,8 +163,10 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KnownMembers<'_, V> {
         })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        self.visitor.visit_seq(seq)
+    /// An array is not an object: serde's derive would read the fields by
+    /// position, but a round trip would then turn the array into an object.
+    fn visit_seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<V::Value, A::Error> {
+        Err(de::Error::invalid_type(de::Unexpected::Seq, &self))
     }
 }
 
@@ -263,6 +265,11 @@ mod tests {
         let error = serde_json::from_str::<Sample>("3").unwrap_err();
         assert!(
             error.to_string().contains("expected struct Sample"),
+            "{error}"
+        );
+        let error = serde_json::from_str::<Sample>(r#"["n", 1, null]"#).unwrap_err();
+        assert!(
+            error.to_string().contains("invalid type: sequence"),
             "{error}"
         );
     }

@@ -191,19 +191,31 @@ impl NdjsonCodec {
     }
 }
 
+/// Lines at least this long are handed on without copying.
+const SHARE_MIN: usize = 64 * 1024;
+
 /// Takes the first `len` bytes of `buf` as a line. Decoded results are
-/// slices of the line, and a slice keeps its whole allocation alive: a line
-/// that fills at least half of the read buffer (a large message, the case
-/// where copying would double the peak) is shared without copying; a smaller
-/// one is copied, so a result kept for long never pins a larger buffer.
+/// slices of the line, and a slice keeps its whole allocation alive, so:
+///
+/// * a line shorter than [`SHARE_MIN`] is copied (a few microseconds at most),
+///   and a result kept for long never pins the read buffer;
+/// * a longer one is split off without copying (copying a 40 MB line would
+///   double the peak), and whatever follows it moves to a buffer of its own,
+///   so the line's allocation holds the line and nothing that comes later.
+///
+/// The read buffer only grows to fit a line, and is dropped after a shared
+/// line or a discarded oversized one, so a shared line's allocation is at
+/// most about twice the line.
 fn take_line(buf: &mut BytesMut, len: usize) -> Bytes {
-    if len >= buf.capacity() / 2 {
-        buf.split_to(len).freeze()
-    } else {
+    if len < SHARE_MIN {
         let line = Bytes::copy_from_slice(&buf[..len]);
         buf.advance(len);
-        line
+        return line;
     }
+    let line = buf.split_to(len).freeze();
+    let rest = BytesMut::from(&buf[..]);
+    *buf = rest;
+    line
 }
 
 impl Decoder for NdjsonCodec {
@@ -224,12 +236,13 @@ impl Decoder for NdjsonCodec {
             let Some(offset) = memchr::memchr(b'\n', &buf[self.scanned..]) else {
                 if let Some((len, _)) = &mut self.discarding {
                     *len += buf.len();
-                    buf.clear();
+                    // Drop the buffer, not just its contents: it grew to hold the oversized line.
+                    *buf = BytesMut::new();
                     self.scanned = 0;
                 } else if buf.len() > self.max_frame_len {
                     // Too long already: keep its start for the report, drop the rest as it comes.
                     self.discarding = Some((buf.len(), preview(buf, self.max_frame_len)));
-                    buf.clear();
+                    *buf = BytesMut::new();
                     self.scanned = 0;
                 } else {
                     self.scanned = buf.len();
@@ -423,11 +436,19 @@ mod tests {
     }
 
     #[test]
-    fn a_line_filling_the_buffer_is_shared_and_a_small_one_copied() {
-        let mut buf = BytesMut::with_capacity(1024);
-        buf.extend_from_slice(&[b'x'; 700]);
+    fn a_long_line_is_shared_alone_and_a_short_one_copied() {
+        let mut buf = BytesMut::with_capacity(4 * SHARE_MIN);
+        buf.extend_from_slice(&vec![b'x'; SHARE_MIN]);
+        buf.extend_from_slice(b"next");
         let start = buf.as_ptr();
-        assert_eq!(take_line(&mut buf, 700).as_ptr(), start);
+        let line = take_line(&mut buf, SHARE_MIN);
+        assert_eq!(line.as_ptr(), start, "shared, not copied");
+        assert_eq!(&buf[..], b"next");
+        let line_range = line.as_ptr_range();
+        assert!(
+            !line_range.contains(&buf.as_ptr()),
+            "what follows the line lives in another allocation"
+        );
         let mut buf = BytesMut::with_capacity(1024);
         buf.extend_from_slice(b"small\nrest");
         let start = buf.as_ptr();
@@ -435,6 +456,24 @@ mod tests {
         assert_eq!(&line[..], b"small\n");
         assert_ne!(line.as_ptr(), start);
         assert_eq!(&buf[..], b"rest");
+    }
+
+    #[test]
+    fn discarding_an_oversized_line_releases_its_buffer() {
+        let mut codec = NdjsonCodec::with_max_frame_len(1024);
+        let mut buf = BytesMut::new();
+        buf.extend_from_slice(&vec![b'a'; 64 * 1024]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        assert_eq!(buf.capacity(), 0);
+        buf.extend_from_slice(b"aaa\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
+        assert!(matches!(
+            codec.decode(&mut buf).unwrap(),
+            Some(NdjsonFrame::Skipped(_))
+        ));
+        assert!(matches!(
+            codec.decode(&mut buf).unwrap(),
+            Some(NdjsonFrame::Message(_))
+        ));
     }
 
     #[test]

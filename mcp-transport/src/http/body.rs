@@ -68,7 +68,11 @@ pub(crate) async fn read_bounded(
                 }
                 body.extend_from_slice(&chunk);
             }
-            Ok(None) => return Ok(body),
+            Ok(None) => {
+                // Results slice the body: keep no spare capacity for them to pin.
+                body.shrink_to_fit();
+                return Ok(body);
+            }
             Err(error) => {
                 return Err(TransportError::Protocol {
                     server: server.to_owned(),

@@ -144,58 +144,107 @@ pub fn param_header_values(headers: &[ParamHeader], arguments: &Value) -> Vec<(S
 }
 
 /// Removes from a `tools/list` result every tool whose `x-mcp-header`
-/// annotations are invalid (with a warning naming the tool and the reason),
-/// and returns the param headers of the tools that have some.
+/// annotations are invalid, or that cannot be read at all (with a warning
+/// naming the tool and the reason), and returns the param headers of the
+/// tools that have some.
 ///
 /// Only tools whose text mentions `x-mcp-header` (or holds a `\u` escape,
-/// which could spell it) are read; the result is rewritten only when a tool
-/// is rejected, and is otherwise left exactly as the server sent it.
+/// which could spell it) are read. When a tool is rejected, or the result
+/// repeats its `tools` member (the last one is what every reader takes, and
+/// the only one kept), the result is rebuilt from the members' own text:
+/// the tools that stay, and everything else, remain byte for byte as sent.
+/// Otherwise the result is left untouched.
 pub fn filter_tools_list(server: &str, result: &mut RawJson) -> HashMap<String, Vec<ParamHeader>> {
     let mut learned = HashMap::new();
     if !may_hold_param_headers(result.as_bytes()) {
         return learned;
     }
-    let Ok(Some(tools)) = result.member::<Vec<RawJson>>("tools") else {
+    // Not an object, or no tools array: the session reports that, not us.
+    let Some(members) = result.members() else {
         return learned;
     };
-    let mut rejected = Vec::new();
-    for (index, tool) in tools.iter().enumerate() {
+    let Some(last) = members.iter().rposition(|(key, _)| key == "tools") else {
+        return learned;
+    };
+    let Some(tools) = members[last].1.elements() else {
+        return learned;
+    };
+    let listed = tools.len();
+    let mut kept = Vec::with_capacity(listed);
+    for tool in tools {
         if !may_hold_param_headers(tool.as_bytes()) {
+            kept.push(tool);
             continue;
         }
-        let Ok(tool) = tool.to_value() else {
-            continue;
-        };
-        let name = tool
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("<unnamed>");
-        let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
-        match tool_param_headers(schema) {
-            Ok(headers) => {
+        match read_param_headers(&tool) {
+            Ok((name, headers)) => {
                 if !headers.is_empty() {
-                    learned.insert(name.to_owned(), headers);
+                    learned.insert(name, headers);
                 }
+                kept.push(tool);
             }
-            Err(reason) => {
-                tracing::warn!(server, tool = name, %reason, "rejecting a tool definition");
-                rejected.push(index);
+            Err((name, reason)) => {
+                tracing::warn!(server, tool = %name, %reason, "rejecting a tool definition");
             }
         }
     }
-    if !rejected.is_empty()
-        && let Ok(Value::Object(mut object)) = result.to_value()
-    {
-        let kept: Vec<Value> = tools
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| !rejected.contains(index))
-            .filter_map(|(_, tool)| tool.to_value().ok())
-            .collect();
-        object.insert("tools".into(), Value::Array(kept));
-        *result = RawJson::from_value(&Value::Object(object));
+    let repeated = members.iter().filter(|(key, _)| key == "tools").count() > 1;
+    if kept.len() != listed || repeated {
+        *result = rebuilt(&members, last, &kept);
     }
     learned
+}
+
+/// A tool's name and param headers, or its name and why it is rejected.
+fn read_param_headers(tool: &RawJson) -> Result<(String, Vec<ParamHeader>), (String, String)> {
+    let tool = tool.to_value().map_err(|error| {
+        (
+            "<unreadable>".to_owned(),
+            format!("not readable JSON: {error}"),
+        )
+    })?;
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("<unnamed>")
+        .to_owned();
+    let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+    match tool_param_headers(schema) {
+        Ok(headers) => Ok((name, headers)),
+        Err(reason) => Err((name, reason)),
+    }
+}
+
+/// The result object again: its members' text as sent, in order, with the
+/// `tools` member at `last` holding only `kept`, and no other `tools` member.
+fn rebuilt(members: &[(String, RawJson)], last: usize, kept: &[RawJson]) -> RawJson {
+    let mut text = String::from("{");
+    for (index, (key, value)) in members.iter().enumerate() {
+        if key == "tools" && index != last {
+            continue;
+        }
+        if text.len() > 1 {
+            text.push(',');
+        }
+        text.push_str(&Value::from(key.as_str()).to_string());
+        text.push(':');
+        if index == last {
+            text.push('[');
+            for (position, tool) in kept.iter().enumerate() {
+                if position > 0 {
+                    text.push(',');
+                }
+                text.push_str(tool.as_str());
+            }
+            text.push(']');
+        } else {
+            text.push_str(value.as_str());
+        }
+    }
+    text.push('}');
+    // Every part is valid JSON, so this always parses; if it somehow did not,
+    // offering no tools is the safe answer.
+    RawJson::parse(text).unwrap_or_else(|_| RawJson::from_value(&serde_json::json!({"tools": []})))
 }
 
 /// Whether JSON text could hold an `x-mcp-header` member.
@@ -296,6 +345,26 @@ mod tests {
         let mut result = RawJson::parse(text).unwrap();
         assert!(filter_tools_list("s", &mut result).is_empty());
         assert_eq!(result.as_str(), text);
+    }
+
+    #[test]
+    fn unreadable_or_repeated_tools_are_not_let_through() {
+        // A lone surrogate is valid JSON syntax, but no tool can be read from it.
+        let text = r#"{"tools":[{"name":"ok","inputSchema":{"type":"object"}} , {"name":"odd\ud800","inputSchema":{"properties":{"r":{"type":"number","x-mcp-header":"N"}}}}],"nextCursor":"c",  "x":"\ud800"}"#;
+        let mut result = RawJson::parse(text).unwrap();
+        assert!(filter_tools_list("s", &mut result).is_empty());
+        assert_eq!(
+            result.as_str(),
+            r#"{"tools":[{"name":"ok","inputSchema":{"type":"object"}}],"nextCursor":"c","x":"\ud800"}"#,
+            "kept tools and other members stay as sent"
+        );
+        let text = r#"{"tools":[{"name":"first","inputSchema":{}}],"tools":[{"name":"t","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}]}"#;
+        let mut result = RawJson::parse(text).unwrap();
+        let learned = filter_tools_list("s", &mut result);
+        assert_eq!(learned["t"][0].name, "Region");
+        let tools = result.members().unwrap();
+        assert_eq!(tools.len(), 1, "one tools member is left: {result}");
+        assert_eq!(result.list_page("tools").unwrap().items.len(), 1);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! * `bench-server stdio [--name N] [--tools 50] [--start-delay-ms 300] [--start-log FILE]`:
 //!   newline JSON on stdin/stdout until stdin ends. The delay comes before it
 //!   reads anything, like a server that takes time to start; the start log
-//!   gets one line per start, so a harness can tell whether a server ran.
+//!   gets one line per start (name, pid, start time in µs since the epoch),
+//!   so a harness can tell whether and when a server ran.
 //! * `bench-server http [--tools 50] [--format json|sse]`: Streamable HTTP on
 //!   127.0.0.1 at a free port. It prints `listening URL`, serves until stdin
 //!   ends, then prints `connections N` (TCP connections accepted) and exits.
@@ -96,7 +97,12 @@ fn stdio(
             .append(true)
             .open(&path)
             .map_err(|e| BenchError::io(format!("cannot open {}", path.display()), e))?;
-        writeln!(log, "{name} {}", std::process::id())
+        let started_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros());
+        // One write of the whole line: appends from many servers at once stay whole.
+        let line = format!("{name} {} {started_us}\n", std::process::id());
+        log.write_all(line.as_bytes())
             .map_err(|e| BenchError::io(format!("cannot write {}", path.display()), e))?;
     }
     let responder = Responder::new(name, tools);

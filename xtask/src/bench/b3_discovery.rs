@@ -3,12 +3,13 @@
 use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use super::measure::{Measured, measure};
-use super::report::{Row, Unit, median};
+use super::report::{Row, Unit, fixed, median};
 use super::{
     Bench, CASE_TIMEOUT, Gathered, ROUNDS, SERVER_COUNTS, SLOW_START_MS, TOOLS, medians, number,
     peaks,
@@ -162,6 +163,9 @@ fn discovery_case(
     };
     let mut gathered: [Gathered; 3] = Default::default();
     let mut wide = Gathered::default();
+    // Where the time of `--concurrency N` goes: when the last server started,
+    // and how long discovery ran after that server's start delay.
+    let (mut last_start_ms, mut tail_ms) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         println!(
             "bench: B3 {} N={servers} ours (round {})",
@@ -194,6 +198,8 @@ fn discovery_case(
                 round + 1
             );
             let concurrency = servers.to_string();
+            let starts_before = count_lines(&start_log);
+            let launched = SystemTime::now();
             let measured = run_cli(
                 &[
                     "--refresh",
@@ -206,6 +212,16 @@ fn discovery_case(
             )?;
             wide.samples.push(measured.wall.as_secs_f64() * 1e3);
             wide.note_rss(measured.max_rss_kib);
+            if let Some(spread) = StartSpread::read(
+                &start_log,
+                starts_before,
+                launched,
+                measured.wall,
+                set.start_delay_ms,
+            ) {
+                last_start_ms.push(spread.last_start_ms);
+                tail_ms.push(spread.tail_ms);
+            }
         }
     }
     let limit = singles.limit(servers);
@@ -252,7 +268,11 @@ fn discovery_case(
             .with_rss([wide.rss_kib, None, Some(singles.rss_kib)])
             .limit_target(1.15)
             .with_notes(format!(
-                "every server started at once; {}",
+                "every server started at once; the last one started {} ms after launch \
+                 (server start-ups queue on {cpus} CPUs), and discovery ended {} ms after its \
+                 start delay; {}",
+                fixed(median(&last_start_ms), 1),
+                fixed(median(&tail_ms), 1),
                 floor_note(wide_median)
             )),
         );
@@ -332,6 +352,40 @@ fn listed_tools(stdout: &str, json: bool) -> Result<usize> {
         .count())
 }
 
+/// When the servers of one run started, from the start log's timestamps.
+struct StartSpread {
+    /// The last server's start, after the launch of `mcp-cli`.
+    last_start_ms: f64,
+    /// From the end of the last server's start delay to the end of the run.
+    tail_ms: f64,
+}
+
+impl StartSpread {
+    /// Reads the lines after the first `skip` of `log` (`name pid start_µs`).
+    fn read(
+        log: &Path,
+        skip: usize,
+        launched: SystemTime,
+        wall: Duration,
+        delay_ms: u64,
+    ) -> Option<Self> {
+        let launched_us = launched.duration_since(UNIX_EPOCH).ok()?.as_secs_f64() * 1e6;
+        let text = fs::read_to_string(log).ok()?;
+        let last_us = text
+            .lines()
+            .skip(skip)
+            .filter_map(|line| line.split_whitespace().nth(2)?.parse::<f64>().ok())
+            .fold(None, |last: Option<f64>, start| {
+                Some(last.map_or(start, |l| l.max(start)))
+            })?;
+        let last_start_ms = (last_us - launched_us) / 1e3;
+        Some(Self {
+            last_start_ms,
+            tail_ms: wall.as_secs_f64() * 1e3 - last_start_ms - delay_ms as f64,
+        })
+    }
+}
+
 fn count_lines(path: &Path) -> usize {
     fs::read_to_string(path).map_or(0, |text| text.lines().count())
 }
@@ -339,6 +393,20 @@ fn count_lines(path: &Path) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_spread_comes_from_the_log_lines_of_the_run() {
+        let dir = std::env::temp_dir().join(format!("xtask-spread-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("starts.log");
+        let launched = UNIX_EPOCH + Duration::from_secs(1000);
+        fs::write(&log, "old 1 1\ns00 2 1000010000\ns01 3 1000040000\ntorn\n").unwrap();
+        let spread = StartSpread::read(&log, 1, launched, Duration::from_millis(350), 300).unwrap();
+        assert_eq!(spread.last_start_ms, 40.0);
+        assert_eq!(spread.tail_ms, 10.0);
+        assert!(StartSpread::read(&log, 4, launched, Duration::from_millis(1), 0).is_none());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn tools_are_counted_in_both_outputs() {

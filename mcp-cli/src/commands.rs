@@ -319,7 +319,7 @@ fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
             server.source.display().to_string(),
         ]);
     }
-    println!("{table}");
+    println!("{}", table.trim_fmt());
     ExitCode::from(exit::OK)
 }
 

@@ -6,6 +6,7 @@
 //! 5 when `call` returned a tool error.
 
 mod cli;
+mod columns;
 mod commands;
 mod load;
 mod progress;

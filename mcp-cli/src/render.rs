@@ -2,22 +2,27 @@
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
-use mcp_discovery::RawJson;
-use mcp_discovery::catalog::{Catalog, CatalogEntry};
+use mcp_discovery::catalog::Catalog;
 use mcp_discovery::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcp_discovery::session::ListKind;
+use mcp_discovery::{JsonView, RawJson};
 use serde_json::Value;
 
-use crate::signature::{prompt_signature, tool_signature};
+use crate::columns::{self, Layout};
+use crate::signature::{PromptView, ToolView, prompt_signature, text_or, tool_signature};
 use crate::style::Style;
 
-/// A table without borders, wrapped to the terminal's width.
+/// A table without borders, wrapped to the terminal's width (print it with `trim_fmt`).
 pub fn table(header: &[&str], style: Style) -> Table {
     let mut table = Table::new();
     table
         .load_preset(NOTHING)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header(header.iter().map(|title| style.bold(title)));
+    // Flush left and two spaces apart, like the item lists (`columns`).
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
     table
 }
 
@@ -112,7 +117,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
             timing(server, now_ms),
         ]);
     }
-    let mut out = format!("{overview}\n");
+    let mut out = format!("{}\n", overview.trim_fmt());
     for server in report
         .servers
         .iter()
@@ -123,31 +128,9 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
             let first = instructions.lines().next().unwrap_or_default();
             out.push_str(&format!("  {}\n", style.dim(first)));
         }
-        section(&mut out, "tools", &server.tools, |tool| {
-            (tool_signature(tool), first_line(tool.get("description")))
-        });
-        section(&mut out, "resources", &server.resources, |resource| {
-            let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("?");
-            (uri.to_owned(), label(resource))
-        });
-        section(
-            &mut out,
-            "resource templates",
-            &server.resource_templates,
-            |template| {
-                let uri = template
-                    .get("uriTemplate")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?");
-                (uri.to_owned(), label(template))
-            },
-        );
-        section(&mut out, "prompts", &server.prompts, |prompt| {
-            (
-                prompt_signature(prompt),
-                first_line(prompt.get("description")),
-            )
-        });
+        for kind in ListKind::ALL {
+            section(&mut out, kind, server.items(kind));
+        }
         for (method, failure) in &server.list_errors {
             out.push_str(&format!(
                 "  {} {method}: {}\n",
@@ -161,64 +144,73 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
     out
 }
 
-fn section(
-    out: &mut String,
-    title: &str,
-    items: &[RawJson],
-    row: impl Fn(&Value) -> (String, String),
-) {
+fn section(out: &mut String, kind: ListKind, items: &[RawJson]) {
     if items.is_empty() {
         return;
     }
-    out.push_str(&format!("  {title} ({})\n", items.len()));
-    let rows: Vec<(String, String)> = items.iter().map(|item| row(&readable(item))).collect();
-    let width = rows
+    out.push_str(&format!("  {} ({})\n", kind_title(kind), items.len()));
+    let rows: Vec<Vec<String>> = items
         .iter()
-        .map(|(left, _)| left.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(60);
-    for (left, right) in rows {
-        if right.is_empty() {
-            out.push_str(&format!("    {left}\n"));
-        } else {
-            out.push_str(&format!("    {left:<width$}  {right}\n"));
+        .map(|item| {
+            let (left, right) = item_texts(kind, JsonView::of(item));
+            vec![left, right]
+        })
+        .collect();
+    columns::write(out, &rows, Layout::for_stdout(4, 60));
+}
+
+/// What an item's line shows: a tool's or prompt's signature and the first
+/// line of its description, a resource's URI (or template) and its title.
+/// Read from the item's text; a member that is missing or of the wrong type
+/// shows as `?` or nothing.
+fn item_texts(kind: ListKind, item: JsonView<'_>) -> (String, String) {
+    match kind {
+        ListKind::Tools => {
+            let tool = ToolView::read(item);
+            (tool_signature(&tool), first_line(tool.description))
+        }
+        ListKind::Prompts => {
+            let prompt = PromptView::read(item);
+            (prompt_signature(&prompt), first_line(prompt.description))
+        }
+        ListKind::Resources | ListKind::ResourceTemplates => {
+            let uri_key = if kind == ListKind::Resources {
+                "uri"
+            } else {
+                "uriTemplate"
+            };
+            let [uri, title, name, mime_type] = item.pick([uri_key, "title", "name", "mimeType"]);
+            (
+                text_or(uri, "?").into_owned(),
+                label(title.or(name), mime_type),
+            )
         }
     }
 }
 
-/// An item read for display; an unreadable one shows as empty.
-fn readable(item: &RawJson) -> Value {
-    item.to_value().unwrap_or(Value::Null)
-}
-
-fn label(item: &Value) -> String {
-    let title = item
-        .get("title")
-        .or_else(|| item.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match item.get("mimeType").and_then(Value::as_str) {
+/// `Title (mime/type)`: the title (or name), then the MIME type when there is one.
+fn label(title: Option<JsonView<'_>>, mime_type: Option<JsonView<'_>>) -> String {
+    let title = text_or(title, "");
+    match mime_type.and_then(JsonView::as_str) {
         Some(mime) if !title.is_empty() => format!("{title} ({mime})"),
         Some(mime) => format!("({mime})"),
-        None => title.to_owned(),
+        None => title.into_owned(),
     }
 }
 
 /// The first line of a description, cut at 100 characters.
-pub fn first_line(description: Option<&Value>) -> String {
-    let text = description.and_then(Value::as_str).unwrap_or_default();
+pub fn first_line(description: Option<JsonView<'_>>) -> String {
+    let text = text_or(description, "");
     let line = text
         .lines()
         .find(|line| !line.trim().is_empty())
         .unwrap_or_default()
         .trim();
-    if line.chars().count() > 100 {
-        let mut cut: String = line.chars().take(99).collect();
-        cut.push('…');
-        cut
-    } else {
-        line.to_owned()
+    // More than 100 characters: the first 99 and `…`.
+    let mut starts = line.char_indices().map(|(start, _)| start);
+    match (starts.nth(99), starts.next()) {
+        (Some(cut), Some(_)) => format!("{}…", &line[..cut]),
+        _ => line.to_owned(),
     }
 }
 
@@ -252,42 +244,23 @@ fn indent_rest(text: &str) -> String {
 /// The flat view of one kind: namespaced name, signature or URI, description.
 pub fn catalog(catalog: &Catalog, kind: ListKind, style: Style) -> String {
     let entries = catalog.entries(kind);
-    type Row = fn(&CatalogEntry, &Value) -> Vec<String>;
-    let (header, row): (&[&str], Row) = match kind {
-        ListKind::Tools => (&["NAME", "SIGNATURE", "DESCRIPTION"], |entry, item| {
-            vec![
-                entry.qualified_name.clone(),
-                tool_signature(item),
-                first_line(item.get("description")),
-            ]
-        }),
-        ListKind::Prompts => (&["NAME", "SIGNATURE", "DESCRIPTION"], |entry, item| {
-            vec![
-                entry.qualified_name.clone(),
-                prompt_signature(item),
-                first_line(item.get("description")),
-            ]
-        }),
-        ListKind::Resources => (&["NAME", "URI", "TITLE"], |entry, item| {
-            let uri = item.get("uri").and_then(Value::as_str).unwrap_or("?");
-            vec![entry.qualified_name.clone(), uri.to_owned(), label(item)]
-        }),
-        ListKind::ResourceTemplates => (&["NAME", "URI TEMPLATE", "TITLE"], |entry, item| {
-            let uri = item
-                .get("uriTemplate")
-                .and_then(Value::as_str)
-                .unwrap_or("?");
-            vec![entry.qualified_name.clone(), uri.to_owned(), label(item)]
-        }),
-    };
     if entries.is_empty() {
         return format!("no {}\n", kind_title(kind));
     }
-    let mut table = table(header, style);
-    for entry in entries {
-        table.add_row(row(entry, &readable(&entry.item)));
-    }
-    format!("{table}\n")
+    let header: &[&str] = match kind {
+        ListKind::Tools | ListKind::Prompts => &["NAME", "SIGNATURE", "DESCRIPTION"],
+        ListKind::Resources => &["NAME", "URI", "TITLE"],
+        ListKind::ResourceTemplates => &["NAME", "URI TEMPLATE", "TITLE"],
+    };
+    let mut rows = Vec::with_capacity(entries.len() + 1);
+    rows.push(header.iter().map(|title| style.bold(title)).collect());
+    rows.extend(entries.iter().map(|entry| {
+        let (left, right) = item_texts(kind, JsonView::of(&entry.item));
+        vec![entry.qualified_name.clone(), left, right]
+    }));
+    let mut out = String::with_capacity(rows.len() * 160);
+    columns::write(&mut out, &rows, Layout::for_stdout(0, 120));
+    out
 }
 
 /// "tools", "resources", "resource templates", "prompts".
@@ -362,6 +335,21 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("3 configured, 2 enabled: 1 ready, 1 failed; 1 disabled"));
+    }
+
+    #[test]
+    fn first_lines_are_cut_after_100_characters() {
+        let shown = |text: &str| {
+            let raw = RawJson::from_value(&json!(text));
+            first_line(Some(JsonView::of(&raw)))
+        };
+        let hundred = "é".repeat(100);
+        assert_eq!(shown(&format!("\n  \n  {hundred}  \nmore")), hundred);
+        let cut = shown(&"é".repeat(101));
+        assert_eq!(cut, format!("{}…", "é".repeat(99)));
+        assert_eq!(first_line(None), "");
+        let number = RawJson::from_value(&json!(7));
+        assert_eq!(first_line(Some(JsonView::of(&number))), "");
     }
 
     #[test]

@@ -8,11 +8,11 @@
 //! in name order and items in the order the server listed them; the first
 //! holder keeps the name, later ones get `<separator>2`, `<separator>3`, ….
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_protocol::RawJson;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use mcp_protocol::{JsonView, RawJson};
+use serde::Serialize;
 
 use crate::discovery::{ServerReport, ServerStatus, StatusSummary};
 use crate::session::ListKind;
@@ -106,38 +106,16 @@ impl Catalog {
 /// The own name of an item: `name`, else the URI (template), else `?`.
 /// Reads only those members; the rest of the item is skipped, not parsed.
 pub fn item_name(kind: ListKind, item: &RawJson) -> String {
-    /// The members that can name an item; a member of another type counts as absent.
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Names {
-        #[serde(default, deserialize_with = "string_or_none")]
-        name: Option<String>,
-        #[serde(default, deserialize_with = "string_or_none")]
-        uri: Option<String>,
-        #[serde(default, deserialize_with = "string_or_none")]
-        uri_template: Option<String>,
-    }
-    fn string_or_none<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<String>, D::Error> {
-        Ok(match Value::deserialize(deserializer)? {
-            Value::String(text) => Some(text),
-            _ => None,
-        })
-    }
-    let Some(names) = item
-        .is_object()
-        .then(|| item.decode::<Names>().ok())
-        .flatten()
-    else {
-        return "?".to_owned();
+    let fallback_key = match kind {
+        ListKind::Resources => "uri",
+        ListKind::ResourceTemplates => "uriTemplate",
+        ListKind::Tools | ListKind::Prompts => "name",
     };
-    let fallback = match kind {
-        ListKind::Resources => names.uri,
-        ListKind::ResourceTemplates => names.uri_template,
-        ListKind::Tools | ListKind::Prompts => None,
-    };
-    names.name.or(fallback).unwrap_or_else(|| "?".to_owned())
+    // A member of another type counts as absent; a repeated one, the last counts.
+    let [name, fallback] = JsonView::of(item).pick(["name", fallback_key]);
+    name.and_then(JsonView::as_str)
+        .or_else(|| fallback.and_then(JsonView::as_str))
+        .map_or_else(|| "?".to_owned(), Cow::into_owned)
 }
 
 /// The server part of a namespaced name: characters a tool name may not hold become `_`.
@@ -164,10 +142,12 @@ fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<Cata
             let base = format!("{namespace}{separator}{name}");
             let mut qualified = base.clone();
             let mut n = 2;
-            while !taken.insert(qualified.clone()) {
+            // Taken by an earlier server: the first free `base__2`, `base__3`, ….
+            while taken.contains(&qualified) {
                 qualified = format!("{base}{separator}{n}");
                 n += 1;
             }
+            taken.insert(qualified.clone());
             entries.push(CatalogEntry {
                 qualified_name: qualified,
                 server: report.name.clone(),
@@ -242,6 +222,8 @@ mod tests {
             json!({"uri": "file:///b", "name": "bee"}).into(),
             json!({"uri": 7, "name": ["not", "a", "name"]}).into(),
             json!(["file:///array", "named"]).into(),
+            RawJson::parse(r#"{"name": "first", "uri": "file:///c", "name": "last"}"#).unwrap(),
+            json!({"name": 5, "uri": "file:///d"}).into(),
         ];
         r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()];
         let broken = ServerReport::empty("broken", ServerStatus::Failed);
@@ -253,10 +235,17 @@ mod tests {
             .collect();
         assert_eq!(
             qualified,
-            ["docs__file:///a", "docs__bee", "docs__?", "docs__?__2"]
+            [
+                "docs__file:///a",
+                "docs__bee",
+                "docs__?",
+                "docs__?__2",
+                "docs__last",
+                "docs__file:///d"
+            ]
         );
         assert_eq!(catalog.resource_templates[0].name, "file:///{p}");
         assert_eq!(catalog.summary.failed, 1);
-        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 4);
+        assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 6);
     }
 }

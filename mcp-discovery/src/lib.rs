@@ -41,4 +41,4 @@ pub mod hub;
 pub mod session;
 
 /// Items, results and schemas are kept as the server sent them; this is their type.
-pub use mcp_protocol::RawJson;
+pub use mcp_protocol::{JsonView, RawJson};

@@ -22,4 +22,4 @@ pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{
     ErrorResponse, Incoming, Message, MessageError, Notification, Request, RequestId, Response,
 };
-pub use raw::{RawJson, RawPage};
+pub use raw::{JsonView, RawJson, RawPage};

@@ -14,6 +14,8 @@
 //!   [`member`](RawJson::member) reads one member of an object and skips the rest.
 //! * Writing it back (serde, [`as_str`](RawJson::as_str)) reproduces the text byte for byte.
 //!
+//! * [`JsonView`] borrows a value's text to read several members, or walk
+//!   a schema, without building a tree.
 //! * [`list_page`](RawJson::list_page) splits a list result into its items
 //!   without parsing them ([`page`]).
 //!
@@ -21,7 +23,9 @@
 //! [`to_value`](RawJson::to_value) to compare meanings.
 
 mod page;
+mod view;
 pub use page::RawPage;
+pub use view::JsonView;
 
 use std::fmt;
 
@@ -77,7 +81,12 @@ impl RawJson {
     /// The part of `owner` that `raw` was borrowed from, without copying; a
     /// copy when `raw` does not lie within `owner`.
     pub(crate) fn slice_of(owner: &Bytes, raw: &RawValue) -> Self {
-        let part = raw.get().as_bytes();
+        Self::slice_of_text(owner, raw.get())
+    }
+
+    /// [`slice_of`](Self::slice_of) for a text known to be one JSON value.
+    fn slice_of_text(owner: &Bytes, part: &str) -> Self {
+        let part = part.as_bytes();
         let start = (part.as_ptr() as usize).wrapping_sub(owner.as_ptr() as usize);
         let text = match start.checked_add(part.len()) {
             Some(end) if start <= owner.len() && end <= owner.len() => owner.slice(start..end),
@@ -92,6 +101,12 @@ impl RawJson {
     /// `&RawValue`s); anything else is copied.
     pub fn slice(&self, part: &RawValue) -> RawJson {
         Self::slice_of(&self.text, part)
+    }
+
+    /// The part of this text that `part` (valid JSON borrowed from it, as a
+    /// [`JsonView`]'s text is) covers.
+    fn slice_text(&self, part: &str) -> RawJson {
+        Self::slice_of_text(&self.text, part)
     }
 
     /// A copy of `raw`.
@@ -171,33 +186,11 @@ impl RawJson {
     /// (not parsed). `None` when this is not an object or a key cannot be
     /// decoded.
     pub fn members(&self) -> Option<Vec<(String, RawJson)>> {
-        struct MembersVisitor;
-
-        impl<'de> Visitor<'de> for MembersVisitor {
-            type Value = Vec<(String, &'de RawValue)>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::new();
-                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
-                    members.push((key, value));
-                }
-                Ok(members)
-            }
-        }
-
-        if !self.is_object() {
-            return None;
-        }
-        let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
-        let members = deserializer.deserialize_map(MembersVisitor).ok()?;
+        let members = JsonView::of(self).members()?;
         Some(
             members
                 .into_iter()
-                .map(|(key, value)| (key, self.slice(value)))
+                .map(|(key, value)| (key.into_owned(), self.slice_text(value.text())))
                 .collect(),
         )
     }
@@ -205,14 +198,11 @@ impl RawJson {
     /// The elements of an array, each a slice of this text (not parsed).
     /// `None` when this is not an array.
     pub fn elements(&self) -> Option<Vec<RawJson>> {
-        if self.text.first() != Some(&b'[') {
-            return None;
-        }
-        let elements: Vec<&RawValue> = serde_json::from_slice(&self.text).ok()?;
+        let elements = JsonView::of(self).elements()?;
         Some(
             elements
                 .into_iter()
-                .map(|element| self.slice(element))
+                .map(|element| self.slice_text(element.text()))
                 .collect(),
         )
     }

@@ -61,10 +61,15 @@ pub(crate) use struct_with_extra;
 /// A map key, borrowed from the input when it can be.
 pub(crate) struct Key<'de>(Cow<'de, str>);
 
-impl Key<'_> {
+impl<'de> Key<'de> {
     /// The key.
     pub(crate) fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The key itself.
+    pub(crate) fn into_cow(self) -> Cow<'de, str> {
+        self.0
     }
 }
 

@@ -1,0 +1,267 @@
+//! Compact signatures: `add(a: number, b: number, note?: string) -> {sum}`,
+//! read from the items' JSON text without building a tree.
+
+use std::borrow::Cow;
+
+use mcp_discovery::JsonView;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+mod schema;
+use schema::{Kind, Parameters, PropertyType};
+
+/// The longest signature shown before it is cut with `…`.
+const MAX_LEN: usize = 120;
+
+/// The members of a tool that its line shows, read in one pass.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolView<'a> {
+    /// `name`.
+    pub name: Option<JsonView<'a>>,
+    /// `description`.
+    pub description: Option<JsonView<'a>>,
+    /// `inputSchema`.
+    pub input_schema: Option<JsonView<'a>>,
+    /// `outputSchema`.
+    pub output_schema: Option<JsonView<'a>>,
+}
+
+impl<'a> ToolView<'a> {
+    /// Reads the members of `tool` (all `None` when it is not an object).
+    pub fn read(tool: JsonView<'a>) -> Self {
+        let [name, description, input_schema, output_schema] =
+            tool.pick(["name", "description", "inputSchema", "outputSchema"]);
+        Self {
+            name,
+            description,
+            input_schema,
+            output_schema,
+        }
+    }
+}
+
+/// The members of a prompt that its line shows, read in one pass.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptView<'a> {
+    /// `name`.
+    pub name: Option<JsonView<'a>>,
+    /// `description`.
+    pub description: Option<JsonView<'a>>,
+    /// `arguments`.
+    pub arguments: Option<JsonView<'a>>,
+}
+
+impl<'a> PromptView<'a> {
+    /// Reads the members of `prompt` (all `None` when it is not an object).
+    pub fn read(prompt: JsonView<'a>) -> Self {
+        let [name, description, arguments] = prompt.pick(["name", "description", "arguments"]);
+        Self {
+            name,
+            description,
+            arguments,
+        }
+    }
+}
+
+/// The text of a string member, or `fallback` when it is missing or not a string.
+pub fn text_or<'a>(member: Option<JsonView<'a>>, fallback: &'a str) -> Cow<'a, str> {
+    member
+        .and_then(JsonView::as_str)
+        .unwrap_or(Cow::Borrowed(fallback))
+}
+
+/// The signature of a tool from its `inputSchema` (and `outputSchema`).
+pub fn tool_signature(tool: &ToolView<'_>) -> String {
+    let mut text = String::with_capacity(64);
+    text.push_str(&text_or(tool.name, "?"));
+    text.push('(');
+    if let Some(schema) = tool.input_schema {
+        write_parameters(&mut text, schema);
+    }
+    text.push(')');
+    let fields = tool
+        .output_schema
+        .and_then(|schema| schema.get("properties"))
+        .and_then(JsonView::members)
+        .unwrap_or_default();
+    if !fields.is_empty() {
+        text.push_str(" -> {");
+        write_joined(
+            &mut text,
+            fields.iter().map(|(name, _)| name.as_ref()),
+            ", ",
+        );
+        text.push('}');
+    }
+    shorten(text)
+}
+
+/// The signature of a prompt from its `arguments`.
+pub fn prompt_signature(prompt: &PromptView<'_>) -> String {
+    let arguments: Vec<String> = prompt
+        .arguments
+        .and_then(JsonView::elements)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|argument| {
+            let [name, required] = argument.pick(["name", "required"]);
+            let name = name?.as_str()?;
+            Some(if required.and_then(JsonView::as_bool) == Some(true) {
+                name.into_owned()
+            } else {
+                format!("{name}?")
+            })
+        })
+        .collect();
+    shorten(format!(
+        "{}({})",
+        text_or(prompt.name, "?"),
+        arguments.join(", ")
+    ))
+}
+
+/// `name: type, other?: type` from an object schema's `properties` and `required`.
+fn write_parameters(out: &mut String, schema: JsonView<'_>) {
+    let parameters = Parameters::read(schema.text());
+    for (index, (name, property)) in parameters.properties.iter().enumerate() {
+        if index > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        if !parameters.required.contains(name) {
+            out.push('?');
+        }
+        out.push_str(": ");
+        write_type(out, property);
+    }
+}
+
+/// `string`, `number[]`, `"a"|"b"`, `string|null`, `object`, or `any`.
+fn write_type(out: &mut String, property: &PropertyType<'_>) {
+    if let Some(options) = &property.options {
+        write_joined(
+            out,
+            options.iter().take(4).map(|option| enum_text(option)),
+            "|",
+        );
+        if options.len() > 4 {
+            out.push_str("|…");
+        }
+        return;
+    }
+    match &property.kind {
+        Kind::One(kind) if kind == "array" => {
+            match &property.items {
+                Some(items) => write_type(out, items),
+                None => out.push_str("any"),
+            }
+            out.push_str("[]");
+        }
+        Kind::One(kind) => out.push_str(kind),
+        Kind::Any(kinds) => write_joined(out, kinds.iter(), "|"),
+        Kind::Unknown if property.reference => out.push_str("ref"),
+        Kind::Unknown if property.union => out.push_str("union"),
+        Kind::Unknown => out.push_str("any"),
+    }
+}
+
+/// An `enum` option as compact JSON: a plain string's own text, anything
+/// else written anew.
+fn enum_text(option: &RawValue) -> Cow<'_, str> {
+    let text = option.get();
+    if text.starts_with('"') && !text.contains('\\') {
+        return Cow::Borrowed(text);
+    }
+    serde_json::from_str::<Value>(text)
+        .map_or(Cow::Borrowed(text), |value| Cow::Owned(value.to_string()))
+}
+
+fn write_joined<T: AsRef<str>>(out: &mut String, parts: impl Iterator<Item = T>, separator: &str) {
+    for (index, part) in parts.enumerate() {
+        if index > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(part.as_ref());
+    }
+}
+
+fn shorten(text: String) -> String {
+    if text.len() <= MAX_LEN || text.chars().count() <= MAX_LEN {
+        return text;
+    }
+    let mut cut: String = text.chars().take(MAX_LEN - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_discovery::RawJson;
+    use serde_json::json;
+
+    fn tool(tool: &Value) -> String {
+        let raw = RawJson::from_value(tool);
+        tool_signature(&ToolView::read(JsonView::of(&raw)))
+    }
+
+    fn prompt(prompt: &Value) -> String {
+        let raw = RawJson::from_value(prompt);
+        prompt_signature(&PromptView::read(JsonView::of(&raw)))
+    }
+
+    #[test]
+    fn tool_signature_shows_types_optionals_and_outputs() {
+        let search = json!({
+            "name": "search",
+            "inputSchema": {"type": "object", "properties": {
+                "query": {"type": "string"},
+                "limit": {"type": "integer"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "mode": {"enum": ["fast", "deep"]},
+                "maybe": {"type": ["string", "null"]}
+            }, "required": ["query"]},
+            "outputSchema": {"type": "object", "properties": {"hits": {}}}
+        });
+        assert_eq!(
+            tool(&search),
+            r#"search(query: string, limit?: integer, tags?: string[], mode?: "fast"|"deep", maybe?: string|null) -> {hits}"#
+        );
+        assert_eq!(tool(&json!({"name": "now"})), "now()");
+        assert_eq!(tool(&json!(["not", "a", "tool"])), "?()");
+    }
+
+    #[test]
+    fn unusual_schemas_read_as_their_kind_or_any() {
+        let odd = json!({"name": "odd", "inputSchema": {"properties": {
+            "a": {"$ref": "#/defs/a"},
+            "b": {"anyOf": [{"type": "string"}]},
+            "c": true,
+            "d": {"type": 7},
+            "e": {"type": "array"},
+            "f": {"enum": [1, "x\ny", null, 2.5, "more"]}
+        }, "required": ["a", 3]}});
+        assert_eq!(
+            tool(&odd),
+            r#"odd(a: ref, b?: union, c?: any, d?: any, e?: any[], f?: 1|"x\ny"|null|2.5|…)"#
+        );
+    }
+
+    #[test]
+    fn prompt_signature_marks_optional_arguments() {
+        let greet = json!({"name": "greet", "arguments": [
+            {"name": "name", "required": true}, {"name": "tone"}, {"required": true}
+        ]});
+        assert_eq!(prompt(&greet), "greet(name, tone?)");
+    }
+
+    #[test]
+    fn long_signatures_are_cut() {
+        let properties: serde_json::Map<String, Value> = (0..40)
+            .map(|i| (format!("parameter_{i}"), json!({"type": "string"})))
+            .collect();
+        let signature = tool(&json!({"name": "wide", "inputSchema": {"properties": properties}}));
+        assert_eq!(signature.chars().count(), MAX_LEN);
+        assert!(signature.ends_with('…'));
+    }
+}

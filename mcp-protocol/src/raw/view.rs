@@ -1,0 +1,226 @@
+//! [`JsonView`]: a JSON value borrowed from its text, read part by part
+//! without building a tree.
+//!
+//! Where [`RawJson`] owns its text, a view borrows it, so reading an item
+//! (its name, a few members of its schema) allocates nothing but the lists it
+//! returns: each read is one serde_json pass over the view's own span that
+//! skips whatever it was not asked for.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserializer as _;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::RawJson;
+use crate::types::Key;
+
+/// A JSON value borrowed from a text that is known to be valid JSON.
+#[derive(Clone, Copy)]
+pub struct JsonView<'a> {
+    /// One valid JSON value with no surrounding whitespace: every constructor
+    /// checks it or takes it from a text that was checked.
+    text: &'a str,
+}
+
+impl<'a> JsonView<'a> {
+    /// A view of the whole of `json`, free: its text was checked when it was made.
+    pub fn of(json: &'a RawJson) -> Self {
+        Self {
+            text: json.as_str(),
+        }
+    }
+
+    /// A view of `text` without surrounding whitespace, when it is one JSON value.
+    pub fn parse(text: &'a str) -> Option<Self> {
+        serde_json::from_str::<&RawValue>(text)
+            .ok()
+            .map(Self::from_raw)
+    }
+
+    fn from_raw(raw: &'a RawValue) -> Self {
+        Self { text: raw.get() }
+    }
+
+    /// The JSON text of this value.
+    pub fn text(self) -> &'a str {
+        self.text
+    }
+
+    /// The value as a [`Value`] tree (`Value::Null` when it cannot be read, which
+    /// a valid text never causes).
+    pub fn to_value(self) -> Value {
+        serde_json::from_str(self.text()).unwrap_or(Value::Null)
+    }
+
+    /// The string this value is, borrowed unless it has escapes; `None` for
+    /// anything but a string.
+    pub fn as_str(self) -> Option<Cow<'a, str>> {
+        if !self.text().starts_with('"') {
+            return None;
+        }
+        serde_json::from_str::<Key<'a>>(self.text())
+            .ok()
+            .map(Key::into_cow)
+    }
+
+    /// The boolean this value is; `None` for anything but `true` or `false`.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.text() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether this value is a JSON object.
+    pub fn is_object(self) -> bool {
+        self.text().starts_with('{')
+    }
+
+    /// The members named by `keys`, read in one pass over the object; every
+    /// entry is `None` when this is not an object. A repeated member: the last
+    /// one counts, as with every other reader here.
+    pub fn pick<const N: usize>(self, keys: [&str; N]) -> [Option<JsonView<'a>>; N] {
+        if !self.is_object() {
+            return [None; N];
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(self.text());
+        deserializer
+            .deserialize_map(PickVisitor { keys })
+            .unwrap_or([None; N])
+    }
+
+    /// One member; see [`pick`](Self::pick) to read several.
+    pub fn get(self, key: &str) -> Option<JsonView<'a>> {
+        let [found] = self.pick([key]);
+        found
+    }
+
+    /// The members of an object, in order; `None` when this is not an object.
+    pub fn members(self) -> Option<Vec<(Cow<'a, str>, JsonView<'a>)>> {
+        if !self.is_object() {
+            return None;
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(self.text());
+        deserializer.deserialize_map(MembersVisitor).ok()
+    }
+
+    /// The elements of an array, in order; `None` when this is not an array.
+    pub fn elements(self) -> Option<Vec<JsonView<'a>>> {
+        if !self.text().starts_with('[') {
+            return None;
+        }
+        let elements: Vec<&'a RawValue> = serde_json::from_str(self.text()).ok()?;
+        Some(elements.into_iter().map(Self::from_raw).collect())
+    }
+}
+
+impl fmt::Debug for JsonView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JsonView({})", self.text())
+    }
+}
+
+struct PickVisitor<'k, const N: usize> {
+    keys: [&'k str; N],
+}
+
+impl<'de, const N: usize> Visitor<'de> for PickVisitor<'_, N> {
+    type Value = [Option<JsonView<'de>>; N];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = [None; N];
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match self.keys.iter().position(|wanted| *wanted == key.as_str()) {
+                Some(index) => {
+                    let raw: &'de RawValue = map.next_value()?;
+                    found[index] = Some(JsonView::from_raw(raw));
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+struct MembersVisitor;
+
+impl<'de> Visitor<'de> for MembersVisitor {
+    type Value = Vec<(Cow<'de, str>, JsonView<'de>)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some((key, raw)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+            members.push((key.into_cow(), JsonView::from_raw(raw)));
+        }
+        Ok(members)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(text: &str) -> JsonView<'_> {
+        JsonView::parse(text).unwrap()
+    }
+
+    #[test]
+    fn pick_reads_named_members_in_one_pass() {
+        let object = view(r#"{"a": 1, "skip": {"deep": [1, 2]}, "b": "x", "a": [true]}"#);
+        let [a, b, missing] = object.pick(["a", "b", "c"]);
+        assert_eq!(a.unwrap().text(), "[true]", "the last duplicate counts");
+        assert_eq!(b.unwrap().as_str().unwrap(), "x");
+        assert!(missing.is_none());
+        assert!(view("[1]").pick(["a"])[0].is_none());
+        assert_eq!(object.get("b").unwrap().text(), r#""x""#);
+    }
+
+    #[test]
+    fn strings_borrow_unless_escaped() {
+        assert!(matches!(
+            view(r#""plain""#).as_str(),
+            Some(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(view(r#""a\nb""#).as_str().unwrap(), "a\nb");
+        assert!(view("12").as_str().is_none());
+        assert_eq!(view("true").as_bool(), Some(true));
+        assert_eq!(view("\"true\"").as_bool(), None);
+    }
+
+    #[test]
+    fn members_and_elements_keep_order() {
+        let object = view(r#"{"z": 1, "a\u0041": [2, {"k": null}]}"#);
+        let members = object.members().unwrap();
+        assert_eq!(members[0].0, "z");
+        assert_eq!(members[1].0, "aA");
+        let elements = members[1].1.elements().unwrap();
+        assert_eq!(elements[1].text(), r#"{"k": null}"#);
+        assert_eq!(elements[1].to_value(), serde_json::json!({"k": null}));
+        assert!(object.elements().is_none());
+        assert!(view("[]").members().is_none());
+    }
+
+    #[test]
+    fn a_view_of_raw_json_covers_all_of_it() {
+        let raw = RawJson::parse(r#" {"name": "t"} "#).unwrap();
+        let whole = JsonView::of(&raw);
+        assert_eq!(whole.text(), r#"{"name": "t"}"#);
+        assert_eq!(whole.get("name").unwrap().as_str().unwrap(), "t");
+        assert!(JsonView::parse("{} x").is_none());
+        assert_eq!(JsonView::parse(" [1] ").unwrap().text(), "[1]");
+    }
+}

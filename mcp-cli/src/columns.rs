@@ -1,12 +1,13 @@
 //! Item lists as aligned columns, one line per item: quick to write for
-//! thousands of items, and easy to `grep` and `cut`.
+//! thousands of items, and easy to `grep` and `cut`. On a terminal a line is
+//! cut to its width (`…`), not wrapped; `--json` or a pipe shows it whole.
 //!
 //! The overview tables (a row per server) are drawn by comfy-table, which
 //! wraps cells to the terminal; for item lists it took a third of a cached
 //! `mcp-cli tools` over 2 500 tools, so they are laid out here instead.
 //! Widths come from `console`, which knows wide characters and skips ANSI styles.
 
-use console::{Term, measure_text_width, truncate_str};
+use console::{measure_text_width, truncate_str};
 
 /// How lines of columns are laid out.
 #[derive(Debug, Clone, Copy)]
@@ -15,42 +16,20 @@ pub struct Layout {
     pub indent: usize,
     /// The widest a padded column gets: a longer cell pushes the rest of its
     /// line to the right.
-    pub widest: usize,
+    pub max_cell_width: usize,
     /// The widest a line gets, cut with `…` (the terminal's width); `None` for no limit.
-    pub fit: Option<usize>,
-}
-
-impl Layout {
-    /// Lines that start with `indent` spaces, cut to the terminal's width when
-    /// stdout is a terminal.
-    pub fn for_stdout(indent: usize, widest: usize) -> Self {
-        Self {
-            indent,
-            widest,
-            fit: terminal_width(),
-        }
-    }
-}
-
-/// The width of the terminal stdout writes to; `None` when it is not one.
-fn terminal_width() -> Option<usize> {
-    let term = Term::stdout();
-    if !term.is_term() {
-        return None;
-    }
-    term.size_checked()
-        .map(|(_rows, columns)| usize::from(columns))
+    pub max_line_width: Option<usize>,
 }
 
 /// Appends `rows` to `out`, a line each: every column but the last is padded
-/// to its widest cell (at most `layout.widest`), and cells are two spaces apart.
+/// to its widest cell (at most `layout.max_cell_width`), and cells are two spaces apart.
 /// Cells may carry ANSI styles, which take no width.
 pub fn write(out: &mut String, rows: &[Vec<String>], layout: Layout) {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0; columns.saturating_sub(1)];
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(measure_text_width(cell).min(layout.widest));
+            *width = (*width).max(measure_text_width(cell).min(layout.max_cell_width));
         }
     }
     let mut line = String::new();
@@ -68,8 +47,8 @@ pub fn write(out: &mut String, rows: &[Vec<String>], layout: Layout) {
             }
         }
         line.truncate(line.trim_end().len());
-        match layout.fit {
-            Some(fit) => out.push_str(&truncate_str(&line, fit, "…")),
+        match layout.max_line_width {
+            Some(width) => out.push_str(&truncate_str(&line, width, "…")),
             None => out.push_str(&line),
         }
         out.push('\n');
@@ -92,8 +71,8 @@ mod tests {
 
     const WIDE: Layout = Layout {
         indent: 0,
-        widest: 60,
-        fit: None,
+        max_cell_width: 60,
+        max_line_width: None,
     };
 
     #[test]
@@ -128,13 +107,19 @@ mod tests {
     fn long_cells_are_capped_and_lines_cut_to_fit() {
         let long = "x".repeat(20);
         let rows = [row(&[&long, "after"]), row(&["s", "after"])];
-        let capped = written(&rows, Layout { widest: 4, ..WIDE });
+        let capped = written(
+            &rows,
+            Layout {
+                max_cell_width: 4,
+                ..WIDE
+            },
+        );
         assert_eq!(capped, format!("{long}  after\ns     after\n"));
         let cut = written(
             &rows,
             Layout {
-                widest: 4,
-                fit: Some(10),
+                max_cell_width: 4,
+                max_line_width: Some(10),
                 ..WIDE
             },
         );

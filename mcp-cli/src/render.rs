@@ -60,10 +60,26 @@ fn server_info(report: &ServerReport) -> String {
         return String::new();
     };
     let name = info.get("name").and_then(Value::as_str).unwrap_or("?");
-    match info.get("version").and_then(Value::as_str) {
+    printable(match info.get("version").and_then(Value::as_str) {
         Some(version) => format!("{name} {version}"),
         None => name.to_owned(),
+    })
+}
+
+/// A server's text made safe to print on one line: a tab becomes a space,
+/// and any other control character (a line break, the start of an escape
+/// sequence) becomes `�`.
+fn printable(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
     }
+    text.chars()
+        .map(|c| match c {
+            '\t' => ' ',
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
 }
 
 fn timing(report: &ServerReport, now_ms: u64) -> String {
@@ -126,16 +142,16 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
         out.push_str(&format!("\n{}\n", style.bold(&server.name)));
         if let Some(instructions) = &server.instructions {
             let first = instructions.lines().next().unwrap_or_default();
-            out.push_str(&format!("  {}\n", style.dim(first)));
+            out.push_str(&format!("  {}\n", style.dim(&printable(first.to_owned()))));
         }
         for kind in ListKind::ALL {
-            section(&mut out, kind, server.items(kind));
+            section(&mut out, kind, server.items(kind), style);
         }
         for (method, failure) in &server.list_errors {
             out.push_str(&format!(
                 "  {} {method}: {}\n",
                 style.dim("note:"),
-                failure.message
+                printable(failure.message.clone())
             ));
         }
     }
@@ -144,7 +160,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
     out
 }
 
-fn section(out: &mut String, kind: ListKind, items: &[RawJson]) {
+fn section(out: &mut String, kind: ListKind, items: &[RawJson], style: Style) {
     if items.is_empty() {
         return;
     }
@@ -156,15 +172,20 @@ fn section(out: &mut String, kind: ListKind, items: &[RawJson]) {
             vec![left, right]
         })
         .collect();
-    columns::write(out, &rows, Layout::for_stdout(4, 60));
+    let layout = Layout {
+        indent: 4,
+        max_cell_width: 60,
+        max_line_width: style.line_width(),
+    };
+    columns::write(out, &rows, layout);
 }
 
 /// What an item's line shows: a tool's or prompt's signature and the first
 /// line of its description, a resource's URI (or template) and its title.
 /// Read from the item's text; a member that is missing or of the wrong type
-/// shows as `?` or nothing.
+/// shows as `?` or nothing, and control characters as `�` ([`printable`]).
 fn item_texts(kind: ListKind, item: JsonView<'_>) -> (String, String) {
-    match kind {
+    let (left, right) = match kind {
         ListKind::Tools => {
             let tool = ToolView::read(item);
             (tool_signature(&tool), first_line(tool.description))
@@ -185,7 +206,8 @@ fn item_texts(kind: ListKind, item: JsonView<'_>) -> (String, String) {
                 label(title.or(name), mime_type),
             )
         }
-    }
+    };
+    (printable(left), printable(right))
 }
 
 /// `Title (mime/type)`: the title (or name), then the MIME type when there is one.
@@ -256,10 +278,15 @@ pub fn catalog(catalog: &Catalog, kind: ListKind, style: Style) -> String {
     rows.push(header.iter().map(|title| style.bold(title)).collect());
     rows.extend(entries.iter().map(|entry| {
         let (left, right) = item_texts(kind, JsonView::of(&entry.item));
-        vec![entry.qualified_name.clone(), left, right]
+        vec![printable(entry.qualified_name.clone()), left, right]
     }));
     let mut out = String::with_capacity(rows.len() * 160);
-    columns::write(&mut out, &rows, Layout::for_stdout(0, 120));
+    let layout = Layout {
+        indent: 0,
+        max_cell_width: 120,
+        max_line_width: style.line_width(),
+    };
+    columns::write(&mut out, &rows, layout);
     out
 }
 
@@ -350,6 +377,35 @@ mod tests {
         assert_eq!(first_line(None), "");
         let number = RawJson::from_value(&json!(7));
         assert_eq!(first_line(Some(JsonView::of(&number))), "");
+    }
+
+    #[test]
+    fn server_texts_print_on_one_line_without_escape_sequences() {
+        let mut ready = ServerReport::empty("odd", ServerStatus::Ready);
+        ready.tools = vec![
+            json!({"name": "a\nb", "description": "tab\there \u{1b}[2Jcleared"}).into(),
+            json!({"name": "plain"}).into(),
+        ];
+        let report = DiscoveryReport {
+            servers: vec![ready],
+        };
+        let text = discover(&report, 0, Style::plain());
+        assert!(
+            text.contains("    a\u{FFFD}b()    tab here \u{FFFD}[2Jcleared\n"),
+            "{text}"
+        );
+        assert!(text.contains("    plain()\n"), "{text}");
+        assert!(!text.contains('\u{1b}'));
+        let catalog = catalog(
+            &Catalog::build(&report.servers),
+            ListKind::Tools,
+            Style::plain(),
+        );
+        assert!(catalog.starts_with("NAME"), "{catalog}");
+        assert!(
+            catalog.contains("odd__a\u{FFFD}b    a\u{FFFD}b()      tab here"),
+            "{catalog}"
+        );
     }
 
     #[test]

@@ -1,26 +1,46 @@
-//! Colour, only on a terminal and never when `NO_COLOR` is set.
+//! How stdout is written: colour only on a terminal and never when
+//! `NO_COLOR` is set, and lines no wider than the terminal.
 
 use std::io::IsTerminal;
 
-/// Whether to colour stdout.
+use console::Term;
+
+/// Whether to colour stdout, and how wide its lines may be.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
     colour: bool,
+    line_width: Option<usize>,
 }
 
 impl Style {
-    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty;
+    /// the terminal's width when stdout is one.
     pub fn detect() -> Self {
         let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let terminal = std::io::stdout().is_terminal();
+        let line_width = terminal
+            .then(|| Term::stdout().size_checked())
+            .flatten()
+            .map(|(_rows, columns)| usize::from(columns));
         Self {
-            colour: !no_colour && std::io::stdout().is_terminal(),
+            colour: !no_colour && terminal,
+            line_width,
         }
     }
 
-    /// Plain text always.
+    /// Plain text always, lines of any width.
     #[cfg(test)]
     pub fn plain() -> Self {
-        Self { colour: false }
+        Self {
+            colour: false,
+            line_width: None,
+        }
+    }
+
+    /// The widest a line of an item list may be: the terminal's width, or
+    /// `None` when stdout is not a terminal.
+    pub fn line_width(self) -> Option<usize> {
+        self.line_width
     }
 
     fn paint(self, code: &str, text: &str) -> String {

@@ -106,13 +106,19 @@ impl Catalog {
 /// The own name of an item: `name`, else the URI (template), else `?`.
 /// Reads only those members; the rest of the item is skipped, not parsed.
 pub fn item_name(kind: ListKind, item: &RawJson) -> String {
-    let fallback_key = match kind {
-        ListKind::Resources => "uri",
-        ListKind::ResourceTemplates => "uriTemplate",
-        ListKind::Tools | ListKind::Prompts => "name",
-    };
+    let item = JsonView::of(item);
     // A member of another type counts as absent; a repeated one, the last counts.
-    let [name, fallback] = JsonView::of(item).pick(["name", fallback_key]);
+    let (name, fallback) = match kind {
+        ListKind::Tools | ListKind::Prompts => (item.get("name"), None),
+        ListKind::Resources => {
+            let [name, uri] = item.pick(["name", "uri"]);
+            (name, uri)
+        }
+        ListKind::ResourceTemplates => {
+            let [name, uri_template] = item.pick(["name", "uriTemplate"]);
+            (name, uri_template)
+        }
+    };
     name.and_then(JsonView::as_str)
         .or_else(|| fallback.and_then(JsonView::as_str))
         .map_or_else(|| "?".to_owned(), Cow::into_owned)
@@ -142,7 +148,8 @@ fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<Cata
             let base = format!("{namespace}{separator}{name}");
             let mut qualified = base.clone();
             let mut n = 2;
-            // Taken by an earlier server: the first free `base__2`, `base__3`, ….
+            // Taken by an earlier item (of this server or another): the first
+            // free `base__2`, `base__3`, ….
             while taken.contains(&qualified) {
                 qualified = format!("{base}{separator}{n}");
                 n += 1;

@@ -2,11 +2,14 @@
 //! read from the items' JSON text without building a tree.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use mcp_discovery::JsonView;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+#[cfg(test)]
+mod reference_tests;
 mod schema;
 use schema::{Kind, Parameters, PropertyType};
 
@@ -85,10 +88,15 @@ pub fn tool_signature(tool: &ToolView<'_>) -> String {
         .and_then(JsonView::members)
         .unwrap_or_default();
     if !fields.is_empty() {
+        // A repeated field is shown once, where it first appears.
+        let mut seen = HashSet::new();
         text.push_str(" -> {");
         write_joined(
             &mut text,
-            fields.iter().map(|(name, _)| name.as_ref()),
+            fields
+                .iter()
+                .map(|(name, _)| name.as_ref())
+                .filter(|name| seen.insert(*name)),
             ", ",
         );
         text.push('}');
@@ -121,8 +129,12 @@ pub fn prompt_signature(prompt: &PromptView<'_>) -> String {
 }
 
 /// `name: type, other?: type` from an object schema's `properties` and `required`.
+/// A schema serde_json cannot read shows as `…`.
 fn write_parameters(out: &mut String, schema: JsonView<'_>) {
-    let parameters = Parameters::read(schema.text());
+    let Some(parameters) = Parameters::read(schema.text()) else {
+        out.push('…');
+        return;
+    };
     for (index, (name, property)) in parameters.properties.iter().enumerate() {
         if index > 0 {
             out.push_str(", ");
@@ -158,7 +170,7 @@ fn write_type(out: &mut String, property: &PropertyType<'_>) {
             out.push_str("[]");
         }
         Kind::One(kind) => out.push_str(kind),
-        Kind::Any(kinds) => write_joined(out, kinds.iter(), "|"),
+        Kind::Several(kinds) => write_joined(out, kinds.iter(), "|"),
         Kind::Unknown if property.reference => out.push_str("ref"),
         Kind::Unknown if property.union => out.push_str("union"),
         Kind::Unknown => out.push_str("any"),
@@ -244,6 +256,26 @@ mod tests {
         assert_eq!(
             tool(&odd),
             r#"odd(a: ref, b?: union, c?: any, d?: any, e?: any[], f?: 1|"x\ny"|null|2.5|…)"#
+        );
+    }
+
+    #[test]
+    fn repeated_members_show_once() {
+        let raw = RawJson::parse(
+            r#"{"name": "twice", "inputSchema": {"properties": {"a": {"type": "string"}, "b": {}, "a": {"type": "number"}}, "required": ["a"]},
+                "outputSchema": {"properties": {"x": {}, "y": {}, "x": {}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            tool_signature(&ToolView::read(JsonView::of(&raw))),
+            "twice(a: number, b?: any) -> {x, y}"
+        );
+        let raw =
+            RawJson::parse(r#"{"name": "odd", "inputSchema": {"properties": {"\ud800": {}}}}"#)
+                .unwrap();
+        assert_eq!(
+            tool_signature(&ToolView::read(JsonView::of(&raw))),
+            "odd(…)"
         );
     }
 

@@ -6,6 +6,7 @@
 //! does not show.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -72,11 +73,11 @@ pub struct Parameters<'a> {
 }
 
 impl<'a> Parameters<'a> {
-    /// Reads the parameters of the schema `text`; none when it cannot be read,
-    /// which valid JSON never causes: it nests no deeper than serde_json
-    /// allowed when it arrived.
-    pub fn read(text: &'a str) -> Self {
-        serde_json::from_str(text).unwrap_or_default()
+    /// Reads the parameters of the schema `text`; `None` when serde_json
+    /// cannot, as for a property name holding a lone surrogate (which the
+    /// check made when a result arrives lets through).
+    pub fn read(text: &'a str) -> Option<Self> {
+        serde_json::from_str(text).ok()
     }
 }
 
@@ -104,7 +105,7 @@ pub enum Kind<'a> {
     /// `"type": "string"`.
     One(Cow<'a, str>),
     /// `"type": ["string", "null"]`: the names that are strings.
-    Any(Vec<Cow<'a, str>>),
+    Several(Vec<Cow<'a, str>>),
 }
 
 struct ParametersVisitor;
@@ -148,12 +149,20 @@ impl<'de> Visitor<'de> for PropertiesVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut properties = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        let mut properties: Vec<(Cow<'de, str>, PropertyType<'de>)> = Vec::new();
+        let mut places: HashMap<Cow<'de, str>, usize> = HashMap::new();
         while let Some(name) = map.next_key::<Name<'de>>()? {
             let property = map.next_value::<PropertyType<'de>>()?;
             // A key is always a string in JSON; `Name` reads it as one.
-            if let Some(name) = name.0 {
-                properties.push((name, property));
+            let Some(name) = name.0 else { continue };
+            // A repeated property keeps its first place and takes its last
+            // schema, as when the object is read into a map.
+            match places.get(&name).and_then(|&at| properties.get_mut(at)) {
+                Some(earlier) => earlier.1 = property,
+                None => {
+                    places.insert(name.clone(), properties.len());
+                    properties.push((name, property));
+                }
             }
         }
         Ok(Properties(properties))
@@ -242,7 +251,9 @@ impl<'de> Visitor<'de> for KindVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        NamesVisitor.visit_seq(seq).map(|names| Kind::Any(names.0))
+        NamesVisitor
+            .visit_seq(seq)
+            .map(|names| Kind::Several(names.0))
     }
 
     read_as_default!(scalars, objects);
@@ -314,7 +325,8 @@ mod tests {
                 "free": true,
                 "odd": {"type": {"nested": 1}, "enum": "not a list"}
             }}"##,
-        );
+        )
+        .unwrap();
         assert_eq!(parameters.required, ["b", "aA"]);
         let names: Vec<&str> = parameters
             .properties
@@ -327,7 +339,7 @@ mod tests {
             matches!(&types[0].kind, Kind::One(kind) if kind == "integer"),
             "the last member counts"
         );
-        assert!(matches!(&types[1].kind, Kind::Any(kinds) if kinds == &["string", "null"]));
+        assert!(matches!(&types[1].kind, Kind::Several(kinds) if kinds == &["string", "null"]));
         let items = types[2].items.as_deref().unwrap();
         let options: Vec<&str> = items
             .options
@@ -351,8 +363,33 @@ mod tests {
             "null",
             r#"{"properties": [1]}"#,
         ] {
-            let parameters = Parameters::read(text);
+            let parameters = Parameters::read(text).unwrap();
             assert!(parameters.properties.is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_repeated_property_keeps_its_place_and_takes_its_last_schema() {
+        let parameters = Parameters::read(
+            r#"{"properties": {"a": {"type": "string"}, "b": {}, "a": {"type": "number"}}}"#,
+        )
+        .unwrap();
+        let shown: Vec<(&str, &Kind<'_>)> = parameters
+            .properties
+            .iter()
+            .map(|(name, property)| (name.as_ref(), &property.kind))
+            .collect();
+        assert!(
+            matches!(shown.as_slice(), [("a", Kind::One(kind)), ("b", Kind::Unknown)] if kind == "number"),
+            "{shown:?}"
+        );
+    }
+
+    #[test]
+    fn what_serde_json_cannot_read_is_none() {
+        // It passes the check a result gets on arrival, which skips values.
+        let surrogate = r#"{"properties": {"\ud800": {}}}"#;
+        assert!(serde_json::from_str::<&RawValue>(surrogate).is_ok());
+        assert!(Parameters::read(surrogate).is_none());
     }
 }

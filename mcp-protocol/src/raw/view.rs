@@ -11,7 +11,6 @@ use std::fmt;
 
 use serde::Deserializer as _;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::RawJson;
@@ -49,12 +48,6 @@ impl<'a> JsonView<'a> {
         self.text
     }
 
-    /// The value as a [`Value`] tree (`Value::Null` when it cannot be read, which
-    /// a valid text never causes).
-    pub fn to_value(self) -> Value {
-        serde_json::from_str(self.text()).unwrap_or(Value::Null)
-    }
-
     /// The string this value is, borrowed unless it has escapes; `None` for
     /// anything but a string.
     pub fn as_str(self) -> Option<Cow<'a, str>> {
@@ -82,7 +75,8 @@ impl<'a> JsonView<'a> {
 
     /// The members named by `keys`, read in one pass over the object; every
     /// entry is `None` when this is not an object. A repeated member: the last
-    /// one counts, as with every other reader here.
+    /// one counts, as with every other reader here. The keys are meant to be
+    /// distinct: a key named twice fills only its first entry.
     pub fn pick<const N: usize>(self, keys: [&str; N]) -> [Option<JsonView<'a>>; N] {
         if !self.is_object() {
             return [None; N];
@@ -209,7 +203,6 @@ mod tests {
         assert_eq!(members[1].0, "aA");
         let elements = members[1].1.elements().unwrap();
         assert_eq!(elements[1].text(), r#"{"k": null}"#);
-        assert_eq!(elements[1].to_value(), serde_json::json!({"k": null}));
         assert!(object.elements().is_none());
         assert!(view("[]").members().is_none());
     }

@@ -414,7 +414,8 @@ mod tests {
             listed_tools(r#"{"tools": [{"a": 1}, {"b": 2}], "summary": {}}"#, true).unwrap(),
             2
         );
-        let table = " NAME          SIGNATURE\n s00__tool_0   tool_0()\n s49__tool_9   tool_9()\n\n2 ready\n";
+        let table =
+            "NAME         SIGNATURE\ns00__tool_0  tool_0()\ns49__tool_9  tool_9()\n\n2 ready\n";
         assert_eq!(listed_tools(table, false).unwrap(), 2);
         assert!(listed_tools("not json", true).is_err());
     }

@@ -30,7 +30,7 @@ pub use view::JsonView;
 use std::fmt;
 
 use bytes::Bytes;
-use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, DeserializeOwned};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -169,15 +169,10 @@ impl RawJson {
         &'a self,
         key: &str,
     ) -> Result<Option<T>, serde_json::Error> {
-        if !self.is_object() {
-            return Ok(None);
-        }
-        let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
-        let found = deserializer.deserialize_map(MemberVisitor {
-            key,
-            marker: std::marker::PhantomData,
-        })?;
-        Ok(found)
+        JsonView::of(self)
+            .get(key)
+            .map(|member| serde_json::from_str(member.text()))
+            .transpose()
     }
 }
 
@@ -205,33 +200,6 @@ impl RawJson {
                 .map(|element| self.slice_text(element.text()))
                 .collect(),
         )
-    }
-}
-
-/// Finds one member of an object, ignoring the others.
-struct MemberVisitor<'k, T> {
-    key: &'k str,
-    marker: std::marker::PhantomData<T>,
-}
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for MemberVisitor<'_, T> {
-    type Value = Option<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
-        let mut found = None;
-        while let Some(key) = map.next_key::<crate::types::Key<'de>>()? {
-            // A repeated member: the last one counts, as with every other reader here.
-            if key.as_str() == self.key {
-                found = Some(map.next_value()?);
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(found)
     }
 }
 

@@ -9,7 +9,7 @@ use mcp_discovery::{JsonView, RawJson};
 use serde_json::Value;
 
 use crate::columns::{self, Layout};
-use crate::signature::{PromptView, ToolView, prompt_signature, text_or, tool_signature};
+use crate::signature::{PromptView, ToolView, prompt_signature, shorten, text_or, tool_signature};
 use crate::style::Style;
 
 /// A table without borders, wrapped to the terminal's width (print it with `trim_fmt`).
@@ -228,12 +228,7 @@ pub fn first_line(description: Option<JsonView<'_>>) -> String {
         .find(|line| !line.trim().is_empty())
         .unwrap_or_default()
         .trim();
-    // More than 100 characters: the first 99 and `…`.
-    let mut starts = line.char_indices().map(|(start, _)| start);
-    match (starts.nth(99), starts.next()) {
-        (Some(cut), Some(_)) => format!("{}…", &line[..cut]),
-        _ => line.to_owned(),
-    }
+    shorten(line.to_owned(), 100)
 }
 
 /// Appends a "failed" section naming each failed server's cause.

@@ -101,7 +101,7 @@ pub fn tool_signature(tool: &ToolView<'_>) -> String {
         );
         text.push('}');
     }
-    shorten(text)
+    shorten(text, MAX_LEN)
 }
 
 /// The signature of a prompt from its `arguments`.
@@ -121,11 +121,10 @@ pub fn prompt_signature(prompt: &PromptView<'_>) -> String {
             })
         })
         .collect();
-    shorten(format!(
-        "{}({})",
-        text_or(prompt.name, "?"),
-        arguments.join(", ")
-    ))
+    shorten(
+        format!("{}({})", text_or(prompt.name, "?"), arguments.join(", ")),
+        MAX_LEN,
+    )
 }
 
 /// `name: type, other?: type` from an object schema's `properties` and `required`.
@@ -197,13 +196,18 @@ fn write_joined<T: AsRef<str>>(out: &mut String, parts: impl Iterator<Item = T>,
     }
 }
 
-fn shorten(text: String) -> String {
-    if text.len() <= MAX_LEN || text.chars().count() <= MAX_LEN {
+/// `text` when it has at most `max_chars` characters; else its first
+/// `max_chars - 1` and `…`.
+pub fn shorten(mut text: String, max_chars: usize) -> String {
+    if text.len() <= max_chars {
         return text;
     }
-    let mut cut: String = text.chars().take(MAX_LEN - 1).collect();
-    cut.push('…');
-    cut
+    let mut starts = text.char_indices().map(|(start, _)| start);
+    if let (Some(cut), Some(_)) = (starts.nth(max_chars.saturating_sub(1)), starts.next()) {
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
 }
 
 #[cfg(test)]

@@ -51,6 +51,10 @@ pub struct GlobalOptions {
     /// Between server and item in namespaced names.
     #[arg(long, value_name = "TEXT", default_value = "__", global = true)]
     pub separator: String,
+    /// Let every stdio server see all of our environment variables (by
+    /// default a server sees only a safe list plus its own `env`).
+    #[arg(long, global = true)]
+    pub inherit_env: bool,
     /// One JSON document on stdout instead of tables.
     #[arg(long, global = true)]
     pub json: bool,

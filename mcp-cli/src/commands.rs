@@ -35,7 +35,11 @@ pub mod exit {
 /// Runs `command`.
 pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, UsageError> {
     let loaded = load(global)?;
+    crate::logging::set_masker(loaded.masker());
     for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if let Some(warning) = cache(global).as_ref().and_then(Cache::warning) {
         eprintln!("warning: {warning}");
     }
     let style = Style::detect();
@@ -241,9 +245,13 @@ async fn list(
 fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
     let options = options(global);
     let now = discovery_now();
+    let masker = loaded.masker();
+    // Entries are masked when stored; masking again covers entries an older version wrote.
     let last_status = |server: &ServerConfig| {
         let cache = options.cache.as_ref()?;
-        cache.get(&options.fingerprint(server))
+        let mut entry = cache.get(&options.fingerprint(server))?;
+        entry.report.mask_failures(&masker);
+        Some(entry)
     };
     if global.json {
         let servers: Vec<Value> = loaded
@@ -292,7 +300,7 @@ fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
         println!();
     }
     let mut table = render::table(
-        &["SERVER", "ENABLED", "LAST STATUS", "LAUNCH", "FROM"],
+        &["SERVER", "ENABLED", "LAST STATUS", "LAUNCH", "ENV", "FROM"],
         style,
     );
     for server in &loaded.servers {
@@ -316,6 +324,9 @@ fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
             },
             last,
             server.summary(),
+            server
+                .env_policy()
+                .map_or_else(|| style.dim("-"), |policy| policy.describe()),
             server.source.display().to_string(),
         ]);
     }

@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_discovery::config::{self, Candidate, ConfigError, ProcessEnv, ServerConfig};
+use mcp_discovery::config::{
+    self, Candidate, ConfigError, EnvPolicy, Launch, ProcessEnv, ServerConfig,
+};
+use mcp_discovery::secret::Masker;
 
 use crate::cli::GlobalOptions;
 
@@ -82,7 +85,26 @@ pub fn load(global: &GlobalOptions) -> Result<Loaded, UsageError> {
     } else {
         (global.configs.clone(), Vec::new())
     };
-    read(&paths, candidates, &global.servers)
+    let mut loaded = read(&paths, candidates, &global.servers)?;
+    if global.inherit_env {
+        for server in &mut loaded.servers {
+            if let Launch::Stdio { env_policy, .. } = &mut server.launch {
+                *env_policy = EnvPolicy::InheritAll;
+            }
+        }
+    }
+    Ok(loaded)
+}
+
+impl Loaded {
+    /// The masker of every loaded server's secrets, for whatever we print or log.
+    pub fn masker(&self) -> Masker {
+        let mut builder = Masker::builder();
+        for server in &self.servers {
+            builder.masker(&server.masker());
+        }
+        builder.build()
+    }
 }
 
 fn read(

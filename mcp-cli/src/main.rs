@@ -9,6 +9,7 @@ mod cli;
 mod columns;
 mod commands;
 mod load;
+mod logging;
 mod progress;
 mod render;
 mod signature;
@@ -17,7 +18,6 @@ mod style;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 use crate::cli::Cli;
 use crate::commands::exit;
@@ -35,7 +35,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    init_logging(cli.global.verbose);
+    logging::init(cli.global.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -58,17 +58,4 @@ fn main() -> ExitCode {
     // Sessions are closed by now; anything a failed close left behind is killed on drop.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     code
-}
-
-fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "error",
-        1 => "info",
-        _ => "debug",
-    };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
 }

@@ -40,8 +40,19 @@ pub enum OpenTransport {
 
 impl OpenTransport {
     /// Starts the process or opens the connection. HTTP servers use `http`,
-    /// or the process-wide shared client when it is `None`.
+    /// or the process-wide shared client when it is `None`. An error is
+    /// masked with the server's masker.
     pub async fn open(
+        server: &ServerConfig,
+        http: Option<&HttpClient>,
+        graces: StopGraces,
+    ) -> Result<Self, SessionError> {
+        Self::open_unmasked(server, http, graces)
+            .await
+            .map_err(|error| error.masked(&server.masker()))
+    }
+
+    async fn open_unmasked(
         server: &ServerConfig,
         http: Option<&HttpClient>,
         graces: StopGraces,
@@ -52,10 +63,13 @@ impl OpenTransport {
                 args,
                 env,
                 cwd,
+                env_policy,
             } => {
                 let mut config = StdioConfig::new(server.name.clone(), command.clone())
                     .args(args.iter().cloned());
                 config.env = env.clone();
+                config.env_policy = env_policy.clone();
+                config.masker = server.masker();
                 config.cwd = Some(cwd.clone());
                 config.shutdown_grace = graces.after_eof;
                 config.term_grace = graces.after_term;
@@ -69,6 +83,7 @@ impl OpenTransport {
                     .iter()
                     .map(|(name, value)| (name.clone(), value.clone()))
                     .collect();
+                config.masker = server.masker();
                 let client = match http {
                     Some(client) => client.clone(),
                     None => HttpClient::shared().map_err(|error| {
@@ -110,11 +125,20 @@ impl OpenTransport {
 }
 
 /// Starts `server` and connects a session to it (HTTP servers use `http`, or the shared client).
+/// The session masks the server's secrets ([`ServerConfig::masker`]) on top of `options.masker`.
 pub async fn connect(
     server: &ServerConfig,
     http: Option<&HttpClient>,
     options: &SessionOptions,
 ) -> Result<Session, SessionError> {
+    let options = options_for(server, options);
     let transport = OpenTransport::open(server, http, StopGraces::default()).await?;
-    Session::connect_shared(&server.name, transport.shared(), options.clone()).await
+    Session::connect_shared(&server.name, transport.shared(), options).await
+}
+
+/// `options` for a session with `server`: its masker joins theirs.
+pub fn options_for(server: &ServerConfig, options: &SessionOptions) -> SessionOptions {
+    let mut options = options.clone();
+    options.masker = options.masker.union(&server.masker());
+    options
 }

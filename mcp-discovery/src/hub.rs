@@ -188,7 +188,7 @@ impl Hub {
         let connecting = Session::connect_shared(
             &config.name,
             transport.shared(),
-            self.options.session.clone(),
+            crate::connect::options_for(config, &self.options.session),
         );
         let session = match tokio::time::timeout(deadline, connecting).await {
             Ok(result) => result?,

@@ -15,6 +15,19 @@
 //! * [`catalog`]: the aggregated view with unique namespaced names.
 //! * [`hub`]: long-lived sessions and call routing for hosts.
 //!
+//! # No secret leaves
+//!
+//! Every text that comes from a server (results, error messages, its
+//! stderr, `serverInfo`, instructions, notifications) passes through the
+//! masker of its configuration ([`config::ServerConfig::masker`]) before a
+//! host sees it: in the transport (stderr, HTTP error bodies, the HTTP
+//! library's error text, which never carries the URL), in the session (every
+//! result and error), and in the discovery report (failure texts). Secret
+//! values (env and header values, URL credentials, credential-looking
+//! arguments) become `***`, so a [`discovery::DiscoveryReport`], a cache
+//! entry or a log line holds none, even when a server echoes its API key.
+//! See [`secret`].
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use mcp_discovery::{cache::Cache, catalog::Catalog, config, discovery};
@@ -39,6 +52,9 @@ pub mod connect;
 pub mod discovery;
 pub mod hub;
 pub mod session;
+
+/// Secret types and the masker ([`mcp_transport::secret`]).
+pub use mcp_transport::secret;
 
 /// Items, results and schemas are kept as the server sent them; this is their type.
 pub use mcp_protocol::{JsonView, RawJson};

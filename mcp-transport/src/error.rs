@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use mcp_protocol::ErrorObject;
 
+use crate::secret::Masker;
+
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -140,6 +142,64 @@ pub enum TransportError {
 }
 
 impl TransportError {
+    /// The same error with every known secret in its texts masked (the
+    /// stderr tail, reasons, bodies, a server's JSON-RPC error).
+    pub fn masked(self, masker: &Masker) -> Self {
+        if masker.is_empty() {
+            return self;
+        }
+        let mask = |text: String| masker.mask_string(text);
+        match self {
+            TransportError::Exited {
+                server,
+                status,
+                stderr_tail,
+            } => TransportError::Exited {
+                server,
+                status,
+                stderr_tail: mask(stderr_tail),
+            },
+            TransportError::Connect {
+                server,
+                url,
+                reason,
+            } => TransportError::Connect {
+                server,
+                url: mask(url),
+                reason: mask(reason),
+            },
+            TransportError::Http {
+                server,
+                status,
+                rpc_error,
+                body,
+            } => TransportError::Http {
+                server,
+                status,
+                rpc_error: rpc_error.map(|error| Box::new(masker.mask_error_object(*error))),
+                body: mask(body),
+            },
+            TransportError::Protocol { server, reason } => TransportError::Protocol {
+                server,
+                reason: mask(reason),
+            },
+            TransportError::Config { server, reason } => TransportError::Config {
+                server,
+                reason: mask(reason),
+            },
+            TransportError::Spawn {
+                server,
+                command,
+                source,
+            } => TransportError::Spawn {
+                server,
+                command: mask(command),
+                source,
+            },
+            other => other,
+        }
+    }
+
     /// Whether the connection as a whole is gone (as opposed to one message failing).
     pub fn is_fatal(&self) -> bool {
         matches!(

@@ -11,6 +11,7 @@
 //! | [`stdio`] | the child-process transport |
 //! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
 //! | [`memory`] | an in-memory duplex, for tests and in-process servers |
+//! | [`secret`] | secret types and the [`secret::Masker`] every outside text passes through |
 //! | [`error`] | [`TransportError`] |
 //!
 //! # Adding a transport
@@ -54,6 +55,7 @@ pub mod codec;
 pub mod error;
 pub mod http;
 pub mod memory;
+pub mod secret;
 pub mod stdio;
 pub mod transport;
 

@@ -85,13 +85,10 @@ impl ToolCommand {
             self.args.iter().map(|a| a.to_string_lossy().into_owned()),
             cwd,
         );
-        if let mcp_discovery::config::Launch::Stdio { env, .. } = &mut server.launch {
-            for (key, value) in &self.env {
-                env.insert(
-                    key.to_string_lossy().into_owned(),
-                    value.to_string_lossy().into_owned(),
-                );
-            }
+        for (key, value) in &self.env {
+            server
+                .launch
+                .set_env(key.to_string_lossy(), value.to_string_lossy());
         }
         server
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcp_discovery::cache::{Cache, CacheMode};
 use mcp_discovery::catalog::Catalog;
-use mcp_discovery::config::{Launch, ServerConfig};
+use mcp_discovery::config::ServerConfig;
 use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcp_discovery::hub::{Hub, HubError};
 use mcp_protocol::version::Era;
@@ -19,9 +19,7 @@ fn fixture(name: &str, mode: &str, dir: &Path) -> ServerConfig {
 }
 
 fn with_env(mut server: ServerConfig, key: &str, value: &str) -> ServerConfig {
-    if let Launch::Stdio { env, .. } = &mut server.launch {
-        env.insert(key.to_owned(), value.to_owned());
-    }
+    server.launch.set_env(key, value);
     server
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_discovery::config::{Launch, ServerConfig};
+use mcp_discovery::config::ServerConfig;
 use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -15,9 +15,7 @@ const MAX_RATIO: f64 = 1.5;
 
 fn slow_server(index: usize, dir: &std::path::Path) -> ServerConfig {
     let mut server = ServerConfig::stdio(format!("slow-{index:02}"), FIXTURE, ["slow-start"], dir);
-    if let Launch::Stdio { env, .. } = &mut server.launch {
-        env.insert("SLOW_START_MS".into(), START_DELAY_MS.into());
-    }
+    server.launch.set_env("SLOW_START_MS", START_DELAY_MS);
     server
 }
 

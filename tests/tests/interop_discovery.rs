@@ -164,3 +164,44 @@ async fn every_real_server_in_one_run_then_from_the_cache() {
         cached.as_millis()
     );
 }
+
+/// Hosts launch npm servers through `npx`; under the default environment
+/// allowlist (PATH, HOME, locale, temp and proxy variables, the server's own
+/// `env`) it must still start them. `npx --offline --no-install` runs the
+/// locally installed server-everything, so no network is needed.
+#[test]
+fn an_npx_launched_server_starts_under_the_env_allowlist() {
+    let Some(tools) = require_tools() else { return };
+    let Some(npx) = find_on_path("npx") else {
+        panic!("npx is not on PATH; it ships with npm, which the test command requires");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mcp.json");
+    let entry = json!({
+        "command": npx,
+        "args": ["--offline", "--no-install", "mcp-server-everything", "stdio"],
+        "cwd": tools.dir().join("node"),
+        // node 22 first; npx runs with whatever `node` PATH finds.
+        "env": {"PATH": tools.node_path().to_string_lossy()},
+    });
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"everything-npx": entry}}).to_string(),
+    )
+    .unwrap();
+    let (document, _, status) = cli(
+        &config,
+        &dir.path().join("cache"),
+        &["--no-cache", "discover"],
+    );
+    let server = &document["servers"][0];
+    assert_eq!(status, 0, "{server}");
+    assert_eq!(server["status"], "ready", "{server}");
+    assert_eq!(counts(server), [13, 7, 2, 4]);
+}
+
+fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file())
+}

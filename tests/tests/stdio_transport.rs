@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mcp_protocol::{Message, Request, RequestId};
-use mcp_transport::stdio::{EnvMode, StdioConfig, StdioTransport};
+use mcp_transport::stdio::{EnvPolicy, StdioConfig, StdioTransport};
 use mcp_transport::{ExitStatus, Transport, TransportError};
 use serde_json::json;
 
@@ -231,16 +231,54 @@ async fn missing_command_is_a_spawn_error() {
     assert!(text.contains("No such file"), "{text}");
 }
 
-#[tokio::test]
-async fn allow_list_mode_passes_only_listed_and_configured_variables() {
-    let mut config = config("env", "env").env("FIXTURE_SECRET", "s3cr3t");
-    config.env_mode = EnvMode::AllowList(vec!["PATH".into()]);
+/// The variable names the `env` fixture reports seeing, under `policy`.
+async fn visible_names(policy: EnvPolicy) -> (serde_json::Value, Vec<String>) {
+    let mut config = config("env", "env").env("FIXTURE_SECRET", "s3cr3t-value");
+    config.env_policy = policy;
     let transport = StdioTransport::spawn(config).unwrap();
     let Message::Response(reply) = ping(&transport, 1).await else {
         panic!()
     };
-    let result = reply.result.to_value().unwrap();
-    assert_eq!(result["secret"], "s3cr3t");
-    assert_eq!(result["home"], serde_json::Value::Null);
     transport.close().await.unwrap();
+    let result = reply.result.to_value().unwrap();
+    let names = result["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap().to_owned())
+        .collect();
+    (result, names)
+}
+
+#[tokio::test]
+async fn by_default_a_server_sees_only_the_allowlist_and_its_own_env() {
+    // Cargo sets these for every test process: host variables the server must not see.
+    assert!(
+        std::env::var_os("CARGO").is_some() && std::env::var_os("CARGO_MANIFEST_DIR").is_some()
+    );
+    let (result, names) = visible_names(EnvPolicy::default()).await;
+    assert_eq!(result["secret"], "s3cr3t-value");
+    assert_eq!(
+        result["home"].as_str(),
+        std::env::var("HOME").ok().as_deref()
+    );
+    assert!(names.contains(&"PATH".to_owned()), "{names:?}");
+    for name in &names {
+        assert!(
+            name == "FIXTURE_SECRET" || mcp_transport::stdio::is_inherited_by_default(name),
+            "the server saw {name}: {names:?}"
+        );
+    }
+    assert!(!names.contains(&"CARGO".to_owned()));
+
+    let (_, passthrough) = visible_names(EnvPolicy::Allowlist {
+        passthrough: vec!["CARGO_MANIFEST_DIR".into()],
+    })
+    .await;
+    assert!(passthrough.contains(&"CARGO_MANIFEST_DIR".to_owned()));
+    assert!(!passthrough.contains(&"CARGO".to_owned()));
+
+    let (_, everything) = visible_names(EnvPolicy::InheritAll).await;
+    assert!(everything.contains(&"CARGO".to_owned()));
+    assert!(everything.contains(&"CARGO_MANIFEST_DIR".to_owned()));
 }

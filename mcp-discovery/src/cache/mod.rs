@@ -12,9 +12,14 @@
 //! * An entry is fresh for its TTL: 24 hours by default, or the server's own
 //!   modern `ttlMs` when it gives a positive one. A `list_changed`
 //!   notification invalidates it ([`Cache::invalidate`]).
-//! * Files are readable by their owner only: they may describe servers whose
-//!   configuration carries credentials (the key includes them, so a
-//!   `cacheScope: "private"` result is never served to other credentials).
+//! * The directory is created `0700` and files `0600`: they may describe
+//!   servers whose configuration carries credentials (the key includes them,
+//!   so a `cacheScope: "private"` result is never served to other
+//!   credentials). A directory that exists but is writable by group or
+//!   others, or belongs to another user, is not used: the cache stays in
+//!   memory and [`Cache::warning`] says why.
+//! * What is stored was masked before it got here (discovery reports carry
+//!   no secret value, error texts included).
 
 mod fingerprint;
 mod store;
@@ -132,6 +137,8 @@ const DISK_WRITERS: usize = 2;
 #[derive(Debug)]
 struct Inner {
     dir: Option<PathBuf>,
+    /// Why the configured directory is not used, if it is not.
+    warning: Option<String>,
     memory: Mutex<HashMap<Fingerprint, CacheEntry>>,
     /// Per key, how many times it was stored or invalidated. A disk write
     /// renames its file into place only if no later store or invalidation
@@ -193,9 +200,14 @@ impl Cache {
     }
 
     fn with_dir(dir: Option<PathBuf>) -> Self {
+        let warning = dir.as_deref().and_then(store::unsafe_dir).map(|reason| {
+            format!("not using the cache directory: {reason}; the cache is kept in memory only")
+        });
+        let dir = if warning.is_some() { None } else { dir };
         Self {
             inner: Arc::new(Inner {
                 dir,
+                warning,
                 memory: Mutex::new(HashMap::new()),
                 generations: Mutex::new(HashMap::new()),
                 writers: Arc::new(tokio::sync::Semaphore::new(DISK_WRITERS)),
@@ -214,6 +226,12 @@ impl Cache {
     /// The directory, when the cache has one.
     pub fn dir(&self) -> Option<&Path> {
         self.inner.dir.as_deref()
+    }
+
+    /// Why the directory asked for is not used (it is writable by group or
+    /// others, or belongs to another user), if it is not.
+    pub fn warning(&self) -> Option<&str> {
+        self.inner.warning.as_deref()
     }
 
     /// The entry for `key`, fresh or not; `None` when there is none or it cannot be read.

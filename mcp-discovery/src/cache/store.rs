@@ -121,6 +121,35 @@ pub(super) fn remove(dir: &Path, key: &Fingerprint) {
     }
 }
 
+/// Why an existing cache directory must not be used: it (or its entries
+/// directory) is writable by group or others, or belongs to another user.
+/// `None` when it is private or does not exist yet (it is created 0700).
+pub(super) fn unsafe_dir(dir: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let uid = nix::unistd::geteuid().as_raw();
+        for path in [dir.to_owned(), entries_dir(dir)] {
+            let Ok(metadata) = fs::metadata(&path) else {
+                continue;
+            };
+            if metadata.mode() & 0o022 != 0 {
+                return Some(format!(
+                    "{} is writable by group or others (mode {:o})",
+                    path.display(),
+                    metadata.mode() & 0o777
+                ));
+            }
+            if metadata.uid() != uid {
+                return Some(format!("{} belongs to another user", path.display()));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    None
+}
+
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);

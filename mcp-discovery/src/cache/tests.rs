@@ -192,3 +192,42 @@ fn a_write_overtaken_by_an_invalidation_does_not_land() {
         .unwrap();
     assert_eq!(Cache::at(dir.path()).get(&k).unwrap().report.tools.len(), 3);
 }
+
+#[cfg(unix)]
+#[test]
+fn the_directory_is_private_and_a_shared_one_is_not_used() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("cache");
+    let k = key(1);
+    let cache = Cache::at(&dir);
+    assert!(cache.warning().is_none());
+    cache.put(&k, entry(&k, 10, 1)).unwrap();
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(mode(&dir.join("entries")), 0o700);
+    let file = std::fs::read_dir(dir.join("entries"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(mode(&file), 0o600);
+
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let shared = Cache::at(&dir);
+    let warning = shared.warning().unwrap();
+    assert!(warning.contains("writable by group or others"), "{warning}");
+    assert!(shared.dir().is_none());
+    assert!(
+        shared.get(&k).is_none(),
+        "an entry was read from a shared directory"
+    );
+    shared.put(&key(2), entry(&key(2), 10, 1)).unwrap();
+    assert!(
+        !dir.join("entries")
+            .join(format!("{}.json", key(2)))
+            .exists()
+    );
+}

@@ -17,7 +17,14 @@
 //!
 //! Secrets (env values, header values, tokens in arguments, URL userinfo and
 //! secret query parameters) never appear in [`ServerConfig::redacted`],
-//! [`ServerConfig::summary`], `Debug`, or any error or warning.
+//! [`ServerConfig::summary`], `Debug`, or any error or warning. Env and
+//! header values are held as [`SecretString`], URLs as [`SecretUrl`], and
+//! [`ServerConfig::masker`] masks all of them (and credential-looking
+//! arguments) in whatever the server sends back.
+//!
+//! A stdio server sees only a safe list of our environment variables plus
+//! its own `env` ([`EnvPolicy`]); `"inheritEnv": true` passes all of ours,
+//! `"envPassthrough": ["NAME", …]` adds names to the list.
 
 mod detect;
 mod error;
@@ -32,6 +39,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_transport::http::HttpKind;
+use mcp_transport::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
+pub use mcp_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
 
 pub use detect::{Candidate, candidates, detect};
@@ -64,7 +73,7 @@ impl fmt::Display for ConfigFormat {
 }
 
 /// How to reach a server.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Launch {
     /// A child process speaking over stdio.
     Stdio {
@@ -72,21 +81,121 @@ pub enum Launch {
         command: String,
         /// Its arguments, expanded.
         args: Vec<String>,
-        /// Extra environment (values are secret).
-        env: BTreeMap<String, String>,
+        /// Extra environment.
+        env: BTreeMap<String, SecretString>,
         /// The working directory.
         cwd: PathBuf,
+        /// Which of our own environment variables it sees.
+        env_policy: EnvPolicy,
     },
     /// A remote server over HTTP.
     Http {
-        /// The endpoint, expanded (may hold userinfo: secret).
-        url: String,
-        /// Extra headers (values are secret).
-        headers: BTreeMap<String, String>,
+        /// The endpoint, expanded (it may hold credentials).
+        url: SecretUrl,
+        /// Extra headers.
+        headers: BTreeMap<String, SecretString>,
         /// Streamable HTTP, legacy SSE, or detect.
         kind: HttpKind,
     },
 }
+
+impl Launch {
+    /// A stdio launch of `command args…` in `cwd`, with no env of its own and the default policy.
+    pub fn stdio<I, S>(command: impl Into<String>, args: I, cwd: impl AsRef<Path>) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Launch::Stdio {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: BTreeMap::new(),
+            cwd: cwd.as_ref().to_owned(),
+            env_policy: EnvPolicy::default(),
+        }
+    }
+
+    /// Sets one env variable of a stdio launch (an HTTP launch is left as it is).
+    pub fn set_env(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        if let Launch::Stdio { env, .. } = self {
+            env.insert(name.into(), SecretString::from(value.into()));
+        }
+    }
+
+    /// The masker of this launch: every env and header value (and the token
+    /// after a header's scheme, as in `Bearer <token>`), the URL's userinfo
+    /// and query values, and arguments that follow token-like flags or look
+    /// like credentials.
+    pub fn masker(&self) -> Masker {
+        let mut builder = Masker::builder();
+        match self {
+            Launch::Stdio { args, env, .. } => {
+                for value in env.values() {
+                    builder.secret(value.expose_secret());
+                }
+                builder.args(args);
+            }
+            Launch::Http { url, headers, .. } => {
+                builder.url(url.expose_secret());
+                for value in headers.values() {
+                    let value = value.expose_secret();
+                    builder.secret(value);
+                    if let Some((_, token)) = value.split_once(' ') {
+                        builder.secret(token);
+                    }
+                }
+            }
+        }
+        builder.build()
+    }
+}
+
+fn same_secrets(a: &BTreeMap<String, SecretString>, b: &BTreeMap<String, SecretString>) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && va.expose_secret() == vb.expose_secret())
+}
+
+impl PartialEq for Launch {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (
+                Launch::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                    env_policy,
+                },
+                Launch::Stdio {
+                    command: c2,
+                    args: a2,
+                    env: e2,
+                    cwd: w2,
+                    env_policy: p2,
+                },
+            ) => {
+                command == c2
+                    && args == a2
+                    && cwd == w2
+                    && env_policy == p2
+                    && same_secrets(env, e2)
+            }
+            (
+                Launch::Http { url, headers, kind },
+                Launch::Http {
+                    url: u2,
+                    headers: h2,
+                    kind: k2,
+                },
+            ) => url == u2 && kind == k2 && same_secrets(headers, h2),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Launch {}
 
 /// One configured server.
 #[derive(Clone)]
@@ -114,7 +223,7 @@ impl ServerConfig {
     pub fn new(name: impl Into<String>, launch: Launch) -> Self {
         let (shown_args, shown_url) = match &launch {
             Launch::Stdio { args, .. } => (redact::mask_flag_values(args), None),
-            Launch::Http { url, .. } => (Vec::new(), Some(mcp_transport::http::redact_url(url))),
+            Launch::Http { url, .. } => (Vec::new(), Some(url.redacted().to_owned())),
         };
         Self {
             name: name.into(),
@@ -139,15 +248,7 @@ impl ServerConfig {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self::new(
-            name,
-            Launch::Stdio {
-                command: command.into(),
-                args: args.into_iter().map(Into::into).collect(),
-                env: BTreeMap::new(),
-                cwd: cwd.as_ref().to_owned(),
-            },
-        )
+        Self::new(name, Launch::stdio(command, args, cwd))
     }
 
     /// An HTTP server at `url`, transport detected.
@@ -155,11 +256,25 @@ impl ServerConfig {
         Self::new(
             name,
             Launch::Http {
-                url: url.into(),
+                url: SecretUrl::new(url.into()),
                 headers: BTreeMap::new(),
                 kind: HttpKind::Auto,
             },
         )
+    }
+
+    /// The masker of this server's secrets ([`Launch::masker`]): whatever the
+    /// server sends back passes through it before it is shown, logged or stored.
+    pub fn masker(&self) -> Masker {
+        self.launch.masker()
+    }
+
+    /// Which of our environment variables the server sees (stdio only).
+    pub fn env_policy(&self) -> Option<&EnvPolicy> {
+        match &self.launch {
+            Launch::Stdio { env_policy, .. } => Some(env_policy),
+            Launch::Http { .. } => None,
+        }
     }
 
     /// A JSON view that is safe to print: secrets as `***`.
@@ -176,13 +291,18 @@ impl ServerConfig {
         }
         match &self.launch {
             Launch::Stdio {
-                command, env, cwd, ..
+                command,
+                env,
+                cwd,
+                env_policy,
+                ..
             } => {
                 object.insert("transport".into(), json!("stdio"));
                 object.insert("command".into(), json!(command));
                 object.insert("args".into(), json!(self.shown_args));
                 object.insert("env".into(), redact::masked_map(env));
                 object.insert("cwd".into(), json!(cwd));
+                object.insert("envPolicy".into(), redact::policy_view(env_policy));
             }
             Launch::Http { headers, kind, .. } => {
                 object.insert("transport".into(), json!("http"));
@@ -222,21 +342,36 @@ impl ServerConfig {
                 args,
                 env,
                 cwd,
-            } => json!({
-                "transport": "stdio",
-                "command": command,
-                "args": args,
-                "env": env,
-                "cwd": cwd,
-            }),
+                env_policy,
+            } => {
+                let mut material = json!({
+                    "transport": "stdio",
+                    "command": command,
+                    "args": args,
+                    "env": exposed(env),
+                    "cwd": cwd,
+                });
+                // Only a non-default policy is part of the key, so keys made before policies stay valid.
+                if *env_policy != EnvPolicy::default() {
+                    material["envPolicy"] = redact::policy_view(env_policy);
+                }
+                material
+            }
             Launch::Http { url, headers, kind } => json!({
                 "transport": "http",
-                "url": url,
-                "headers": headers,
+                "url": url.expose_secret(),
+                "headers": exposed(headers),
                 "kind": redact::kind_name(*kind),
             }),
         }
     }
+}
+
+/// The values of a secret map, for hashing only.
+fn exposed(map: &BTreeMap<String, SecretString>) -> BTreeMap<&str, &str> {
+    map.iter()
+        .map(|(key, value)| (key.as_str(), value.expose_secret()))
+        .collect()
 }
 
 impl fmt::Debug for ServerConfig {
@@ -259,6 +394,7 @@ impl fmt::Debug for Launch {
                 args,
                 env,
                 cwd,
+                env_policy,
             } => f
                 .debug_struct("Stdio")
                 .field("command", command)
@@ -266,11 +402,12 @@ impl fmt::Debug for Launch {
                 .field("args", &format_args!("<{} arguments>", args.len()))
                 .field("env", &env.keys().map(|k| (k, "***")).collect::<Vec<_>>())
                 .field("cwd", cwd)
+                .field("env_policy", env_policy)
                 .finish(),
             Self::Http { url, headers, kind } => f
                 .debug_struct("Http")
                 // The path may hold a substituted secret: only the origin.
-                .field("url", &redact::origin_of(url))
+                .field("url", &redact::origin_of(url.expose_secret()))
                 .field(
                     "headers",
                     &headers.keys().map(|k| (k, "***")).collect::<Vec<_>>(),

@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 use super::error::{ConfigError, ConfigWarning};
 use super::expand::{Expanded, Expander, VarSource};
 use super::redact;
-use super::{ConfigFile, ConfigFormat, Launch, ServerConfig};
+use super::{ConfigFile, ConfigFormat, EnvPolicy, Launch, ServerConfig};
+use mcp_transport::secret::{SecretString, SecretUrl};
 
 /// The largest config file read (`~/.claude.json` can be big, but not this big).
 const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
@@ -39,6 +40,8 @@ const KNOWN_FIELDS: &[&str] = &[
     "trust",
     "includeTools",
     "excludeTools",
+    "inheritEnv",
+    "envPassthrough",
 ];
 /// Top-level keys that are not servers but belong to some format.
 const KNOWN_TOP_LEVEL: &[&str] = &["servers", "mcpServers", "inputs", "$schema", "version"];
@@ -173,6 +176,12 @@ pub fn parse_str(path: &Path, text: &str, vars: &dyn VarSource) -> Result<Config
     })
 }
 
+fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 fn syntax_message(error: &serde_json::Error) -> String {
     let text = error.to_string();
     match text.rfind(" at line ") {
@@ -272,7 +281,7 @@ impl Reader<'_> {
         server: &str,
         entry: &Map<String, Value>,
         field: &str,
-    ) -> Result<BTreeMap<String, String>, ConfigError> {
+    ) -> Result<BTreeMap<String, SecretString>, ConfigError> {
         let object = match entry.get(field) {
             None | Some(Value::Null) => return Ok(BTreeMap::new()),
             Some(Value::Object(object)) => object,
@@ -299,9 +308,49 @@ impl Reader<'_> {
                     ));
                 }
             };
-            map.insert(key.clone(), self.expand(server, &place, &text)?.text);
+            let value = self.expand(server, &place, &text)?.text;
+            map.insert(key.clone(), SecretString::from(value));
         }
         Ok(map)
+    }
+
+    /// `inheritEnv` and `envPassthrough`: which of our variables the server sees.
+    fn env_policy(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<EnvPolicy, ConfigError> {
+        if self.boolean(server, entry, "inheritEnv")? == Some(true) {
+            return Ok(EnvPolicy::InheritAll);
+        }
+        let passthrough = match entry.get("envPassthrough") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(names)) => names
+                .iter()
+                .enumerate()
+                .map(|(index, name)| match name {
+                    Value::String(name) if is_variable_name(name) => Ok(name.clone()),
+                    Value::String(_) => Err(self.error(
+                        server,
+                        Some(&format!("envPassthrough[{index}]")),
+                        "is not a variable name (letters, digits and _)",
+                    )),
+                    other => Err(self.error(
+                        server,
+                        Some(&format!("envPassthrough[{index}]")),
+                        format!("expected a string, found {}", kind_of(other)),
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some("envPassthrough"),
+                    format!("expected an array of names, found {}", kind_of(other)),
+                ));
+            }
+        };
+        Ok(EnvPolicy::Allowlist { passthrough })
     }
 
     fn server(&mut self, name: &str, entry: &Value) -> Result<ServerConfig, ConfigError> {
@@ -488,6 +537,7 @@ impl Reader<'_> {
             args.push(expanded.text);
         }
         let env = self.string_map(name, entry, "env")?;
+        let env_policy = self.env_policy(name, entry)?;
         let cwd = match self.string(name, entry, "cwd")? {
             Some(cwd) => {
                 let cwd = PathBuf::from(self.expand(name, "cwd", &cwd)?.text);
@@ -504,6 +554,7 @@ impl Reader<'_> {
             args,
             env,
             cwd,
+            env_policy,
         };
         Ok((launch, redact::mask_flag_values(&shown), None))
     }
@@ -546,8 +597,17 @@ impl Reader<'_> {
         };
         let shown = redact::url_for_display(shown_source);
         let headers = self.string_map(name, entry, "headers")?;
+        for field in ["inheritEnv", "envPassthrough"] {
+            if entry.contains_key(field) {
+                return Err(self.error(
+                    name,
+                    Some(field),
+                    "applies to stdio servers only; an HTTP server has no environment",
+                ));
+            }
+        }
         let launch = Launch::Http {
-            url: expanded.text,
+            url: SecretUrl::new(expanded.text),
             headers,
             kind,
         };

@@ -3,14 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use mcp_transport::http::{HttpKind, is_secret_name, redact_url};
-use serde_json::Value;
+use mcp_transport::http::HttpKind;
+use mcp_transport::secret::{SecretString, is_secret_name, looks_like_credential, redact_url};
+use mcp_transport::stdio::EnvPolicy;
+use serde_json::{Value, json};
 
 /// The mask.
 pub(crate) const MASK: &str = "***";
 
 /// `{"KEY": "***"}` for every key.
-pub(crate) fn masked_map(map: &BTreeMap<String, String>) -> Value {
+pub(crate) fn masked_map(map: &BTreeMap<String, SecretString>) -> Value {
     Value::Object(
         map.keys()
             .map(|key| (key.clone(), Value::String(MASK.to_owned())))
@@ -19,7 +21,8 @@ pub(crate) fn masked_map(map: &BTreeMap<String, String>) -> Value {
 }
 
 /// Masks the value of an argument that follows a secret-looking flag
-/// (`--api-key sk-1`), or is one (`--token=abc`, `API_KEY=abc`).
+/// (`--api-key sk-1`), or is one (`--token=abc`, `API_KEY=abc`), and any
+/// argument that looks like a credential (`ghp_…`, a long random token).
 pub(crate) fn mask_flag_values(args: &[String]) -> Vec<String> {
     let mut shown = Vec::with_capacity(args.len());
     let mut mask_next = false;
@@ -30,16 +33,29 @@ pub(crate) fn mask_flag_values(args: &[String]) -> Vec<String> {
             continue;
         }
         if let Some((name, value)) = arg.split_once('=') {
-            if is_secret_name(name) {
+            if is_secret_name(name) || looks_like_credential(value) {
                 shown.push(format!("{name}={}", mask_secret_value(value)));
                 continue;
             }
         } else if arg.starts_with('-') && is_secret_name(arg) {
             mask_next = true;
+        } else if looks_like_credential(arg) {
+            shown.push(MASK.to_owned());
+            continue;
         }
         shown.push(arg.clone());
     }
     shown
+}
+
+/// How an env policy shows: `{"inherit": "allowlist", "passthrough": […]}` or `{"inherit": "all"}`.
+pub(crate) fn policy_view(policy: &EnvPolicy) -> Value {
+    match policy {
+        EnvPolicy::InheritAll => json!({"inherit": "all"}),
+        EnvPolicy::Allowlist { passthrough } => {
+            json!({"inherit": "allowlist", "passthrough": passthrough})
+        }
+    }
 }
 
 /// A secret value as safe to show: `***`, or, when it is a template, its
@@ -115,7 +131,10 @@ pub(crate) fn url_for_display(url: &str) -> String {
         let pairs: Vec<String> = query
             .split('&')
             .map(|pair| match pair.split_once('=') {
-                Some((name, value)) if is_secret_name(name) => {
+                Some((name, value))
+                    if is_secret_name(name)
+                        || value.chars().count() >= mcp_transport::secret::MIN_MASKED_LEN =>
+                {
                     format!("{name}={}", mask_secret_value(value))
                 }
                 _ => pair.to_owned(),

@@ -20,14 +20,21 @@ fn parse(path: &str, text: &str) -> Result<ConfigFile, ConfigError> {
     parse_str(Path::new(path), text, &vars())
 }
 
-fn stdio(server: &ServerConfig) -> (&str, &[String], &BTreeMap<String, String>, &Path) {
+fn stdio(server: &ServerConfig) -> (&str, &[String], BTreeMap<String, String>, &Path) {
     match &server.launch {
         Launch::Stdio {
             command,
             args,
             env,
             cwd,
-        } => (command, args, env, cwd),
+            ..
+        } => {
+            let env = env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.expose_secret().to_owned()))
+                .collect();
+            (command, args, env, cwd)
+        }
         Launch::Http { .. } => panic!("not stdio"),
     }
 }
@@ -75,15 +82,18 @@ fn cursor_url_server_with_headers() {
     .unwrap();
     match &file.servers[0].launch {
         Launch::Http { url, headers, kind } => {
-            assert_eq!(url, "https://api.example.com/mcp");
-            assert_eq!(headers["Authorization"], format!("Bearer {SECRET}"));
+            assert_eq!(url.expose_secret(), "https://api.example.com/mcp");
+            assert_eq!(
+                headers["Authorization"].expose_secret(),
+                format!("Bearer {SECRET}")
+            );
             assert_eq!(*kind, HttpKind::Auto);
         }
         Launch::Stdio { .. } => panic!("not http"),
     }
     match &file.servers[1].launch {
         Launch::Http { url, kind, .. } => {
-            assert_eq!(url, "http://127.0.0.1:9000/sse");
+            assert_eq!(url.expose_secret(), "http://127.0.0.1:9000/sse");
             assert_eq!(*kind, HttpKind::Sse);
         }
         Launch::Stdio { .. } => panic!("not http"),
@@ -481,4 +491,76 @@ fn a_relative_path_resolves_against_the_current_directory() {
     let (command, _, _, cwd) = stdio(&file.servers[0]);
     assert_eq!(command, "././bin/a");
     assert_eq!(cwd, Path::new("."));
+}
+
+#[test]
+fn env_policy_comes_from_inherit_env_and_env_passthrough() {
+    let file = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {
+            "plain": {"command": "a"},
+            "all": {"command": "b", "inheritEnv": true},
+            "some": {"command": "c", "envPassthrough": ["GITHUB_TOKEN", "AWS_PROFILE"]}
+        }}"#,
+    )
+    .unwrap();
+    assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+    assert_eq!(file.servers[0].env_policy(), Some(&EnvPolicy::default()));
+    assert_eq!(file.servers[1].env_policy(), Some(&EnvPolicy::InheritAll));
+    assert_eq!(
+        file.servers[2].env_policy(),
+        Some(&EnvPolicy::Allowlist {
+            passthrough: vec!["GITHUB_TOKEN".into(), "AWS_PROFILE".into()]
+        })
+    );
+    assert_eq!(
+        file.servers[2].redacted()["envPolicy"],
+        serde_json::json!({"inherit": "allowlist", "passthrough": ["GITHUB_TOKEN", "AWS_PROFILE"]})
+    );
+    for (text, expected) in [
+        (
+            r#"{"mcpServers": {"s": {"command": "a", "envPassthrough": ["NOT A NAME"]}}}"#,
+            "field 'envPassthrough[0]'",
+        ),
+        (
+            r#"{"mcpServers": {"s": {"command": "a", "envPassthrough": "PATH"}}}"#,
+            "expected an array of names",
+        ),
+        (
+            r#"{"mcpServers": {"s": {"url": "http://h/mcp", "inheritEnv": true}}}"#,
+            "applies to stdio servers only",
+        ),
+    ] {
+        let error = parse("/p/.mcp.json", text).unwrap_err().to_string();
+        assert!(error.contains(expected), "{error}");
+    }
+}
+
+#[test]
+fn the_masker_knows_every_secret_of_a_server() {
+    let file = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {
+            "local": {"command": "srv", "args": ["--api-key", "flag-value-1", "ghp_0123456789abcdefABCDEF0123456789abcd", "--port", "8080"],
+                      "env": {"API_KEY": "${GITHUB_TOKEN}", "MODE": "dev"}},
+            "remote": {"url": "https://ada:pw-4711-x@h.example/mcp?api_key=query-token-9", "headers": {"Authorization": "Bearer header-token-77"}}
+        }}"#,
+    )
+    .unwrap();
+    let local = file.servers[0].masker();
+    assert_eq!(
+        local.mask(&format!(
+            "{SECRET} flag-value-1 ghp_0123456789abcdefABCDEF0123456789abcd 8080 dev"
+        )),
+        "*** *** *** 8080 dev"
+    );
+    assert_eq!(
+        file.servers[0].summary(),
+        "stdio: srv --api-key *** *** --port 8080"
+    );
+    let remote = file.servers[1].masker();
+    assert_eq!(
+        remote.mask("pw-4711-x query-token-9 header-token-77 Bearer header-token-77"),
+        "*** *** *** ***"
+    );
 }

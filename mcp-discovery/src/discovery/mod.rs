@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use mcp_transport::http::HttpClient;
+use mcp_transport::secret::Masker;
 use tokio::sync::Semaphore;
 
 pub use report::{DiscoveryReport, Failure, ServerReport, ServerStatus, StatusSummary, Timings};
@@ -141,6 +142,11 @@ pub async fn discover(servers: &[ServerConfig], options: &DiscoveryOptions) -> D
     DiscoveryReport { servers: reports }
 }
 
+/// The masker of one server's session: the server's own secrets and the run's.
+fn session_masker(server: &ServerConfig, options: &DiscoveryOptions) -> Masker {
+    options.session.masker.union(&server.masker())
+}
+
 /// Shared state of one discovery run.
 pub(crate) struct Runner<'a> {
     options: &'a DiscoveryOptions,
@@ -204,7 +210,7 @@ impl<'a> Runner<'a> {
             server: &server.name,
         });
         let deadline = options.deadline_of(server);
-        let mut session = options.session.clone();
+        let mut session = crate::connect::options_for(server, &options.session);
         session.request_timeout = session.request_timeout.min(deadline);
         session.initialize_timeout = session.initialize_timeout.min(deadline);
         let probed = probe(
@@ -220,6 +226,9 @@ impl<'a> Runner<'a> {
         .await;
         let mut report = probed.report;
         report.duration_ms = millis(started.elapsed());
+        // Everything the session passed on is masked already; the failure
+        // texts discovery writes itself (a timeout quotes stderr) are masked here.
+        report.mask_failures(&session_masker(server, options));
 
         if let (Some(cache), Some(key)) = (cache, &key) {
             if probed.saw_list_changed {

@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_protocol::RawJson;
 use mcp_protocol::version::Era;
+use mcp_transport::secret::Masker;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -183,6 +184,16 @@ impl ServerReport {
             ListKind::Resources => &mut self.resources,
             ListKind::ResourceTemplates => &mut self.resource_templates,
             ListKind::Prompts => &mut self.prompts,
+        }
+    }
+
+    /// Masks known secrets in the failure messages (the run's error and each list error).
+    pub fn mask_failures(&mut self, masker: &Masker) {
+        if masker.is_empty() {
+            return;
+        }
+        for failure in self.error.iter_mut().chain(self.list_errors.values_mut()) {
+            failure.message = masker.mask_string(std::mem::take(&mut failure.message));
         }
     }
 

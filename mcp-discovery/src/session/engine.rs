@@ -11,6 +11,7 @@ use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
 use mcp_protocol::{
     ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId, Response,
 };
+use mcp_transport::secret::Masker;
 use mcp_transport::{Transport, TransportError};
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -60,6 +61,8 @@ pub(crate) struct Engine {
     notifications: broadcast::Sender<ServerNotification>,
     handler: Arc<dyn ClientHandler>,
     capabilities: Value,
+    /// Masks known secrets in the notifications the server sends.
+    masker: Masker,
     lost: Mutex<Option<Lost>>,
     closing: AtomicBool,
 }
@@ -78,6 +81,7 @@ impl Engine {
         transport: Arc<dyn Transport>,
         handler: Arc<dyn ClientHandler>,
         capabilities: Value,
+        masker: Masker,
     ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
         let (notifications, _) = broadcast::channel(NOTIFICATION_BUFFER);
         let engine = Arc::new(Self {
@@ -89,6 +93,7 @@ impl Engine {
             notifications,
             handler,
             capabilities,
+            masker,
             lost: Mutex::new(None),
             closing: AtomicBool::new(false),
         });
@@ -233,7 +238,11 @@ impl Engine {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(SUBSCRIPTION_ID_KEY))
             .and_then(|id| RequestId::from_value(id).ok());
-        let event = ServerNotification::from_parts(&notification.method, notification.params);
+        let mut params = notification.params;
+        if let Some(params) = &mut params {
+            self.masker.mask_value(params);
+        }
+        let event = ServerNotification::from_parts(&notification.method, params);
         if let Some(id) = subscription
             && let Some(sender) = lock(&self.subscriptions).get(&id)
         {

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use mcp_protocol::{ErrorCode, ErrorObject};
+use mcp_transport::secret::Masker;
 use mcp_transport::{ExitStatus, TransportError};
 use serde_json::Value;
 
@@ -123,6 +124,61 @@ impl SessionError {
                 data: error.data,
             },
         )
+    }
+
+    /// The same error with every known secret in its texts masked: the
+    /// server's error message and data, the stderr tail, every reason.
+    pub fn masked(self, masker: &Masker) -> Self {
+        if masker.is_empty() {
+            return self;
+        }
+        let mask = |text: String| masker.mask_string(text);
+        let kind = match *self.kind {
+            ErrorKind::SpawnFailed { reason } => ErrorKind::SpawnFailed {
+                reason: mask(reason),
+            },
+            ErrorKind::Exited {
+                status,
+                stderr_tail,
+            } => ErrorKind::Exited {
+                status,
+                stderr_tail: mask(stderr_tail),
+            },
+            ErrorKind::ProtocolViolation { reason } => ErrorKind::ProtocolViolation {
+                reason: mask(reason),
+            },
+            ErrorKind::VersionMismatch { server, offered } => ErrorKind::VersionMismatch {
+                server: mask(server),
+                offered,
+            },
+            ErrorKind::Server {
+                code,
+                message,
+                mut data,
+            } => {
+                if let Some(data) = &mut data {
+                    masker.mask_value(data);
+                }
+                ErrorKind::Server {
+                    code,
+                    message: mask(message),
+                    data,
+                }
+            }
+            ErrorKind::Transport(error) => ErrorKind::Transport(error.masked(masker)),
+            ErrorKind::ConnectionLost { reason } => ErrorKind::ConnectionLost {
+                reason: mask(reason),
+            },
+            ErrorKind::Unsupported { reason } => ErrorKind::Unsupported {
+                reason: mask(reason),
+            },
+            kind @ (ErrorKind::Timeout { .. } | ErrorKind::Closed) => kind,
+        };
+        Self {
+            server: self.server,
+            operation: self.operation,
+            kind: Box::new(kind),
+        }
     }
 
     /// The server's name.
@@ -265,6 +321,20 @@ mod tests {
         assert_eq!(
             timeout.to_string(),
             "server 'slow': tools/list: timed out after 60s"
+        );
+        let leaked = SessionError::from_rpc(
+            "fs",
+            "tools/call",
+            ErrorObject {
+                code: ErrorCode::INTERNAL_ERROR,
+                message: "upstream refused key sk-live-0815abc".into(),
+                data: Some(serde_json::json!({"key": "sk-live-0815abc"})),
+            },
+        )
+        .masked(&Masker::new(["sk-live-0815abc"]));
+        assert_eq!(
+            leaked.to_string(),
+            "server 'fs': tools/call: server error -32603 (internal error): upstream refused key *** ({\"key\":\"***\"})"
         );
         let rpc = SessionError::from_rpc(
             "fs",

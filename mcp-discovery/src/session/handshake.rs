@@ -6,6 +6,7 @@ use std::sync::Arc;
 use mcp_protocol::meta::{self, RequestMeta};
 use mcp_protocol::version::{Era, ProtocolVersion};
 use mcp_protocol::{ErrorCode, RawJson};
+use mcp_transport::secret::Masker;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -39,6 +40,19 @@ pub struct ServerState {
     /// Modern only: `public` or `private`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<String>,
+}
+
+impl ServerState {
+    /// The state with known secrets masked in what the server said about itself.
+    pub fn masked(mut self, masker: &Masker) -> Self {
+        if masker.is_empty() {
+            return self;
+        }
+        masker.mask_value(&mut self.server_info);
+        masker.mask_value(&mut self.capabilities);
+        self.instructions = self.instructions.map(|text| masker.mask_string(text));
+        self
+    }
 }
 
 /// Builds the modern per-request `_meta` for a version.

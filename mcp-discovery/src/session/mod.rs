@@ -92,9 +92,11 @@ impl Session {
             transport,
             Arc::clone(&options.handler),
             options.capabilities.clone(),
+            options.masker.clone(),
         );
         match handshake::handshake(&engine, &options).await {
             Ok(state) => {
+                let state = state.masked(&options.masker);
                 tracing::debug!(server = name, era = ?state.era, version = %state.protocol_version, "connected");
                 Ok(Self {
                     inner: Arc::new(Inner {
@@ -108,7 +110,7 @@ impl Session {
             Err(error) => {
                 let _ = engine.close().await;
                 reader.abort();
-                Err(error)
+                Err(error.masked(&options.masker))
             }
         }
     }
@@ -176,7 +178,9 @@ impl Session {
     }
 
     /// Sends a request with raw JSON params and returns the result exactly as
-    /// the server sent it, unparsed ([`RawJson::decode`] reads it).
+    /// the server sent it, unparsed ([`RawJson::decode`] reads it), but for
+    /// known secrets, which the session's masker replaces (in the result and
+    /// in an error alike).
     ///
     /// In the modern era the per-request `_meta` is added and `input_required`
     /// rounds are fulfilled through the handler. Over HTTP, an expired legacy
@@ -187,10 +191,25 @@ impl Session {
         params: Option<Value>,
         options: RequestOptions,
     ) -> Result<RawJson, SessionError> {
+        let masker = &self.inner.options.masker;
+        match self.request_unmasked(method, params, options).await {
+            Ok(result) => Ok(masker.mask_json(&result)),
+            Err(error) => Err(error.masked(masker)),
+        }
+    }
+
+    async fn request_unmasked(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<RawJson, SessionError> {
         match self.request_rounds(method, params.clone(), &options).await {
             Err(error) if is_session_expired(&error) && self.era() == Era::Legacy => {
                 tracing::info!(server = %self.name(), "HTTP session expired; initializing again");
-                let state = handshake::initialize(&self.inner.engine, &self.inner.options).await?;
+                let state = handshake::initialize(&self.inner.engine, &self.inner.options)
+                    .await?
+                    .masked(&self.inner.options.masker);
                 *self
                     .inner
                     .state

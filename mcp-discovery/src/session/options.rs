@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_transport::secret::Masker;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -47,6 +48,10 @@ pub struct SessionOptions {
     pub handler: Arc<dyn ClientHandler>,
     /// The modern per-request log level (`io.modelcontextprotocol/logLevel`), if any.
     pub log_level: Option<String>,
+    /// Masks known secrets in everything the server sends: results, error
+    /// messages, `serverInfo` and instructions. Empty by default; discovery,
+    /// the hub and `connect` use the server configuration's masker.
+    pub masker: Masker,
 }
 
 impl Default for SessionOptions {
@@ -63,6 +68,7 @@ impl Default for SessionOptions {
             max_input_rounds: 8,
             handler: Arc::new(NoHandler),
             log_level: None,
+            masker: Masker::default(),
         }
     }
 }

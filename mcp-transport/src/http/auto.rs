@@ -33,6 +33,7 @@ impl HttpTransport {
         client: &HttpClient,
         kind: HttpKind,
     ) -> Result<Self, TransportError> {
+        let config = config.with_own_secrets_masked();
         let (inbound, receiver) = body::inbound_channel();
         let streamable =
             StreamableHttpTransport::with_inbound(config.clone(), client, inbound.clone())?;

@@ -8,8 +8,10 @@ use mcp_protocol::{ErrorObject, Incoming, Message};
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 
+use super::HttpConfig;
 use crate::codec::sse::{SseDecoder, SseEvent};
 use crate::error::TransportError;
+use crate::secret::Masker;
 
 /// How many inbound messages may wait for the session before senders wait.
 pub(crate) const INBOUND_CAPACITY: usize = 1024;
@@ -23,31 +25,41 @@ pub(crate) fn inbound_channel() -> (mpsc::Sender<Message>, mpsc::Receiver<Messag
     mpsc::channel(INBOUND_CAPACITY)
 }
 
-/// Turns a reqwest error into a transport error; never includes header values.
+/// Turns a reqwest error into a transport error. The library's own text
+/// never carries the URL (it would show credentials in the userinfo or the
+/// query): the endpoint is named by our redacted form, and what remains is
+/// masked like every text from outside.
 pub(crate) fn request_error(
-    server: &str,
-    url: &str,
-    error: &reqwest::Error,
+    config: &HttpConfig,
+    error: reqwest::Error,
     timeout: Duration,
 ) -> TransportError {
     if error.is_timeout() {
-        TransportError::Timeout {
-            server: server.to_owned(),
+        return TransportError::Timeout {
+            server: config.name.clone(),
             after: timeout,
-        }
-    } else {
-        let mut reason = error.to_string();
-        let mut source = std::error::Error::source(error);
-        while let Some(inner) = source {
-            reason = format!("{reason}: {inner}");
-            source = inner.source();
-        }
-        TransportError::Connect {
-            server: server.to_owned(),
-            url: url.to_owned(),
-            reason: reason.replace(url, "<url>"),
-        }
+        };
     }
+    TransportError::Connect {
+        server: config.name.clone(),
+        url: config.display_url(),
+        reason: config.masker.mask_string(error_chain(error)),
+    }
+}
+
+/// A reqwest error and its sources as one line, without the URL reqwest adds.
+pub(crate) fn error_chain(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut reason = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(inner) = source {
+        let text = inner.to_string();
+        if !reason.ends_with(&text) {
+            reason = format!("{reason}: {text}");
+        }
+        source = inner.source();
+    }
+    reason
 }
 
 /// Reads a whole body, up to `limit` bytes; the rest is an error.
@@ -76,7 +88,7 @@ pub(crate) async fn read_bounded(
             Err(error) => {
                 return Err(TransportError::Protocol {
                     server: server.to_owned(),
-                    reason: format!("response body broke off: {error}"),
+                    reason: format!("response body broke off: {}", error_chain(error)),
                 });
             }
         }
@@ -87,28 +99,35 @@ pub(crate) async fn read_bounded(
 /// parts are logged and skipped. Results are slices of `body`, which the
 /// caller owns whole (a body read to its end, or one event's data), so a kept
 /// result pins nothing but its own body.
-pub(crate) fn parse_messages(server: &str, body: Bytes) -> Vec<Message> {
+pub(crate) fn parse_messages(config: &HttpConfig, body: Bytes) -> Vec<Message> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Vec::new();
     }
     match Incoming::from_bytes(&body) {
         Ok(incoming) => incoming.into_messages(),
         Err(error) => {
-            tracing::debug!(server, %error, body = %preview(&body), "ignoring a body that is not JSON-RPC");
+            let server = config.name.as_str();
+            tracing::debug!(server, %error, body = %preview(&body, &config.masker), "ignoring a body that is not JSON-RPC");
             Vec::new()
         }
     }
 }
 
-/// The start of a body, as text, for messages.
-pub(crate) fn preview(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&body[..body.len().min(PREVIEW_LEN)]);
-    text.trim().to_owned()
+/// The start of a body, as masked text, for messages.
+pub(crate) fn preview(body: &[u8], masker: &Masker) -> String {
+    // Mask the whole body's text first, so a secret cut by the preview's end is still found.
+    let text = String::from_utf8_lossy(&body[..body.len().min(PREVIEW_LEN + 1024)]);
+    let masked = masker.mask(text.trim());
+    let mut end = masked.len().min(PREVIEW_LEN);
+    while !masked.is_char_boundary(end) {
+        end -= 1;
+    }
+    masked[..end].to_owned()
 }
 
 /// The error for a non-success status whose body carried no deliverable JSON-RPC answer.
 pub(crate) fn status_error(
-    server: &str,
+    config: &HttpConfig,
     status: reqwest::StatusCode,
     headers: &reqwest::header::HeaderMap,
     body: &[u8],
@@ -120,22 +139,25 @@ pub(crate) fn status_error(
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
         return TransportError::RateLimited {
-            server: server.to_owned(),
+            server: config.name.clone(),
             retry_after,
         };
     }
     let rpc_error = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v.get("error").cloned())
-        .and_then(|e| ErrorObject::from_value(e).ok())
+        .and_then(|mut e| {
+            config.masker.mask_value(&mut e);
+            ErrorObject::from_value(e).ok()
+        })
         .map(Box::new);
     TransportError::Http {
-        server: server.to_owned(),
+        server: config.name.clone(),
         status: status.as_u16(),
         body: if rpc_error.is_some() {
             String::new()
         } else {
-            preview(body)
+            preview(body, &config.masker)
         },
         rpc_error,
     }
@@ -181,7 +203,12 @@ impl SseStream {
             if self.done {
                 return Ok(self.decoder.decode_eof(&mut self.buffer).ok().flatten());
             }
-            match self.response.chunk().await? {
+            match self
+                .response
+                .chunk()
+                .await
+                .map_err(reqwest::Error::without_url)?
+            {
                 Some(chunk) => self.buffer.extend_from_slice(&chunk),
                 None => self.done = true,
             }

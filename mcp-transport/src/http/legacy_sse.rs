@@ -41,6 +41,7 @@ impl LegacySseTransport {
         client: &HttpClient,
         inbound: mpsc::Sender<Message>,
     ) -> Result<Self, TransportError> {
+        let config = config.with_own_secrets_masked();
         let url = config.parsed_url()?;
         let headers = config.credential_headers()?;
         let server = config.name.clone();
@@ -58,12 +59,7 @@ impl LegacySseTransport {
                 });
             }
             Ok(Err(error)) => {
-                return Err(body::request_error(
-                    &server,
-                    &config.display_url(),
-                    &error,
-                    timeout,
-                ));
+                return Err(body::request_error(&config, error, timeout));
             }
             Ok(Ok(response)) => response,
         };
@@ -80,7 +76,7 @@ impl LegacySseTransport {
                 });
             }
             return Err(body::status_error(
-                &server,
+                &config,
                 status,
                 &response_headers,
                 &bytes,
@@ -89,6 +85,7 @@ impl LegacySseTransport {
         let (endpoint_tx, endpoint_rx) = oneshot::channel();
         let mut stream = SseStream::new(response, config.max_message_len);
         let reader_server = server.clone();
+        let reader_config = config.clone();
         let reader = tokio::spawn(async move {
             let mut endpoint_tx = Some(endpoint_tx);
             loop {
@@ -102,7 +99,7 @@ impl LegacySseTransport {
                         if event.data.is_empty() {
                             continue;
                         }
-                        for message in body::parse_messages(&reader_server, event.data.into()) {
+                        for message in body::parse_messages(&reader_config, event.data.into()) {
                             if inbound.send(message).await.is_err() {
                                 return;
                             }
@@ -173,12 +170,7 @@ impl LegacySseTransport {
                 });
             }
             Ok(Err(error)) => {
-                return Err(body::request_error(
-                    server,
-                    &self.config.display_url(),
-                    &error,
-                    timeout,
-                ));
+                return Err(body::request_error(&self.config, error, timeout));
             }
             Ok(Ok(response)) => response,
         };
@@ -190,7 +182,7 @@ impl LegacySseTransport {
         if status.is_success() {
             Ok(())
         } else {
-            Err(body::status_error(server, status, &headers, &bytes))
+            Err(body::status_error(&self.config, status, &headers, &bytes))
         }
     }
 

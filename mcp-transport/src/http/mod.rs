@@ -19,6 +19,7 @@ pub use legacy_sse::LegacySseTransport;
 pub use streamable::StreamableHttpTransport;
 
 use crate::error::TransportError;
+use crate::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
 
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,12 +38,15 @@ pub enum HttpKind {
 pub struct HttpConfig {
     /// The server's name, for errors and logs.
     pub name: String,
-    /// The endpoint URL.
-    pub url: String,
-    /// Extra headers sent on every request (values are secret).
-    pub headers: Vec<(String, String)>,
-    /// A bearer token sent as `Authorization: Bearer …` on every request (secret).
-    pub bearer_token: Option<String>,
+    /// The endpoint URL (it may carry credentials).
+    pub url: SecretUrl,
+    /// Extra headers sent on every request.
+    pub headers: Vec<(String, SecretString)>,
+    /// A bearer token sent as `Authorization: Bearer …` on every request.
+    pub bearer_token: Option<SecretString>,
+    /// Masks known secrets in every text this transport passes on from the
+    /// server or the HTTP library (error bodies, error messages, logs).
+    pub masker: Masker,
     /// How long one HTTP exchange may take before its response headers arrive.
     pub request_timeout: Duration,
     /// Whether to open the GET stream for server-initiated messages after the legacy handshake.
@@ -55,12 +59,13 @@ pub struct HttpConfig {
 
 impl HttpConfig {
     /// A configuration with defaults for `url`.
-    pub fn new(name: impl Into<String>, url: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<String>, url: impl Into<SecretUrl>) -> Self {
         Self {
             name: name.into(),
             url: url.into(),
             headers: Vec::new(),
             bearer_token: None,
+            masker: Masker::default(),
             request_timeout: Duration::from_secs(60),
             open_get_stream: true,
             max_message_len: crate::codec::sse::DEFAULT_MAX_EVENT_LEN,
@@ -68,9 +73,41 @@ impl HttpConfig {
         }
     }
 
-    /// The URL with any userinfo replaced by `***`, for messages.
+    /// Adds a header sent on every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers
+            .push((name.into(), SecretString::from(value.into())));
+        self
+    }
+
+    /// The masker of this configuration's own secrets: the URL's userinfo
+    /// and query values, every header value, the bearer token.
+    pub fn own_masker(&self) -> Masker {
+        let mut builder = Masker::builder();
+        builder.url(self.url.expose_secret());
+        for (_, value) in &self.headers {
+            let value = value.expose_secret();
+            builder.secret(value);
+            if let Some((_, token)) = value.split_once(' ') {
+                builder.secret(token);
+            }
+        }
+        if let Some(token) = &self.bearer_token {
+            builder.secret(token.expose_secret());
+        }
+        builder.build()
+    }
+
+    /// The configuration with its own secrets joined to its masker; every
+    /// transport starts from this.
+    pub(crate) fn with_own_secrets_masked(mut self) -> Self {
+        self.masker = self.masker.union(&self.own_masker());
+        self
+    }
+
+    /// The URL with its credentials replaced by `***`, for messages.
     pub fn display_url(&self) -> String {
-        redact_url(&self.url)
+        self.url.redacted().to_owned()
     }
 
     /// The configured headers and bearer token, marked sensitive so they never reach logs.
@@ -84,13 +121,13 @@ impl HttpConfig {
         for (name, value) in &self.headers {
             let name = HeaderName::from_bytes(name.as_bytes())
                 .map_err(|_| config_error(format!("invalid header name {name:?}")))?;
-            let mut value = HeaderValue::from_str(value)
+            let mut value = HeaderValue::from_str(value.expose_secret())
                 .map_err(|_| config_error(format!("invalid value for header {name}")))?;
             value.set_sensitive(true);
             headers.insert(name, value);
         }
         if let Some(token) = &self.bearer_token {
-            let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
                 .map_err(|_| config_error("the bearer token is not a valid header value".into()))?;
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
@@ -99,7 +136,7 @@ impl HttpConfig {
     }
 
     pub(crate) fn parsed_url(&self) -> Result<url::Url, TransportError> {
-        url::Url::parse(&self.url).map_err(|e| TransportError::Config {
+        url::Url::parse(self.url.expose_secret()).map_err(|e| TransportError::Config {
             server: self.name.clone(),
             reason: format!("invalid URL {}: {e}", self.display_url()),
         })
@@ -124,53 +161,6 @@ impl fmt::Debug for HttpConfig {
             .field("open_get_stream", &self.open_get_stream)
             .finish_non_exhaustive()
     }
-}
-
-/// Replaces the userinfo of a URL, and the values of query parameters whose
-/// name looks secret (token, key, secret, password, auth, sig, credential), with `***`.
-pub fn redact_url(raw: &str) -> String {
-    let Ok(mut url) = url::Url::parse(raw) else {
-        return "<invalid URL>".to_owned();
-    };
-    if !url.username().is_empty() || url.password().is_some() {
-        let _ = url.set_username("***");
-        let _ = url.set_password(None);
-    }
-    let secret_query = url.query_pairs().any(|(name, _)| is_secret_name(&name));
-    if secret_query {
-        let pairs: Vec<(String, String)> = url
-            .query_pairs()
-            .map(|(name, value)| {
-                let value = if is_secret_name(&name) {
-                    "***".to_owned()
-                } else {
-                    value.into_owned()
-                };
-                (name.into_owned(), value)
-            })
-            .collect();
-        url.query_pairs_mut().clear().extend_pairs(pairs);
-    }
-    url.to_string()
-}
-
-/// Whether a parameter, header or flag name suggests its value is a secret.
-pub fn is_secret_name(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    [
-        "token",
-        "key",
-        "secret",
-        "password",
-        "passwd",
-        "auth",
-        "sig",
-        "credential",
-        "cookie",
-        "session",
-    ]
-    .iter()
-    .any(|word| name.contains(word))
 }
 
 /// A pooled HTTP client, shared across requests and servers. Cheap to clone.

@@ -82,6 +82,7 @@ impl StreamableHttpTransport {
         client: &HttpClient,
         inbound: mpsc::Sender<Message>,
     ) -> Result<Self, TransportError> {
+        let config = config.with_own_secrets_masked();
         let url = config.parsed_url()?;
         Ok(Self {
             shared: Arc::new(Shared {
@@ -248,12 +249,7 @@ impl Shared {
                 });
             }
             Ok(Err(error)) => {
-                return Err(body::request_error(
-                    self.server(),
-                    &self.config.display_url(),
-                    &error,
-                    timeout,
-                ));
+                return Err(body::request_error(&self.config, error, timeout));
             }
             Ok(Ok(response)) => response,
         };
@@ -284,7 +280,7 @@ impl Shared {
                     server: self.server().to_owned(),
                     after: timeout,
                 })??;
-                for message in body::parse_messages(self.server(), bytes.into()) {
+                for message in body::parse_messages(&self.config, bytes.into()) {
                     self.deliver(message).await;
                 }
             }
@@ -300,7 +296,7 @@ impl Shared {
                 .unwrap_or_default()
                 .into();
         // A JSON-RPC error that names its request is the server's answer: deliver it.
-        let answers: Vec<Message> = body::parse_messages(self.server(), bytes.clone())
+        let answers: Vec<Message> = body::parse_messages(&self.config, bytes.clone())
             .into_iter()
             .filter(|m| m.response_id().is_some())
             .collect();
@@ -316,7 +312,7 @@ impl Shared {
                 server: self.server().to_owned(),
             });
         }
-        Err(body::status_error(self.server(), status, &headers, &bytes))
+        Err(body::status_error(&self.config, status, &headers, &bytes))
     }
 
     /// Watches what passes through: the negotiated version, and tool headers.
@@ -366,7 +362,7 @@ impl Shared {
                     if event.data.is_empty() {
                         continue;
                     }
-                    for message in body::parse_messages(self.server(), event.data.into()) {
+                    for message in body::parse_messages(&self.config, event.data.into()) {
                         if awaited.is_some() && message.response_id() == awaited {
                             answered = true;
                         }
@@ -442,6 +438,7 @@ impl Shared {
             match tokio::time::timeout(self.config.request_timeout, request.send()).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(error)) => {
+                    let error = body::error_chain(error);
                     tracing::debug!(server = %self.server(), %error, "GET stream failed");
                     return None;
                 }
@@ -522,6 +519,7 @@ impl Shared {
                             .await;
                 }
                 Ok(Err(error)) => {
+                    let error = body::error_chain(error);
                     tracing::debug!(server = %self.server(), %error, "DELETE of the session failed")
                 }
                 Err(_) => {

@@ -23,7 +23,10 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{EnvMode, StdioConfig};
+pub use config::{
+    ALSO_INHERITED, EnvPolicy, SDK_INHERITED_UNIX, SDK_INHERITED_WINDOWS, StdioConfig,
+    is_inherited_by_default,
+};
 pub use stderr::StderrTail;
 
 use crate::codec::ndjson::{NdjsonCodec, NdjsonFrame, SkipLog};
@@ -62,7 +65,7 @@ impl StdioTransport {
     /// Starts the server process.
     pub fn spawn(config: StdioConfig) -> Result<Self, TransportError> {
         let (process, pipes) = Process::spawn(&config)?;
-        let stderr = StderrTail::default();
+        let stderr = StderrTail::with_masker(config.masker.union(&config.own_masker()));
         let stderr_task = tokio::spawn(stderr::drain(
             config.name.clone(),
             pipes.stderr,
@@ -181,7 +184,7 @@ impl StdioTransport {
                     }
                 }
                 Some(Ok(NdjsonFrame::Skipped(line))) => {
-                    tracing::warn!(server = %self.name, reason = %line.reason, line = %line.preview, "skipping a line on stdout");
+                    tracing::warn!(server = %self.name, reason = %line.reason, line = %self.stderr.masker().mask(&line.preview), "skipping a line on stdout");
                     self.skipped
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())

@@ -9,8 +9,9 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
-use super::config::{EnvMode, StdioConfig};
+use super::config::{EnvPolicy, StdioConfig};
 use crate::error::{ExitStatus, TransportError};
+use crate::secret::ExposeSecret;
 
 /// How long to wait for a process that has been sent SIGKILL.
 const KILL_WAIT: Duration = Duration::from_secs(5);
@@ -49,15 +50,22 @@ impl Process {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        if let EnvMode::AllowList(allowed) = &config.env_mode {
+        if config.env_policy != EnvPolicy::InheritAll {
             command.env_clear();
-            for key in allowed {
-                if let Some(value) = std::env::var_os(key) {
+            for (key, value) in std::env::vars_os() {
+                let passes = key
+                    .to_str()
+                    .is_some_and(|name| config.env_policy.passes(name));
+                // Like the reference SDK: never pass on exported shell functions.
+                let is_function = value.as_encoded_bytes().starts_with(b"()");
+                if passes && !is_function {
                     command.env(key, value);
                 }
             }
         }
-        command.envs(&config.env);
+        for (key, value) in &config.env {
+            command.env(key, value.expose_secret());
+        }
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }

@@ -1,5 +1,6 @@
 //! Draining a child's stderr: forwarded to `tracing` line by line, the last
-//! 64 KiB kept for error messages.
+//! 64 KiB kept for error messages. Both go through the masker: a server that
+//! prints the API key it was given shows `***`.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -13,13 +14,29 @@ const ERROR_TAIL_LEN: usize = 2048;
 /// The longest line forwarded to `tracing`.
 const LOG_LINE_LEN: usize = 2000;
 
-/// The end of what a server wrote to stderr.
+use crate::secret::Masker;
+
+/// The end of what a server wrote to stderr, read back masked.
 #[derive(Debug, Clone, Default)]
 pub struct StderrTail {
     bytes: Arc<Mutex<VecDeque<u8>>>,
+    masker: Masker,
 }
 
 impl StderrTail {
+    /// An empty tail whose text is read through `masker`.
+    pub fn with_masker(masker: Masker) -> Self {
+        Self {
+            bytes: Arc::default(),
+            masker,
+        }
+    }
+
+    /// The masker the tail is read through.
+    pub fn masker(&self) -> &Masker {
+        &self.masker
+    }
+
     fn push(&self, chunk: &[u8]) {
         let mut bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
         let chunk = &chunk[chunk.len().saturating_sub(TAIL_CAPACITY)..];
@@ -28,14 +45,18 @@ impl StderrTail {
         bytes.extend(chunk);
     }
 
-    /// All that is kept (up to 64 KiB), lossily decoded.
+    /// All that is kept (up to 64 KiB), lossily decoded and masked.
     pub fn text(&self) -> String {
-        let bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
-        let (a, b) = bytes.as_slices();
-        let mut all = Vec::with_capacity(a.len() + b.len());
-        all.extend_from_slice(a);
-        all.extend_from_slice(b);
-        String::from_utf8_lossy(&all).into_owned()
+        let all = {
+            let bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+            let (a, b) = bytes.as_slices();
+            let mut all = Vec::with_capacity(a.len() + b.len());
+            all.extend_from_slice(a);
+            all.extend_from_slice(b);
+            all
+        };
+        self.masker
+            .mask_string(String::from_utf8_lossy(&all).into_owned())
     }
 
     /// The last couple of KiB, starting at a line boundary, for error messages.
@@ -70,7 +91,7 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
         tail.push(data);
         for &byte in data {
             if byte == b'\n' {
-                log_line(&server, &line);
+                log_line(&server, &line, &tail.masker);
                 line.clear();
             } else if line.len() < LOG_LINE_LEN {
                 line.push(byte);
@@ -78,13 +99,13 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
         }
     }
     if !line.is_empty() {
-        log_line(&server, &line);
+        log_line(&server, &line, &tail.masker);
     }
 }
 
-fn log_line(server: &str, line: &[u8]) {
+fn log_line(server: &str, line: &[u8], masker: &Masker) {
     let text = String::from_utf8_lossy(line);
-    let text = text.trim_end();
+    let text = masker.mask(text.trim_end());
     if !text.is_empty() {
         tracing::debug!(target: "mcp_transport::stdio::stderr", server, "{text}");
     }
@@ -107,6 +128,21 @@ mod tests {
         assert!(for_error.len() <= 2048);
         assert!(for_error.starts_with("line "), "{for_error:?}");
         assert!(for_error.ends_with("line 19999"));
+    }
+
+    #[tokio::test]
+    async fn the_tail_is_read_masked() {
+        let tail = StderrTail::with_masker(Masker::new(["sk-live-0815abc"]));
+        drain(
+            "s".into(),
+            &b"starting with key=sk-live-0815abc\nfatal: bad key sk-live-0815abc\n"[..],
+            tail.clone(),
+        )
+        .await;
+        assert_eq!(
+            tail.for_error(),
+            "starting with key=***\nfatal: bad key ***"
+        );
     }
 
     #[tokio::test]

@@ -13,7 +13,9 @@
 //! | `invalid-utf8` | prints a line of invalid UTF-8 before every answer |
 //! | `oversized` | prints a 1 MiB line before every answer |
 //! | `slow-start` | sleeps `SLOW_START_MS` (default 300) before reading stdin, then behaves well |
-//! | `env` | answers ping with the values of `FIXTURE_SECRET` and `HOME` |
+//! | `env` | answers ping with the values of `FIXTURE_SECRET` and `HOME` and the names of every variable it sees; its `env` tool returns the same |
+//! | `echo-secret` | writes `starting with key=$API_KEY` to stderr, then `fatal: bad key $API_KEY`, and exits with status 3 |
+//! | `leak` | behaves well, but writes `$API_KEY` into its tool descriptions, its error messages and its tool results |
 //! | `silent` | reads stdin and never answers |
 //! | `sleep` | sleeps forever |
 //!
@@ -43,12 +45,27 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
             "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
             "instructions": format!("fixture in mode {mode}"),
         }),
-        "ping" if mode == "env" => json!({
-            "secret": std::env::var("FIXTURE_SECRET").ok(),
-            "home": std::env::var("HOME").ok(),
-        }),
+        "ping" if mode == "env" => environment(),
         "ping" => json!({}),
+        "tools/list" if mode == "leak" => {
+            let mut tools = tools();
+            tools[0]["description"] = json!(format!("Echoes its text (key {}).", api_key()));
+            json!({"tools": tools})
+        }
         "tools/list" => json!({"tools": tools()}),
+        "tools/call" if mode == "env" => {
+            json!({"content": [{"type": "text", "text": environment().to_string()}], "structuredContent": environment()})
+        }
+        "tools/call"
+            if mode == "leak" && params.get("name").and_then(Value::as_str) == Some("fail") =>
+        {
+            return Some(
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": format!("upstream refused key {}", api_key())}}),
+            );
+        }
+        "tools/call" if mode == "leak" => {
+            json!({"content": [{"type": "text", "text": format!("called with key {}", api_key())}]})
+        }
         "tools/call" => {
             let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
             match params.get("name").and_then(Value::as_str) {
@@ -70,6 +87,23 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
         }
     };
     Some(json!({"result": result, "jsonrpc": "2.0", "id": id}))
+}
+
+fn api_key() -> String {
+    std::env::var("API_KEY").unwrap_or_default()
+}
+
+/// What the `env` mode reports: two values and every variable name it sees.
+fn environment() -> Value {
+    let mut names: Vec<String> = std::env::vars_os()
+        .map(|(name, _)| name.to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    json!({
+        "secret": std::env::var("FIXTURE_SECRET").ok(),
+        "home": std::env::var("HOME").ok(),
+        "names": names,
+    })
 }
 
 fn serve(mode: &str) {
@@ -123,6 +157,11 @@ fn main() {
     match mode.as_str() {
         "exit-at-start" => {
             eprintln!("fatal: missing API_TOKEN");
+            std::process::exit(3);
+        }
+        "echo-secret" => {
+            eprintln!("starting with key={}", api_key());
+            eprintln!("fatal: bad key {}", api_key());
             std::process::exit(3);
         }
         "close-stdout" => {

@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -30,7 +32,7 @@ struct Shared {
 
 impl Shared {
     fn new_session(&self) -> String {
-        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sessions = self.sessions.lock();
         let id = format!(
             "{:016x}{:08x}",
             self.ids.hash_one(sessions.len()),
@@ -41,17 +43,11 @@ impl Shared {
     }
 
     fn knows(&self, id: &str) -> bool {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(id)
+        self.sessions.lock().contains(id)
     }
 
     fn end(&self, id: &str) -> bool {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id)
+        self.sessions.lock().remove(id)
     }
 }
 

@@ -3,7 +3,9 @@
 //! crates, a server's stderr forwarded at `-vv`, a library's error text).
 
 use std::io::Write;
-use std::sync::{OnceLock, RwLock};
+use std::sync::OnceLock;
+
+use parking_lot::RwLock;
 
 use mcp_discovery::secret::Masker;
 use tracing_subscriber::EnvFilter;
@@ -18,16 +20,11 @@ fn masker_cell() -> &'static RwLock<Masker> {
 
 /// From now on, log lines are masked with `masker`.
 pub fn set_masker(masker: Masker) {
-    *masker_cell()
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()) = masker;
+    *masker_cell().write() = masker;
 }
 
 fn current_masker() -> Masker {
-    masker_cell()
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone()
+    masker_cell().read().clone()
 }
 
 /// Starts logging at `verbose` (0 errors, 1 info, 2 and more debug); `RUST_LOG` overrides.

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -38,7 +40,7 @@ impl Progress {
     }
 
     fn on(&self, event: DiscoveryEvent<'_>) {
-        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let mut running = self.running.lock();
         match event {
             DiscoveryEvent::Started { server } => {
                 running.insert(server.to_owned());

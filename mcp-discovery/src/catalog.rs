@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use mcp_protocol::{JsonView, RawJson};
 use serde::Serialize;
 
-use crate::discovery::{ServerReport, ServerStatus, StatusSummary};
+use crate::report::{ServerReport, ServerStatus, StatusSummary};
 use crate::session::ListKind;
 
 /// The default separator of namespaced names.

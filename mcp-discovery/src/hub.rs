@@ -8,7 +8,9 @@
 //! dropped and started again by the next call that needs it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 use serde_json::Value;
 use tokio::task::JoinHandle;
@@ -16,7 +18,8 @@ use tokio::task::JoinHandle;
 use crate::catalog::{Catalog, DEFAULT_SEPARATOR};
 use crate::config::ServerConfig;
 use crate::connect::OpenTransport;
-use crate::discovery::{DiscoveryOptions, DiscoveryReport, ServerReport, describe};
+use crate::discovery::{DiscoveryOptions, describe};
+use crate::report::{DiscoveryReport, ServerReport};
 use crate::session::{ErrorKind, Session, SessionError};
 
 /// Why a hub call failed.
@@ -233,7 +236,7 @@ impl Hub {
                         if let Some((cache, key)) = &invalidate {
                             cache.invalidate(key);
                         }
-                        let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+                        let mut state = state.lock();
                         if !state.stale.contains(&name) {
                             state.stale.push(name.clone());
                         }
@@ -243,10 +246,7 @@ impl Hub {
                 }
             }
         });
-        self.watchers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(watcher);
+        self.watchers.lock().push(watcher);
         session
     }
 
@@ -295,29 +295,19 @@ impl Hub {
     pub async fn close(&self) {
         let sessions: Vec<Session> = self.sessions.lock().await.drain().map(|(_, s)| s).collect();
         futures::future::join_all(sessions.iter().map(Session::close)).await;
-        for watcher in self
-            .watchers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-        {
+        for watcher in self.watchers.lock().drain(..) {
             watcher.abort();
         }
     }
 
-    fn lock_state(&self) -> std::sync::MutexGuard<'_, HubState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock_state(&self) -> MutexGuard<'_, HubState> {
+        self.state.lock()
     }
 }
 
 impl Drop for Hub {
     fn drop(&mut self) {
-        for watcher in self
-            .watchers
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-        {
+        for watcher in self.watchers.get_mut().drain(..) {
             watcher.abort();
         }
     }

@@ -14,6 +14,7 @@
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
 //! * [`hub`]: long-lived sessions and call routing for hosts.
+//! * [`report`]: what discovery found, per server and per run (the `--json` shape).
 //!
 //! # No secret leaves
 //!
@@ -44,13 +45,16 @@
 //! ```
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod cache;
 pub mod catalog;
+mod clock;
 pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod hub;
+pub mod report;
 pub mod session;
 
 /// Secret types and the masker ([`mcp_transport::secret`]).

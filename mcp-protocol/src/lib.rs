@@ -8,6 +8,7 @@
 //! peer sent, decoded only when asked (see [`raw`]).
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod error;
 pub mod jsonrpc;

@@ -16,7 +16,7 @@
 //! # }
 //! ```
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use async_trait::async_trait;
 use mcp_protocol::Message;
@@ -71,10 +71,7 @@ impl MemoryTransport {
     }
 
     fn sender(&self) -> Option<mpsc::Sender<Message>> {
-        self.outgoing
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.outgoing.lock().clone()
     }
 
     fn closed(&self) -> TransportError {
@@ -104,10 +101,7 @@ impl Transport for MemoryTransport {
     }
 
     async fn close(&self) -> Result<(), TransportError> {
-        self.outgoing
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
+        self.outgoing.lock().take();
         if let Ok(mut incoming) = self.incoming.try_lock() {
             incoming.close();
         }

@@ -121,8 +121,8 @@ impl<'de> Visitor<'de> for ParametersVisitor {
         let mut parameters = Parameters::default();
         while let Some(key) = map.next_key::<Name<'de>>()? {
             match key.0.as_deref() {
-                Some("properties") => parameters.properties = map.next_value::<Properties>()?.0,
-                Some("required") => parameters.required = map.next_value::<Names>()?.0,
+                Some("properties") => parameters.properties = map.next_value::<Properties<'_>>()?.0,
+                Some("required") => parameters.required = map.next_value::<Names<'_>>()?.0,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -185,7 +185,7 @@ impl<'de> Visitor<'de> for PropertyTypeVisitor {
         let mut property = PropertyType::default();
         while let Some(key) = map.next_key::<Name<'de>>()? {
             match key.0.as_deref() {
-                Some("enum") => property.options = map.next_value::<Options>()?.0,
+                Some("enum") => property.options = map.next_value::<Options<'_>>()?.0,
                 Some("type") => property.kind = map.next_value()?,
                 Some("items") => property.items = Some(Box::new(map.next_value()?)),
                 Some(other) => {

@@ -26,14 +26,17 @@ mod store;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 pub use fingerprint::Fingerprint;
 
-use crate::discovery::{ServerReport, ServerStatus};
+use crate::clock::{millis, now_ms};
+use crate::report::{ServerReport, ServerStatus};
 
 /// How long an entry stays fresh when the server says nothing else.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -72,10 +75,8 @@ impl CacheEntry {
     pub fn of(key: &Fingerprint, report: &ServerReport) -> Self {
         Self {
             fingerprint: key.to_string(),
-            fetched_at_ms: report
-                .fetched_at_ms
-                .unwrap_or_else(crate::discovery::now_ms),
-            ttl_ms: crate::discovery::millis(ttl_for(report)),
+            fetched_at_ms: report.fetched_at_ms.unwrap_or_else(now_ms),
+            ttl_ms: millis(ttl_for(report)),
             report: report.clone(),
         }
     }
@@ -152,7 +153,7 @@ struct Inner {
 impl Inner {
     /// A new generation for `key`: pending writes of older ones will not land.
     fn next_generation(&self, key: &Fingerprint) -> u64 {
-        let mut generations = lock(&self.generations);
+        let mut generations = self.generations.lock();
         let generation = generations.entry(key.clone()).or_insert(0);
         *generation += 1;
         *generation
@@ -167,20 +168,13 @@ impl Inner {
         generation: u64,
     ) -> Result<(), CacheError> {
         let prepared = store::prepare(dir, entry)?;
-        let generations = lock(&self.generations);
+        let generations = self.generations.lock();
         if generations.get(key) != Some(&generation) {
             // Superseded: the temporary file is removed when dropped.
             return Ok(());
         }
         store::commit(prepared, dir, key)
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panic elsewhere while holding the lock leaves the map usable.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Cache {
@@ -294,15 +288,15 @@ impl Cache {
         self.memory().remove(key);
         // One critical section: no pending write can land between the new
         // generation and the removal.
-        let mut generations = lock(&self.inner.generations);
+        let mut generations = self.inner.generations.lock();
         *generations.entry(key.clone()).or_insert(0) += 1;
         if let Some(dir) = self.inner.dir.as_deref() {
             store::remove(dir, key);
         }
     }
 
-    fn memory(&self) -> std::sync::MutexGuard<'_, HashMap<Fingerprint, CacheEntry>> {
-        lock(&self.inner.memory)
+    fn memory(&self) -> MutexGuard<'_, HashMap<Fingerprint, CacheEntry>> {
+        self.inner.memory.lock()
     }
 }
 

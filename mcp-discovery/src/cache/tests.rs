@@ -3,7 +3,7 @@ use std::thread;
 use serde_json::json;
 
 use super::*;
-use crate::discovery::ServerReport;
+use crate::report::ServerReport;
 
 fn key(n: u8) -> Fingerprint {
     Fingerprint::parse(&format!("{n:02x}").repeat(32)).unwrap()

@@ -17,7 +17,6 @@
 //! ```
 
 mod probe;
-mod report;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,15 +26,17 @@ use mcp_transport::http::HttpClient;
 use mcp_transport::secret::Masker;
 use tokio::sync::Semaphore;
 
-pub use report::{DiscoveryReport, Failure, ServerReport, ServerStatus, StatusSummary, Timings};
+pub use crate::report::{
+    DiscoveryReport, Failure, ServerReport, ServerStatus, StatusSummary, Timings,
+};
 
 use crate::cache::{Cache, CacheMode, Fingerprint};
+use crate::clock::{millis, now_ms};
 use crate::config::{Launch, ServerConfig};
 use crate::connect::StopGraces;
 use crate::session::{Session, SessionOptions};
 pub(crate) use probe::describe;
 use probe::{ProbeSettings, probe};
-pub(crate) use report::{millis, now_ms};
 
 /// The default number of servers discovered at once.
 pub const DEFAULT_CONCURRENCY: usize = 16;

@@ -1,16 +1,19 @@
 //! Discovering one server: start it, connect, list everything it advertises,
 //! all under the server's own deadline.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use mcp_transport::http::HttpClient;
 use tokio::sync::broadcast::error::TryRecvError;
 
-use super::report::{Failure, ServerReport, ServerStatus, Timings, millis, now_ms};
+use crate::clock::{millis, now_ms};
 use crate::config::ServerConfig;
 use crate::connect::{OpenTransport, StopGraces};
+use crate::report::{Failure, ServerReport, ServerStatus, Timings};
 use crate::session::{ListKind, Session, SessionError, SessionOptions};
 
 /// The longest a failed server's transport may take to close.
@@ -34,10 +37,10 @@ struct Phase(Arc<Mutex<&'static str>>);
 
 impl Phase {
     fn set(&self, phase: &'static str) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = phase;
+        *self.0.lock() = phase;
     }
     fn get(&self) -> &'static str {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+        *self.0.lock()
     }
 }
 
@@ -58,7 +61,7 @@ pub(crate) async fn probe(server: &ServerConfig, settings: ProbeSettings<'_>) ->
     let work = run(server, &settings, &phase, &opened);
     let outcome = tokio::time::timeout(settings.deadline, work).await;
     let elapsed = started.elapsed();
-    let transport = opened.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let transport = opened.lock().take();
     match outcome {
         Ok(Ok(mut ready)) => {
             ready.report.duration_ms = millis(elapsed);
@@ -137,7 +140,7 @@ async fn run(
     let started = Instant::now();
     phase.set("starting the server");
     let transport = OpenTransport::open(server, settings.http, settings.graces).await?;
-    *opened.lock().unwrap_or_else(|p| p.into_inner()) = Some(transport.clone());
+    *opened.lock() = Some(transport.clone());
     phase.set("connecting (era detection and handshake)");
     let session =
         Session::connect_shared(&server.name, transport.shared(), settings.session.clone()).await?;

@@ -3,8 +3,10 @@
 //! server sends. It knows JSON-RPC and the transport, not MCP methods.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
@@ -65,13 +67,6 @@ pub(crate) struct Engine {
     masker: Masker,
     lost: Mutex<Option<Lost>>,
     closing: AtomicBool,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A poisoned lock only means another task panicked while holding it; the map is still usable.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Engine {
@@ -150,12 +145,12 @@ impl Engine {
             lost
         };
         tracing::debug!(server = %self.server, reason = ?lost, "connection ended");
-        lock(&self.lost).get_or_insert(lost.clone());
-        let drained: Vec<InFlight> = lock(&self.in_flight).drain().map(|(_, v)| v).collect();
+        self.lost.lock().get_or_insert(lost.clone());
+        let drained: Vec<InFlight> = self.in_flight.lock().drain().map(|(_, v)| v).collect();
         for request in drained {
             let _ = request.reply.send(Reply::Lost(lost.clone()));
         }
-        lock(&self.subscriptions).clear();
+        self.subscriptions.lock().clear();
     }
 
     fn dispatch(self: &Arc<Self>, message: Message) {
@@ -177,7 +172,7 @@ impl Engine {
     }
 
     fn complete(&self, id: &RequestId, reply: Reply) {
-        match lock(&self.in_flight).remove(id) {
+        match self.in_flight.lock().remove(id) {
             Some(request) => {
                 let _ = request.reply.send(reply);
             }
@@ -216,7 +211,7 @@ impl Engine {
             && let Some(token) = params.get("progressToken")
             && let Ok(id) = RequestId::from_value(token)
         {
-            let in_flight = lock(&self.in_flight);
+            let in_flight = self.in_flight.lock();
             if let Some(request) = in_flight.get(&id) {
                 if let (Some(sender), Some(progress)) =
                     (&request.progress, Progress::from_params(params))
@@ -244,7 +239,7 @@ impl Engine {
         }
         let event = ServerNotification::from_parts(&notification.method, params);
         if let Some(id) = subscription
-            && let Some(sender) = lock(&self.subscriptions).get(&id)
+            && let Some(sender) = self.subscriptions.lock().get(&id)
         {
             let _ = sender.send(event.clone());
         }
@@ -272,7 +267,7 @@ impl Engine {
 
     /// The error for a connection that is already gone, if it is.
     pub(crate) fn check_alive(&self, operation: &str) -> Result<(), SessionError> {
-        match lock(&self.lost).clone() {
+        match self.lost.lock().clone() {
             Some(lost) => Err(self.lost_error(operation, lost)),
             None => Ok(()),
         }
@@ -319,7 +314,7 @@ impl Engine {
                 }
             }
         }
-        lock(&self.in_flight).insert(
+        self.in_flight.lock().insert(
             id.clone(),
             InFlight {
                 reply: reply_tx,
@@ -376,13 +371,13 @@ impl Engine {
         id: RequestId,
     ) -> mpsc::UnboundedReceiver<ServerNotification> {
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.subscriptions).insert(id, tx);
+        self.subscriptions.lock().insert(id, tx);
         rx
     }
 
     /// Forgets a subscription.
     pub(crate) fn remove_subscription(&self, id: &RequestId) {
-        lock(&self.subscriptions).remove(id);
+        self.subscriptions.lock().remove(id);
     }
 
     /// Sends a request without waiting for its answer (for long-lived requests such as
@@ -436,7 +431,7 @@ struct CancelOnDrop {
 
 impl CancelOnDrop {
     fn forget(&mut self) {
-        lock(&self.engine.in_flight).remove(&self.id);
+        self.engine.in_flight.lock().remove(&self.id);
         self.armed = false;
     }
 
@@ -454,7 +449,7 @@ impl Drop for CancelOnDrop {
         if !self.armed {
             return;
         }
-        lock(&self.engine.in_flight).remove(&self.id);
+        self.engine.in_flight.lock().remove(&self.id);
         if self.engine.check_alive("cancel").is_err() {
             return;
         }

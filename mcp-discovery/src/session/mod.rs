@@ -24,7 +24,9 @@ mod notification;
 mod options;
 
 use std::collections::HashSet;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use mcp_protocol::method::RequestMethod;
 use mcp_protocol::version::{Era, ProtocolVersion};
@@ -122,11 +124,7 @@ impl Session {
 
     /// What the server said about itself when we connected.
     pub fn state(&self) -> ServerState {
-        self.inner
-            .state
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        self.inner.state.read().clone()
     }
 
     /// The era in use.
@@ -141,13 +139,7 @@ impl Session {
 
     /// Reads part of the state without cloning the rest (on every request).
     fn read_state<T>(&self, read: impl FnOnce(&ServerState) -> T) -> T {
-        read(
-            &self
-                .inner
-                .state
-                .read()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
-        )
+        read(&self.inner.state.read())
     }
 
     /// The server's `serverInfo`.
@@ -210,11 +202,7 @@ impl Session {
                 let state = handshake::initialize(&self.inner.engine, &self.inner.options)
                     .await?
                     .masked(&self.inner.options.masker);
-                *self
-                    .inner
-                    .state
-                    .write()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = state;
+                *self.inner.state.write() = state;
                 self.request_rounds(method, params, &options).await
             }
             other => other,

@@ -296,7 +296,7 @@ mod tests {
             #[serde(borrow)]
             result: &'a RawValue,
         }
-        let envelope: Envelope = serde_json::from_slice(&owner).unwrap();
+        let envelope: Envelope<'_> = serde_json::from_slice(&owner).unwrap();
         let slice = RawJson::slice_of(&owner, envelope.result);
         assert_eq!(slice.as_str(), r#"{"x":1}"#);
         assert_eq!(slice.as_bytes().as_ptr(), owner[10..].as_ptr());

@@ -2,7 +2,7 @@
 //! `endpoint` event names the URL to POST messages to; answers arrive on the
 //! stream as `message` events.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use async_trait::async_trait;
 use mcp_protocol::Message;
@@ -188,12 +188,7 @@ impl LegacySseTransport {
 
     pub(crate) fn close_connection(&self) {
         self.closing.cancel();
-        if let Some(reader) = self
-            .reader
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
-        {
+        if let Some(reader) = self.reader.lock().take() {
             reader.abort();
         }
     }

@@ -8,8 +8,10 @@
 //! from the `tools/list` results that pass through.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -37,12 +39,6 @@ const MAX_RETRY: Duration = Duration::from_secs(30);
 const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
 /// How long the DELETE on close may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// State shared by the transport and its stream tasks.
 pub(crate) struct Shared {
@@ -106,7 +102,7 @@ impl StreamableHttpTransport {
 
     /// The legacy session id the server issued, if any.
     pub fn session_id(&self) -> Option<String> {
-        lock(&self.shared.session_id).clone()
+        self.shared.session_id.lock().clone()
     }
 
     pub(crate) async fn send_message(&self, message: Message) -> Result<(), TransportError> {
@@ -136,14 +132,14 @@ impl Shared {
     }
 
     fn abort_tasks(&self) {
-        for task in lock(&self.tasks).drain(..) {
+        for task in self.tasks.lock().drain(..) {
             task.abort();
         }
     }
 
     fn spawn(self: &Arc<Self>, task: impl std::future::Future<Output = ()> + Send + 'static) {
         let handle = tokio::spawn(task);
-        let mut tasks = lock(&self.tasks);
+        let mut tasks = self.tasks.lock();
         tasks.retain(|t| !t.is_finished());
         tasks.push(handle.abort_handle());
     }
@@ -154,10 +150,10 @@ impl Shared {
         match modern_version {
             Some(version) => insert(&mut headers, VERSION_HEADER, version),
             None => {
-                if let Some(id) = lock(&self.session_id).as_deref() {
+                if let Some(id) = self.session_id.lock().as_deref() {
                     insert(&mut headers, SESSION_HEADER, id);
                 }
-                if let Some(version) = lock(&self.legacy_version).as_deref() {
+                if let Some(version) = self.legacy_version.lock().as_deref() {
                     insert(&mut headers, VERSION_HEADER, version);
                 }
             }
@@ -187,7 +183,7 @@ impl Shared {
         }
         if method == "tools/call"
             && let Some(tool) = field("name")
-            && let Some(annotated) = lock(&self.tool_headers).get(tool)
+            && let Some(annotated) = self.tool_headers.lock().get(tool)
         {
             let arguments = params
                 .and_then(|p| p.get("arguments"))
@@ -210,13 +206,13 @@ impl Shared {
         let request_id = match &message {
             Message::Request(request) => {
                 if request.method == "initialize" {
-                    *lock(&self.initialize_id) = Some(request.id.clone());
+                    *self.initialize_id.lock() = Some(request.id.clone());
                     // A new handshake starts a new session.
-                    lock(&self.session_id).take();
-                    lock(&self.legacy_version).take();
+                    self.session_id.lock().take();
+                    self.legacy_version.lock().take();
                 }
                 if request.method == "tools/list" {
-                    lock(&self.tool_list_ids).insert(request.id.clone());
+                    self.tool_list_ids.lock().insert(request.id.clone());
                 }
                 Some(request.id.clone())
             }
@@ -256,13 +252,13 @@ impl Shared {
         let status = response.status();
         if status.is_success() {
             if request_id.is_some()
-                && request_id == *lock(&self.initialize_id)
+                && request_id == *self.initialize_id.lock()
                 && let Some(id) = response
                     .headers()
                     .get(SESSION_HEADER)
                     .and_then(|v| v.to_str().ok())
             {
-                *lock(&self.session_id) = Some(id.to_owned());
+                *self.session_id.lock() = Some(id.to_owned());
             }
             if body::is_event_stream(&response) {
                 let shared = Arc::clone(self);
@@ -307,7 +303,7 @@ impl Shared {
             return Ok(());
         }
         if status == reqwest::StatusCode::NOT_FOUND && sent_session {
-            lock(&self.session_id).take();
+            self.session_id.lock().take();
             return Err(TransportError::SessionExpired {
                 server: self.server().to_owned(),
             });
@@ -320,20 +316,20 @@ impl Shared {
         let Message::Response(response) = message else {
             return;
         };
-        if lock(&self.initialize_id).as_ref() == Some(&response.id)
+        if self.initialize_id.lock().as_ref() == Some(&response.id)
             && let Ok(Some(version)) = response.result.member::<String>("protocolVersion")
         {
-            *lock(&self.legacy_version) = Some(version);
+            *self.legacy_version.lock() = Some(version);
         }
-        if lock(&self.tool_list_ids).remove(&response.id) {
+        if self.tool_list_ids.lock().remove(&response.id) {
             let learned = param_headers::filter_tools_list(self.server(), &mut response.result);
-            lock(&self.tool_headers).extend(learned);
+            self.tool_headers.lock().extend(learned);
         }
     }
 
     async fn deliver(&self, mut message: Message) {
         self.observe(&mut message);
-        let sender = lock(&self.inbound).clone();
+        let sender = self.inbound.lock().clone();
         if let Some(sender) = sender
             && sender.send(message).await.is_err()
         {
@@ -499,9 +495,9 @@ impl Shared {
             return Ok(());
         }
         self.abort_tasks();
-        lock(&self.inbound).take();
+        self.inbound.lock().take();
         self.closing.cancel();
-        let session = lock(&self.session_id).take();
+        let session = self.session_id.lock().take();
         if session.is_some() {
             let mut headers = self.base_headers(None).unwrap_or_default();
             if let Some(id) = session.as_deref() {

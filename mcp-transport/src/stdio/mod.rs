@@ -11,8 +11,8 @@ mod config;
 mod process;
 mod stderr;
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -110,14 +110,11 @@ impl StdioTransport {
 
     /// The lines of stdout that were skipped (noise, invalid UTF-8, too long).
     pub fn skipped(&self) -> SkipLog {
-        self.skipped
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.skipped.lock().clone()
     }
 
     fn exited_error(&self) -> Option<TransportError> {
-        let exited = self.exited.lock().unwrap_or_else(|p| p.into_inner());
+        let exited = self.exited.lock();
         exited
             .as_ref()
             .map(|(status, tail)| TransportError::Exited {
@@ -149,16 +146,12 @@ impl StdioTransport {
                 self.process.shutdown(Duration::ZERO, self.term_grace).await
             }
         };
-        let task = self
-            .stderr_task
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let task = self.stderr_task.lock().take();
         if let Some(task) = task {
             let _ = tokio::time::timeout(STDERR_WAIT, task).await;
         }
         let tail = self.stderr.for_error();
-        let mut exited = self.exited.lock().unwrap_or_else(|p| p.into_inner());
+        let mut exited = self.exited.lock();
         exited.get_or_insert((status, tail));
     }
 
@@ -185,10 +178,7 @@ impl StdioTransport {
                 }
                 Some(Ok(NdjsonFrame::Skipped(line))) => {
                     tracing::warn!(server = %self.name, reason = %line.reason, line = %self.stderr.masker().mask(&line.preview), "skipping a line on stdout");
-                    self.skipped
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .record(&line);
+                    self.skipped.lock().record(&line);
                 }
                 Some(Err(error)) => {
                     tracing::debug!(server = %self.name, %error, "reading stdout failed");
@@ -245,11 +235,7 @@ impl Transport for StdioTransport {
             .shutdown(self.shutdown_grace, self.term_grace)
             .await;
         tracing::debug!(server = %self.name, %status, "stopped");
-        let task = self
-            .stderr_task
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let task = self.stderr_task.lock().take();
         if let Some(task) = task {
             if tokio::time::timeout(STDERR_WAIT, &mut Box::pin(task))
                 .await
@@ -268,12 +254,7 @@ impl Transport for StdioTransport {
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        if let Some(task) = self
-            .stderr_task
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
+        if let Some(task) = self.stderr_task.lock().take() {
             task.abort();
         }
     }

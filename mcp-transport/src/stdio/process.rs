@@ -1,8 +1,8 @@
 //! The child process: spawning it in its own process group, and shutting the
 //! whole group down (close stdin, wait, SIGTERM, wait, SIGKILL), always reaping.
 
+use parking_lot::Mutex;
 use std::process::Stdio;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
@@ -103,10 +103,7 @@ impl Process {
 
     /// The exit status, once known.
     pub(crate) fn status(&self) -> Option<ExitStatus> {
-        self.status
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.status.lock().clone()
     }
 
     /// Sends a signal to the whole process group; a group that is gone is fine.
@@ -127,7 +124,7 @@ impl Process {
             Ok(Err(_)) => ExitStatus::Unknown,
             Err(_) => return None,
         };
-        *self.status.lock().unwrap_or_else(|p| p.into_inner()) = Some(status.clone());
+        *self.status.lock() = Some(status.clone());
         Some(status)
     }
 

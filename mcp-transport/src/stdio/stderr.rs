@@ -3,7 +3,9 @@
 //! prints the API key it was given shows `***`.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
@@ -38,7 +40,7 @@ impl StderrTail {
     }
 
     fn push(&self, chunk: &[u8]) {
-        let mut bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut bytes = self.bytes.lock();
         let chunk = &chunk[chunk.len().saturating_sub(TAIL_CAPACITY)..];
         let overflow = (bytes.len() + chunk.len()).saturating_sub(TAIL_CAPACITY);
         bytes.drain(..overflow);
@@ -48,7 +50,7 @@ impl StderrTail {
     /// All that is kept (up to 64 KiB), lossily decoded and masked.
     pub fn text(&self) -> String {
         let all = {
-            let bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+            let bytes = self.bytes.lock();
             let (a, b) = bytes.as_slices();
             let mut all = Vec::with_capacity(a.len() + b.len());
             all.extend_from_slice(a);

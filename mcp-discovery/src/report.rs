@@ -1,5 +1,6 @@
 //! What discovery found: one [`ServerReport`] per configured server, and the
-//! [`DiscoveryReport`] of a whole run.
+//! [`DiscoveryReport`] of a whole run. Discovery writes them, the cache
+//! stores them, the catalog and the hub read them.
 //!
 //! The JSON form (serde, camelCase) is what `mcp-cli discover --json` prints.
 //! Items (tools, resources, templates, prompts) are kept exactly as the
@@ -7,7 +8,7 @@
 //! writing one (to the cache, to `--json` output) writes each item's text as is.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use mcp_protocol::RawJson;
 use mcp_protocol::version::Era;
@@ -15,6 +16,7 @@ use mcp_transport::secret::Masker;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::clock::{millis, now_ms};
 use crate::session::{ListKind, SessionError};
 
 /// How a server came out of discovery.
@@ -255,18 +257,6 @@ impl DiscoveryReport {
     pub fn server(&self, name: &str) -> Option<&ServerReport> {
         self.servers.iter().find(|report| report.name == name)
     }
-}
-
-/// Milliseconds of a duration, saturating.
-pub(crate) fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, millis)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use comfy_table::{ContentArrangement, Table};
 use mcp_discovery::catalog::Catalog;
 use mcp_discovery::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcp_discovery::session::ListKind;
-use mcp_discovery::{JsonView, RawJson};
+use mcp_discovery::{JsonView, RawJson, ResourceView};
 use serde_json::Value;
 
 use crate::columns::{self, Layout};
@@ -195,15 +195,10 @@ fn item_texts(kind: ListKind, item: JsonView<'_>) -> (String, String) {
             (prompt_signature(&prompt), first_line(prompt.description))
         }
         ListKind::Resources | ListKind::ResourceTemplates => {
-            let uri_key = if kind == ListKind::Resources {
-                "uri"
-            } else {
-                "uriTemplate"
-            };
-            let [uri, title, name, mime_type] = item.pick([uri_key, "title", "name", "mimeType"]);
+            let resource = ResourceView::read(item, kind == ListKind::ResourceTemplates);
             (
-                text_or(uri, "?").into_owned(),
-                label(title.or(name), mime_type),
+                text_or(resource.uri, "?").into_owned(),
+                label(resource.title.or(resource.name), resource.mime_type),
             )
         }
     };

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_protocol::{JsonView, RawJson};
+use mcp_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
 use serde::Serialize;
 
 use crate::report::{ServerReport, ServerStatus, StatusSummary};
@@ -106,22 +106,16 @@ impl Catalog {
 /// The own name of an item: `name`, else the URI (template), else `?`.
 /// Reads only those members; the rest of the item is skipped, not parsed.
 pub fn item_name(kind: ListKind, item: &RawJson) -> String {
-    let item = JsonView::of(item);
     // A member of another type counts as absent; a repeated one, the last counts.
-    let (name, fallback) = match kind {
-        ListKind::Tools | ListKind::Prompts => (item.get("name"), None),
-        ListKind::Resources => {
-            let [name, uri] = item.pick(["name", "uri"]);
-            (name, uri)
-        }
-        ListKind::ResourceTemplates => {
-            let [name, uri_template] = item.pick(["name", "uriTemplate"]);
-            (name, uri_template)
+    let name = match kind {
+        ListKind::Tools => ToolView::of(item).name(),
+        ListKind::Prompts => PromptView::of(item).name(),
+        ListKind::Resources | ListKind::ResourceTemplates => {
+            ResourceView::read(JsonView::of(item), kind == ListKind::ResourceTemplates)
+                .name_or_uri()
         }
     };
-    name.and_then(JsonView::as_str)
-        .or_else(|| fallback.and_then(JsonView::as_str))
-        .map_or_else(|| "?".to_owned(), Cow::into_owned)
+    name.map_or_else(|| "?".to_owned(), Cow::into_owned)
 }
 
 /// The server part of a namespaced name: characters a tool name may not hold become `_`.

@@ -60,5 +60,7 @@ pub mod session;
 /// Secret types and the masker ([`mcp_transport::secret`]).
 pub use mcp_transport::secret;
 
-/// Items, results and schemas are kept as the server sent them; this is their type.
-pub use mcp_protocol::{JsonView, RawJson};
+/// Items, results and schemas are kept as the server sent them ([`RawJson`]),
+/// read part by part through borrowed views ([`JsonView`], and [`ToolView`],
+/// [`PromptView`], [`ResourceView`] for items).
+pub use mcp_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};

@@ -23,4 +23,4 @@ pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{
     ErrorResponse, Incoming, Message, MessageError, Notification, Request, RequestId, Response,
 };
-pub use raw::{JsonView, RawJson, RawPage};
+pub use raw::{JsonView, PromptView, RawJson, RawPage, ResourceView, ToolView};

@@ -9,6 +9,10 @@ use serde::de::DeserializeOwned;
 pub trait RequestMethod {
     /// The method name, such as `tools/list`.
     const METHOD: &'static str;
+    /// Whether sending it twice has the effect of sending it once, so a
+    /// request that may already have reached the server can be sent again
+    /// (lists, reads, `ping`). `tools/call` is not: a tool may act.
+    const IDEMPOTENT: bool;
     /// The params type.
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
     /// The result type.
@@ -21,35 +25,4 @@ pub trait NotificationMethod {
     const METHOD: &'static str;
     /// The params type.
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
-}
-
-/// Builds a JSON-RPC request for a typed method.
-pub fn request<M: RequestMethod>(
-    id: crate::RequestId,
-    params: &M::Params,
-) -> Result<crate::Request, serde_json::Error> {
-    Ok(crate::Request {
-        id,
-        method: M::METHOD.to_owned(),
-        params: Some(serde_json::to_value(params)?),
-    })
-}
-
-/// Builds a JSON-RPC notification for a typed method.
-pub fn notification<M: NotificationMethod>(
-    params: &M::Params,
-) -> Result<crate::Notification, serde_json::Error> {
-    let params = serde_json::to_value(params)?;
-    let empty = params.as_object().is_some_and(serde_json::Map::is_empty);
-    Ok(crate::Notification {
-        method: M::METHOD.to_owned(),
-        params: (!empty).then_some(params),
-    })
-}
-
-/// Decodes a raw result into a typed method's result.
-pub fn decode_result<M: RequestMethod>(
-    result: serde_json::Value,
-) -> Result<M::Result, serde_json::Error> {
-    serde_json::from_value(result)
 }

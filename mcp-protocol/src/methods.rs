@@ -2,8 +2,10 @@
 //!
 //! ```
 //! use mcp_protocol::method::RequestMethod;
-//! use mcp_protocol::methods::ListTools;
+//! use mcp_protocol::methods::{CallTool, ListTools, is_idempotent};
 //! assert_eq!(ListTools::METHOD, "tools/list");
+//! assert!(ListTools::IDEMPOTENT && !CallTool::IDEMPOTENT);
+//! assert!(is_idempotent("resources/read") && !is_idempotent("tools/call"));
 //! ```
 
 use crate::method::{NotificationMethod, RequestMethod};
@@ -19,12 +21,16 @@ use crate::types::{
 
 macro_rules! request {
     ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty) => {
+        request!($(#[$doc])* $name, $method, $params, $result, idempotent = true);
+    };
+    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty, idempotent = $idempotent:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum $name {}
 
         impl RequestMethod for $name {
             const METHOD: &'static str = $method;
+            const IDEMPOTENT: bool = $idempotent;
             type Params = $params;
             type Result = $result;
         }
@@ -61,8 +67,9 @@ request!(
     ListTools, "tools/list", PaginatedParams, ListToolsResult
 );
 request!(
-    /// `tools/call`.
-    CallTool, "tools/call", CallToolParams, CallToolResult
+    /// `tools/call`. Not idempotent: a tool may act, so a call that may have
+    /// reached the server is never sent again.
+    CallTool, "tools/call", CallToolParams, CallToolResult, idempotent = false
 );
 request!(
     /// `resources/list`.
@@ -110,11 +117,11 @@ request!(
 );
 request!(
     /// `sampling/createMessage`, from server to client.
-    CreateMessage, "sampling/createMessage", CreateMessageParams, CreateMessageResult
+    CreateMessage, "sampling/createMessage", CreateMessageParams, CreateMessageResult, idempotent = false
 );
 request!(
     /// `elicitation/create`, from server to client.
-    Elicit, "elicitation/create", ElicitParams, ElicitResult
+    Elicit, "elicitation/create", ElicitParams, ElicitResult, idempotent = false
 );
 
 notification!(
@@ -158,5 +165,59 @@ notification!(
     SubscriptionsAcknowledged, "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedParams
 );
 
+/// Whether the request method named `method` is idempotent; unknown methods are not.
+pub fn is_idempotent(method: &str) -> bool {
+    matches!(
+        method,
+        Initialize::METHOD
+            | Ping::METHOD
+            | Discover::METHOD
+            | ListTools::METHOD
+            | ListResources::METHOD
+            | ListResourceTemplates::METHOD
+            | ReadResource::METHOD
+            | Subscribe::METHOD
+            | Unsubscribe::METHOD
+            | ListPrompts::METHOD
+            | GetPrompt::METHOD
+            | Complete::METHOD
+            | SetLevel::METHOD
+            | SubscriptionsListen::METHOD
+            | ListRoots::METHOD
+    )
+}
+
 /// The `tasks/*` methods (2025-11-25, experimental) a client must recognise and may refuse.
 pub const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agrees<M: RequestMethod>() {
+        assert_eq!(is_idempotent(M::METHOD), M::IDEMPOTENT, "{}", M::METHOD);
+    }
+
+    #[test]
+    fn idempotency_by_name_agrees_with_the_types() {
+        agrees::<Initialize>();
+        agrees::<Ping>();
+        agrees::<Discover>();
+        agrees::<ListTools>();
+        agrees::<CallTool>();
+        agrees::<ListResources>();
+        agrees::<ListResourceTemplates>();
+        agrees::<ReadResource>();
+        agrees::<Subscribe>();
+        agrees::<Unsubscribe>();
+        agrees::<ListPrompts>();
+        agrees::<GetPrompt>();
+        agrees::<Complete>();
+        agrees::<SetLevel>();
+        agrees::<SubscriptionsListen>();
+        agrees::<ListRoots>();
+        agrees::<CreateMessage>();
+        agrees::<Elicit>();
+        assert!(!is_idempotent("x-vendor/do-something"));
+    }
+}

@@ -6,6 +6,30 @@ use mcp_protocol::ErrorObject;
 
 use crate::secret::Masker;
 
+/// Whether a request reached the server, which decides whether it may be
+/// sent again: one that was never sent may always be; one that may have run
+/// only when the method is idempotent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// It never left (no connection, the process was gone, the session was
+    /// closed or expired): it cannot have run.
+    NotSent,
+    /// It was sent (or may have been), then the connection was lost before
+    /// an answer: it may have run.
+    Lost,
+    /// The server answered with an error (JSON-RPC, or an HTTP status).
+    Answered,
+    /// It was sent and no answer came in time: it may have run.
+    TimedOut,
+}
+
+impl Delivery {
+    /// Whether the server may have acted on the request.
+    pub fn may_have_run(self) -> bool {
+        matches!(self, Delivery::Lost | Delivery::TimedOut)
+    }
+}
+
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -78,9 +102,21 @@ pub enum TransportError {
         #[source]
         source: std::io::Error,
     },
-    /// The TCP connection was refused or reset.
+    /// No connection could be made (refused, unreachable, DNS, TLS): the
+    /// message was never sent.
     #[error("server '{server}': cannot connect to {url}: {reason}")]
     Connect {
+        /// The server's name.
+        server: String,
+        /// The URL, without credentials.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The connection broke while the message was being sent or its answer
+    /// awaited (reset, closed early): the server may have received it.
+    #[error("server '{server}': the connection to {url} broke off: {reason}")]
+    Interrupted {
         /// The server's name.
         server: String,
         /// The URL, without credentials.
@@ -122,6 +158,19 @@ pub enum TransportError {
         rpc_error: Option<Box<ErrorObject>>,
         /// The start of the body, when it is not JSON-RPC (bounded).
         body: String,
+    },
+    /// The server redirected to another origin. Redirects are followed within
+    /// the server's origin only, so credentials never reach another host.
+    #[error(
+        "server '{server}': the server redirected (HTTP {status}) to another origin, {origin}; cross-origin redirects are not followed, so credentials never leave the server's origin"
+    )]
+    CrossOriginRedirect {
+        /// The server's name.
+        server: String,
+        /// The redirect's status.
+        status: u16,
+        /// The origin it pointed to (masked).
+        origin: String,
     },
     /// The peer broke the wire protocol (bad content type, bad SSE, bad JSON where JSON was required).
     #[error("server '{server}': protocol error: {reason}")]
@@ -168,6 +217,15 @@ impl TransportError {
                 url: mask(url),
                 reason: mask(reason),
             },
+            TransportError::Interrupted {
+                server,
+                url,
+                reason,
+            } => TransportError::Interrupted {
+                server,
+                url: mask(url),
+                reason: mask(reason),
+            },
             TransportError::Http {
                 server,
                 status,
@@ -178,6 +236,15 @@ impl TransportError {
                 status,
                 rpc_error: rpc_error.map(|error| Box::new(masker.mask_error_object(*error))),
                 body: mask(body),
+            },
+            TransportError::CrossOriginRedirect {
+                server,
+                status,
+                origin,
+            } => TransportError::CrossOriginRedirect {
+                server,
+                status,
+                origin: mask(origin),
             },
             TransportError::Protocol { server, reason } => TransportError::Protocol {
                 server,
@@ -210,14 +277,46 @@ impl TransportError {
         )
     }
 
-    /// Whether a caller may retry the same message later.
+    /// Whether the same message may succeed if sent again later: no
+    /// connection (refused, reset), HTTP 429, 502, 503 and 504, an expired
+    /// session (once re-initialized). Whether it *may* be sent again also
+    /// depends on [`delivery`](Self::delivery) and on the method.
     pub fn is_retryable(&self) -> bool {
         match self {
             TransportError::Connect { .. }
-            | TransportError::Timeout { .. }
-            | TransportError::RateLimited { .. } => true,
-            TransportError::Http { status, .. } => *status >= 500,
+            | TransportError::Interrupted { .. }
+            | TransportError::RateLimited { .. }
+            | TransportError::SessionExpired { .. } => true,
+            TransportError::Http { status, .. } => matches!(status, 502..=504),
             _ => false,
+        }
+    }
+
+    /// What a failed `send` means for the message: whether it can have
+    /// reached the server.
+    pub fn delivery(&self) -> Delivery {
+        match self {
+            TransportError::Spawn { .. }
+            | TransportError::Connect { .. }
+            | TransportError::Closed { .. }
+            | TransportError::Config { .. }
+            | TransportError::SessionExpired { .. }
+            // A write to a process that is gone fails before anything is read.
+            | TransportError::Exited { .. } => Delivery::NotSent,
+            TransportError::Interrupted { .. } | TransportError::Io { .. } => Delivery::Lost,
+            TransportError::Timeout { .. } => Delivery::TimedOut,
+            TransportError::RateLimited { .. }
+            | TransportError::Http { .. }
+            | TransportError::CrossOriginRedirect { .. }
+            | TransportError::Protocol { .. } => Delivery::Answered,
+        }
+    }
+
+    /// How long the server asked us to wait before trying again (HTTP 429 `Retry-After`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            TransportError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
         }
     }
 }

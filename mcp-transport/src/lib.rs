@@ -11,6 +11,7 @@
 //! | [`stdio`] | the child-process transport |
 //! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
 //! | [`memory`] | an in-memory duplex, for tests and in-process servers |
+//! | [`trace`] | the wire trace: [`trace::TracedTransport`] and the HTTP observer events |
 //! | [`secret`] | secret types and the [`secret::Masker`] every outside text passes through |
 //! | [`error`] | [`TransportError`] |
 //!
@@ -27,6 +28,9 @@
 //!   means the connection is gone.
 //! - `close` is idempotent and releases everything; dropping must release it too.
 //! - `describe` names the connection for logs, without secrets.
+//! - A transport that knows a request's answer will never come (a response
+//!   stream broke and cannot be resumed) yields [`lost_answer`] for it from
+//!   `receive`, so the session fails or re-issues it at once.
 //!
 //! For a byte stream, [`codec::ndjson::NdjsonCodec`] with `tokio_util`'s
 //! `FramedRead`/`FramedWrite` does the framing; `examples/tcp_transport.rs` is
@@ -58,8 +62,9 @@ pub mod http;
 pub mod memory;
 pub mod secret;
 pub mod stdio;
+pub mod trace;
 pub mod transport;
 
-pub use error::{ExitStatus, TransportError};
+pub use error::{Delivery, ExitStatus, TransportError};
 pub use memory::MemoryTransport;
-pub use transport::Transport;
+pub use transport::{LOST_ANSWER_CODE, Transport, is_lost_answer, lost_answer};

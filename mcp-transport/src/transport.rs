@@ -84,3 +84,35 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
         (**self).describe()
     }
 }
+
+/// The code of the error answer a transport makes up for a request whose
+/// real answer it knows will never come (see [`lost_answer`]).
+pub const LOST_ANSWER_CODE: i64 = -32099;
+/// The `data` member that marks a made-up answer, so a server's own -32099 is never mistaken for one.
+const LOST_ANSWER_MARK: &str = "io.mcp-discovery/lost-answer";
+
+/// An error answer to request `id`, made up by a transport that knows the
+/// real answer will never come: a response stream broke before it and
+/// cannot be resumed. The session fails the request at once (as "sent, then
+/// the connection was lost") instead of waiting out its timeout, and re-issues
+/// it when it is idempotent. A transport yields it from `receive`.
+pub fn lost_answer(id: mcp_protocol::RequestId, reason: impl Into<String>) -> Message {
+    Message::Error(mcp_protocol::ErrorResponse {
+        id: Some(id),
+        error: mcp_protocol::ErrorObject {
+            code: mcp_protocol::ErrorCode(LOST_ANSWER_CODE),
+            message: reason.into(),
+            data: Some(serde_json::json!({ LOST_ANSWER_MARK: true })),
+        },
+    })
+}
+
+/// Whether an error answer was made up by [`lost_answer`].
+pub fn is_lost_answer(error: &mcp_protocol::ErrorObject) -> bool {
+    error.code == mcp_protocol::ErrorCode(LOST_ANSWER_CODE)
+        && error
+            .data
+            .as_ref()
+            .and_then(|data| data.get(LOST_ANSWER_MARK))
+            .is_some_and(|mark| mark == &serde_json::Value::Bool(true))
+}

@@ -297,8 +297,17 @@ async fn credentials_never_follow_a_redirect_to_another_origin() {
         StreamableHttpTransport::new(config.clone(), &HttpClient::new().unwrap()).unwrap();
     let error = transport.send(ping(1)).await.unwrap_err();
     assert!(
-        matches!(error, TransportError::Http { status: 307, .. }),
+        matches!(
+            &error,
+            TransportError::CrossOriginRedirect { status: 307, origin, .. } if origin.starts_with("http://127.0.0.1:")
+        ),
         "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("redirected (HTTP 307) to another origin, http://127.0.0.1:")
+            && message.contains("cross-origin redirects are not followed"),
+        "{message}"
     );
     assert!(
         other.seen().is_empty(),

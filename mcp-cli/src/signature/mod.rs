@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use mcp_discovery::JsonView;
+pub use mcp_discovery::{JsonView, PromptView, ToolView};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -15,56 +15,6 @@ use schema::{Kind, Parameters, PropertyType};
 
 /// The longest signature shown before it is cut with `…`.
 const MAX_LEN: usize = 120;
-
-/// The members of a tool that its line shows, read in one pass.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolView<'a> {
-    /// `name`.
-    pub name: Option<JsonView<'a>>,
-    /// `description`.
-    pub description: Option<JsonView<'a>>,
-    /// `inputSchema`.
-    pub input_schema: Option<JsonView<'a>>,
-    /// `outputSchema`.
-    pub output_schema: Option<JsonView<'a>>,
-}
-
-impl<'a> ToolView<'a> {
-    /// Reads the members of `tool` (all `None` when it is not an object).
-    pub fn read(tool: JsonView<'a>) -> Self {
-        let [name, description, input_schema, output_schema] =
-            tool.pick(["name", "description", "inputSchema", "outputSchema"]);
-        Self {
-            name,
-            description,
-            input_schema,
-            output_schema,
-        }
-    }
-}
-
-/// The members of a prompt that its line shows, read in one pass.
-#[derive(Debug, Clone, Copy)]
-pub struct PromptView<'a> {
-    /// `name`.
-    pub name: Option<JsonView<'a>>,
-    /// `description`.
-    pub description: Option<JsonView<'a>>,
-    /// `arguments`.
-    pub arguments: Option<JsonView<'a>>,
-}
-
-impl<'a> PromptView<'a> {
-    /// Reads the members of `prompt` (all `None` when it is not an object).
-    pub fn read(prompt: JsonView<'a>) -> Self {
-        let [name, description, arguments] = prompt.pick(["name", "description", "arguments"]);
-        Self {
-            name,
-            description,
-            arguments,
-        }
-    }
-}
 
 /// The text of a string member, or `fallback` when it is missing or not a string.
 pub fn text_or<'a>(member: Option<JsonView<'a>>, fallback: &'a str) -> Cow<'a, str> {

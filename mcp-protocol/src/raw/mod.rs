@@ -22,8 +22,10 @@
 //! Equality is equality of the text: `{"a":1}` and `{ "a": 1 }` differ. Use
 //! [`to_value`](RawJson::to_value) to compare meanings.
 
+mod item;
 mod page;
 mod view;
+pub use item::{PromptView, ResourceView, ToolView};
 pub use page::RawPage;
 pub use view::JsonView;
 

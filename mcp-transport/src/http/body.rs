@@ -34,16 +34,29 @@ pub(crate) fn request_error(
     error: reqwest::Error,
     timeout: Duration,
 ) -> TransportError {
-    if error.is_timeout() {
+    // A connect timeout is a connection that never came: the message was never sent.
+    if error.is_timeout() && !error.is_connect() {
         return TransportError::Timeout {
             server: config.name.clone(),
             after: timeout,
         };
     }
-    TransportError::Connect {
-        server: config.name.clone(),
-        url: config.display_url(),
-        reason: config.masker.mask_string(error_chain(error)),
+    let connect = error.is_connect();
+    let server = config.name.clone();
+    let url = config.display_url();
+    let reason = config.masker.mask_string(error_chain(error));
+    if connect {
+        TransportError::Connect {
+            server,
+            url,
+            reason,
+        }
+    } else {
+        TransportError::Interrupted {
+            server,
+            url,
+            reason,
+        }
     }
 }
 

@@ -20,6 +20,7 @@ pub use streamable::StreamableHttpTransport;
 
 use crate::error::TransportError;
 use crate::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
+use crate::trace::Tracer;
 
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,6 +48,9 @@ pub struct HttpConfig {
     /// Masks known secrets in every text this transport passes on from the
     /// server or the HTTP library (error bodies, error messages, logs).
     pub masker: Masker,
+    /// Where HTTP events (status, content type, session id, challenges,
+    /// redirects, SSE event ids) are reported: the observer hook of the trace.
+    pub tracer: Option<Tracer>,
     /// How long one HTTP exchange may take before its response headers arrive.
     pub request_timeout: Duration,
     /// Whether to open the GET stream for server-initiated messages after the legacy handshake.
@@ -66,6 +70,7 @@ impl HttpConfig {
             headers: Vec::new(),
             bearer_token: None,
             masker: Masker::default(),
+            tracer: None,
             request_timeout: Duration::from_secs(60),
             open_get_stream: true,
             max_message_len: crate::codec::sse::DEFAULT_MAX_EVENT_LEN,

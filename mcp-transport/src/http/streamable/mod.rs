@@ -1,35 +1,40 @@
 //! The Streamable HTTP client transport, for both eras.
 //!
 //! Each message is its own POST. Answers come back as a JSON body or as an SSE
-//! stream, which a spawned task pumps into the inbound queue. Legacy sessions
-//! (`Mcp-Session-Id`), the protocol version header, the GET stream and SSE
-//! resumption are handled here; so are the modern `Mcp-Method`, `Mcp-Name`
-//! and `Mcp-Param-*` headers, whose `x-mcp-header` annotations are learned
-//! from the `tools/list` results that pass through.
+//! stream, which a spawned task pumps into the inbound queue. What a message
+//! carries and what a response means is decided by the I/O-free state
+//! machine in [`state`]; this module only moves bytes: the POST, the GET
+//! stream for server-initiated messages, SSE resumption with
+//! `Last-Event-ID`, and the DELETE that ends a session.
+//!
+//! Failing at once: a 2xx reply that is neither JSON nor an event stream (a
+//! login page, a proxy's HTML), a JSON body that does not parse, a redirect
+//! to another origin, and a session id that cannot be sent back are errors
+//! of the `send` that met them, naming the cause. A response stream that
+//! breaks before its answer and cannot be resumed yields a
+//! [`lost_answer`](crate::lost_answer) for that request at once.
 
-use std::collections::{HashMap, HashSet};
+mod state;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-use parking_lot::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_protocol::meta::RequestMeta;
 use mcp_protocol::{Message, RequestId};
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use parking_lot::Mutex;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::body::{self, SseStream};
-use super::param_headers::{self, ParamHeader};
 use super::{HttpClient, HttpConfig};
 use crate::error::TransportError;
-use crate::transport::Transport;
+use crate::trace::HttpEvent;
+use crate::transport::{Transport, lost_answer};
+use state::{Outgoing, ResponseClass, SESSION_HEADER, StreamableState};
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
 /// The wait before resuming a stream whose server named no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -39,6 +44,8 @@ const MAX_RETRY: Duration = Duration::from_secs(30);
 const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
 /// How long the DELETE on close may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How much of an unexpected body an error quotes.
+const QUOTED_BODY: usize = 200;
 
 /// State shared by the transport and its stream tasks.
 pub(crate) struct Shared {
@@ -46,11 +53,7 @@ pub(crate) struct Shared {
     url: url::Url,
     client: HttpClient,
     inbound: Mutex<Option<mpsc::Sender<Message>>>,
-    session_id: Mutex<Option<String>>,
-    legacy_version: Mutex<Option<String>>,
-    initialize_id: Mutex<Option<RequestId>>,
-    tool_list_ids: Mutex<HashSet<RequestId>>,
-    tool_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
+    state: Mutex<StreamableState>,
     tasks: Mutex<Vec<AbortHandle>>,
     closing: CancellationToken,
     get_stream_opened: AtomicBool,
@@ -85,11 +88,7 @@ impl StreamableHttpTransport {
                 url,
                 client: client.clone(),
                 inbound: Mutex::new(Some(inbound)),
-                session_id: Mutex::new(None),
-                legacy_version: Mutex::new(None),
-                initialize_id: Mutex::new(None),
-                tool_list_ids: Mutex::new(HashSet::new()),
-                tool_headers: Mutex::new(HashMap::new()),
+                state: Mutex::new(StreamableState::default()),
                 tasks: Mutex::new(Vec::new()),
                 closing: CancellationToken::new(),
                 get_stream_opened: AtomicBool::new(false),
@@ -102,7 +101,7 @@ impl StreamableHttpTransport {
 
     /// The legacy session id the server issued, if any.
     pub fn session_id(&self) -> Option<String> {
-        self.shared.session_id.lock().clone()
+        self.shared.state.lock().session_id().map(str::to_owned)
     }
 
     pub(crate) async fn send_message(&self, message: Message) -> Result<(), TransportError> {
@@ -131,6 +130,13 @@ impl Shared {
         }
     }
 
+    fn protocol_error(&self, reason: String) -> TransportError {
+        TransportError::Protocol {
+            server: self.server().to_owned(),
+            reason: self.config.masker.mask_string(reason),
+        }
+    }
+
     fn abort_tasks(&self) {
         for task in self.tasks.lock().drain(..) {
             task.abort();
@@ -144,87 +150,50 @@ impl Shared {
         tasks.push(handle.abort_handle());
     }
 
-    /// Headers every request carries: credentials, session id and protocol version.
-    fn base_headers(&self, modern_version: Option<&str>) -> Result<HeaderMap, TransportError> {
+    /// Credentials plus the protocol headers the state machine chose.
+    fn headers(&self, protocol: &[(String, String)]) -> Result<HeaderMap, TransportError> {
         let mut headers = self.config.credential_headers()?;
-        match modern_version {
-            Some(version) => insert(&mut headers, VERSION_HEADER, version),
-            None => {
-                if let Some(id) = self.session_id.lock().as_deref() {
-                    insert(&mut headers, SESSION_HEADER, id);
-                }
-                if let Some(version) = self.legacy_version.lock().as_deref() {
-                    insert(&mut headers, VERSION_HEADER, version);
-                }
-            }
+        for (name, value) in protocol {
+            insert(&mut headers, name, value);
         }
         Ok(headers)
     }
 
-    /// The modern per-message headers: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
-    fn modern_headers(&self, message: &Message, headers: &mut HeaderMap) {
-        let Some(method) = message.method() else {
+    /// Reports a response to the trace, if there is one.
+    fn observe_response(&self, method: &'static str, response: &reqwest::Response) {
+        let Some(tracer) = &self.config.tracer else {
             return;
         };
-        insert(headers, "mcp-method", method);
-        let params = message.params();
-        let field = |name: &str| params.and_then(|p| p.get(name)).and_then(|v| v.as_str());
-        let name = match method {
-            "tools/call" | "prompts/get" => field("name"),
-            "resources/read" => field("uri"),
-            _ => None,
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
         };
-        if let Some(name) = name {
-            insert(
-                headers,
-                "mcp-name",
-                &param_headers::encode_header_value(name),
-            );
-        }
-        if method == "tools/call"
-            && let Some(tool) = field("name")
-            && let Some(annotated) = self.tool_headers.lock().get(tool)
-        {
-            let arguments = params
-                .and_then(|p| p.get("arguments"))
-                .cloned()
-                .unwrap_or(serde_json::Value::Null);
-            for (header, value) in param_headers::param_header_values(annotated, &arguments) {
-                insert(headers, &header, &value);
-            }
-        }
+        let redirect = header(LOCATION).or_else(|| {
+            (response.url() != &self.url)
+                .then(|| crate::secret::redact_url(response.url().as_str()))
+        });
+        tracer.http(
+            self.server(),
+            HttpEvent::Response {
+                method,
+                status: response.status().as_u16(),
+                content_type: header(CONTENT_TYPE),
+                session_id: response.headers().contains_key(SESSION_HEADER),
+                www_authenticate: header(reqwest::header::WWW_AUTHENTICATE),
+                redirect,
+            },
+        );
     }
 
     async fn send(self: &Arc<Self>, message: Message) -> Result<(), TransportError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(self.closed_error());
         }
-        let modern_version = message
-            .params()
-            .and_then(RequestMeta::protocol_version_of)
-            .map(str::to_owned);
-        let request_id = match &message {
-            Message::Request(request) => {
-                if request.method == "initialize" {
-                    *self.initialize_id.lock() = Some(request.id.clone());
-                    // A new handshake starts a new session.
-                    self.session_id.lock().take();
-                    self.legacy_version.lock().take();
-                }
-                if request.method == "tools/list" {
-                    self.tool_list_ids.lock().insert(request.id.clone());
-                }
-                Some(request.id.clone())
-            }
-            _ => None,
-        };
-        let is_initialized =
-            matches!(&message, Message::Notification(n) if n.method == "notifications/initialized");
-        let mut headers = self.base_headers(modern_version.as_deref())?;
-        if modern_version.is_some() {
-            self.modern_headers(&message, &mut headers);
-        }
-        let sent_session = headers.contains_key(SESSION_HEADER);
+        let outgoing = self.state.lock().prepare(&message);
+        let mut headers = self.headers(&outgoing.headers)?;
         headers.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
@@ -244,29 +213,45 @@ impl Shared {
                     after: timeout,
                 });
             }
-            Ok(Err(error)) => {
-                return Err(body::request_error(&self.config, error, timeout));
-            }
+            Ok(Err(error)) => return Err(body::request_error(&self.config, error, timeout)),
             Ok(Ok(response)) => response,
         };
+        self.observe_response("POST", &response);
         let status = response.status();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let class = self
+            .state
+            .lock()
+            .classify(&outgoing, status.as_u16(), content_type.as_deref());
         if status.is_success() {
-            if request_id.is_some()
-                && request_id == *self.initialize_id.lock()
-                && let Some(id) = response
-                    .headers()
-                    .get(SESSION_HEADER)
-                    .and_then(|v| v.to_str().ok())
-            {
-                *self.session_id.lock() = Some(id.to_owned());
+            let session = response
+                .headers()
+                .get(SESSION_HEADER)
+                .map(|v| v.as_bytes().to_vec());
+            let adopted = self
+                .state
+                .lock()
+                .adopt_session(&outgoing, session.as_deref());
+            if let Err(reason) = adopted {
+                let _ =
+                    body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT).await;
+                return Err(self.protocol_error(reason));
             }
-            if body::is_event_stream(&response) {
+        }
+        match class {
+            ResponseClass::EventStream => {
                 let shared = Arc::clone(self);
-                let legacy = modern_version.is_none();
+                let request_id = outgoing.request_id.clone();
+                let legacy = outgoing.modern_version.is_none();
                 self.spawn(
                     async move { shared.pump_post_stream(response, request_id, legacy).await },
                 );
-            } else {
+            }
+            ResponseClass::Json => {
                 let bytes = tokio::time::timeout(
                     timeout,
                     body::read_bounded(self.server(), &mut response, self.config.max_message_len),
@@ -276,59 +261,120 @@ impl Shared {
                     server: self.server().to_owned(),
                     after: timeout,
                 })??;
-                for message in body::parse_messages(&self.config, bytes.into()) {
+                let messages = self.parse_answer(&outgoing, bytes.into())?;
+                for message in messages {
                     self.deliver(message).await;
                 }
             }
-            if is_initialized && modern_version.is_none() && self.config.open_get_stream {
-                self.open_get_stream().await;
+            ResponseClass::Unexpected { content_type } => {
+                let bytes =
+                    body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
+                        .await
+                        .unwrap_or_default();
+                let hint = if content_type == "text/html" {
+                    " (a login page, or a proxy's page?)"
+                } else {
+                    ""
+                };
+                return Err(self.protocol_error(format!(
+                    "expected JSON or an event stream, got {content_type}{hint}: {}",
+                    quote(&bytes)
+                )));
             }
-            return Ok(());
+            ResponseClass::SessionExpired => {
+                let _ =
+                    body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT).await;
+                self.state.lock().expire(&outgoing);
+                return Err(TransportError::SessionExpired {
+                    server: self.server().to_owned(),
+                });
+            }
+            ResponseClass::Error => {
+                let (error, answers) = self.status_error(response).await;
+                if answers.is_empty() {
+                    return Err(error);
+                }
+                // A JSON-RPC error that names its request is the server's answer: deliver it.
+                for answer in answers {
+                    self.deliver(answer).await;
+                }
+            }
         }
+        if outgoing.is_initialized
+            && outgoing.modern_version.is_none()
+            && self.config.open_get_stream
+        {
+            self.open_get_stream().await;
+        }
+        Ok(())
+    }
+
+    /// A failed status, and the JSON-RPC answers its body carries (to be
+    /// delivered instead of failing the send). A redirect to another origin
+    /// says so; anything else is the status.
+    async fn status_error(
+        &self,
+        mut response: reqwest::Response,
+    ) -> (TransportError, Vec<Message>) {
+        let status = response.status();
         let headers = response.headers().clone();
         let bytes: bytes::Bytes =
             body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
                 .await
                 .unwrap_or_default()
                 .into();
-        // A JSON-RPC error that names its request is the server's answer: deliver it.
         let answers: Vec<Message> = body::parse_messages(&self.config, bytes.clone())
             .into_iter()
             .filter(|m| m.response_id().is_some())
             .collect();
-        if !answers.is_empty() {
-            for answer in answers {
-                self.deliver(answer).await;
-            }
-            return Ok(());
-        }
-        if status == reqwest::StatusCode::NOT_FOUND && sent_session {
-            self.session_id.lock().take();
-            return Err(TransportError::SessionExpired {
-                server: self.server().to_owned(),
-            });
-        }
-        Err(body::status_error(&self.config, status, &headers, &bytes))
+        (self.status_cause(status, &headers, &bytes), answers)
     }
 
-    /// Watches what passes through: the negotiated version, and tool headers.
-    fn observe(&self, message: &mut Message) {
-        let Message::Response(response) = message else {
-            return;
-        };
-        if self.initialize_id.lock().as_ref() == Some(&response.id)
-            && let Ok(Some(version)) = response.result.member::<String>("protocolVersion")
+    fn status_cause(
+        &self,
+        status: reqwest::StatusCode,
+        headers: &HeaderMap,
+        bytes: &[u8],
+    ) -> TransportError {
+        if status.is_redirection()
+            && let Some(location) = headers.get(LOCATION).and_then(|v| v.to_str().ok())
+            && let Ok(target) = self.url.join(location)
+            && target.origin() != self.url.origin()
         {
-            *self.legacy_version.lock() = Some(version);
+            return TransportError::CrossOriginRedirect {
+                server: self.server().to_owned(),
+                status: status.as_u16(),
+                origin: self
+                    .config
+                    .masker
+                    .mask_string(target.origin().ascii_serialization()),
+            };
         }
-        if self.tool_list_ids.lock().remove(&response.id) {
-            let learned = param_headers::filter_tools_list(self.server(), &mut response.result);
-            self.tool_headers.lock().extend(learned);
+        body::status_error(&self.config, status, headers, bytes)
+    }
+
+    /// Reads the JSON answer to `outgoing`. A request's answer that is not
+    /// JSON, or not JSON-RPC, fails the send at once with the parse error.
+    fn parse_answer(
+        &self,
+        outgoing: &Outgoing,
+        bytes: bytes::Bytes,
+    ) -> Result<Vec<Message>, TransportError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Vec::new());
+        }
+        match mcp_protocol::Incoming::from_bytes(&bytes) {
+            Ok(incoming) => Ok(incoming.into_messages()),
+            Err(error) if outgoing.request_id.is_some() => Err(self.protocol_error(format!(
+                "the answer is not valid JSON-RPC ({error}): {}",
+                quote(&bytes)
+            ))),
+            Err(_) => Ok(body::parse_messages(&self.config, bytes)),
         }
     }
 
     async fn deliver(&self, mut message: Message) {
-        self.observe(&mut message);
+        self.state.lock().observe(self.server(), &mut message);
         let sender = self.inbound.lock().clone();
         if let Some(sender) = sender
             && sender.send(message).await.is_err()
@@ -349,6 +395,15 @@ impl Shared {
         loop {
             match stream.next().await {
                 Ok(Some(event)) => {
+                    if let Some(tracer) = &self.config.tracer {
+                        tracer.http(
+                            self.server(),
+                            HttpEvent::SseEvent {
+                                id: event.id.clone(),
+                                event: event.event.clone(),
+                            },
+                        );
+                    }
                     if let Some(id) = event.id {
                         *last_event_id = Some(id);
                     }
@@ -367,6 +422,7 @@ impl Shared {
                 }
                 Ok(None) => return answered,
                 Err(error) => {
+                    let error = body::error_chain(error);
                     tracing::debug!(server = %self.server(), %error, "SSE stream broke off");
                     return answered;
                 }
@@ -374,6 +430,9 @@ impl Shared {
         }
     }
 
+    /// Pumps a POST's response stream. If it ends before the answer, a
+    /// legacy stream is resumed with `Last-Event-ID` (when the server
+    /// supports it); otherwise the request's answer is reported lost at once.
     async fn pump_post_stream(
         self: Arc<Self>,
         response: reqwest::Response,
@@ -383,7 +442,7 @@ impl Shared {
         let mut stream = SseStream::new(response, self.config.max_message_len);
         let mut last_event_id = None;
         let mut retry = None;
-        let mut answered = self
+        let answered = self
             .read_events(
                 &mut stream,
                 request_id.as_ref(),
@@ -391,40 +450,74 @@ impl Shared {
                 &mut retry,
             )
             .await;
-        if request_id.is_none() || answered {
+        let Some(request_id) = request_id else {
+            return;
+        };
+        if answered || self.closed.load(Ordering::Acquire) {
             return;
         }
-        if !legacy {
-            tracing::warn!(server = %self.server(), "the response stream ended before the answer; the request will time out");
-            return;
-        }
-        for attempt in 1..=self.config.max_resumptions {
-            if self.closed.load(Ordering::Acquire) {
-                return;
+        let reason = if !legacy {
+            "the response stream ended before the answer".to_owned()
+        } else if last_event_id.is_none() {
+            "the response stream ended before the answer, and it had no event ids to resume from"
+                .to_owned()
+        } else {
+            match self.resume(&request_id, last_event_id, retry).await {
+                Resumed::Answered | Resumed::Closed => return,
+                Resumed::Failed(reason) => reason,
             }
+        };
+        tracing::debug!(server = %self.server(), %request_id, %reason, "the answer is lost");
+        self.deliver(lost_answer(request_id, reason)).await;
+    }
+
+    /// Resumes a broken legacy response stream until its answer comes, the
+    /// server says it cannot resume (no GET stream), or the attempts run out.
+    async fn resume(
+        &self,
+        request_id: &RequestId,
+        mut last_event_id: Option<String>,
+        mut retry: Option<Duration>,
+    ) -> Resumed {
+        for attempt in 1..=self.config.max_resumptions {
             tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)).await;
+            if self.closed.load(Ordering::Acquire) {
+                return Resumed::Closed;
+            }
             tracing::debug!(server = %self.server(), attempt, "resuming an SSE stream");
-            let Some(mut stream) = self.get_stream(last_event_id.as_deref()).await else {
-                continue;
+            let mut stream = match self.get_stream(last_event_id.as_deref()).await {
+                GetStream::Open(stream) => stream,
+                GetStream::NotOffered(status) => {
+                    return Resumed::Failed(format!(
+                        "the response stream broke before the answer, and the server cannot resume it (GET answered {status})"
+                    ));
+                }
+                GetStream::Failed => continue,
             };
-            answered = self
+            if self
                 .read_events(
                     &mut stream,
-                    request_id.as_ref(),
+                    Some(request_id),
                     &mut last_event_id,
                     &mut retry,
                 )
-                .await;
-            if answered {
-                return;
+                .await
+            {
+                return Resumed::Answered;
             }
         }
-        tracing::warn!(server = %self.server(), "gave up resuming a broken SSE stream");
+        Resumed::Failed(format!(
+            "the response stream broke before the answer and {} attempts to resume it failed",
+            self.config.max_resumptions
+        ))
     }
 
-    /// GETs the endpoint as an SSE stream; `None` when the server does not offer one.
-    async fn get_stream(&self, last_event_id: Option<&str>) -> Option<SseStream> {
-        let mut headers = self.base_headers(None).ok()?;
+    /// GETs the endpoint as an SSE stream.
+    async fn get_stream(&self, last_event_id: Option<&str>) -> GetStream {
+        let protocol = self.state.lock().get_headers();
+        let Ok(mut headers) = self.headers(&protocol) else {
+            return GetStream::Failed;
+        };
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         if let Some(id) = last_event_id {
             insert(&mut headers, LAST_EVENT_ID, id);
@@ -436,16 +529,25 @@ impl Shared {
                 Ok(Err(error)) => {
                     let error = body::error_chain(error);
                     tracing::debug!(server = %self.server(), %error, "GET stream failed");
-                    return None;
+                    return GetStream::Failed;
                 }
-                Err(_) => return None,
+                Err(_) => return GetStream::Failed,
             };
-        if !response.status().is_success() || !body::is_event_stream(&response) {
-            tracing::debug!(server = %self.server(), status = %response.status(), "no GET stream");
+        self.observe_response("GET", &response);
+        let status = response.status();
+        if !status.is_success() || !body::is_event_stream(&response) {
+            tracing::debug!(server = %self.server(), %status, "no GET stream");
             let _ = body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT).await;
-            return None;
+            return if status.is_client_error() || status.is_success() {
+                GetStream::NotOffered(status.as_u16())
+            } else {
+                GetStream::Failed
+            };
         }
-        Some(SseStream::new(response, self.config.max_message_len))
+        GetStream::Open(Box::new(SseStream::new(
+            response,
+            self.config.max_message_len,
+        )))
     }
 
     /// Opens the standalone GET stream once, after the legacy handshake. The first
@@ -455,9 +557,9 @@ impl Shared {
             return;
         }
         let first = match tokio::time::timeout(GET_STREAM_WAIT, self.get_stream(None)).await {
-            Ok(None) => return, // not offered (400, 404, 405)
-            Ok(Some(stream)) => Some(stream),
-            Err(_) => None,
+            Ok(GetStream::NotOffered(_)) => return, // not offered (400, 404, 405)
+            Ok(GetStream::Open(stream)) => Some(*stream),
+            Ok(GetStream::Failed) | Err(_) => None,
         };
         let shared = Arc::clone(self);
         self.spawn(async move { shared.run_get_stream(first).await });
@@ -470,11 +572,15 @@ impl Shared {
         while !self.closed.load(Ordering::Acquire) && failures <= self.config.max_resumptions {
             let current = match stream.take() {
                 Some(stream) => Some(stream),
-                None => self.get_stream(last_event_id.as_deref()).await,
+                None => match self.get_stream(last_event_id.as_deref()).await {
+                    GetStream::Open(stream) => Some(*stream),
+                    GetStream::NotOffered(_) => return,
+                    GetStream::Failed => None,
+                },
             };
             let Some(mut current) = current else {
                 if last_event_id.is_none() {
-                    return; // not offered
+                    return; // nothing to resume from
                 }
                 failures += 1;
                 tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)).await;
@@ -497,12 +603,13 @@ impl Shared {
         self.abort_tasks();
         self.inbound.lock().take();
         self.closing.cancel();
-        let session = self.session_id.lock().take();
+        let (session, protocol) = {
+            let mut state = self.state.lock();
+            let protocol = state.get_headers();
+            (state.end_session(), protocol)
+        };
         if session.is_some() {
-            let mut headers = self.base_headers(None).unwrap_or_default();
-            if let Some(id) = session.as_deref() {
-                insert(&mut headers, SESSION_HEADER, id);
-            }
+            let headers = self.headers(&protocol).unwrap_or_default();
             let delete = self
                 .client
                 .reqwest()
@@ -510,6 +617,7 @@ impl Shared {
                 .headers(headers);
             match tokio::time::timeout(DELETE_TIMEOUT, delete.send()).await {
                 Ok(Ok(mut response)) => {
+                    self.observe_response("DELETE", &response);
                     let _ =
                         body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
                             .await;
@@ -524,6 +632,40 @@ impl Shared {
             }
         }
         Ok(())
+    }
+}
+
+/// How resuming a broken stream ended.
+enum Resumed {
+    Answered,
+    Closed,
+    Failed(String),
+}
+
+/// What a GET for an event stream got.
+enum GetStream {
+    Open(Box<SseStream>),
+    /// The server does not offer one (a 4xx, or a 2xx that is not a stream).
+    NotOffered(u16),
+    /// A transient failure (no connection, 5xx, timeout).
+    Failed,
+}
+
+/// The start of a body, for an error message: lossy UTF-8 on one line, cut short.
+fn quote(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(QUOTED_BODY * 4)]);
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    if line.chars().count() > QUOTED_BODY {
+        let cut: String = line.chars().take(QUOTED_BODY).collect();
+        format!("{cut}…")
+    } else {
+        line
     }
 }
 

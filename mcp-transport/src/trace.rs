@@ -1,0 +1,432 @@
+//! The wire trace: every JSON-RPC message in and out, and what the HTTP
+//! transports see below them, as events a [`TraceSink`] records.
+//!
+//! [`TracedTransport`] wraps any [`Transport`] and reports each message with
+//! its time, server, direction and size, and for an answer how long after
+//! its request it came. The HTTP transports report each response's status,
+//! content type, session-id presence, `WWW-Authenticate` challenge and
+//! redirect, and each SSE event id, through the sink in their
+//! [`HttpConfig`](crate::http::HttpConfig) (the observer hook). Message texts
+//! are masked with the trace's [`Masker`] before any sink sees them.
+//!
+//! [`JsonLinesTrace`] writes events as JSON lines (`mcp-cli --trace FILE`).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use async_trait::async_trait;
+use mcp_protocol::{Message, RequestId};
+use parking_lot::Mutex;
+use serde_json::{Map, Value, json};
+
+use crate::error::TransportError;
+use crate::secret::Masker;
+use crate::transport::Transport;
+
+/// Messages larger than this are traced as a preview, not whole.
+pub const MAX_TRACED_MESSAGE: usize = 1024 * 1024;
+/// How many requests awaiting an answer a traced transport remembers for timing.
+const MAX_PENDING: usize = 10_000;
+
+/// Which way a message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From us to the server.
+    Out,
+    /// From the server to us.
+    In,
+}
+
+impl Direction {
+    /// `out` or `in`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Out => "out",
+            Direction::In => "in",
+        }
+    }
+}
+
+/// What the HTTP transports saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpEvent {
+    /// A response to one of our HTTP requests.
+    Response {
+        /// `POST`, `GET` or `DELETE`.
+        method: &'static str,
+        /// The status code.
+        status: u16,
+        /// The `Content-Type`, if any.
+        content_type: Option<String>,
+        /// Whether it carried an `Mcp-Session-Id`.
+        session_id: bool,
+        /// The `WWW-Authenticate` challenge of a 401 or 403, if any.
+        www_authenticate: Option<String>,
+        /// Where a redirect pointed (`Location`, masked), or where a followed
+        /// same-origin redirect ended.
+        redirect: Option<String>,
+    },
+    /// One server-sent event arrived.
+    SseEvent {
+        /// Its `id`, if any.
+        id: Option<String>,
+        /// Its `event` name, if any.
+        event: Option<String>,
+    },
+}
+
+/// One traced event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceEvent {
+    /// A JSON-RPC message.
+    Message {
+        /// The server.
+        server: String,
+        /// Which way.
+        direction: Direction,
+        /// Its size on the wire, in bytes.
+        size: usize,
+        /// For an answer: how long after its request it came.
+        elapsed: Option<Duration>,
+        /// The message, masked (a preview when over [`MAX_TRACED_MESSAGE`]).
+        text: String,
+        /// Whether `text` is only the start of the message.
+        truncated: bool,
+    },
+    /// An HTTP-level event.
+    Http {
+        /// The server.
+        server: String,
+        /// What happened.
+        event: HttpEvent,
+    },
+}
+
+impl TraceEvent {
+    /// The server the event is about.
+    pub fn server(&self) -> &str {
+        match self {
+            TraceEvent::Message { server, .. } | TraceEvent::Http { server, .. } => server,
+        }
+    }
+
+    /// The event as one JSON object (what a JSON-lines trace writes), stamped `at`.
+    pub fn to_json(&self, at: SystemTime) -> Value {
+        let mut object = Map::new();
+        object.insert(
+            "ts".into(),
+            json!(humantime::format_rfc3339_micros(at).to_string()),
+        );
+        object.insert("server".into(), json!(self.server()));
+        match self {
+            TraceEvent::Message {
+                direction,
+                size,
+                elapsed,
+                text,
+                truncated,
+                ..
+            } => {
+                object.insert("dir".into(), json!(direction.as_str()));
+                object.insert("size".into(), json!(size));
+                if let Some(elapsed) = elapsed {
+                    object.insert("elapsedMs".into(), json!(elapsed.as_secs_f64() * 1000.0));
+                }
+                if *truncated {
+                    object.insert("truncated".into(), json!(true));
+                    object.insert("preview".into(), json!(text));
+                } else {
+                    let message = serde_json::from_str::<Value>(text)
+                        .unwrap_or_else(|_| Value::String(text.clone()));
+                    object.insert("message".into(), message);
+                }
+            }
+            TraceEvent::Http { event, .. } => {
+                let http = match event {
+                    HttpEvent::Response {
+                        method,
+                        status,
+                        content_type,
+                        session_id,
+                        www_authenticate,
+                        redirect,
+                    } => {
+                        let mut http = json!({
+                            "method": method,
+                            "status": status,
+                            "contentType": content_type,
+                            "sessionId": session_id,
+                        });
+                        if let Some(challenge) = www_authenticate {
+                            http["wwwAuthenticate"] = json!(challenge);
+                        }
+                        if let Some(redirect) = redirect {
+                            http["redirect"] = json!(redirect);
+                        }
+                        http
+                    }
+                    HttpEvent::SseEvent { id, event } => {
+                        json!({"sseEventId": id, "sseEvent": event})
+                    }
+                };
+                object.insert("http".into(), http);
+            }
+        }
+        Value::Object(object)
+    }
+}
+
+/// Receives trace events. Called on the I/O path: keep it quick.
+pub trait TraceSink: Send + Sync {
+    /// Records one event.
+    fn record(&self, event: TraceEvent);
+}
+
+/// Writes events as JSON lines to a file, one object per line, flushed per line.
+pub struct JsonLinesTrace {
+    writer: Mutex<BufWriter<File>>,
+}
+
+impl JsonLinesTrace {
+    /// Creates (or truncates) `path`, readable by its owner only: a trace
+    /// holds what servers said, masked, but still private.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        Ok(Self {
+            writer: Mutex::new(BufWriter::new(options.open(path)?)),
+        })
+    }
+}
+
+impl TraceSink for JsonLinesTrace {
+    fn record(&self, event: TraceEvent) {
+        let line = event.to_json(SystemTime::now()).to_string();
+        let mut writer = self.writer.lock();
+        let written = writer
+            .write_all(line.as_bytes())
+            .and_then(|()| writer.write_all(b"\n"))
+            .and_then(|()| writer.flush());
+        if let Err(error) = written {
+            tracing::debug!(%error, "could not write to the trace");
+        }
+    }
+}
+
+/// Keeps events in memory (tests, `mcp-cli doctor`).
+#[derive(Default)]
+pub struct MemoryTrace {
+    events: Mutex<Vec<TraceEvent>>,
+}
+
+impl MemoryTrace {
+    /// Every event so far, in order.
+    pub fn events(&self) -> Vec<TraceEvent> {
+        self.events.lock().clone()
+    }
+}
+
+impl TraceSink for MemoryTrace {
+    fn record(&self, event: TraceEvent) {
+        let mut events = self.events.lock();
+        // Bounded: a trace in memory keeps the first 100 000 events.
+        if events.len() < 100_000 {
+            events.push(event);
+        }
+    }
+}
+
+/// A sink and the masker its events pass through.
+#[derive(Clone)]
+pub struct Tracer {
+    sink: Arc<dyn TraceSink>,
+    masker: Masker,
+}
+
+impl Tracer {
+    /// Events go to `sink`, with message texts masked by `masker`.
+    pub fn new(sink: Arc<dyn TraceSink>, masker: Masker) -> Self {
+        Self { sink, masker }
+    }
+
+    /// The same sink with `masker` joined to this one's.
+    pub fn with_masker(&self, masker: &Masker) -> Self {
+        Self {
+            sink: Arc::clone(&self.sink),
+            masker: self.masker.union(masker),
+        }
+    }
+
+    /// Records an HTTP event for `server` (its texts masked).
+    pub fn http(&self, server: &str, event: HttpEvent) {
+        let mask = |text: Option<String>| text.map(|text| self.masker.mask_string(text));
+        let event = match event {
+            HttpEvent::Response {
+                method,
+                status,
+                content_type,
+                session_id,
+                www_authenticate,
+                redirect,
+            } => HttpEvent::Response {
+                method,
+                status,
+                content_type,
+                session_id,
+                www_authenticate: mask(www_authenticate),
+                redirect: mask(redirect),
+            },
+            other => other,
+        };
+        self.sink.record(TraceEvent::Http {
+            server: server.to_owned(),
+            event,
+        });
+    }
+
+    /// Records a message for `server`.
+    pub fn message(
+        &self,
+        server: &str,
+        direction: Direction,
+        bytes: &[u8],
+        elapsed: Option<Duration>,
+    ) {
+        let truncated = bytes.len() > MAX_TRACED_MESSAGE;
+        let shown = &bytes[..bytes.len().min(MAX_TRACED_MESSAGE)];
+        let text = self
+            .masker
+            .mask_string(String::from_utf8_lossy(shown).into_owned());
+        self.sink.record(TraceEvent::Message {
+            server: server.to_owned(),
+            direction,
+            size: bytes.len(),
+            elapsed,
+            text,
+            truncated,
+        });
+    }
+}
+
+impl std::fmt::Debug for Tracer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tracer")
+            .field("masker", &self.masker)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A transport whose every message in and out is traced.
+pub struct TracedTransport {
+    inner: Arc<dyn Transport>,
+    server: String,
+    tracer: Tracer,
+    sent: Mutex<HashMap<RequestId, Instant>>,
+}
+
+impl TracedTransport {
+    /// Traces `inner`'s messages for `server`.
+    pub fn new(server: impl Into<String>, inner: Arc<dyn Transport>, tracer: Tracer) -> Self {
+        Self {
+            inner,
+            server: server.into(),
+            tracer,
+            sent: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+#[async_trait]
+impl Transport for TracedTransport {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        if let Message::Request(request) = &message {
+            let mut sent = self.sent.lock();
+            if sent.len() < MAX_PENDING {
+                sent.insert(request.id.clone(), Instant::now());
+            }
+        }
+        self.tracer
+            .message(&self.server, Direction::Out, &message.to_vec(), None);
+        self.inner.send(message).await
+    }
+
+    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        let received = self.inner.receive().await?;
+        if let Some(message) = &received {
+            let elapsed = message
+                .response_id()
+                .and_then(|id| self.sent.lock().remove(id))
+                .map(|sent| sent.elapsed());
+            self.tracer
+                .message(&self.server, Direction::In, &message.to_vec(), elapsed);
+        }
+        Ok(received)
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        self.inner.close().await
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MemoryTransport;
+    use mcp_protocol::{Request, Response};
+
+    #[tokio::test]
+    async fn every_message_is_traced_in_order_masked_and_timed() {
+        let (client, server) = MemoryTransport::pair();
+        let trace = Arc::new(MemoryTrace::default());
+        let tracer = Tracer::new(trace.clone(), Masker::new(["sk-live-0815abc"]));
+        let traced = TracedTransport::new("t", Arc::new(client), tracer);
+        traced
+            .send(Message::Request(Request {
+                id: RequestId::from(1),
+                method: "tools/call".into(),
+                params: Some(json!({"name": "echo", "arguments": {"key": "sk-live-0815abc"}})),
+            }))
+            .await
+            .unwrap();
+        let request = server.receive().await.unwrap().unwrap();
+        assert_eq!(request.method(), Some("tools/call"));
+        server
+            .send(Message::Response(Response {
+                id: RequestId::from(1),
+                result: json!({"content": [{"type": "text", "text": "sk-live-0815abc"}]}).into(),
+            }))
+            .await
+            .unwrap();
+        traced.receive().await.unwrap().unwrap();
+        let events = trace.events();
+        assert_eq!(events.len(), 2);
+        for event in &events {
+            let line = event.to_json(SystemTime::now()).to_string();
+            assert!(!line.contains("sk-live-0815abc"), "{line}");
+            assert!(line.contains("***"), "{line}");
+        }
+        let TraceEvent::Message {
+            direction: Direction::In,
+            elapsed: Some(_),
+            size,
+            ..
+        } = &events[1]
+        else {
+            panic!("{:?}", events[1])
+        };
+        assert!(*size > 0);
+        let line = events[0].to_json(SystemTime::now());
+        assert_eq!(line["dir"], "out");
+        assert_eq!(line["message"]["method"], "tools/call");
+    }
+}

@@ -59,11 +59,17 @@ fn server_info(report: &ServerReport) -> String {
     let Some(info) = &report.server_info else {
         return String::new();
     };
-    let name = info.get("name").and_then(Value::as_str).unwrap_or("?");
-    printable(match info.get("version").and_then(Value::as_str) {
-        Some(version) => format!("{name} {version}"),
-        None => name.to_owned(),
-    })
+    let name = if info.name.is_empty() {
+        "?"
+    } else {
+        info.name.as_str()
+    };
+    printable(
+        match Some(info.version.as_str()).filter(|v| !v.is_empty()) {
+            Some(version) => format!("{name} {version}"),
+            None => name.to_owned(),
+        },
+    )
 }
 
 /// A server's text made safe to print on one line: a tab becomes a space,
@@ -333,7 +339,9 @@ mod tests {
         ready.tools = vec![
             json!({"name": "add", "description": "Adds.\nMore.", "inputSchema": {"properties": {"a": {"type": "number"}}, "required": ["a"]}}).into(),
         ];
-        ready.server_info = Some(json!({"name": "example", "version": "1.0"}));
+        ready.server_info = Some(mcp_discovery::protocol::types::Implementation::new(
+            "example", "1.0",
+        ));
         let mut failed = ServerReport::empty("broken", ServerStatus::Failed);
         failed.error = Some(mcp_discovery::discovery::Failure {
             kind: "exited".into(),

@@ -14,6 +14,7 @@
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
 //! * [`hub`]: long-lived sessions and call routing for hosts.
+//! * [`policy`]: retry and rate limit, layers around a session's request service.
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
 //!
 //! # No secret leaves
@@ -54,8 +55,12 @@ pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod hub;
+pub mod policy;
 pub mod report;
 pub mod session;
+
+/// The protocol types this crate speaks ([`mcp_protocol`]).
+pub use mcp_protocol as protocol;
 
 /// Secret types and the masker ([`mcp_transport::secret`]).
 pub use mcp_transport::secret;

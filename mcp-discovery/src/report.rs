@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_protocol::RawJson;
+use mcp_protocol::types::{Implementation, ServerCapabilities};
 use mcp_protocol::version::Era;
 use mcp_transport::secret::Masker;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::clock::{millis, now_ms};
 use crate::session::{ListKind, SessionError};
@@ -87,12 +87,12 @@ pub struct ServerReport {
     /// The protocol era in use.
     #[serde(default)]
     pub era: Option<Era>,
-    /// The server's `serverInfo`, as sent.
+    /// The server's `serverInfo` (unknown members kept).
     #[serde(default)]
-    pub server_info: Option<Value>,
-    /// The server's capabilities, as sent.
+    pub server_info: Option<Implementation>,
+    /// The server's capabilities (unknown members kept).
     #[serde(default)]
-    pub capabilities: Option<Value>,
+    pub capabilities: Option<ServerCapabilities>,
     /// The server's instructions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
@@ -201,7 +201,7 @@ impl ServerReport {
 
     /// The `serverInfo.name` the server reported, if any.
     pub fn server_info_name(&self) -> Option<&str> {
-        self.server_info.as_ref()?.get("name")?.as_str()
+        self.server_info.as_ref().map(|info| info.name.as_str())
     }
 }
 
@@ -269,8 +269,9 @@ mod tests {
         let mut report = ServerReport::empty("time", ServerStatus::Ready);
         report.protocol_version = Some("2026-07-28".into());
         report.era = Some(Era::Modern);
-        report.server_info = Some(json!({"name": "mcp-time", "version": "1"}));
-        report.capabilities = Some(json!({"tools": {}}));
+        report.server_info =
+            Some(serde_json::from_value(json!({"name": "mcp-time", "version": "1"})).unwrap());
+        report.capabilities = Some(serde_json::from_value(json!({"tools": {}})).unwrap());
         report.tools = vec![json!({"name": "get_current_time", "x-extra": [1, 2]}).into()];
         report.duration_ms = 12;
         let value = serde_json::to_value(&report).unwrap();
@@ -297,7 +298,7 @@ mod tests {
         let value = serde_json::to_value(&report).unwrap();
         assert_eq!(value["status"], "failed");
         assert_eq!(value["error"]["kind"], "exited");
-        assert_eq!(value["protocolVersion"], Value::Null);
+        assert_eq!(value["protocolVersion"], serde_json::Value::Null);
         assert_eq!(value["durationMs"], 40);
     }
 

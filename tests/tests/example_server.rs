@@ -35,7 +35,7 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     let modern = stdio(&["--page-size", "2"]).await;
     assert_eq!(modern.era(), Era::Modern);
     assert_eq!(modern.protocol_version(), ProtocolVersion::V2026_07_28);
-    assert_eq!(modern.server_info()["name"], "mcp-example-server");
+    assert_eq!(modern.server_info().name, "mcp-example-server");
     let first = modern.list(ListKind::Tools, None).await.unwrap();
     assert_eq!(first.items.len(), 2);
     assert_eq!(first.next_cursor.as_deref(), Some("offset-2"));

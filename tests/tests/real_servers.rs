@@ -55,7 +55,7 @@ async fn everything_over_stdio_is_legacy_with_13_tools() {
     let session = stdio_session("everything", tools.everything_command()).await;
     assert_eq!(session.era(), Era::Legacy);
     assert_eq!(session.protocol_version(), ProtocolVersion::V2025_11_25);
-    assert_eq!(session.server_info()["name"], "mcp-servers/everything");
+    assert_eq!(session.server_info().name, "mcp-servers/everything");
     assert!(session.instructions().is_some_and(|i| !i.is_empty()));
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
@@ -101,7 +101,7 @@ async fn time_server_is_modern() {
     let session = stdio_session("time", tools.time_command()).await;
     assert_eq!(session.era(), Era::Modern);
     assert_eq!(session.protocol_version(), ProtocolVersion::V2026_07_28);
-    assert_eq!(session.server_info()["name"], "mcp-time");
+    assert_eq!(session.server_info().name, "mcp-time");
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
     assert_eq!(counts(&session).await, [2, 0, 0, 0]);
     let result = session

@@ -10,12 +10,16 @@ use parking_lot::Mutex;
 use std::time::Duration;
 
 use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcp_protocol::method::{NotificationMethod, RequestMethod};
+use mcp_protocol::methods::{Cancelled, Ping};
+use mcp_protocol::types::{CancelledParams, ClientCapabilities, EmptyResult};
 use mcp_protocol::{
-    ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId, Response,
+    ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId,
+    Response,
 };
 use mcp_transport::secret::Masker;
-use mcp_transport::{Transport, TransportError};
-use serde_json::{Map, Value, json};
+use mcp_transport::{Delivery, Transport, TransportError, is_lost_answer};
+use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -62,7 +66,7 @@ pub(crate) struct Engine {
     subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
     notifications: broadcast::Sender<ServerNotification>,
     handler: Arc<dyn ClientHandler>,
-    capabilities: Value,
+    capabilities: ClientCapabilities,
     /// Masks known secrets in the notifications the server sends.
     masker: Masker,
     lost: Mutex<Option<Lost>>,
@@ -75,7 +79,7 @@ impl Engine {
         server: &str,
         transport: Arc<dyn Transport>,
         handler: Arc<dyn ClientHandler>,
-        capabilities: Value,
+        capabilities: ClientCapabilities,
         masker: Masker,
     ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
         let (notifications, _) = broadcast::channel(NOTIFICATION_BUFFER);
@@ -185,7 +189,8 @@ impl Engine {
     async fn answer(&self, request: Request) {
         let params = request.params.unwrap_or_else(|| Value::Object(Map::new()));
         let outcome = match request.method.as_str() {
-            "ping" => Ok(json!({})),
+            Ping::METHOD => serde_json::to_value(EmptyResult::default())
+                .map_err(|error| ErrorObject::new(ErrorCode::INTERNAL_ERROR, error.to_string())),
             method => {
                 handler::answer(self.handler.as_ref(), &self.capabilities, method, params).await
             }
@@ -206,7 +211,7 @@ impl Engine {
     }
 
     fn notify(&self, notification: Notification) {
-        if notification.method == "notifications/progress"
+        if notification.method == mcp_protocol::methods::Progress::METHOD
             && let Some(params) = &notification.params
             && let Some(token) = params.get("progressToken")
             && let Ok(id) = RequestId::from_value(token)
@@ -224,7 +229,7 @@ impl Engine {
                 return;
             }
         }
-        if notification.method == "notifications/cancelled" {
+        if notification.method == Cancelled::METHOD {
             tracing::debug!(server = %self.server, "server cancelled one of its requests");
         }
         let subscription = notification
@@ -273,20 +278,33 @@ impl Engine {
         }
     }
 
-    /// Sends a notification.
-    pub(crate) async fn notify_server(
+    /// Sends a typed notification (an empty params object is left out).
+    pub(crate) async fn send_notification<N: NotificationMethod>(
         &self,
-        method: &str,
-        params: Option<Value>,
+        params: &N::Params,
     ) -> Result<(), SessionError> {
-        self.check_alive(method)?;
+        self.check_alive(N::METHOD)?;
+        let params = serde_json::to_value(params).map_err(|error| {
+            SessionError::new(
+                &self.server,
+                N::METHOD,
+                ErrorKind::ProtocolViolation {
+                    reason: format!("cannot encode params: {error}"),
+                },
+            )
+        })?;
+        let params = match params {
+            Value::Object(object) if object.is_empty() => None,
+            Value::Null => None,
+            other => Some(other),
+        };
         self.transport
             .send(Message::Notification(Notification {
-                method: method.to_owned(),
+                method: N::METHOD.to_owned(),
                 params,
             }))
             .await
-            .map_err(|e| SessionError::from_transport(&self.server, method, e))
+            .map_err(|e| SessionError::from_send(&self.server, N::METHOD, e))
     }
 
     /// Sends a request and waits for its answer, under the timeout in `options`
@@ -325,7 +343,7 @@ impl Engine {
         let mut guard = CancelOnDrop {
             engine: Arc::clone(self),
             id: id.clone(),
-            armed: method != "initialize",
+            armed: method != mcp_protocol::methods::Initialize::METHOD,
         };
         let sent = self
             .transport
@@ -337,7 +355,7 @@ impl Engine {
             .await;
         if let Err(error) = sent {
             guard.forget();
-            return Err(SessionError::from_transport(&self.server, method, error));
+            return Err(SessionError::from_send(&self.server, method, error));
         }
         let timeout = options.timeout.unwrap_or(default_timeout);
         let start = Instant::now();
@@ -351,17 +369,31 @@ impl Engine {
                 }
                 () = tokio::time::sleep_until(deadline) => {
                     guard.cancel("timeout").await;
-                    return Err(SessionError::new(&self.server, method, ErrorKind::Timeout { after: deadline - start }));
+                    return Err(SessionError::new(&self.server, method, ErrorKind::Timeout { after: deadline - start })
+                        .with_delivery(Delivery::TimedOut));
                 }
             }
         };
         guard.forget();
         match reply {
             Ok(Reply::Result(result)) => Ok(result),
+            // The transport knows the answer will never come (a broken stream).
+            Ok(Reply::Error(error)) if is_lost_answer(&error) => Err(SessionError::new(
+                &self.server,
+                method,
+                ErrorKind::ConnectionLost {
+                    reason: error.message,
+                },
+            )
+            .with_delivery(Delivery::Lost)),
             Ok(Reply::Error(error)) => Err(SessionError::from_rpc(&self.server, method, error)),
-            Ok(Reply::Lost(lost)) => Err(self.lost_error(method, lost)),
+            Ok(Reply::Lost(lost)) => {
+                Err(self.lost_error(method, lost).with_delivery(Delivery::Lost))
+            }
             // The sender is only dropped when the table is drained, which sends `Lost` first.
-            Err(_) => Err(self.lost_error(method, Lost::ClosedByUs)),
+            Err(_) => Err(self
+                .lost_error(method, Lost::ClosedByUs)
+                .with_delivery(Delivery::Lost)),
         }
     }
 
@@ -396,17 +428,17 @@ impl Engine {
                 params,
             }))
             .await
-            .map_err(|e| SessionError::from_transport(&self.server, method, e))
+            .map_err(|e| SessionError::from_send(&self.server, method, e))
     }
 
     /// Sends `notifications/cancelled` for a request, bounded in time.
     pub(crate) async fn send_cancel(&self, id: &RequestId, reason: &str) {
-        let notification = Message::Notification(Notification {
-            method: "notifications/cancelled".into(),
-            params: Some(json!({"requestId": id.to_value(), "reason": reason})),
-        });
-        let sent =
-            tokio::time::timeout(CANCEL_SEND_TIMEOUT, self.transport.send(notification)).await;
+        let params = CancelledParams::new(id.clone(), reason);
+        let sent = tokio::time::timeout(
+            CANCEL_SEND_TIMEOUT,
+            self.send_notification::<Cancelled>(&params),
+        )
+        .await;
         if !matches!(sent, Ok(Ok(()))) {
             tracing::debug!(server = %self.server, %id, "could not send notifications/cancelled");
         }

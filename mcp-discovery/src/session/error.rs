@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_protocol::{ErrorCode, ErrorObject};
 use mcp_transport::secret::Masker;
-use mcp_transport::{ExitStatus, TransportError};
+use mcp_transport::{Delivery, ExitStatus, TransportError};
 use serde_json::Value;
 
 /// What went wrong, as a value a caller can match on.
@@ -66,21 +66,75 @@ pub enum ErrorKind {
     Closed,
 }
 
-/// A session error: the server's name, the operation (method) and the kind.
+/// A session error: the server's name, the operation (method), the kind,
+/// and whether the request reached the server ([`Delivery`]), which decides
+/// whether it may be sent again.
 #[derive(Debug, thiserror::Error)]
 pub struct SessionError {
     server: String,
     operation: String,
     kind: Box<ErrorKind>,
+    delivery: Delivery,
+    /// Set when a request that may have run was, for that reason, not sent again.
+    not_repeated: bool,
 }
 
 impl SessionError {
-    /// Builds an error.
+    /// Builds an error about a request that was never sent (set another
+    /// [`Delivery`] with [`with_delivery`](Self::with_delivery)).
     pub fn new(server: impl Into<String>, operation: impl Into<String>, kind: ErrorKind) -> Self {
         Self {
             server: server.into(),
             operation: operation.into(),
             kind: Box::new(kind),
+            delivery: Delivery::NotSent,
+            not_repeated: false,
+        }
+    }
+
+    /// The same error, saying how far the request got.
+    pub fn with_delivery(mut self, delivery: Delivery) -> Self {
+        self.delivery = delivery;
+        self
+    }
+
+    /// Whether the request reached the server: never sent, sent and then the
+    /// connection was lost, answered with an error, or timed out after sending.
+    pub fn delivery(&self) -> Delivery {
+        self.delivery
+    }
+
+    /// Whether the server may have acted on the request (it was sent, and no
+    /// answer came): a tool may have run.
+    pub fn may_have_run(&self) -> bool {
+        self.delivery.may_have_run()
+    }
+
+    /// Marks a request that may have run and was therefore not sent again;
+    /// the message then says so.
+    pub fn not_repeated(mut self) -> Self {
+        self.not_repeated = true;
+        self
+    }
+
+    /// Whether the same request may succeed if sent again later: no
+    /// connection (refused or reset), HTTP 429, 502, 503 or 504, an expired
+    /// session, an answer lost with a broken stream. Whether it *may* be sent
+    /// again also depends on [`delivery`](Self::delivery) and on whether the
+    /// method is idempotent; the retry policy decides.
+    pub fn is_retryable(&self) -> bool {
+        match self.kind.as_ref() {
+            ErrorKind::Transport(error) => error.is_retryable(),
+            ErrorKind::ConnectionLost { .. } => self.delivery == Delivery::Lost,
+            _ => false,
+        }
+    }
+
+    /// How long the server asked us to wait before trying again (HTTP 429 `Retry-After`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self.kind.as_ref() {
+            ErrorKind::Transport(error) => error.retry_after(),
+            _ => None,
         }
     }
 
@@ -109,6 +163,16 @@ impl SessionError {
         Self::new(server, operation, kind)
     }
 
+    /// Converts a transport error that failed a `send`, with what it means for delivery.
+    pub fn from_send(
+        server: impl Into<String>,
+        operation: impl Into<String>,
+        error: TransportError,
+    ) -> Self {
+        let delivery = error.delivery();
+        Self::from_transport(server, operation, error).with_delivery(delivery)
+    }
+
     /// Converts a JSON-RPC error answer.
     pub fn from_rpc(
         server: impl Into<String>,
@@ -124,6 +188,7 @@ impl SessionError {
                 data: error.data,
             },
         )
+        .with_delivery(Delivery::Answered)
     }
 
     /// The same error with every known secret in its texts masked: the
@@ -175,9 +240,8 @@ impl SessionError {
             kind @ (ErrorKind::Timeout { .. } | ErrorKind::Closed) => kind,
         };
         Self {
-            server: self.server,
-            operation: self.operation,
             kind: Box::new(kind),
+            ..self
         }
     }
 
@@ -238,6 +302,19 @@ impl SessionError {
 
 impl fmt::Display for SessionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.describe(f)?;
+        if self.not_repeated {
+            write!(
+                f,
+                "; the request was sent, so it may have run on the server, and it was not sent again"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl SessionError {
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (server, op) = (&self.server, &self.operation);
         match self.kind.as_ref() {
             ErrorKind::SpawnFailed { reason } => {

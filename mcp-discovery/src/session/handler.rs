@@ -6,6 +6,9 @@
 
 use async_trait::async_trait;
 use mcp_protocol::ErrorObject;
+use mcp_protocol::method::RequestMethod;
+use mcp_protocol::methods::{CreateMessage, Elicit, ListRoots};
+use mcp_protocol::types::ClientCapabilities;
 use serde_json::{Map, Value};
 
 /// Answers server-initiated requests. Every method defaults to -32601
@@ -37,12 +40,12 @@ pub struct NoHandler;
 impl ClientHandler for NoHandler {}
 
 /// The capability a server request needs, by method.
-pub(crate) fn required_capability(method: &str) -> Option<&'static str> {
+pub(crate) fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
     match method {
-        "roots/list" => Some("roots"),
-        "sampling/createMessage" => Some("sampling"),
-        "elicitation/create" => Some("elicitation"),
-        _ => None,
+        ListRoots::METHOD => capabilities.roots.is_some(),
+        CreateMessage::METHOD => capabilities.sampling.is_some(),
+        Elicit::METHOD => capabilities.elicitation.is_some(),
+        _ => false,
     }
 }
 
@@ -50,18 +53,17 @@ pub(crate) fn required_capability(method: &str) -> Option<&'static str> {
 /// refusing methods whose capability we did not declare.
 pub(crate) async fn answer(
     handler: &dyn ClientHandler,
-    capabilities: &Value,
+    capabilities: &ClientCapabilities,
     method: &str,
     params: Value,
 ) -> Result<Value, ErrorObject> {
-    match required_capability(method) {
-        Some(capability) if capabilities.get(capability).is_some() => {}
-        _ => return Err(ErrorObject::method_not_found(method)),
+    if !declared(capabilities, method) {
+        return Err(ErrorObject::method_not_found(method));
     }
     match method {
-        "roots/list" => handler.list_roots(params).await,
-        "sampling/createMessage" => handler.create_message(params).await,
-        "elicitation/create" => {
+        ListRoots::METHOD => handler.list_roots(params).await,
+        CreateMessage::METHOD => handler.create_message(params).await,
+        Elicit::METHOD => {
             let schema = params.get("requestedSchema").cloned();
             let mut result = handler.elicit(params).await?;
             if let Some(schema) = schema {
@@ -127,13 +129,23 @@ mod tests {
 
     #[tokio::test]
     async fn undeclared_capability_is_method_not_found() {
-        let error = answer(&NoHandler, &json!({}), "roots/list", json!({}))
-            .await
-            .unwrap_err();
+        let error = answer(
+            &NoHandler,
+            &ClientCapabilities::default(),
+            "roots/list",
+            json!({}),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(error.code, mcp_protocol::ErrorCode::METHOD_NOT_FOUND);
-        let error = answer(&NoHandler, &json!({}), "tasks/get", json!({}))
-            .await
-            .unwrap_err();
+        let error = answer(
+            &NoHandler,
+            &ClientCapabilities::default(),
+            "tasks/get",
+            json!({}),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(error.code, mcp_protocol::ErrorCode::METHOD_NOT_FOUND);
     }
 }

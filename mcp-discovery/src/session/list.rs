@@ -1,6 +1,8 @@
 //! The four list methods and their pagination.
 
 use mcp_protocol::RawJson;
+use mcp_protocol::method::RequestMethod;
+use mcp_protocol::methods::{ListPrompts, ListResourceTemplates, ListResources, ListTools};
 
 /// One of the four things a server lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,10 +29,10 @@ impl ListKind {
     /// The method name.
     pub fn method(self) -> &'static str {
         match self {
-            ListKind::Tools => "tools/list",
-            ListKind::Resources => "resources/list",
-            ListKind::ResourceTemplates => "resources/templates/list",
-            ListKind::Prompts => "prompts/list",
+            ListKind::Tools => ListTools::METHOD,
+            ListKind::Resources => ListResources::METHOD,
+            ListKind::ResourceTemplates => ListResourceTemplates::METHOD,
+            ListKind::Prompts => ListPrompts::METHOD,
         }
     }
 

@@ -22,27 +22,40 @@ mod handshake;
 mod list;
 mod notification;
 mod options;
+mod service;
 
 use std::collections::HashSet;
 use std::sync::Arc;
-
-use parking_lot::RwLock;
+use std::sync::atomic::Ordering;
 
 use mcp_protocol::method::RequestMethod;
+use mcp_protocol::methods::{
+    CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
+    ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
+};
+use mcp_protocol::types::{
+    CallToolParams, CompleteParams, GetPromptParams, Implementation, LoggingLevel, MetaParams,
+    PaginatedParams, ReadResourceParams, ServerCapabilities, SetLevelParams, SubscribeParams,
+    SubscriptionFilter, SubscriptionsListenParams,
+};
 use mcp_protocol::version::{Era, ProtocolVersion};
 use mcp_protocol::{RawJson, RequestId};
-use mcp_transport::{Transport, TransportError};
-use serde_json::{Map, Value, json};
+use mcp_transport::Transport;
+use mcp_transport::trace::TracedTransport;
+use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
+use tower::ServiceExt;
 
 pub use error::{ErrorKind, SessionError};
 pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
-pub use handshake::ServerState;
+pub use handshake::{Negotiation, ServerState};
 pub use list::{CompleteList, ListKind, ListPage};
 pub use notification::{Progress, ServerNotification};
 pub use options::{EraPreference, RequestOptions, SessionOptions};
+pub use service::{McpRequest, PolicyLayer, RequestService, ResponseFuture};
 
 use engine::Engine;
+use service::Connection;
 
 /// A connected MCP session. Cheap to clone; clones share the connection.
 #[derive(Clone)]
@@ -51,10 +64,9 @@ pub struct Session {
 }
 
 struct Inner {
-    engine: Arc<Engine>,
+    connection: Arc<Connection>,
+    service: RequestService,
     reader: tokio::task::JoinHandle<()>,
-    options: SessionOptions,
-    state: RwLock<ServerState>,
 }
 
 impl Drop for Inner {
@@ -84,11 +96,20 @@ impl Session {
     }
 
     /// Like [`connect`](Self::connect), for a transport that is already shared.
+    /// With [`SessionOptions::tracer`], every message is traced.
     pub async fn connect_shared(
         name: &str,
         transport: Arc<dyn Transport>,
         options: SessionOptions,
     ) -> Result<Self, SessionError> {
+        let transport: Arc<dyn Transport> = match &options.tracer {
+            Some(tracer) => Arc::new(TracedTransport::new(
+                name,
+                transport,
+                tracer.with_masker(&options.masker),
+            )),
+            None => transport,
+        };
         let (engine, reader) = Engine::start(
             name,
             transport,
@@ -96,35 +117,57 @@ impl Session {
             options.capabilities.clone(),
             options.masker.clone(),
         );
-        match handshake::handshake(&engine, &options).await {
+        let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
+        let service = service::build(&connection);
+        let handshake = handshake::handshake(
+            &engine,
+            &handshake::Path::Policies(&service),
+            &connection.options,
+        )
+        .await;
+        match handshake {
             Ok(state) => {
-                let state = state.masked(&options.masker);
+                let state = state.masked(&connection.options.masker);
                 tracing::debug!(server = name, era = ?state.era, version = %state.protocol_version, "connected");
+                *connection.state.write() = state;
+                connection.established.store(true, Ordering::Release);
                 Ok(Self {
                     inner: Arc::new(Inner {
-                        engine,
+                        connection,
+                        service,
                         reader,
-                        options,
-                        state: RwLock::new(state),
                     }),
                 })
             }
             Err(error) => {
                 let _ = engine.close().await;
                 reader.abort();
-                Err(error.masked(&options.masker))
+                Err(error.masked(&connection.options.masker))
             }
         }
     }
 
+    fn engine(&self) -> &Arc<Engine> {
+        &self.inner.connection.engine
+    }
+
+    fn options(&self) -> &SessionOptions {
+        &self.inner.connection.options
+    }
+
     /// The server's name.
     pub fn name(&self) -> &str {
-        self.inner.engine.server()
+        self.engine().server()
     }
 
     /// What the server said about itself when we connected.
     pub fn state(&self) -> ServerState {
-        self.inner.state.read().clone()
+        self.inner.connection.state.read().clone()
+    }
+
+    /// Reads part of the state without cloning the rest (on every request).
+    fn read_state<T>(&self, read: impl FnOnce(&ServerState) -> T) -> T {
+        read(&self.inner.connection.state.read())
     }
 
     /// The era in use.
@@ -137,129 +180,121 @@ impl Session {
         self.read_state(|state| state.protocol_version)
     }
 
-    /// Reads part of the state without cloning the rest (on every request).
-    fn read_state<T>(&self, read: impl FnOnce(&ServerState) -> T) -> T {
-        read(&self.inner.state.read())
-    }
-
     /// The server's `serverInfo`.
-    pub fn server_info(&self) -> Value {
-        self.state().server_info
+    pub fn server_info(&self) -> Implementation {
+        self.read_state(|state| state.server_info.clone())
     }
 
     /// The server's capabilities.
-    pub fn capabilities(&self) -> Value {
-        self.state().capabilities
+    pub fn capabilities(&self) -> ServerCapabilities {
+        self.read_state(|state| state.capabilities.clone())
     }
 
     /// The server's instructions.
     pub fn instructions(&self) -> Option<String> {
-        self.state().instructions
+        self.read_state(|state| state.instructions.clone())
     }
 
     /// Whether the server advertised a capability (`tools`, `resources`, `prompts`, `logging`, ...).
     pub fn has_capability(&self, name: &str) -> bool {
-        self.capabilities()
-            .get(name)
-            .is_some_and(|value| !value.is_null())
+        self.read_state(|state| state.has_capability(name))
     }
 
     /// Notifications from the server: list changes, resource updates, logs, stray progress.
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
-        self.inner.engine.subscribe()
+        self.engine().subscribe()
     }
 
-    /// Sends a request with raw JSON params and returns the result exactly as
-    /// the server sent it, unparsed ([`RawJson::decode`] reads it), but for
-    /// known secrets, which the session's masker replaces (in the result and
-    /// in an error alike).
-    ///
-    /// In the modern era the per-request `_meta` is added and `input_required`
-    /// rounds are fulfilled through the handler. Over HTTP, an expired legacy
-    /// session is re-initialized once and the request retried.
+    /// The request path every request of this session takes: the policies
+    /// (retry, rate limit, yours) around the core. Calling it directly sends
+    /// a request as it is, without the modern `_meta` envelope or masking.
+    pub fn service(&self) -> RequestService {
+        self.inner.service.clone()
+    }
+
+    /// Sends a typed request and returns its result as the server sent it
+    /// ([`RawJson`], read on demand), known secrets masked. In the modern
+    /// era the per-request `_meta` is added and `input_required` rounds are
+    /// fulfilled through the handler.
+    pub async fn send<M: RequestMethod>(
+        &self,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<RawJson, SessionError> {
+        let request = McpRequest::typed::<M>(params, options)
+            .map_err(|e| self.violation(M::METHOD, format!("cannot encode params: {e}")))?;
+        self.exchange(request).await
+    }
+
+    /// Sends a typed request and decodes its result.
+    pub async fn request<M: RequestMethod>(
+        &self,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<M::Result, SessionError> {
+        self.send::<M>(params, options)
+            .await?
+            .decode()
+            .map_err(|e| self.violation(M::METHOD, format!("malformed result: {e}")))
+    }
+
+    /// Sends a request of a method `mcp-protocol` has no type for (a vendor
+    /// extension, say), with raw params; like [`send`](Self::send) otherwise.
+    /// Unknown methods count as not idempotent.
     pub async fn request_raw(
         &self,
         method: &str,
         params: Option<Value>,
         options: RequestOptions,
     ) -> Result<RawJson, SessionError> {
-        let masker = &self.inner.options.masker;
-        match self.request_unmasked(method, params, options).await {
+        self.exchange(McpRequest::untyped(method, params, options))
+            .await
+    }
+
+    /// One request through the policies, in the era's envelope, masked.
+    async fn exchange(&self, request: McpRequest) -> Result<RawJson, SessionError> {
+        let masker = &self.options().masker;
+        match self.exchange_unmasked(request).await {
             Ok(result) => Ok(masker.mask_json(&result)),
             Err(error) => Err(error.masked(masker)),
         }
     }
 
-    async fn request_unmasked(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        options: RequestOptions,
-    ) -> Result<RawJson, SessionError> {
-        match self.request_rounds(method, params.clone(), &options).await {
-            Err(error) if is_session_expired(&error) && self.era() == Era::Legacy => {
-                tracing::info!(server = %self.name(), "HTTP session expired; initializing again");
-                let state = handshake::initialize(&self.inner.engine, &self.inner.options)
-                    .await?
-                    .masked(&self.inner.options.masker);
-                *self.inner.state.write() = state;
-                self.request_rounds(method, params, &options).await
-            }
-            other => other,
-        }
-    }
-
-    async fn request_rounds(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        options: &RequestOptions,
-    ) -> Result<RawJson, SessionError> {
+    async fn exchange_unmasked(&self, request: McpRequest) -> Result<RawJson, SessionError> {
         let (era, protocol_version) = self.read_state(|state| (state.era, state.protocol_version));
-        let engine = &self.inner.engine;
-        let opts = &self.inner.options;
         if era == Era::Legacy {
-            return engine
-                .request(
-                    method,
-                    params,
-                    options,
-                    opts.request_timeout,
-                    opts.max_request_timeout,
-                )
-                .await;
+            return self.service().oneshot(request).await;
         }
+        let opts = self.options();
         let meta = handshake::modern_meta(opts, protocol_version);
-        let original = params.unwrap_or_else(|| Value::Object(Map::new()));
+        let method = request.method.clone();
+        let original = request
+            .params
+            .clone()
+            .unwrap_or_else(|| Value::Object(Map::new()));
         let mut params = original.clone();
         for round in 0..=opts.max_input_rounds {
-            let result = engine
-                .request(
-                    method,
-                    handshake::with_meta(Some(params), &meta),
-                    options,
-                    opts.request_timeout,
-                    opts.max_request_timeout,
-                )
-                .await?;
+            let mut attempt = request.clone();
+            attempt.params = handshake::with_meta(Some(params), &meta);
+            let result = self.service().oneshot(attempt).await?;
             match mcp_protocol::meta::ResultType::of(&result) {
                 Ok(mcp_protocol::meta::ResultType::Complete) => return Ok(result),
                 Ok(mcp_protocol::meta::ResultType::InputRequired) => {
                     if round == opts.max_input_rounds {
                         return Err(self.violation(
-                            method,
+                            &method,
                             format!("still input_required after {round} rounds"),
                         ));
                     }
                     let result = result
                         .to_value()
-                        .map_err(|e| self.violation(method, format!("unreadable result: {e}")))?;
-                    params = self.fulfil_input(method, &original, &result).await?;
+                        .map_err(|e| self.violation(&method, format!("unreadable result: {e}")))?;
+                    params = self.fulfil_input(&method, &original, &result).await?;
                 }
-                Err(error) => return Err(self.violation(method, error.to_string())),
+                Err(error) => return Err(self.violation(&method, error.to_string())),
             }
         }
-        Err(self.violation(method, "too many input_required rounds".into()))
+        Err(self.violation(&method, "too many input_required rounds".into()))
     }
 
     /// Answers the `inputRequests` of an `input_required` result and builds the retry's params.
@@ -279,10 +314,13 @@ impl Session {
                         .ok_or_else(|| {
                             self.violation(method, format!("input request '{key}' has no method"))
                         })?;
-                let input_params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+                let input_params = request
+                    .get("params")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
                 let answer = handler::answer(
-                    self.inner.options.handler.as_ref(),
-                    &self.inner.options.capabilities,
+                    self.options().handler.as_ref(),
+                    &self.options().capabilities,
                     input_method,
                     input_params,
                 )
@@ -312,41 +350,28 @@ impl Session {
         SessionError::new(self.name(), method, ErrorKind::ProtocolViolation { reason })
     }
 
-    /// Sends a typed request: the method type pairs the name with its params and result.
-    pub async fn request<M: RequestMethod>(
+    /// A typed request whose (small) result is read as a JSON value.
+    async fn send_value<M: RequestMethod>(
         &self,
-        params: M::Params,
-        options: RequestOptions,
-    ) -> Result<M::Result, SessionError> {
-        let params = serde_json::to_value(params)
-            .map_err(|e| self.violation(M::METHOD, format!("cannot encode params: {e}")))?;
-        let params = match params {
-            Value::Null => None,
-            other => Some(other),
-        };
-        let result = self.request_raw(M::METHOD, params, options).await?;
-        result
-            .decode()
-            .map_err(|e| self.violation(M::METHOD, format!("malformed result: {e}")))
-    }
-
-    /// Sends a request and reads its (small) result as a JSON value.
-    async fn request_value(&self, method: &str, params: Value) -> Result<Value, SessionError> {
-        self.request_raw(method, Some(params), RequestOptions::default())
+        params: &M::Params,
+    ) -> Result<Value, SessionError> {
+        self.send::<M>(params, RequestOptions::default())
             .await?
             .to_value()
-            .map_err(|e| self.violation(method, format!("unreadable result: {e}")))
+            .map_err(|e| self.violation(M::METHOD, format!("unreadable result: {e}")))
     }
 
     /// `ping` (legacy); in the modern era, where ping is gone, `server/discover` serves as a liveness check.
     pub async fn ping(&self) -> Result<(), SessionError> {
-        let method = match self.era() {
-            Era::Legacy => "ping",
-            Era::Modern => "server/discover",
-        };
-        self.request_raw(method, None, RequestOptions::default())
-            .await
-            .map(drop)
+        let params = MetaParams::default();
+        match self.era() {
+            Era::Legacy => self.send::<Ping>(&params, RequestOptions::default()).await,
+            Era::Modern => {
+                self.send::<Discover>(&params, RequestOptions::default())
+                    .await
+            }
+        }
+        .map(drop)
     }
 
     /// One page of a list.
@@ -355,10 +380,16 @@ impl Session {
         kind: ListKind,
         cursor: Option<&str>,
     ) -> Result<ListPage, SessionError> {
-        let params = cursor.map(|cursor| json!({ "cursor": cursor }));
-        let result = self
-            .request_raw(kind.method(), params, RequestOptions::default())
-            .await?;
+        let params = PaginatedParams::after(cursor.map(str::to_owned));
+        let options = RequestOptions::default();
+        let result = match kind {
+            ListKind::Tools => self.send::<ListTools>(&params, options).await,
+            ListKind::Resources => self.send::<ListResources>(&params, options).await,
+            ListKind::ResourceTemplates => {
+                self.send::<ListResourceTemplates>(&params, options).await
+            }
+            ListKind::Prompts => self.send::<ListPrompts>(&params, options).await,
+        }?;
         ListPage::from_result(kind, &result).ok_or_else(|| {
             self.violation(
                 kind.method(),
@@ -378,7 +409,8 @@ impl Session {
         let mut list = CompleteList::default();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..self.inner.options.page_cap {
+        let page_cap = self.options().page_cap;
+        for _ in 0..page_cap {
             let page = self.list(kind, cursor.as_deref()).await?;
             list.items.extend(page.items);
             list.pages += 1;
@@ -399,27 +431,29 @@ impl Session {
                 }
             }
         }
-        Err(self.violation(
-            kind.method(),
-            format!("more than {} pages", self.inner.options.page_cap),
-        ))
+        Err(self.violation(kind.method(), format!("more than {page_cap} pages")))
     }
 
     /// `tools/call`: the raw result (`content`, `structuredContent`, `isError`).
+    /// Never sent twice once it may have reached the server.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.request_value("tools/call", json!({"name": name, "arguments": arguments}))
+        self.send_value::<CallTool>(&CallToolParams::new(name, Some(arguments)))
             .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<Value, SessionError> {
-        self.request_value("resources/read", json!({ "uri": uri }))
+        self.send_value::<ReadResource>(&ReadResourceParams::new(uri))
             .await
     }
 
-    /// `prompts/get`.
+    /// `prompts/get`; `arguments` is an object of strings (anything else sends none).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.request_value("prompts/get", json!({"name": name, "arguments": arguments}))
+        let arguments = match arguments {
+            Value::Object(arguments) => Some(arguments),
+            _ => None,
+        };
+        self.send_value::<GetPrompt>(&GetPromptParams::new(name, arguments))
             .await
     }
 
@@ -430,14 +464,11 @@ impl Session {
         argument_name: &str,
         argument_value: &str,
     ) -> Result<Value, SessionError> {
-        self.request_value(
-            "completion/complete",
-            json!({
-                "ref": reference,
-                "argument": {"name": argument_name, "value": argument_value},
-            }),
-        )
-        .await
+        let mut argument = Map::new();
+        argument.insert("name".into(), Value::from(argument_name));
+        argument.insert("value".into(), Value::from(argument_value));
+        self.send_value::<Complete>(&CompleteParams::new(reference, Value::Object(argument)))
+            .await
     }
 
     /// `logging/setLevel` (legacy only: the modern era sets the level per request).
@@ -445,38 +476,31 @@ impl Session {
         if self.era() == Era::Modern {
             return Err(SessionError::new(
                 self.name(),
-                "logging/setLevel",
+                SetLevel::METHOD,
                 ErrorKind::Unsupported {
                     reason: "2026-07-28 has no logging/setLevel; set SessionOptions::log_level"
                         .into(),
                 },
             ));
         }
-        self.request_raw(
-            "logging/setLevel",
-            Some(json!({ "level": level })),
-            RequestOptions::default(),
-        )
-        .await
-        .map(drop)
+        let params = SetLevelParams::new(LoggingLevel::from(level));
+        self.send::<SetLevel>(&params, RequestOptions::default())
+            .await
+            .map(drop)
     }
 
     /// `resources/subscribe` (legacy).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), SessionError> {
-        self.request_raw(
-            "resources/subscribe",
-            Some(json!({ "uri": uri })),
-            RequestOptions::default(),
-        )
-        .await
-        .map(drop)
+        self.send::<Subscribe>(&SubscribeParams::new(uri), RequestOptions::default())
+            .await
+            .map(drop)
     }
 
     /// Modern `subscriptions/listen`: notifications for this filter (such as
     /// `{"toolsListChanged": true}`) arrive on the returned subscription, demultiplexed
     /// by subscription id. Dropping it cancels the listen request.
     pub async fn listen(&self, filter: Value) -> Result<Subscription, SessionError> {
-        const METHOD: &str = "subscriptions/listen";
+        const METHOD: &str = SubscriptionsListen::METHOD;
         let state = self.state();
         if state.era != Era::Modern {
             return Err(SessionError::new(
@@ -487,11 +511,19 @@ impl Session {
                 },
             ));
         }
-        let engine = &self.inner.engine;
+        let filter: SubscriptionFilter = serde_json::from_value(filter)
+            .map_err(|e| self.violation(METHOD, format!("invalid filter: {e}")))?;
+        let request = McpRequest::typed::<SubscriptionsListen>(
+            &SubscriptionsListenParams::new(filter),
+            RequestOptions::default(),
+        )
+        .map_err(|e| self.violation(METHOD, format!("cannot encode params: {e}")))?;
+        let engine = self.engine();
         let id = engine.next_id();
         let receiver = engine.add_subscription(id.clone());
-        let meta = handshake::modern_meta(&self.inner.options, state.protocol_version);
-        let params = handshake::with_meta(Some(json!({ "notifications": filter })), &meta);
+        let meta = handshake::modern_meta(self.options(), state.protocol_version);
+        let params = handshake::with_meta(request.params, &meta);
+        // A long-lived request, answered only when it ends: sent past the policies.
         if let Err(error) = engine.send_detached(id.clone(), METHOD, params).await {
             engine.remove_subscription(&id);
             return Err(error);
@@ -505,17 +537,10 @@ impl Session {
 
     /// Closes the session and its transport (the child process is reaped, the HTTP session deleted).
     pub async fn close(&self) -> Result<(), SessionError> {
-        let result = self.inner.engine.close().await;
+        let result = self.engine().close().await;
         self.inner.reader.abort();
         result
     }
-}
-
-fn is_session_expired(error: &SessionError) -> bool {
-    matches!(
-        error.kind(),
-        ErrorKind::Transport(TransportError::SessionExpired { .. })
-    )
 }
 
 /// A modern `subscriptions/listen` stream.

@@ -1,5 +1,9 @@
 //! [`ServerNotification`]: what a server tells the client without being asked.
 
+use mcp_protocol::method::NotificationMethod;
+use mcp_protocol::methods::{
+    self, LoggingMessage, PromptListChanged, ResourceListChanged, ResourceUpdated, ToolListChanged,
+};
 use serde_json::Value;
 
 /// A `notifications/progress` for one of our requests.
@@ -77,22 +81,22 @@ impl ServerNotification {
                 .unwrap_or(Value::Null)
         };
         match method {
-            "notifications/tools/list_changed" => Self::ToolListChanged,
-            "notifications/prompts/list_changed" => Self::PromptListChanged,
-            "notifications/resources/list_changed" => Self::ResourceListChanged,
-            "notifications/resources/updated" => match field("uri") {
+            ToolListChanged::METHOD => Self::ToolListChanged,
+            PromptListChanged::METHOD => Self::PromptListChanged,
+            ResourceListChanged::METHOD => Self::ResourceListChanged,
+            ResourceUpdated::METHOD => match field("uri") {
                 Value::String(uri) => Self::ResourceUpdated { uri },
                 _ => Self::Other {
                     method: method.to_owned(),
                     params,
                 },
             },
-            "notifications/message" => Self::LogMessage {
+            LoggingMessage::METHOD => Self::LogMessage {
                 level: field("level").as_str().unwrap_or("info").to_owned(),
                 logger: field("logger").as_str().map(str::to_owned),
                 data: field("data"),
             },
-            "notifications/progress" => match params.as_ref().and_then(Progress::from_params) {
+            methods::Progress::METHOD => match params.as_ref().and_then(Progress::from_params) {
                 Some(progress) => Self::Progress {
                     token: field("progressToken"),
                     progress,

@@ -3,12 +3,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_protocol::types::{ClientCapabilities, Implementation};
 use mcp_transport::secret::Masker;
-use serde_json::{Value, json};
+use mcp_transport::trace::Tracer;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::handler::{ClientHandler, NoHandler};
 use super::notification::Progress;
+use super::service::PolicyLayer;
+use crate::policy::{RateLimit, RetryPolicy};
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,11 +29,11 @@ pub enum EraPreference {
 /// Options for a whole session.
 #[derive(Clone)]
 pub struct SessionOptions {
-    /// Our `Implementation`: `{"name", "version", ...}`.
-    pub client_info: Value,
+    /// Our `Implementation`: name, version, and so on.
+    pub client_info: Implementation,
     /// Our client capabilities, as sent in `initialize` or the modern `_meta`.
     /// Server requests whose capability is not declared here are answered -32601.
-    pub capabilities: Value,
+    pub capabilities: ClientCapabilities,
     /// The era to speak.
     pub era: EraPreference,
     /// How long the `server/discover` probe may take before we assume a legacy server.
@@ -52,13 +56,24 @@ pub struct SessionOptions {
     /// messages, `serverInfo` and instructions. Empty by default; discovery,
     /// the hub and `connect` use the server configuration's masker.
     pub masker: Masker,
+    /// Sends failed requests again when that is safe ([`crate::policy::retry`]); `None` never does.
+    pub retry: Option<RetryPolicy>,
+    /// Limits how fast requests go to the server ([`crate::policy::rate_limit`]); `None` does not.
+    pub rate_limit: Option<RateLimit>,
+    /// More policies around the request service, outermost first, inside retry and the rate limit.
+    pub layers: Vec<PolicyLayer>,
+    /// Traces every message in and out (and HTTP events), masked.
+    pub tracer: Option<Tracer>,
+    /// No request of this session is retried past this instant (discovery
+    /// sets the server's deadline); a request's own deadline wins.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for SessionOptions {
     fn default() -> Self {
         Self {
-            client_info: json!({"name": "mcp-discovery", "version": env!("CARGO_PKG_VERSION")}),
-            capabilities: json!({}),
+            client_info: Implementation::new("mcp-discovery", env!("CARGO_PKG_VERSION")),
+            capabilities: ClientCapabilities::default(),
             era: EraPreference::Auto,
             probe_timeout: Duration::from_secs(2),
             initialize_timeout: Duration::from_secs(30),
@@ -69,6 +84,11 @@ impl Default for SessionOptions {
             handler: Arc::new(NoHandler),
             log_level: None,
             masker: Masker::default(),
+            retry: Some(RetryPolicy::default()),
+            rate_limit: Some(RateLimit::default()),
+            layers: Vec::new(),
+            tracer: None,
+            deadline: None,
         }
     }
 }
@@ -82,6 +102,9 @@ impl std::fmt::Debug for SessionOptions {
             .field("probe_timeout", &self.probe_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("page_cap", &self.page_cap)
+            .field("retry", &self.retry)
+            .field("rate_limit", &self.rate_limit)
+            .field("layers", &self.layers.len())
             .finish_non_exhaustive()
     }
 }
@@ -95,6 +118,8 @@ pub struct RequestOptions {
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
     /// Whether each progress notification restarts the timeout (up to the hard maximum).
     pub progress_extends_timeout: bool,
+    /// No retry of this request starts at or past this instant.
+    pub deadline: Option<Instant>,
 }
 
 impl RequestOptions {

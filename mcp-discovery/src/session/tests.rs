@@ -110,7 +110,7 @@ async fn legacy_handshake_sends_initialized_before_any_request() {
     let session = Session::connect("fake", client, options()).await.unwrap();
     assert_eq!(session.era(), Era::Legacy);
     assert_eq!(session.protocol_version().as_str(), "2025-06-18");
-    assert_eq!(session.server_info()["name"], "fake");
+    assert_eq!(session.server_info().name, "fake");
     let tools = session.list_all(ListKind::Tools).await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(
@@ -257,7 +257,7 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
     });
     let session = Session::connect("modern", client, options()).await.unwrap();
     assert_eq!(session.era(), Era::Modern);
-    assert_eq!(session.server_info()["name"], "modern");
+    assert_eq!(session.server_info().name, "modern");
     assert_eq!(session.state().ttl_ms, Some(5000));
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
     assert!(session.list_all(ListKind::Tools).await.unwrap().is_empty());
@@ -538,7 +538,10 @@ async fn input_required_rounds_echo_state_with_new_ids() {
     });
     let options = SessionOptions {
         handler: Arc::new(AcceptingHandler),
-        capabilities: json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
+        capabilities: serde_json::from_value(
+            json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
+        )
+        .unwrap(),
         ..options()
     };
     let session = Session::connect("mrtr", client, options).await.unwrap();

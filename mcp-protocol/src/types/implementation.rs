@@ -25,7 +25,8 @@ super::struct_with_extra! {
     pub struct Implementation {
         /// The programmatic name.
         pub name: String,
-        /// The version.
+        /// The version (read as empty when a server leaves it out, as some do).
+        #[serde(default)]
         pub version: String,
         /// A display name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,6 +40,13 @@ super::struct_with_extra! {
         /// Icons (2025-11-25).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub icons: Option<Vec<Icon>>,
+    }
+}
+
+impl Default for Implementation {
+    /// An unnamed implementation without a version.
+    fn default() -> Self {
+        Self::new("", "")
     }
 }
 

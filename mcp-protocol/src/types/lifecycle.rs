@@ -56,9 +56,11 @@ super::struct_with_extra! {
     pub struct InitializeResult {
         /// The version the server chose.
         pub protocol_version: String,
-        /// What the server offers.
+        /// What the server offers (read as nothing when left out).
+        #[serde(default)]
         pub capabilities: ServerCapabilities,
-        /// Who the server is.
+        /// Who the server is (read as unnamed when left out, as some servers do).
+        #[serde(default)]
         pub server_info: Implementation,
         /// Guidance for the model.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,5 +115,32 @@ impl DiscoverResult {
     /// The freshness hint; absent or negative means 0.
     pub fn ttl_ms(&self) -> u64 {
         self.ttl_ms.map_or(0, |ttl| u64::try_from(ttl).unwrap_or(0))
+    }
+}
+
+impl PaginatedParams {
+    /// The page after `cursor` (the first page when `None`).
+    pub fn after(cursor: Option<String>) -> Self {
+        Self {
+            cursor,
+            ..Self::default()
+        }
+    }
+}
+
+impl InitializeParams {
+    /// `initialize` offering `protocol_version`, with our capabilities and identity.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        capabilities: ClientCapabilities,
+        client_info: Implementation,
+    ) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            capabilities,
+            client_info,
+            meta: None,
+            extra: Extra::new(),
+        }
     }
 }

@@ -54,3 +54,14 @@ super::struct_with_extra! {
         pub meta: Option<Extra>,
     }
 }
+
+impl SetLevelParams {
+    /// Asks for log messages at `level` and above.
+    pub fn new(level: LoggingLevel) -> Self {
+        Self {
+            level,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}

@@ -42,10 +42,16 @@ macro_rules! open_string_enum {
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let text = <String as serde::Deserialize>::deserialize(deserializer)?;
-                Ok(match text.as_str() {
+                Ok(Self::from(text.as_str()))
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(text: &str) -> Self {
+                match text {
                     $($wire => $name::$variant,)+
-                    _ => $name::Other(text),
-                })
+                    _ => $name::Other(text.to_owned()),
+                }
             }
         }
     };

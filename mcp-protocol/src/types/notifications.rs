@@ -89,3 +89,26 @@ super::struct_with_extra! {
 
 /// `notifications/subscriptions/acknowledged` params (2026-07-28).
 pub type SubscriptionsAcknowledgedParams = SubscriptionsListenParams;
+
+impl CancelledParams {
+    /// Cancels request `id`, saying why.
+    pub fn new(id: RequestId, reason: impl Into<String>) -> Self {
+        Self {
+            request_id: Some(id),
+            reason: Some(reason.into()),
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SubscriptionsListenParams {
+    /// Listens for the notifications `filter` names.
+    pub fn new(filter: SubscriptionFilter) -> Self {
+        Self {
+            notifications: filter,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}

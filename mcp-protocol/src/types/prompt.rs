@@ -117,3 +117,17 @@ super::struct_with_extra! {
         pub meta: Option<Extra>,
     }
 }
+
+impl GetPromptParams {
+    /// A get of prompt `name` with `arguments`.
+    pub fn new(name: impl Into<String>, arguments: Option<Extra>) -> Self {
+        Self {
+            name: name.into(),
+            arguments,
+            input_responses: None,
+            request_state: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}

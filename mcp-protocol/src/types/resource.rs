@@ -172,3 +172,27 @@ super::struct_with_extra! {
         pub meta: Option<Extra>,
     }
 }
+
+impl ReadResourceParams {
+    /// A read of `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            input_responses: None,
+            request_state: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SubscribeParams {
+    /// A subscription to (or unsubscription from) `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}

@@ -166,3 +166,16 @@ super::struct_with_extra! {
         pub meta: Option<Extra>,
     }
 }
+
+impl CompleteParams {
+    /// Completions of `argument` (`{"name", "value"}`) of `reference` (`ref/prompt` or `ref/resource`).
+    pub fn new(reference: Value, argument: Value) -> Self {
+        Self {
+            reference,
+            argument,
+            context: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}

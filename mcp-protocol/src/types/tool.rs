@@ -205,6 +205,20 @@ impl CallToolResult {
     }
 }
 
+impl CallToolParams {
+    /// A call of tool `name` with `arguments`.
+    pub fn new(name: impl Into<String>, arguments: Option<Value>) -> Self {
+        Self {
+            name: name.into(),
+            arguments,
+            input_responses: None,
+            request_state: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

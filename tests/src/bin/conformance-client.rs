@@ -78,8 +78,13 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
         } else {
             EraPreference::Legacy
         },
-        capabilities: json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
-        client_info: json!({"name": "mcp-discovery-conformance", "version": env!("CARGO_PKG_VERSION")}),
+        capabilities: serde_json::from_value(
+            json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
+        )?,
+        client_info: mcp_protocol::types::Implementation::new(
+            "mcp-discovery-conformance",
+            env!("CARGO_PKG_VERSION"),
+        ),
         handler: Arc::new(ConformanceHandler),
         request_timeout: Duration::from_secs(20),
         ..SessionOptions::default()

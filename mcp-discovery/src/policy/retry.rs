@@ -1,0 +1,206 @@
+//! Retry: sends a failed request again after an exponentially growing,
+//! jittered delay, when that is both useful and safe.
+//!
+//! - **Useful:** the error is one that may go away
+//!   ([`SessionError::is_retryable`]): no connection (refused or reset),
+//!   HTTP 429, 502, 503, 504, an expired session, an answer lost with a
+//!   broken stream. A JSON-RPC error, a timeout or a crashed process is not.
+//! - **Safe:** a request that may have reached the server is sent again
+//!   only when its method is idempotent. A `tools/call` (or any request that
+//!   is not idempotent) is retried only when it was never delivered; when it
+//!   may have run, the error says so and it is not sent again.
+//! - **Timely:** a `Retry-After` replaces the computed delay, and no retry
+//!   starts past the deadline (the server's own deadline in discovery).
+//!
+//! Delays come from `backon`'s exponential backoff (initial delay times
+//! factor per attempt, capped), each then scaled by a random factor in
+//! `[1 - jitter, 1 + jitter]`; `jitter: 1.0` is full jitter over
+//! `[0, 2 × delay]`.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use backon::{BackoffBuilder, ExponentialBuilder};
+use mcp_protocol::RawJson;
+use mcp_transport::Delivery;
+use tokio::time::Instant;
+use tower::{Layer, Service, ServiceExt};
+
+use crate::session::{McpRequest, ResponseFuture, SessionError};
+
+/// When and how often to try again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryPolicy {
+    /// How many times a request is sent again at most.
+    pub max_retries: usize,
+    /// The delay before the first retry.
+    pub initial_delay: Duration,
+    /// The longest delay.
+    pub max_delay: Duration,
+    /// How much each delay grows.
+    pub factor: f32,
+    /// How far each delay is randomly moved, as a fraction of it (0 to 1).
+    pub jitter: f32,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 3,
+            initial_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+            factor: 2.0,
+            jitter: 0.1,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The delays before each retry, jittered.
+    pub fn delays(&self) -> impl Iterator<Item = Duration> + Send + use<> {
+        let jitter = self.jitter.clamp(0.0, 1.0);
+        let mut rng = fastrand::Rng::new();
+        ExponentialBuilder::default()
+            .with_min_delay(self.initial_delay)
+            .with_max_delay(self.max_delay)
+            .with_factor(self.factor.max(1.0))
+            .with_max_times(self.max_retries)
+            .build()
+            .map(move |delay| {
+                let scale = 1.0 - jitter + 2.0 * jitter * rng.f32();
+                delay.mul_f32(scale.max(0.0))
+            })
+    }
+
+    /// Whether `error`, for `request`, may be sent again at all.
+    pub fn allows(request: &McpRequest, error: &SessionError) -> Verdict {
+        if !error.is_retryable() {
+            return Verdict::Final;
+        }
+        if !request.idempotent && error.delivery() != Delivery::NotSent {
+            return Verdict::MayHaveRun;
+        }
+        Verdict::Retry
+    }
+}
+
+/// What the policy says about one failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Send it again after the delay.
+    Retry,
+    /// The error will not go away by trying again.
+    Final,
+    /// It might, but the request may have run and is not idempotent.
+    MayHaveRun,
+}
+
+/// Adds [`Retry`] around a request service.
+#[derive(Debug, Clone)]
+pub struct RetryLayer {
+    policy: Arc<RetryPolicy>,
+    deadline: Option<Instant>,
+    server: Arc<str>,
+}
+
+impl RetryLayer {
+    /// Retries by `policy`.
+    pub fn new(policy: RetryPolicy) -> Self {
+        Self {
+            policy: Arc::new(policy),
+            deadline: None,
+            server: Arc::from(""),
+        }
+    }
+
+    /// Starts no retry at or past `deadline` (a request's own deadline wins).
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Names the server in the log lines of retries.
+    pub fn named(mut self, server: impl Into<String>) -> Self {
+        self.server = Arc::from(server.into());
+        self
+    }
+
+    /// `inner`, retried.
+    pub fn wrap<S>(&self, inner: S) -> Retry<S> {
+        self.layer(inner)
+    }
+}
+
+impl<S> Layer<S> for RetryLayer {
+    type Service = Retry<S>;
+
+    fn layer(&self, inner: S) -> Retry<S> {
+        Retry {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// A request service whose failed requests are sent again by a [`RetryPolicy`].
+#[derive(Debug, Clone)]
+pub struct Retry<S> {
+    inner: S,
+    layer: RetryLayer,
+}
+
+impl<S> Service<McpRequest> for Retry<S>
+where
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = RawJson;
+    type Error = SessionError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        let layer = self.layer.clone();
+        Box::pin(async move {
+            let deadline = request.options.deadline.or(layer.deadline);
+            let mut delays = layer.policy.delays();
+            let mut attempt = 0usize;
+            loop {
+                let error = match inner.clone().oneshot(request.clone()).await {
+                    Ok(result) => return Ok(result),
+                    Err(error) => error,
+                };
+                match RetryPolicy::allows(&request, &error) {
+                    Verdict::Final => return Err(error),
+                    Verdict::MayHaveRun => return Err(error.not_repeated()),
+                    Verdict::Retry => {}
+                }
+                let Some(backoff) = delays.next() else {
+                    return Err(error);
+                };
+                let delay = error.retry_after().unwrap_or(backoff);
+                if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+                    return Err(error);
+                }
+                attempt += 1;
+                tracing::info!(
+                    server = %layer.server,
+                    method = %request.method,
+                    attempt,
+                    delay_ms = delay.as_millis() as u64,
+                    %error,
+                    "retrying"
+                );
+                tokio::time::sleep(delay).await;
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,233 @@
+//! The seam every policy wraps: a session's requests as one
+//! [`tower::Service`], from an [`McpRequest`] to the raw result.
+//!
+//! ```text
+//! Session (typed methods, the modern `_meta` envelope, input_required rounds)
+//!   └─ RequestService = the policy layers, outermost first:
+//!        retry (policy::retry)  →  rate limit (policy::rate_limit)  →  your layers
+//!          └─ SessionCore: one JSON-RPC request over the engine; an expired
+//!             legacy HTTP session is re-initialized (single-flight) and the
+//!             request sent once more
+//! ```
+//!
+//! The core is policy-free: it never waits, retries or limits on its own
+//! (besides re-initializing an expired session, which is the protocol's
+//! lifecycle, not a policy). The wire trace sits one level lower, at the
+//! message seam ([`mcp_transport::trace::TracedTransport`]), because it must
+//! also see notifications and the server's own requests.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
+
+use mcp_protocol::RawJson;
+use mcp_protocol::method::RequestMethod;
+use mcp_protocol::version::Era;
+use mcp_transport::TransportError;
+use parking_lot::RwLock;
+use serde_json::Value;
+use tower::Service;
+use tower::util::BoxCloneSyncService;
+
+use super::engine::Engine;
+use super::error::{ErrorKind, SessionError};
+use super::handshake::{self, ServerState};
+use super::options::{RequestOptions, SessionOptions};
+
+/// One request on its way to the server.
+#[derive(Debug, Clone)]
+pub struct McpRequest {
+    /// The method, such as `tools/list`.
+    pub method: Cow<'static, str>,
+    /// The params, `_meta` included (the session adds the modern envelope
+    /// before the request enters the stack).
+    pub params: Option<Value>,
+    /// Timeout, progress, deadline.
+    pub options: RequestOptions,
+    /// Whether sending it twice has the effect of sending it once; a request
+    /// that may have run is sent again only if it is.
+    pub idempotent: bool,
+}
+
+impl McpRequest {
+    /// A request of typed method `M` (its name and idempotency from the type).
+    /// An empty params object is left out.
+    pub fn typed<M: RequestMethod>(
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<Self, serde_json::Error> {
+        let params = match serde_json::to_value(params)? {
+            Value::Object(object) if object.is_empty() => None,
+            Value::Null => None,
+            other => Some(other),
+        };
+        Ok(Self {
+            method: Cow::Borrowed(M::METHOD),
+            params,
+            options,
+            idempotent: M::IDEMPOTENT,
+        })
+    }
+
+    /// A request of a method the protocol crate has no type for (a vendor
+    /// extension, say); its idempotency comes from the method name
+    /// ([`mcp_protocol::methods::is_idempotent`]: unknown methods are not).
+    pub fn untyped(
+        method: impl Into<String>,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Self {
+        let method: String = method.into();
+        let idempotent = mcp_protocol::methods::is_idempotent(&method);
+        Self {
+            method: Cow::Owned(method),
+            params,
+            options,
+            idempotent,
+        }
+    }
+}
+
+/// The boxed future of a request service.
+pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<RawJson, SessionError>> + Send>>;
+
+/// A session's request path: what every policy layer wraps and returns.
+pub type RequestService = BoxCloneSyncService<McpRequest, RawJson, SessionError>;
+
+/// A policy of your own: wraps the request service (inside retry and the
+/// rate limit, outside the core). `tower::Layer`s fit through
+/// `Arc::new(|inner| RequestService::new(my_layer.layer(inner)))`.
+pub type PolicyLayer = Arc<dyn Fn(RequestService) -> RequestService + Send + Sync>;
+
+/// What the core and the session share about the connection.
+pub(crate) struct Connection {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) options: SessionOptions,
+    /// What the server said about itself; a placeholder until the handshake ends.
+    pub(crate) state: RwLock<ServerState>,
+    /// Whether the handshake ended (until then, nothing is re-initialized).
+    pub(crate) established: AtomicBool,
+    /// How many times the legacy session was re-initialized.
+    reinitialized: AtomicU64,
+    /// Held while re-initializing, so it happens once for many requests.
+    reinitializing: tokio::sync::Mutex<()>,
+}
+
+impl Connection {
+    pub(crate) fn new(engine: Arc<Engine>, options: SessionOptions) -> Self {
+        Self {
+            engine,
+            options,
+            state: RwLock::new(ServerState::pending()),
+            established: AtomicBool::new(false),
+            reinitialized: AtomicU64::new(0),
+            reinitializing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Re-initializes an expired legacy session, once for all the requests
+    /// that saw it expire: a request that was sent before someone else's
+    /// re-initialization finished just tries again.
+    async fn reinitialize(&self, seen: u64) -> Result<(), SessionError> {
+        let _guard = self.reinitializing.lock().await;
+        if self.reinitialized.load(Ordering::Acquire) != seen {
+            return Ok(());
+        }
+        tracing::info!(server = %self.engine.server(), "HTTP session expired; initializing again");
+        let state = handshake::initialize_direct(&self.engine, &self.options)
+            .await?
+            .masked(&self.options.masker);
+        *self.state.write() = state;
+        self.reinitialized.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+/// The innermost service: one JSON-RPC request over the engine.
+#[derive(Clone)]
+pub(crate) struct SessionCore {
+    connection: Arc<Connection>,
+}
+
+impl SessionCore {
+    pub(crate) fn new(connection: Arc<Connection>) -> Self {
+        Self { connection }
+    }
+
+    async fn send(self, request: McpRequest) -> Result<RawJson, SessionError> {
+        let connection = &self.connection;
+        let seen = connection.reinitialized.load(Ordering::Acquire);
+        match self.once(&request).await {
+            Err(error)
+                if is_session_expired(&error)
+                    && connection.established.load(Ordering::Acquire)
+                    && connection.state.read().era == Era::Legacy =>
+            {
+                connection.reinitialize(seen).await?;
+                self.once(&request).await
+            }
+            other => other,
+        }
+    }
+
+    async fn once(&self, request: &McpRequest) -> Result<RawJson, SessionError> {
+        let options = &self.connection.options;
+        self.connection
+            .engine
+            .request(
+                &request.method,
+                request.params.clone(),
+                &request.options,
+                options.request_timeout,
+                options.max_request_timeout,
+            )
+            .await
+    }
+}
+
+fn is_session_expired(error: &SessionError) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Transport(TransportError::SessionExpired { .. })
+    )
+}
+
+impl Service<McpRequest> for SessionCore {
+    type Response = RawJson;
+    type Error = SessionError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        Box::pin(self.clone().send(request))
+    }
+}
+
+/// The request path of a session: the core wrapped in the options' policies
+/// (retry outermost, then the rate limit, then the caller's own layers).
+pub(crate) fn build(connection: &Arc<Connection>) -> RequestService {
+    let options = &connection.options;
+    let server = connection.engine.server().to_owned();
+    let mut service = RequestService::new(SessionCore::new(Arc::clone(connection)));
+    for layer in options.layers.iter().rev() {
+        service = layer(service);
+    }
+    if let Some(limit) = &options.rate_limit {
+        service = RequestService::new(crate::policy::RateLimitLayer::new(*limit).wrap(service));
+    }
+    if let Some(retry) = &options.retry {
+        service = RequestService::new(
+            crate::policy::RetryLayer::new(retry.clone())
+                .with_deadline(options.deadline)
+                .named(server)
+                .wrap(service),
+        );
+    }
+    service
+}

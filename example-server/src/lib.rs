@@ -24,4 +24,4 @@ mod stdio;
 
 pub use handler::{EraSupport, Server, ServerOptions};
 pub use http::{router, serve_http};
-pub use stdio::serve_stdio;
+pub use stdio::{serve_stdio, serve_transport};

@@ -36,3 +36,14 @@ pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Serves `server` over any transport (an in-memory duplex, say) until it ends.
+pub async fn serve_transport(server: Server, transport: impl mcp_transport::Transport) {
+    while let Ok(Some(message)) = transport.receive().await {
+        if let Some(answer) = server.handle(&message)
+            && transport.send(answer).await.is_err()
+        {
+            break;
+        }
+    }
+}

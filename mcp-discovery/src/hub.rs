@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 
 use crate::catalog::{Catalog, DEFAULT_SEPARATOR};
 use crate::config::ServerConfig;
-use crate::connect::OpenTransport;
+use crate::connect::ConnectContext;
 use crate::discovery::{DiscoveryOptions, describe};
 use crate::report::{DiscoveryReport, ServerReport};
 use crate::session::{ErrorKind, Session, SessionError};
@@ -185,12 +185,16 @@ impl Hub {
         if let Some(session) = self.sessions.lock().await.get(server) {
             return Ok(session.clone());
         }
-        let transport =
-            OpenTransport::open(config, self.options.http.as_ref(), self.options.graces).await?;
+        let context = ConnectContext {
+            http: self.options.http.clone(),
+            graces: self.options.graces,
+            tracer: self.options.session.tracer.clone(),
+        };
+        let transport = self.options.connectors.open(config, &context).await?;
         let deadline = self.options.deadline_of(config);
         let connecting = Session::connect_shared(
             &config.name,
-            transport.shared(),
+            transport.transport(),
             crate::connect::options_for(config, &self.options.session),
         );
         let session = match tokio::time::timeout(deadline, connecting).await {

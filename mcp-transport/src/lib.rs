@@ -32,6 +32,14 @@
 //!   stream broke and cannot be resumed) yields [`lost_answer`] for it from
 //!   `receive`, so the session fails or re-issues it at once.
 //!
+//! To start it from a config like the built-in transports, implement
+//! `mcp_discovery::connect::Connector` for it (open the transport from the
+//! server's settings) and register it under a `type` name with
+//! `Connectors::with`; a config entry `{"type": "<name>", ...}` then
+//! starts it through discovery, the hub and the CLI alike. The
+//! `mcp_discovery::connect` docs show it end to end with an in-memory
+//! transport.
+//!
 //! For a byte stream, [`codec::ndjson::NdjsonCodec`] with `tokio_util`'s
 //! `FramedRead`/`FramedWrite` does the framing; `examples/tcp_transport.rs` is
 //! a complete newline-JSON-over-TCP transport in about a hundred lines.

@@ -30,6 +30,7 @@ mod detect;
 mod error;
 mod expand;
 mod jsonc;
+mod launch;
 mod parse;
 mod redact;
 
@@ -39,6 +40,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_transport::http::HttpKind;
+
+use crate::policy::RateLimit;
 use mcp_transport::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
 pub use mcp_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
@@ -46,7 +49,8 @@ use serde_json::{Value, json};
 pub use detect::{Candidate, candidates, detect};
 pub use error::{ConfigError, ConfigWarning};
 pub use expand::{ProcessEnv, VarSource, input_variable};
-pub use parse::{load_file, parse_str};
+pub use launch::Launch;
+pub use parse::{ParseOptions, load_file, load_file_with, parse_str, parse_str_with};
 
 /// Which host's format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,131 +76,6 @@ impl fmt::Display for ConfigFormat {
     }
 }
 
-/// How to reach a server.
-#[derive(Clone)]
-pub enum Launch {
-    /// A child process speaking over stdio.
-    Stdio {
-        /// The program (resolved against the config's directory when it has a path separator).
-        command: String,
-        /// Its arguments, expanded.
-        args: Vec<String>,
-        /// Extra environment.
-        env: BTreeMap<String, SecretString>,
-        /// The working directory.
-        cwd: PathBuf,
-        /// Which of our own environment variables it sees.
-        env_policy: EnvPolicy,
-    },
-    /// A remote server over HTTP.
-    Http {
-        /// The endpoint, expanded (it may hold credentials).
-        url: SecretUrl,
-        /// Extra headers.
-        headers: BTreeMap<String, SecretString>,
-        /// Streamable HTTP, legacy SSE, or detect.
-        kind: HttpKind,
-    },
-}
-
-impl Launch {
-    /// A stdio launch of `command args…` in `cwd`, with no env of its own and the default policy.
-    pub fn stdio<I, S>(command: impl Into<String>, args: I, cwd: impl AsRef<Path>) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        Launch::Stdio {
-            command: command.into(),
-            args: args.into_iter().map(Into::into).collect(),
-            env: BTreeMap::new(),
-            cwd: cwd.as_ref().to_owned(),
-            env_policy: EnvPolicy::default(),
-        }
-    }
-
-    /// Sets one env variable of a stdio launch (an HTTP launch is left as it is).
-    pub fn set_env(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        if let Launch::Stdio { env, .. } = self {
-            env.insert(name.into(), SecretString::from(value.into()));
-        }
-    }
-
-    /// The masker of this launch: every env and header value (and the token
-    /// after a header's scheme, as in `Bearer <token>`), the URL's userinfo
-    /// and query values, and arguments that follow token-like flags or look
-    /// like credentials.
-    pub fn masker(&self) -> Masker {
-        let mut builder = Masker::builder();
-        match self {
-            Launch::Stdio { args, env, .. } => {
-                for value in env.values() {
-                    builder.secret(value.expose_secret());
-                }
-                builder.args(args);
-            }
-            Launch::Http { url, headers, .. } => {
-                builder.url(url.expose_secret());
-                for value in headers.values() {
-                    let value = value.expose_secret();
-                    builder.secret(value);
-                    if let Some((_, token)) = value.split_once(' ') {
-                        builder.secret(token);
-                    }
-                }
-            }
-        }
-        builder.build()
-    }
-}
-
-fn same_secrets(a: &BTreeMap<String, SecretString>, b: &BTreeMap<String, SecretString>) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|((ka, va), (kb, vb))| ka == kb && va.expose_secret() == vb.expose_secret())
-}
-
-impl PartialEq for Launch {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (
-                Launch::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                    env_policy,
-                },
-                Launch::Stdio {
-                    command: c2,
-                    args: a2,
-                    env: e2,
-                    cwd: w2,
-                    env_policy: p2,
-                },
-            ) => {
-                command == c2
-                    && args == a2
-                    && cwd == w2
-                    && env_policy == p2
-                    && same_secrets(env, e2)
-            }
-            (
-                Launch::Http { url, headers, kind },
-                Launch::Http {
-                    url: u2,
-                    headers: h2,
-                    kind: k2,
-                },
-            ) => url == u2 && kind == k2 && same_secrets(headers, h2),
-            _ => false,
-        }
-    }
-}
-
-impl Eq for Launch {}
-
 /// One configured server.
 #[derive(Clone)]
 pub struct ServerConfig {
@@ -210,6 +89,8 @@ pub struct ServerConfig {
     pub description: Option<String>,
     /// Its own discovery deadline, if set.
     pub timeout: Option<Duration>,
+    /// Its own rate limit (`rateLimit`), instead of the session's.
+    pub rate_limit: Option<RateLimit>,
     /// How to reach it.
     pub launch: Launch,
     /// Arguments as safe to show (unexpanded where a variable was substituted, flag values masked).
@@ -224,6 +105,13 @@ impl ServerConfig {
         let (shown_args, shown_url) = match &launch {
             Launch::Stdio { args, .. } => (redact::mask_flag_values(args), None),
             Launch::Http { url, .. } => (Vec::new(), Some(url.redacted().to_owned())),
+            Launch::Custom { settings, .. } => (
+                Vec::new(),
+                settings
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .map(redact::url_for_display),
+            ),
         };
         Self {
             name: name.into(),
@@ -231,6 +119,7 @@ impl ServerConfig {
             enabled: true,
             description: None,
             timeout: None,
+            rate_limit: None,
             launch,
             shown_args,
             shown_url,
@@ -273,7 +162,7 @@ impl ServerConfig {
     pub fn env_policy(&self) -> Option<&EnvPolicy> {
         match &self.launch {
             Launch::Stdio { env_policy, .. } => Some(env_policy),
-            Launch::Http { .. } => None,
+            Launch::Http { .. } | Launch::Custom { .. } => None,
         }
     }
 
@@ -310,6 +199,16 @@ impl ServerConfig {
                 object.insert("headers".into(), redact::masked_map(headers));
                 object.insert("kind".into(), json!(redact::kind_name(*kind)));
             }
+            Launch::Custom {
+                transport,
+                settings,
+            } => {
+                object.insert("transport".into(), json!(transport));
+                object.insert(
+                    "settings".into(),
+                    redact::masked_settings(settings, &self.masker()),
+                );
+            }
         }
         Value::Object(object)
     }
@@ -330,6 +229,10 @@ impl ServerConfig {
                 self.shown_url.as_deref().unwrap_or("?"),
                 redact::kind_name(*kind)
             ),
+            Launch::Custom { transport, .. } => match &self.shown_url {
+                Some(url) => format!("{transport}: {url}"),
+                None => format!("{transport}: custom transport"),
+            },
         }
     }
 
@@ -363,6 +266,13 @@ impl ServerConfig {
                 "headers": exposed(headers),
                 "kind": redact::kind_name(*kind),
             }),
+            Launch::Custom {
+                transport,
+                settings,
+            } => json!({
+                "transport": transport,
+                "settings": settings,
+            }),
         }
     }
 }
@@ -383,38 +293,6 @@ impl fmt::Debug for ServerConfig {
             .field("timeout", &self.timeout)
             .field("launch", &self.summary())
             .finish_non_exhaustive()
-    }
-}
-
-impl fmt::Debug for Launch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-                env_policy,
-            } => f
-                .debug_struct("Stdio")
-                .field("command", command)
-                // Expanded arguments may hold substituted secrets: only their number.
-                .field("args", &format_args!("<{} arguments>", args.len()))
-                .field("env", &env.keys().map(|k| (k, "***")).collect::<Vec<_>>())
-                .field("cwd", cwd)
-                .field("env_policy", env_policy)
-                .finish(),
-            Self::Http { url, headers, kind } => f
-                .debug_struct("Http")
-                // The path may hold a substituted secret: only the origin.
-                .field("url", &redact::origin_of(url.expose_secret()))
-                .field(
-                    "headers",
-                    &headers.keys().map(|k| (k, "***")).collect::<Vec<_>>(),
-                )
-                .field("kind", kind)
-                .finish(),
-        }
     }
 }
 

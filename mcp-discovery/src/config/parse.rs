@@ -11,6 +11,7 @@ use super::error::{ConfigError, ConfigWarning};
 use super::expand::{Expanded, Expander, VarSource};
 use super::redact;
 use super::{ConfigFile, ConfigFormat, EnvPolicy, Launch, ServerConfig};
+use crate::policy::RateLimit;
 use mcp_transport::secret::{SecretString, SecretUrl};
 
 /// The largest config file read (`~/.claude.json` can be big, but not this big).
@@ -42,12 +43,54 @@ const KNOWN_FIELDS: &[&str] = &[
     "excludeTools",
     "inheritEnv",
     "envPassthrough",
+    "rateLimit",
 ];
+/// Fields every server has whatever its transport (not part of a custom transport's settings).
+const COMMON_FIELDS: &[&str] = &[
+    "type",
+    "transport",
+    "description",
+    "enabled",
+    "disabled",
+    "timeout",
+    "timeoutMs",
+    "name",
+    "rateLimit",
+];
+
+/// How to read a config: which custom transport `type`s exist.
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// `type`s served by registered third-party connectors.
+    pub custom_types: Vec<String>,
+}
+
+impl ParseOptions {
+    /// Accepts every type `connectors` has besides the built-in ones.
+    pub fn for_connectors(connectors: &crate::connect::Connectors) -> Self {
+        Self {
+            custom_types: connectors
+                .types()
+                .filter(|t| !crate::connect::BUILTIN_TYPES.contains(t))
+                .map(str::to_owned)
+                .collect(),
+        }
+    }
+}
 /// Top-level keys that are not servers but belong to some format.
 const KNOWN_TOP_LEVEL: &[&str] = &["servers", "mcpServers", "inputs", "$schema", "version"];
 
 /// Reads and parses a config file.
 pub fn load_file(path: &Path, vars: &dyn VarSource) -> Result<ConfigFile, ConfigError> {
+    load_file_with(path, vars, &ParseOptions::default())
+}
+
+/// Reads and parses a config file whose servers may name custom transports.
+pub fn load_file_with(
+    path: &Path,
+    vars: &dyn VarSource,
+    options: &ParseOptions,
+) -> Result<ConfigFile, ConfigError> {
     let read_error = |source| ConfigError::Read {
         path: path.to_owned(),
         source,
@@ -69,11 +112,21 @@ pub fn load_file(path: &Path, vars: &dyn VarSource) -> Result<ConfigFile, Config
             .map(|cwd| cwd.join(path))
             .unwrap_or_else(|_| path.to_owned())
     };
-    parse_str(&absolute, &text, vars)
+    parse_str_with(&absolute, &text, vars, options)
 }
 
 /// Parses `text` as the config file at `path` (used for messages and to resolve relative paths).
 pub fn parse_str(path: &Path, text: &str, vars: &dyn VarSource) -> Result<ConfigFile, ConfigError> {
+    parse_str_with(path, text, vars, &ParseOptions::default())
+}
+
+/// Like [`parse_str`], for a config whose servers may name custom transports.
+pub fn parse_str_with(
+    path: &Path,
+    text: &str,
+    vars: &dyn VarSource,
+    options: &ParseOptions,
+) -> Result<ConfigFile, ConfigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let plain = super::jsonc::to_plain_json(text);
     let root: Value = serde_json::from_str(&plain).map_err(|error| ConfigError::Syntax {
@@ -139,6 +192,7 @@ pub fn parse_str(path: &Path, text: &str, vars: &dyn VarSource) -> Result<Config
     };
     let mut reader = Reader {
         path,
+        options,
         dir: &dir,
         expander: Expander {
             vars,
@@ -202,14 +256,16 @@ fn kind_of(value: &Value) -> &'static str {
 }
 
 /// The transport a server's `type` names.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Transport {
     Stdio,
     Http(HttpKind),
+    Custom(String),
 }
 
 struct Reader<'a> {
     path: &'a Path,
+    options: &'a ParseOptions,
     dir: &'a Path,
     expander: Expander<'a>,
     warnings: Vec<ConfigWarning>,
@@ -369,8 +425,11 @@ impl Reader<'_> {
                 format!("expected an object, found {}", kind_of(entry)),
             ));
         };
-        for field in entry.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
-            self.warn(Some(name), Some(field), "unknown field; ignored");
+        let transport = self.transport(name, entry)?;
+        if !matches!(transport, Some((_, Transport::Custom(_)))) {
+            for field in entry.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
+                self.warn(Some(name), Some(field), "unknown field; ignored");
+            }
         }
         let enabled = !matches!(
             (
@@ -381,10 +440,15 @@ impl Reader<'_> {
         );
         let description = self.string(name, entry, "description")?;
         let timeout = self.timeout(name, entry)?;
-        let transport = self.transport(name, entry)?;
+        let rate_limit = self.rate_limit(name, entry)?;
         let command = self.string(name, entry, "command")?;
         let url = self.string(name, entry, "url")?;
+        let custom = match &transport {
+            Some((_, Transport::Custom(custom))) => Some(custom.clone()),
+            _ => None,
+        };
         let (launch, shown_args, shown_url) = match (command, url) {
+            _ if custom.is_some() => self.custom(name, entry, custom.unwrap_or_default())?,
             (Some(_), Some(_)) => {
                 return Err(self.error(name, None, "has both \"command\" and \"url\"; give one"));
             }
@@ -396,7 +460,9 @@ impl Reader<'_> {
                 ));
             }
             (Some(command), None) => match transport {
-                None | Some((_, Transport::Stdio)) => self.stdio(name, entry, &command)?,
+                None | Some((_, Transport::Stdio | Transport::Custom(_))) => {
+                    self.stdio(name, entry, &command)?
+                }
                 Some((field, Transport::Http(_))) => {
                     return Err(self.error(
                         name,
@@ -408,7 +474,7 @@ impl Reader<'_> {
             (None, Some(url)) => match transport {
                 None => self.http(name, entry, &url, HttpKind::Auto)?,
                 Some((_, Transport::Http(kind))) => self.http(name, entry, &url, kind)?,
-                Some((field, Transport::Stdio)) => {
+                Some((field, Transport::Stdio | Transport::Custom(_))) => {
                     return Err(self.error(
                         name,
                         Some(field),
@@ -422,6 +488,7 @@ impl Reader<'_> {
         server.enabled = enabled;
         server.description = description;
         server.timeout = timeout;
+        server.rate_limit = rate_limit;
         server.shown_args = shown_args;
         server.shown_url = shown_url;
         Ok(server)
@@ -447,17 +514,145 @@ impl Reader<'_> {
                 Transport::Http(HttpKind::StreamableHttp)
             }
             "sse" => Transport::Http(HttpKind::Sse),
+            other if self.options.custom_types.iter().any(|t| t == other) => {
+                Transport::Custom(other.to_owned())
+            }
             other => {
+                let mut known = vec!["stdio", "http", "streamable-http", "sse"];
+                known.extend(self.options.custom_types.iter().map(String::as_str));
                 return Err(self.error(
                     server,
                     Some(field),
                     format!(
-                        "unknown transport \"{other}\"; expected stdio, http, streamable-http or sse"
+                        "unknown transport \"{other}\"; expected {}",
+                        known.join(", ")
                     ),
                 ));
             }
         };
         Ok(Some((field, transport)))
+    }
+
+    /// `rateLimit`: `{"requestsPerSecond": n, "burst": n}`.
+    fn rate_limit(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<Option<RateLimit>, ConfigError> {
+        let object = match entry.get("rateLimit") {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some("rateLimit"),
+                    format!(
+                        "expected {{\"requestsPerSecond\": …, \"burst\": …}}, found {}",
+                        kind_of(other)
+                    ),
+                ));
+            }
+        };
+        let defaults = RateLimit::default();
+        let rate = match object.get("requestsPerSecond") {
+            None => defaults.requests_per_second,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|r| r > 0.0 && r.is_finite()) => {
+                n.as_f64().unwrap_or(defaults.requests_per_second)
+            }
+            Some(_) => {
+                return Err(self.error(
+                    server,
+                    Some("rateLimit.requestsPerSecond"),
+                    "must be a positive number",
+                ));
+            }
+        };
+        let burst = match object.get("burst") {
+            None => defaults.burst,
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .and_then(|b| u32::try_from(b).ok())
+                .filter(|b| *b > 0)
+                .ok_or_else(|| {
+                    self.error(
+                        server,
+                        Some("rateLimit.burst"),
+                        "must be a positive integer",
+                    )
+                })?,
+            Some(_) => {
+                return Err(self.error(
+                    server,
+                    Some("rateLimit.burst"),
+                    "must be a positive integer",
+                ));
+            }
+        };
+        Ok(Some(RateLimit {
+            requests_per_second: rate,
+            burst,
+        }))
+    }
+
+    /// A custom transport's settings: the entry but for the common fields,
+    /// every string expanded.
+    fn custom(
+        &self,
+        name: &str,
+        entry: &Map<String, Value>,
+        transport: String,
+    ) -> Result<(Launch, Vec<String>, Option<String>), ConfigError> {
+        let mut settings = Map::new();
+        for (key, value) in entry {
+            if COMMON_FIELDS.contains(&key.as_str()) {
+                continue;
+            }
+            settings.insert(key.clone(), self.expand_value(name, key, value)?);
+        }
+        let shown_url =
+            settings
+                .get("url")
+                .and_then(Value::as_str)
+                .map(|_| match entry.get("url") {
+                    Some(Value::String(raw)) => redact::url_for_display(raw),
+                    _ => String::new(),
+                });
+        Ok((
+            Launch::Custom {
+                transport,
+                settings,
+            },
+            Vec::new(),
+            shown_url,
+        ))
+    }
+
+    /// Every string inside `value`, expanded.
+    fn expand_value(&self, server: &str, field: &str, value: &Value) -> Result<Value, ConfigError> {
+        Ok(match value {
+            Value::String(text) => Value::String(self.expand(server, field, text)?.text),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| {
+                        self.expand_value(server, &format!("{field}[{index}]"), item)
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(key, item)| {
+                        Ok((
+                            key.clone(),
+                            self.expand_value(server, &format!("{field}.{key}"), item)?,
+                        ))
+                    })
+                    .collect::<Result<_, ConfigError>>()?,
+            ),
+            other => other.clone(),
+        })
     }
 
     fn timeout(

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use mcp_transport::http::HttpKind;
-use mcp_transport::secret::{SecretString, is_secret_name, looks_like_credential, redact_url};
+use mcp_transport::secret::{
+    Masker, SecretString, is_secret_name, looks_like_credential, redact_url,
+};
 use mcp_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
 
@@ -46,6 +48,37 @@ pub(crate) fn mask_flag_values(args: &[String]) -> Vec<String> {
         shown.push(arg.clone());
     }
     shown
+}
+
+/// Custom transport settings as safe to show: every string under a
+/// secret-looking name, `env` or `headers` is `***`; every other string is
+/// masked by value (a URL's credentials, a credential-looking argument).
+pub(crate) fn masked_settings(settings: &serde_json::Map<String, Value>, masker: &Masker) -> Value {
+    fn hide_all(value: &mut Value) {
+        match value {
+            Value::String(text) => *text = MASK.to_owned(),
+            Value::Array(items) => items.iter_mut().for_each(hide_all),
+            Value::Object(members) => members.values_mut().for_each(hide_all),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    fn walk(object: &mut serde_json::Map<String, Value>, masker: &Masker) {
+        for (key, value) in object.iter_mut() {
+            if is_secret_name(key) || key == "env" || key == "headers" {
+                hide_all(value);
+            } else if let Value::Object(nested) = value {
+                walk(nested, masker);
+            } else {
+                masker.mask_value(value);
+            }
+        }
+    }
+    let mut shown = settings.clone();
+    walk(&mut shown, masker);
+    if let Some(Value::String(url)) = shown.get_mut("url") {
+        *url = url_for_display(url);
+    }
+    Value::Object(shown)
 }
 
 /// How an env policy shows: `{"inherit": "allowlist", "passthrough": […]}` or `{"inherit": "all"}`.

@@ -35,7 +35,7 @@ fn stdio(server: &ServerConfig) -> (&str, &[String], BTreeMap<String, String>, &
                 .collect();
             (command, args, env, cwd)
         }
-        Launch::Http { .. } => panic!("not stdio"),
+        _ => panic!("not stdio"),
     }
 }
 
@@ -89,14 +89,14 @@ fn cursor_url_server_with_headers() {
             );
             assert_eq!(*kind, HttpKind::Auto);
         }
-        Launch::Stdio { .. } => panic!("not http"),
+        _ => panic!("not http"),
     }
     match &file.servers[1].launch {
         Launch::Http { url, kind, .. } => {
             assert_eq!(url.expose_secret(), "http://127.0.0.1:9000/sse");
             assert_eq!(*kind, HttpKind::Sse);
         }
-        Launch::Stdio { .. } => panic!("not http"),
+        _ => panic!("not http"),
     }
     assert!(matches!(
         &file.servers[2].launch,

@@ -33,7 +33,7 @@ pub use crate::report::{
 use crate::cache::{Cache, CacheMode, Fingerprint};
 use crate::clock::{millis, now_ms};
 use crate::config::{Launch, ServerConfig};
-use crate::connect::StopGraces;
+use crate::connect::{ConnectContext, Connectors, StopGraces};
 use crate::session::{Session, SessionOptions};
 pub(crate) use probe::describe;
 use probe::{ProbeSettings, probe};
@@ -81,6 +81,8 @@ pub struct DiscoveryOptions {
     pub graces: StopGraces,
     /// Progress reports.
     pub observer: Option<DiscoveryObserver>,
+    /// What starts each server, by transport `type`.
+    pub connectors: Connectors,
 }
 
 impl Default for DiscoveryOptions {
@@ -97,6 +99,7 @@ impl Default for DiscoveryOptions {
                 after_term: Duration::from_secs(1),
             },
             observer: None,
+            connectors: Connectors::builtin(),
         }
     }
 }
@@ -146,6 +149,17 @@ pub async fn discover(servers: &[ServerConfig], options: &DiscoveryOptions) -> D
 /// The masker of one server's session: the server's own secrets and the run's.
 fn session_masker(server: &ServerConfig, options: &DiscoveryOptions) -> Masker {
     options.session.masker.union(&server.masker())
+}
+
+impl Runner<'_> {
+    /// What connectors get for this run.
+    pub(crate) fn context(&self, options: &DiscoveryOptions) -> ConnectContext {
+        ConnectContext {
+            http: self.http.clone(),
+            graces: options.graces,
+            tracer: options.session.tracer.clone(),
+        }
+    }
 }
 
 /// Shared state of one discovery run.
@@ -214,13 +228,15 @@ impl<'a> Runner<'a> {
         let mut session = crate::connect::options_for(server, &options.session);
         session.request_timeout = session.request_timeout.min(deadline);
         session.initialize_timeout = session.initialize_timeout.min(deadline);
+        // Retries stay within the server's own deadline.
+        session.deadline = Some(tokio::time::Instant::now() + deadline);
         let probed = probe(
             server,
             ProbeSettings {
-                http: self.http.as_ref(),
+                connectors: &options.connectors,
+                context: self.context(options),
                 session,
                 deadline,
-                graces: options.graces,
                 keep_session,
             },
         )

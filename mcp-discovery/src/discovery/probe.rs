@@ -7,12 +7,11 @@ use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
-use mcp_transport::http::HttpClient;
 use tokio::sync::broadcast::error::TryRecvError;
 
 use crate::clock::{millis, now_ms};
 use crate::config::ServerConfig;
-use crate::connect::{OpenTransport, StopGraces};
+use crate::connect::{ConnectContext, Connection, Connectors};
 use crate::report::{Failure, ServerReport, ServerStatus, Timings};
 use crate::session::{ListKind, Session, SessionError, SessionOptions};
 
@@ -46,10 +45,10 @@ impl Phase {
 
 /// The settings of one probe.
 pub(crate) struct ProbeSettings<'a> {
-    pub http: Option<&'a HttpClient>,
+    pub connectors: &'a Connectors,
+    pub context: ConnectContext,
     pub session: SessionOptions,
     pub deadline: Duration,
-    pub graces: StopGraces,
     pub keep_session: bool,
 }
 
@@ -57,7 +56,7 @@ pub(crate) struct ProbeSettings<'a> {
 pub(crate) async fn probe(server: &ServerConfig, settings: ProbeSettings<'_>) -> Probed {
     let started = Instant::now();
     let phase = Phase::default();
-    let opened: Arc<Mutex<Option<OpenTransport>>> = Arc::default();
+    let opened: Arc<Mutex<Option<Connection>>> = Arc::default();
     let work = run(server, &settings, &phase, &opened);
     let outcome = tokio::time::timeout(settings.deadline, work).await;
     let elapsed = started.elapsed();
@@ -91,8 +90,7 @@ pub(crate) async fn probe(server: &ServerConfig, settings: ProbeSettings<'_>) ->
                 phase.get()
             );
             if let Some(transport) = &transport {
-                if let OpenTransport::Stdio(stdio) = transport {
-                    let skipped = stdio.skipped();
+                if let Some(skipped) = transport.details().skipped_lines() {
                     if skipped.oversized() > 0 {
                         message.push_str(&format!(
                             "; {} stdout line(s) over the size limit were discarded",
@@ -135,15 +133,19 @@ async fn run(
     server: &ServerConfig,
     settings: &ProbeSettings<'_>,
     phase: &Phase,
-    opened: &Mutex<Option<OpenTransport>>,
+    opened: &Mutex<Option<Connection>>,
 ) -> Result<Ready, SessionError> {
     let started = Instant::now();
     phase.set("starting the server");
-    let transport = OpenTransport::open(server, settings.http, settings.graces).await?;
+    let transport = settings.connectors.open(server, &settings.context).await?;
     *opened.lock() = Some(transport.clone());
     phase.set("connecting (era detection and handshake)");
-    let session =
-        Session::connect_shared(&server.name, transport.shared(), settings.session.clone()).await?;
+    let session = Session::connect_shared(
+        &server.name,
+        transport.transport(),
+        settings.session.clone(),
+    )
+    .await?;
     let connected = started.elapsed();
     phase.set("listing tools, resources, templates and prompts");
     let (mut report, saw_list_changed) = match describe(&session).await {
@@ -250,7 +252,7 @@ fn failed(server: &ServerConfig, failure: Failure, elapsed: Duration) -> Probed 
     }
 }
 
-async fn close_bounded(transport: Option<&OpenTransport>) {
+async fn close_bounded(transport: Option<&Connection>) {
     if let Some(transport) = transport {
         if tokio::time::timeout(CLOSE_LIMIT, transport.close())
             .await

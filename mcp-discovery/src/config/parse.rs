@@ -520,11 +520,12 @@ impl Reader<'_> {
             other => {
                 let mut known = vec!["stdio", "http", "streamable-http", "sse"];
                 known.extend(self.options.custom_types.iter().map(String::as_str));
+                let last = known.pop().unwrap_or_default();
                 return Err(self.error(
                     server,
                     Some(field),
                     format!(
-                        "unknown transport \"{other}\"; expected {}",
+                        "unknown transport \"{other}\"; expected {} or {last}",
                         known.join(", ")
                     ),
                 ));

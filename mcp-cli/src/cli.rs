@@ -55,6 +55,19 @@ pub struct GlobalOptions {
     /// default a server sees only a safe list plus its own `env`).
     #[arg(long, global = true)]
     pub inherit_env: bool,
+    /// Write every JSON-RPC message in and out (and HTTP events) to FILE as
+    /// JSON lines, with timestamps, sizes and timings; secrets masked.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub trace: Option<PathBuf>,
+    /// How many times a failed request is sent again when that is safe (0: never).
+    #[arg(long, value_name = "N", default_value_t = 3, global = true)]
+    pub retries: usize,
+    /// Requests per second to each server (a server's own `rateLimit` wins).
+    #[arg(long, value_name = "RPS", default_value_t = 10.0, global = true, value_parser = parse_rate)]
+    pub rate_limit: f64,
+    /// How many requests may go to a server at once before the rate limit applies.
+    #[arg(long, value_name = "N", default_value_t = 20, global = true, value_parser = clap::value_parser!(u32).range(1..))]
+    pub burst: u32,
     /// One JSON document on stdout instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
@@ -91,6 +104,17 @@ pub enum Command {
         /// The server.
         server: String,
     },
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    let rate: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of requests per second"))?;
+    if rate.is_finite() && rate > 0.0 {
+        Ok(rate)
+    } else {
+        Err(format!("'{text}' must be a positive number"))
+    }
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {

@@ -11,8 +11,11 @@ use mcp_discovery::connect::connect;
 use mcp_discovery::discovery::{
     self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary,
 };
+use mcp_discovery::policy::{RateLimit, RetryPolicy};
 use mcp_discovery::session::{ListKind, SessionError, SessionOptions};
+use mcp_discovery::trace::{JsonLinesTrace, Tracer};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use crate::cli::{Command, GlobalOptions};
 use crate::load::{Loaded, UsageError, load};
@@ -36,6 +39,7 @@ pub mod exit {
 pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, UsageError> {
     let loaded = load(global)?;
     crate::logging::set_masker(loaded.masker());
+    let session = session_options(global, &loaded)?;
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }
@@ -46,7 +50,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
     match command {
         Command::Servers => Ok(servers(global, &loaded, style)),
         Command::Discover => {
-            let report = discover(global, &loaded).await;
+            let report = discover(global, &loaded, &session).await;
             if global.json {
                 print_json(&report);
             } else {
@@ -54,15 +58,16 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             }
             Ok(status_of(&report))
         }
-        Command::Tools => Ok(list(global, &loaded, &[ListKind::Tools], style).await),
+        Command::Tools => Ok(list(global, &loaded, &session, &[ListKind::Tools], style).await),
         Command::Resources => Ok(list(
             global,
             &loaded,
+            &session,
             &[ListKind::Resources, ListKind::ResourceTemplates],
             style,
         )
         .await),
-        Command::Prompts => Ok(list(global, &loaded, &[ListKind::Prompts], style).await),
+        Command::Prompts => Ok(list(global, &loaded, &session, &[ListKind::Prompts], style).await),
         Command::Call { server, tool, args } => {
             let arguments: Value = serde_json::from_str(args)
                 .map_err(|error| UsageError::Arguments(error.to_string()))?;
@@ -73,11 +78,11 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
                 )));
             }
             let server = enabled_server(&loaded, server)?;
-            Ok(call(global, server, tool, arguments).await)
+            Ok(call(global, &session, server, tool, arguments).await)
         }
         Command::Ping { server } => {
             let server = enabled_server(&loaded, server)?;
-            Ok(ping(global, server).await)
+            Ok(ping(global, &session, server).await)
         }
     }
 }
@@ -123,6 +128,29 @@ fn deadline(global: &GlobalOptions) -> Duration {
         .map_or(discovery::DEFAULT_DEADLINE, Duration::from_secs_f64)
 }
 
+/// The session options every command uses: policies and the trace.
+fn session_options(global: &GlobalOptions, loaded: &Loaded) -> Result<SessionOptions, UsageError> {
+    let mut options = SessionOptions {
+        retry: (global.retries > 0).then(|| RetryPolicy {
+            max_retries: global.retries,
+            ..RetryPolicy::default()
+        }),
+        rate_limit: Some(RateLimit {
+            requests_per_second: global.rate_limit,
+            burst: global.burst,
+        }),
+        ..SessionOptions::default()
+    };
+    if let Some(path) = &global.trace {
+        let sink = JsonLinesTrace::create(path).map_err(|source| UsageError::Trace {
+            path: path.clone(),
+            source,
+        })?;
+        options.tracer = Some(Tracer::new(Arc::new(sink), loaded.masker()));
+    }
+    Ok(options)
+}
+
 fn options(global: &GlobalOptions) -> DiscoveryOptions {
     DiscoveryOptions {
         concurrency: usize::from(global.concurrency),
@@ -140,8 +168,13 @@ fn options(global: &GlobalOptions) -> DiscoveryOptions {
 }
 
 /// Discovers the loaded servers, with a progress display on a terminal.
-async fn discover(global: &GlobalOptions, loaded: &Loaded) -> DiscoveryReport {
+async fn discover(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    session: &SessionOptions,
+) -> DiscoveryReport {
     let mut options = options(global);
+    options.session = session.clone();
     let enabled = loaded.servers.iter().filter(|s| s.enabled).count();
     let progress = Progress::start(enabled);
     options.observer = progress.as_ref().map(Progress::observer);
@@ -203,10 +236,11 @@ struct ListDocument<'a> {
 async fn list(
     global: &GlobalOptions,
     loaded: &Loaded,
+    session: &SessionOptions,
     kinds: &[ListKind],
     style: Style,
 ) -> ExitCode {
-    let report = discover(global, loaded).await;
+    let report = discover(global, loaded, session).await;
     let catalog = Catalog::with_separator(&report.servers, &global.separator);
     let failed: Vec<Value> = report
         .servers
@@ -336,10 +370,12 @@ fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
 
 async fn connect_to(
     global: &GlobalOptions,
+    session: &SessionOptions,
     server: &ServerConfig,
 ) -> Result<mcp_discovery::session::Session, SessionError> {
     let deadline = server.timeout.unwrap_or_else(|| deadline(global));
-    let mut session_options = SessionOptions::default();
+    let mut session_options = session.clone();
+    session_options.deadline = Some(tokio::time::Instant::now() + deadline);
     if let Some(seconds) = global.timeout {
         session_options.request_timeout = Duration::from_secs_f64(seconds);
     }
@@ -367,6 +403,7 @@ fn disabled(server: &ServerConfig) -> Option<ExitCode> {
 
 async fn call(
     global: &GlobalOptions,
+    session: &SessionOptions,
     server: &ServerConfig,
     tool: &str,
     arguments: Value,
@@ -374,7 +411,7 @@ async fn call(
     if let Some(code) = disabled(server) {
         return code;
     }
-    let session = match connect_to(global, server).await {
+    let session = match connect_to(global, session, server).await {
         Ok(session) => session,
         Err(error) => {
             eprintln!("error: {error}");
@@ -409,12 +446,12 @@ async fn call(
     }
 }
 
-async fn ping(global: &GlobalOptions, server: &ServerConfig) -> ExitCode {
+async fn ping(global: &GlobalOptions, session: &SessionOptions, server: &ServerConfig) -> ExitCode {
     if let Some(code) = disabled(server) {
         return code;
     }
     let started = Instant::now();
-    let session = match connect_to(global, server).await {
+    let session = match connect_to(global, session, server).await {
         Ok(session) => session,
         Err(error) => {
             eprintln!("error: {error}");

@@ -34,6 +34,14 @@ pub enum UsageError {
     /// `--args` is not a JSON object.
     #[error("--args must be a JSON object: {0}")]
     Arguments(String),
+    /// The trace file cannot be created.
+    #[error("cannot create the trace file {}: {source}", path.display())]
+    Trace {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The current directory is unknown.
     #[error("cannot read the current directory: {0}")]
     CurrentDir(std::io::Error),

@@ -65,6 +65,9 @@ pub use mcp_protocol as protocol;
 /// Secret types and the masker ([`mcp_transport::secret`]).
 pub use mcp_transport::secret;
 
+/// The wire trace ([`mcp_transport::trace`]).
+pub use mcp_transport::trace;
+
 /// Items, results and schemas are kept as the server sent them ([`RawJson`]),
 /// read part by part through borrowed views ([`JsonView`], and [`ToolView`],
 /// [`PromptView`], [`ResourceView`] for items).

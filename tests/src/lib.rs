@@ -1,3 +1,4 @@
 //! Shared helpers for the workspace's integration tests.
 
+pub mod scripted_http;
 pub mod tools;

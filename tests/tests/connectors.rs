@@ -107,7 +107,8 @@ async fn an_unregistered_type_is_a_config_error_naming_the_known_ones() {
     .unwrap_err()
     .to_string();
     assert!(
-        error.contains("unknown transport \"memory\"; expected stdio, http, streamable-http or sse"),
+        error
+            .contains("unknown transport \"memory\"; expected stdio, http, streamable-http or sse"),
         "{error}"
     );
 }

@@ -1,0 +1,344 @@
+//! The request policies and the Streamable HTTP state machine against local
+//! servers that misbehave the way real deployments do: rate limits and
+//! outages that pass, a server that starts late, a connection dropped after
+//! a tool call, a login page, a body that is not JSON, a session that
+//! expires under concurrent requests, a session id that cannot be sent back,
+//! and a response stream that breaks and cannot be resumed.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_discovery::config::ServerConfig;
+use mcp_discovery::connect::connect;
+use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcp_discovery::session::{EraPreference, SessionError, SessionOptions};
+use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest, legacy_answer};
+use mcp_transport::Delivery;
+use serde_json::json;
+
+/// Legacy only, so the probe does not muddle the counts.
+fn legacy() -> SessionOptions {
+    SessionOptions {
+        era: EraPreference::Legacy,
+        ..SessionOptions::default()
+    }
+}
+
+fn server(url: &str) -> ServerConfig {
+    ServerConfig::http("scripted", url)
+}
+
+async fn connect_to(
+    url: &str,
+    options: &SessionOptions,
+) -> Result<mcp_discovery::session::Session, SessionError> {
+    connect(&server(url), None, options).await
+}
+
+#[tokio::test]
+async fn a_rate_limit_with_retry_after_is_waited_out() {
+    let server = ScriptedServer::start(|request: &SeenRequest, n| {
+        if request.rpc_method() == Some("initialize") && n < 2 {
+            return Reply::status(429).with_header("retry-after", "1");
+        }
+        legacy_answer(request, "s1")
+    })
+    .await;
+    let started = Instant::now();
+    let session = connect_to(&server.url, &legacy()).await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "Retry-After was not honoured"
+    );
+    assert_eq!(server.count("initialize"), 3);
+    assert_eq!(
+        session
+            .list_all(mcp_discovery::session::ListKind::Tools)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_passing_outage_is_retried() {
+    let server = ScriptedServer::start(|request: &SeenRequest, n| {
+        if request.rpc_method() == Some("tools/list") && n == 0 {
+            return Reply::status(503);
+        }
+        legacy_answer(request, "s1")
+    })
+    .await;
+    let session = connect_to(&server.url, &legacy()).await.unwrap();
+    let tools = session
+        .list_all(mcp_discovery::session::ListKind::Tools)
+        .await
+        .unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(server.count("tools/list"), 2);
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_server_that_starts_listening_late_is_reached() {
+    let port = mcp_tests::tools::free_ports::<1>().unwrap()[0];
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let late = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .unwrap();
+        ScriptedServer::serve(
+            listener,
+            port,
+            Arc::new(|request: &SeenRequest, _| legacy_answer(request, "s1")),
+        )
+    });
+    let started = Instant::now();
+    let session = connect_to(&url, &legacy()).await.unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(1500));
+    let server = late.await.unwrap();
+    assert_eq!(server.count("initialize"), 1);
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_call_whose_connection_drops_after_sending_is_not_retried() {
+    let server = ScriptedServer::start(|request: &SeenRequest, _| {
+        if request.rpc_method() == Some("tools/call") {
+            return Reply::Drop;
+        }
+        legacy_answer(request, "s1")
+    })
+    .await;
+    let session = connect_to(&server.url, &legacy()).await.unwrap();
+    let error = session.call_tool("echo", json!({})).await.unwrap_err();
+    assert_eq!(server.count("tools/call"), 1, "the call was sent again");
+    assert_eq!(error.delivery(), Delivery::Lost);
+    let message = error.to_string();
+    assert!(message.contains("may have run"), "{message}");
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_login_page_fails_at_once_naming_it() {
+    let server = ScriptedServer::start(|_: &SeenRequest, _| Reply::Respond {
+        status: 200,
+        headers: vec![("content-type".into(), b"text/html; charset=utf-8".to_vec())],
+        body: b"<html><body><h1>Sign in to Example SSO</h1></body></html>".to_vec(),
+    })
+    .await;
+    let started = Instant::now();
+    let error = connect_to(&server.url, &SessionOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "waited {:?}",
+        started.elapsed()
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("expected JSON or an event stream, got text/html (a login page"),
+        "{message}"
+    );
+    assert!(message.contains("Sign in to Example SSO"), "{message}");
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_fails_at_once_with_the_parse_error() {
+    let server = ScriptedServer::start(|_: &SeenRequest, _| Reply::Respond {
+        status: 200,
+        headers: vec![("content-type".into(), b"application/json".to_vec())],
+        body: b"{\"jsonrpc\": \"2.0\", oops".to_vec(),
+    })
+    .await;
+    let started = Instant::now();
+    let error = connect_to(&server.url, &SessionOptions::default())
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let message = error.to_string();
+    assert!(message.contains("not valid JSON-RPC"), "{message}");
+    assert!(message.contains("line 1 column"), "{message}");
+}
+
+#[tokio::test]
+async fn a_session_that_expires_under_concurrent_requests_is_initialized_again_once() {
+    // After the first initialize, every request with session "s1" gets 404;
+    // the second initialize issues "s2", which works.
+    let initializes = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&initializes);
+    let server = ScriptedServer::start(move |request: &SeenRequest, _| {
+        if request.rpc_method() == Some("initialize") {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            return legacy_answer(request, &format!("s{}", n + 1));
+        }
+        let is_request = request.body.get("id").is_some();
+        if is_request && request.header("mcp-session-id") == Some("s1") {
+            return Reply::status(404);
+        }
+        if request.method == "POST" && request.header("mcp-session-id").is_none() {
+            return Reply::status(400);
+        }
+        legacy_answer(request, "s2")
+    })
+    .await;
+    let session = connect_to(&server.url, &legacy()).await.unwrap();
+    let lists = futures::future::join_all(
+        (0..4).map(|_| session.list_all(mcp_discovery::session::ListKind::Tools)),
+    )
+    .await;
+    for list in lists {
+        assert_eq!(list.unwrap().len(), 1);
+    }
+    assert_eq!(
+        initializes.load(Ordering::SeqCst),
+        2,
+        "exactly one re-initialization"
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_session_id_that_cannot_be_sent_back_is_the_cause() {
+    let server = ScriptedServer::start(|request: &SeenRequest, _| {
+        if request.rpc_method() == Some("initialize") {
+            let id = request.body["id"].clone();
+            return Reply::json(&json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}
+            }}))
+            .with_header("mcp-session-id", b"caf\xe9".to_vec());
+        }
+        legacy_answer(request, "x")
+    })
+    .await;
+    let error = connect_to(&server.url, &legacy()).await.unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("Mcp-Session-Id that is not visible ASCII"),
+        "{message}"
+    );
+}
+
+/// A POST answered by an event stream that ends before the answer, with an
+/// event id (so resumption is tried); the GET to resume answers 405.
+fn broken_stream(request: &SeenRequest, n: usize, broken: &str) -> Reply {
+    if request.method == "GET" {
+        return Reply::status(405);
+    }
+    if request.rpc_method() == Some(broken) && n == 0 {
+        return Reply::Respond {
+            status: 200,
+            headers: vec![("content-type".into(), b"text/event-stream".to_vec())],
+            body: b"id: ev-1\ndata: \n\n".to_vec(),
+        };
+    }
+    legacy_answer(request, "s1")
+}
+
+#[tokio::test]
+async fn a_broken_stream_that_cannot_be_resumed_is_reissued_when_idempotent() {
+    let server =
+        ScriptedServer::start(|request: &SeenRequest, n| broken_stream(request, n, "tools/list"))
+            .await;
+    let session = connect_to(&server.url, &legacy()).await.unwrap();
+    let started = Instant::now();
+    let tools = session
+        .list_all(mcp_discovery::session::ListKind::Tools)
+        .await
+        .unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(server.count("tools/list"), 2);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited {:?}",
+        started.elapsed()
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_broken_stream_fails_a_tool_call_at_once_and_says_it_may_have_run() {
+    let server =
+        ScriptedServer::start(|request: &SeenRequest, n| broken_stream(request, n, "tools/call"))
+            .await;
+    let session = connect_to(&server.url, &legacy()).await.unwrap();
+    let started = Instant::now();
+    let error = session.call_tool("echo", json!({})).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(server.count("tools/call"), 1);
+    let message = error.to_string();
+    assert!(
+        message.contains("cannot resume it (GET answered 405)"),
+        "{message}"
+    );
+    assert!(message.contains("may have run"), "{message}");
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn discovery_fails_a_login_page_at_once_with_the_cause() {
+    let server = ScriptedServer::start(|_: &SeenRequest, _| Reply::Respond {
+        status: 200,
+        headers: vec![("content-type".into(), b"text/html".to_vec())],
+        body: b"<title>Captive portal</title>".to_vec(),
+    })
+    .await;
+    let options = DiscoveryOptions {
+        deadline: Duration::from_secs(20),
+        ..DiscoveryOptions::default()
+    };
+    let started = Instant::now();
+    let report = discover(&[server_named("portal", &server.url)], &options).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let portal = &report.servers[0];
+    assert_eq!(portal.status, ServerStatus::Failed);
+    let message = &portal.error.as_ref().unwrap().message;
+    assert!(message.contains("got text/html"), "{message}");
+}
+
+fn server_named(name: &str, url: &str) -> ServerConfig {
+    ServerConfig::http(name, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_reports_a_login_page_at_once() {
+    let server = ScriptedServer::start(|_: &SeenRequest, _| Reply::Respond {
+        status: 200,
+        headers: vec![("content-type".into(), b"text/html".to_vec())],
+        body: b"<html>Please log in</html>".to_vec(),
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"wall": {"url": server.url}}}).to_string(),
+    )
+    .unwrap();
+    let started = Instant::now();
+    let output = tokio::process::Command::new(mcp_tests::tools::workspace_bin("mcp-cli"))
+        .args(["--no-cache", "--timeout", "8", "--config"])
+        .arg(&config)
+        .arg("discover")
+        .env("NO_COLOR", "1")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("expected JSON or an event stream, got text/html (a login page"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Please log in"), "{stdout}");
+}

@@ -104,6 +104,13 @@ pub enum Command {
         /// The server.
         server: String,
     },
+    /// Diagnose servers step by step (config, command, process, stdout,
+    /// era probe, handshake, each list, stderr, HTTP), saying what to do.
+    /// Exits 0 when every check passes.
+    Doctor {
+        /// The servers (all enabled ones when none is named).
+        servers: Vec<String>,
+    },
 }
 
 fn parse_rate(text: &str) -> Result<f64, String> {

@@ -11,6 +11,7 @@ use mcp_discovery::connect::connect;
 use mcp_discovery::discovery::{
     self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary,
 };
+use mcp_discovery::doctor::DoctorOptions;
 use mcp_discovery::policy::{RateLimit, RetryPolicy};
 use mcp_discovery::session::{ListKind, SessionError, SessionOptions};
 use mcp_discovery::trace::{JsonLinesTrace, Tracer};
@@ -83,6 +84,16 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         Command::Ping { server } => {
             let server = enabled_server(&loaded, server)?;
             Ok(ping(global, &session, server).await)
+        }
+        Command::Doctor { servers } => {
+            let mut chosen = Vec::new();
+            for name in servers {
+                chosen.push(enabled_server(&loaded, name)?.clone());
+            }
+            if chosen.is_empty() {
+                chosen = loaded.servers.clone();
+            }
+            Ok(doctor(global, &session, &chosen, style).await)
         }
     }
 }
@@ -490,5 +501,40 @@ async fn ping(global: &GlobalOptions, session: &SessionOptions, server: &ServerC
             eprintln!("error: {error}");
             ExitCode::from(exit::SERVER_FAILED)
         }
+    }
+}
+
+async fn doctor(
+    global: &GlobalOptions,
+    session: &SessionOptions,
+    servers: &[ServerConfig],
+    style: Style,
+) -> ExitCode {
+    let options = DoctorOptions {
+        session: session.clone(),
+        deadline: deadline(global),
+        ..DoctorOptions::default()
+    };
+    let diagnoses = futures::future::join_all(servers.iter().map(|server| {
+        let options = options.clone();
+        async move {
+            let deadline = server.timeout.unwrap_or(options.deadline);
+            let options = DoctorOptions {
+                deadline,
+                ..options
+            };
+            mcp_discovery::doctor::diagnose(server, &options).await
+        }
+    }))
+    .await;
+    if global.json {
+        print_json(&json!({"servers": diagnoses}));
+    } else {
+        print!("{}", render::diagnoses(&diagnoses, style));
+    }
+    if diagnoses.iter().all(|diagnosis| diagnosis.passed()) {
+        ExitCode::from(exit::OK)
+    } else {
+        ExitCode::from(exit::SERVER_FAILED)
     }
 }

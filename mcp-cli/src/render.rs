@@ -4,6 +4,7 @@ use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
 use mcp_discovery::catalog::Catalog;
 use mcp_discovery::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
+use mcp_discovery::doctor::{CheckStatus, Diagnosis};
 use mcp_discovery::session::ListKind;
 use mcp_discovery::{JsonView, RawJson, ResourceView};
 use serde_json::Value;
@@ -209,6 +210,64 @@ fn item_texts(kind: ListKind, item: JsonView<'_>) -> (String, String) {
         }
     };
     (printable(left), printable(right))
+}
+
+/// The checklists of `doctor`: one section per server, a line per check.
+pub fn diagnoses(diagnoses: &[Diagnosis], style: Style) -> String {
+    let mut out = String::new();
+    for diagnosis in diagnoses {
+        let verdict = if diagnosis.passed() {
+            style.good("ok")
+        } else {
+            style.bad("problems")
+        };
+        out.push_str(&format!(
+            "{} {}  {}\n",
+            style.bold(&diagnosis.server),
+            style.dim(&format!("({})", diagnosis.launch)),
+            verdict
+        ));
+        for check in &diagnosis.checks {
+            let mark = match check.status {
+                CheckStatus::Pass => style.good("ok  "),
+                CheckStatus::Warn => style.bad("warn"),
+                CheckStatus::Fail => style.bad("FAIL"),
+                CheckStatus::Skip => style.dim("-   "),
+                CheckStatus::Info => style.dim("info"),
+            };
+            let mut lines = check.detail.lines();
+            let first = printable(lines.next().unwrap_or_default().to_owned());
+            out.push_str(&format!("  {mark} {:<10} {first}\n", check.name));
+            for line in lines {
+                out.push_str(&format!("  {:<15} {}\n", "", printable(line.to_owned())));
+            }
+            if let Some(hint) = &check.hint {
+                out.push_str(&format!(
+                    "  {:<15} {} {}\n",
+                    "",
+                    style.dim("->"),
+                    printable(hint.clone())
+                ));
+            }
+        }
+        let timing = |label: &str, ms: Option<u64>| ms.map(|ms| format!("{label} {ms} ms"));
+        let timings: Vec<String> = [
+            timing("start", diagnosis.timings.start_ms),
+            timing("handshake", diagnosis.timings.handshake_ms),
+            timing("lists", diagnosis.timings.lists_ms),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !timings.is_empty() {
+            out.push_str(&format!(
+                "  {}\n",
+                style.dim(&format!("time: {}", timings.join(", ")))
+            ));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// `Title (mime/type)`: the title (or name), then the MIME type when there is one.

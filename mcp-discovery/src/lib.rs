@@ -10,6 +10,7 @@
 //! * [`connect`]: from a configured server to a connected session.
 //! * [`discovery`]: every server at once, each under its own deadline, each
 //!   ending `ready`, `failed` or `disabled`.
+//! * [`doctor`]: one server diagnosed step by step (`mcp-cli doctor`).
 //! * [`cache`]: discovery results in memory and on disk, keyed by a
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
@@ -54,6 +55,7 @@ mod clock;
 pub mod config;
 pub mod connect;
 pub mod discovery;
+pub mod doctor;
 pub mod hub;
 pub mod policy;
 pub mod report;

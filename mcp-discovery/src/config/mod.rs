@@ -83,6 +83,8 @@ pub struct ServerConfig {
     pub name: String,
     /// The file it was read from.
     pub source: PathBuf,
+    /// The line of its entry in that file, when known.
+    pub line: Option<usize>,
     /// Whether to start it (`enabled`, default true; `disabled`, default false).
     pub enabled: bool,
     /// The description, if any.
@@ -116,6 +118,7 @@ impl ServerConfig {
         Self {
             name: name.into(),
             source: PathBuf::new(),
+            line: None,
             enabled: true,
             description: None,
             timeout: None,

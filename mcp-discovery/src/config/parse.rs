@@ -219,8 +219,11 @@ pub fn parse_str_with(
         None => return Err(invalid(format!("no \"{key}\" object"))),
     };
     let mut parsed = Vec::with_capacity(servers.len());
+    let servers_at = text.find(&format!("\"{key}\"")).unwrap_or(0);
     for (name, entry) in servers {
-        parsed.push(reader.server(name, entry)?);
+        let mut server = reader.server(name, entry)?;
+        server.line = line_of_key(text, servers_at, name);
+        parsed.push(server);
     }
     Ok(ConfigFile {
         path: path.to_owned(),
@@ -228,6 +231,21 @@ pub fn parse_str_with(
         servers: parsed,
         warnings: reader.warnings,
     })
+}
+
+/// The line (from 1) where `"name":` first appears after byte `from`.
+fn line_of_key(text: &str, from: usize, name: &str) -> Option<usize> {
+    let quoted = serde_json::to_string(name).ok()?;
+    let mut search = from.min(text.len());
+    while let Some(found) = text.get(search..)?.find(&quoted) {
+        let at = search + found;
+        let after = text[at + quoted.len()..].trim_start();
+        if after.starts_with(':') {
+            return Some(text[..at].matches('\n').count() + 1);
+        }
+        search = at + quoted.len();
+    }
+    None
 }
 
 fn is_variable_name(name: &str) -> bool {

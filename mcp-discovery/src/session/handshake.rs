@@ -319,7 +319,13 @@ async fn discover(
                 };
             }
             Err(error) => {
-                negotiation.probe = Some(error.to_string());
+                negotiation.probe = Some(match error.kind() {
+                    ErrorKind::Server { code, message, .. } => {
+                        format!("answered with error {code}: {message}")
+                    }
+                    ErrorKind::Timeout { after } => format!("no answer within {after:?}"),
+                    _ => error.to_string(),
+                });
                 if let Some(supported) = supported_from_error(&error) {
                     negotiation.answered = supported.clone();
                     match mcp_protocol::version::choose_version(&MODERN_VERSIONS, &supported) {

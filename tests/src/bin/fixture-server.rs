@@ -17,6 +17,7 @@
 //! | `echo-secret` | writes `starting with key=$API_KEY` to stderr, then `fatal: bad key $API_KEY`, and exits with status 3 |
 //! | `leak` | behaves well, but writes `$API_KEY` into its tool descriptions, its error messages and its tool results |
 //! | `silent` | reads stdin and never answers |
+//! | `tools-in-initialize` | puts its tools in the `initialize` result and declares no capability (non-standard) |
 //! | `sleep` | sleeps forever |
 //!
 //! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file.
@@ -39,6 +40,12 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
     let method = request.get("method")?.as_str()?;
     let params = request.get("params").cloned().unwrap_or(Value::Null);
     let result = match method {
+        "initialize" if mode == "tools-in-initialize" => json!({
+            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
+            "capabilities": {},
+            "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
+            "tools": tools(),
+        }),
         "initialize" => json!({
             "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
             "capabilities": {"tools": {"listChanged": true}},

@@ -92,7 +92,7 @@ fn options() -> SessionOptions {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn legacy_handshake_sends_initialized_before_any_request() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -120,7 +120,7 @@ async fn legacy_handshake_sends_initialized_before_any_request() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn silence_on_discover_means_legacy_and_the_probe_is_cancelled() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -154,7 +154,7 @@ async fn silence_on_discover_means_legacy_and_the_probe_is_cancelled() {
     assert_eq!(last.method(), Some("notifications/initialized"));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn ping_during_handshake_is_answered() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -192,7 +192,7 @@ async fn ping_during_handshake_is_answered() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn unknown_version_is_refused_and_the_connection_closed() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -223,7 +223,7 @@ async fn unknown_version_is_refused_and_the_connection_closed() {
     assert_eq!(server_task.await.unwrap(), None);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn discover_result_means_modern_and_requests_carry_meta() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -264,7 +264,7 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn unsupported_version_error_means_modern_and_is_retried() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -292,7 +292,7 @@ async fn unsupported_version_error_means_modern_and_is_retried() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn timeout_sends_cancel_and_late_answer_is_ignored() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -330,7 +330,7 @@ async fn timeout_sends_cancel_and_late_answer_is_ignored() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn dropping_a_call_cancels_it() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -349,7 +349,7 @@ async fn dropping_a_call_cancels_it() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn concurrent_requests_match_out_of_order_answers() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -382,7 +382,7 @@ async fn concurrent_requests_match_out_of_order_answers() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn repeated_cursor_is_an_error() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -407,7 +407,7 @@ async fn repeated_cursor_is_an_error() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn page_cap_stops_an_endless_list() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -440,7 +440,7 @@ async fn page_cap_stops_an_endless_list() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn server_requests_without_capability_get_method_not_found() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -483,7 +483,7 @@ impl ClientHandler for AcceptingHandler {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn input_required_rounds_echo_state_with_new_ids() {
     let (client, server) = pair();
     let state = r#"{"step":1,"nonce":"a\u00e9 b"}"#;
@@ -550,7 +550,7 @@ async fn input_required_rounds_echo_state_with_new_ids() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn input_rounds_are_bounded() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -591,7 +591,7 @@ async fn input_rounds_are_bounded() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn unknown_result_type_is_invalid() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -616,7 +616,7 @@ async fn unknown_result_type_is_invalid() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn notifications_and_progress_reach_the_caller() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -671,7 +671,7 @@ async fn notifications_and_progress_reach_the_caller() {
     server_task.await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_dead_connection_fails_pending_and_later_calls() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -693,7 +693,7 @@ async fn a_dead_connection_fails_pending_and_later_calls() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn pinned_legacy_skips_the_probe() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -719,7 +719,7 @@ async fn pinned_legacy_skips_the_probe() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn modern_listen_demultiplexes_by_subscription_id() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
@@ -756,7 +756,7 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
     assert_eq!(subscription.id(), &listen_id);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn initialize_refused_for_the_modern_era_switches_to_modern() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {

@@ -182,6 +182,10 @@ async fn ours(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     .map_err(|e| ours_error(e.to_string()))?;
     let options = SessionOptions {
         era: EraPreference::Legacy,
+        // The bench measures the client, not a policy: no rate limit (its
+        // default of 10 requests per second would be the whole result).
+        // Retry stays on, as a host has it.
+        rate_limit: None,
         ..SessionOptions::default()
     };
     let session = Session::connect("bench", transport, options)

@@ -283,6 +283,10 @@ fn share(total: usize, worker: usize) -> usize {
 fn legacy_options() -> SessionOptions {
     SessionOptions {
         era: EraPreference::Legacy,
+        // The bench measures the client, not a policy: no rate limit (its
+        // default of 10 requests per second would be the whole result).
+        // Retry stays on, as a host has it.
+        rate_limit: None,
         ..SessionOptions::default()
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use mcp_transport::sync::Mutex;
 
 use axum::Router;
 use axum::body::Bytes;

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use parking_lot::RwLock;
+use mcp_discovery::sync::RwLock;
 
 use mcp_discovery::secret::Masker;
 use tracing_subscriber::EnvFilter;

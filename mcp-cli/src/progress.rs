@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use mcp_discovery::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard};
+use mcp_transport::sync::{Mutex, MutexGuard};
 
 use serde_json::Value;
 use tokio::task::JoinHandle;

@@ -67,6 +67,9 @@ pub use mcp_protocol as protocol;
 /// Secret types and the masker ([`mcp_transport::secret`]).
 pub use mcp_transport::secret;
 
+/// The poison-tolerant locks of the workspace ([`mcp_transport::sync`]).
+pub use mcp_transport::sync;
+
 /// The wire trace ([`mcp_transport::trace`]).
 pub use mcp_transport::trace;
 

@@ -70,6 +70,7 @@ pub mod http;
 pub mod memory;
 pub mod secret;
 pub mod stdio;
+pub mod sync;
 pub mod trace;
 pub mod transport;
 

@@ -16,7 +16,7 @@
 //! # }
 //! ```
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use async_trait::async_trait;
 use mcp_protocol::Message;

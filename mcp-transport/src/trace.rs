@@ -18,9 +18,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::sync::Mutex;
 use async_trait::async_trait;
 use mcp_protocol::{Message, RequestId};
-use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 
 use crate::error::TransportError;

@@ -342,3 +342,45 @@ async fn the_cli_reports_a_login_page_at_once() {
     );
     assert!(stdout.contains("Please log in"), "{stdout}");
 }
+
+#[tokio::test]
+async fn a_modern_stream_that_breaks_before_its_answer_is_reissued_when_idempotent() {
+    let server = ScriptedServer::start(|request: &SeenRequest, n| {
+        let id = request.body.get("id").cloned().unwrap_or_default();
+        let result = |result: serde_json::Value| {
+            Reply::json(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        };
+        match request.rpc_method() {
+            Some("server/discover") => result(json!({
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "1"}},
+            })),
+            // The first answer's stream ends before the answer.
+            Some("tools/list") if n == 0 => Reply::Respond {
+                status: 200,
+                headers: vec![("content-type".into(), b"text/event-stream".to_vec())],
+                body: b": nothing to see\n\n".to_vec(),
+            },
+            Some("tools/list") => {
+                result(json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
+            }
+            _ => Reply::status(400),
+        }
+    })
+    .await;
+    let options = SessionOptions {
+        era: EraPreference::Modern,
+        ..SessionOptions::default()
+    };
+    let session = connect_to(&server.url, &options).await.unwrap();
+    let started = Instant::now();
+    let tools = session
+        .list_all(mcp_discovery::session::ListKind::Tools)
+        .await
+        .unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(server.count("tools/list"), 2);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    session.close().await.unwrap();
+}

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use mcp_transport::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;

@@ -167,38 +167,58 @@ where
         let inner = self.inner.clone();
         let layer = self.layer.clone();
         Box::pin(async move {
-            let deadline = request.options.deadline.or(layer.deadline);
-            let mut delays = layer.policy.delays();
-            let mut attempt = 0usize;
-            loop {
-                let error = match inner.clone().oneshot(request.clone()).await {
-                    Ok(result) => return Ok(result),
-                    Err(error) => error,
-                };
-                match RetryPolicy::allows(&request, &error) {
-                    Verdict::Final => return Err(error),
-                    Verdict::MayHaveRun => return Err(error.not_repeated()),
-                    Verdict::Retry => {}
-                }
-                let Some(backoff) = delays.next() else {
-                    return Err(error);
-                };
-                let delay = error.retry_after().unwrap_or(backoff);
-                if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
-                    return Err(error);
-                }
-                attempt += 1;
-                tracing::info!(
-                    server = %layer.server,
-                    method = %request.method,
-                    attempt,
-                    delay_ms = delay.as_millis() as u64,
-                    %error,
-                    "retrying"
-                );
-                tokio::time::sleep(delay).await;
+            // The first attempt costs nothing extra; the retry loop (its
+            // backoff, its timer) lives in a box of its own, made on the
+            // first failure, so every request's future stays small.
+            match inner.clone().oneshot(request.clone()).await {
+                Ok(result) => Ok(result),
+                Err(error) => Box::pin(retry_after_failure(inner, layer, request, error)).await,
             }
         })
+    }
+}
+
+/// Sends `request` again while the policy allows, after the first `error`.
+async fn retry_after_failure<S>(
+    inner: S,
+    layer: RetryLayer,
+    request: McpRequest,
+    mut error: SessionError,
+) -> Result<RawJson, SessionError>
+where
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    let deadline = request.options.deadline.or(layer.deadline);
+    let mut delays = layer.policy.delays();
+    let mut attempt = 0usize;
+    loop {
+        match RetryPolicy::allows(&request, &error) {
+            Verdict::Final => return Err(error),
+            Verdict::MayHaveRun => return Err(error.not_repeated()),
+            Verdict::Retry => {}
+        }
+        let Some(backoff) = delays.next() else {
+            return Err(error);
+        };
+        let delay = error.retry_after().unwrap_or(backoff);
+        if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+            return Err(error);
+        }
+        attempt += 1;
+        tracing::info!(
+            server = %layer.server,
+            method = %request.method,
+            attempt,
+            delay_ms = delay.as_millis() as u64,
+            %error,
+            "retrying"
+        );
+        tokio::time::sleep(delay).await;
+        error = match inner.clone().oneshot(request.clone()).await {
+            Ok(result) => return Ok(result),
+            Err(error) => error,
+        };
     }
 }
 

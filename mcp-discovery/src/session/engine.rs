@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
-use parking_lot::Mutex;
+use mcp_transport::sync::Mutex;
 use std::time::Duration;
 
 use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
@@ -312,15 +312,22 @@ impl Engine {
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        mut params: Option<Value>,
+        params: Option<&Value>,
         options: &RequestOptions,
         default_timeout: Duration,
         max_timeout: Duration,
     ) -> Result<RawJson, SessionError> {
         self.check_alive(method)?;
+        let mut params = params.cloned();
         let id = self.next_id();
         let (reply_tx, mut reply_rx) = oneshot::channel();
-        let (seen_tx, mut seen_rx) = mpsc::unbounded_channel();
+        // A channel only when progress may extend the timeout (most requests have none).
+        let (seen_tx, mut seen_rx) = if options.progress_extends_timeout {
+            let (tx, rx) = mpsc::unbounded_channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
         if options.progress.is_some() {
             let object = params.get_or_insert_with(|| Value::Object(Map::new()));
             if let Some(object) = object.as_object_mut() {
@@ -337,7 +344,7 @@ impl Engine {
             InFlight {
                 reply: reply_tx,
                 progress: options.progress.clone(),
-                progress_seen: options.progress_extends_timeout.then_some(seen_tx),
+                progress_seen: seen_tx,
             },
         );
         let mut guard = CancelOnDrop {
@@ -364,11 +371,17 @@ impl Engine {
         let reply = loop {
             tokio::select! {
                 reply = &mut reply_rx => break reply,
-                Some(()) = seen_rx.recv() => {
+                Some(()) = async {
+                    match &mut seen_rx {
+                        Some(rx) => rx.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
                     deadline = (Instant::now() + timeout).min(hard_deadline);
                 }
                 () = tokio::time::sleep_until(deadline) => {
-                    guard.cancel("timeout").await;
+                    // Boxed: the cancel path (a timed send) would double every request's future.
+                    Box::pin(guard.cancel("timeout")).await;
                     return Err(SessionError::new(&self.server, method, ErrorKind::Timeout { after: deadline - start })
                         .with_delivery(Delivery::TimedOut));
                 }

@@ -175,7 +175,7 @@ impl Path<'_> {
                 engine
                     .request(
                         &request.method,
-                        request.params,
+                        request.params.as_ref(),
                         &request.options,
                         options.request_timeout,
                         options.max_request_timeout,

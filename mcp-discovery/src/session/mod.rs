@@ -265,6 +265,16 @@ impl Session {
         if era == Era::Legacy {
             return self.service().oneshot(request).await;
         }
+        // Boxed: the rounds' state would make every request's future large.
+        Box::pin(self.exchange_modern(request, protocol_version)).await
+    }
+
+    /// A modern request: the `_meta` envelope, and `input_required` rounds.
+    async fn exchange_modern(
+        &self,
+        request: McpRequest,
+        protocol_version: ProtocolVersion,
+    ) -> Result<RawJson, SessionError> {
         let opts = self.options();
         let meta = handshake::modern_meta(opts, protocol_version);
         let method = request.method.clone();

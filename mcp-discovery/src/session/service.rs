@@ -27,10 +27,9 @@ use mcp_protocol::RawJson;
 use mcp_protocol::method::RequestMethod;
 use mcp_protocol::version::Era;
 use mcp_transport::TransportError;
-use parking_lot::RwLock;
+use mcp_transport::sync::RwLock;
 use serde_json::Value;
 use tower::Service;
-use tower::util::BoxCloneSyncService;
 
 use super::engine::Engine;
 use super::error::{ErrorKind, SessionError};
@@ -94,8 +93,77 @@ impl McpRequest {
 /// The boxed future of a request service.
 pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<RawJson, SessionError>> + Send>>;
 
-/// A session's request path: what every policy layer wraps and returns.
-pub type RequestService = BoxCloneSyncService<McpRequest, RawJson, SessionError>;
+/// A session's request path: what every policy layer wraps and returns. A
+/// `tower::Service` that is cheap to clone (one `Arc`, no allocation), so a
+/// request costs no more than the layers it passes through.
+///
+/// Services put in it must be ready at once (`poll_ready` is not awaited
+/// when the inner future is already a [`ResponseFuture`], see
+/// [`from_ready`](Self::from_ready)); [`new`](Self::new) accepts any service
+/// and waits for it to be ready before each call.
+#[derive(Clone)]
+pub struct RequestService {
+    call: Arc<dyn Fn(McpRequest) -> ResponseFuture + Send + Sync>,
+}
+
+impl std::fmt::Debug for RequestService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestService").finish_non_exhaustive()
+    }
+}
+
+impl RequestService {
+    /// Erases any service: each call clones it, waits until it is ready, and calls it.
+    pub fn new<S>(service: S) -> Self
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Self {
+            call: Arc::new(move |request| {
+                let mut service = service.clone();
+                Box::pin(async move {
+                    std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                    service.call(request).await
+                })
+            }),
+        }
+    }
+
+    /// Erases a service that is always ready and already returns boxed
+    /// futures (every layer of this crate): each call clones it and calls
+    /// it, with no further allocation.
+    pub fn from_ready<S>(service: S) -> Self
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError, Future = ResponseFuture>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+    {
+        Self {
+            call: Arc::new(move |request| service.clone().call(request)),
+        }
+    }
+}
+
+impl Service<McpRequest> for RequestService {
+    type Response = RawJson;
+    type Error = SessionError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> ResponseFuture {
+        (self.call)(request)
+    }
+}
 
 /// A policy of your own: wraps the request service (inside retry and the
 /// rate limit, outside the core). `tower::Layer`s fit through
@@ -146,7 +214,11 @@ impl Connection {
     }
 }
 
-/// The innermost service: one JSON-RPC request over the engine.
+/// The innermost service: one JSON-RPC request over the engine; an expired
+/// legacy HTTP session is initialized again (once for all the requests that
+/// saw it expire) and the request sent once more. That is the protocol's
+/// lifecycle, not a policy: the spec asks a client to start a new session
+/// when its session is gone.
 #[derive(Clone)]
 pub(crate) struct SessionCore {
     connection: Arc<Connection>,
@@ -160,39 +232,42 @@ impl SessionCore {
     async fn send(self, request: McpRequest) -> Result<RawJson, SessionError> {
         let connection = &self.connection;
         let seen = connection.reinitialized.load(Ordering::Acquire);
-        match self.once(&request).await {
+        let result = self.once(&request).await;
+        match result {
             Err(error)
                 if is_session_expired(&error)
                     && connection.established.load(Ordering::Acquire)
                     && connection.state.read().era == Era::Legacy =>
             {
-                connection.reinitialize(seen).await?;
-                self.once(&request).await
+                // The rare path, boxed, so every request's future stays small.
+                Box::pin(self.again_after_reinitializing(&request, seen)).await
             }
             other => other,
         }
     }
 
-    async fn once(&self, request: &McpRequest) -> Result<RawJson, SessionError> {
-        let options = &self.connection.options;
-        self.connection
-            .engine
-            .request(
-                &request.method,
-                request.params.clone(),
-                &request.options,
-                options.request_timeout,
-                options.max_request_timeout,
-            )
-            .await
+    fn once<'a>(
+        &'a self,
+        request: &'a McpRequest,
+    ) -> impl Future<Output = Result<RawJson, SessionError>> + Send + 'a {
+        let connection = &self.connection;
+        connection.engine.request(
+            &request.method,
+            request.params.as_ref(),
+            &request.options,
+            connection.options.request_timeout,
+            connection.options.max_request_timeout,
+        )
     }
-}
 
-fn is_session_expired(error: &SessionError) -> bool {
-    matches!(
-        error.kind(),
-        ErrorKind::Transport(TransportError::SessionExpired { .. })
-    )
+    async fn again_after_reinitializing(
+        &self,
+        request: &McpRequest,
+        seen: u64,
+    ) -> Result<RawJson, SessionError> {
+        self.connection.reinitialize(seen).await?;
+        self.once(request).await
+    }
 }
 
 impl Service<McpRequest> for SessionCore {
@@ -209,20 +284,28 @@ impl Service<McpRequest> for SessionCore {
     }
 }
 
-/// The request path of a session: the core wrapped in the options' policies
-/// (retry outermost, then the rate limit, then the caller's own layers).
+fn is_session_expired(error: &SessionError) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Transport(TransportError::SessionExpired { .. })
+    )
+}
+
+/// The request path of a session: the core and the options' policies (retry outermost, then the rate limit, then the caller's
+/// own layers).
 pub(crate) fn build(connection: &Arc<Connection>) -> RequestService {
     let options = &connection.options;
     let server = connection.engine.server().to_owned();
-    let mut service = RequestService::new(SessionCore::new(Arc::clone(connection)));
+    let mut service = RequestService::from_ready(SessionCore::new(Arc::clone(connection)));
     for layer in options.layers.iter().rev() {
         service = layer(service);
     }
     if let Some(limit) = &options.rate_limit {
-        service = RequestService::new(crate::policy::RateLimitLayer::new(*limit).wrap(service));
+        service =
+            RequestService::from_ready(crate::policy::RateLimitLayer::new(*limit).wrap(service));
     }
     if let Some(retry) = &options.retry {
-        service = RequestService::new(
+        service = RequestService::from_ready(
             crate::policy::RetryLayer::new(retry.clone())
                 .with_deadline(options.deadline)
                 .named(server)

@@ -2,7 +2,7 @@
 //! `endpoint` event names the URL to POST messages to; answers arrive on the
 //! stream as `message` events.
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use async_trait::async_trait;
 use mcp_protocol::Message;

@@ -11,7 +11,7 @@ mod config;
 mod process;
 mod stderr;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use std::collections::VecDeque;
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The child process: spawning it in its own process group, and shutting the
 //! whole group down (close stdin, wait, SIGTERM, wait, SIGKILL), always reaping.
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use std::process::Stdio;
 use std::time::Duration;
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use mcp_protocol::{ErrorCode, ErrorObject};
 use mcp_transport::TransportError;
-use parking_lot::Mutex;
+use mcp_transport::sync::Mutex;
 use tokio::time::Instant;
 
 use super::*;

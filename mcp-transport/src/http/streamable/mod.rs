@@ -20,9 +20,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::sync::Mutex;
 use async_trait::async_trait;
 use mcp_protocol::{Message, RequestId};
-use parking_lot::Mutex;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;

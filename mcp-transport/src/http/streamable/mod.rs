@@ -151,10 +151,30 @@ impl Shared {
     }
 
     /// Credentials plus the protocol headers the state machine chose.
-    fn headers(&self, protocol: &[(String, String)]) -> Result<HeaderMap, TransportError> {
+    fn headers(
+        &self,
+        protocol: &[(state::HeaderKey, String)],
+    ) -> Result<HeaderMap, TransportError> {
         let mut headers = self.config.credential_headers()?;
         for (name, value) in protocol {
-            insert(&mut headers, name, value);
+            let Ok(value) = HeaderValue::from_str(value) else {
+                tracing::debug!(header = %name, "skipping a header value that cannot be sent");
+                continue;
+            };
+            match name {
+                // Our own names are lowercase constants: no parsing.
+                std::borrow::Cow::Borrowed(name) => {
+                    headers.insert(HeaderName::from_static(name), value);
+                }
+                std::borrow::Cow::Owned(name) => match HeaderName::from_bytes(name.as_bytes()) {
+                    Ok(name) => {
+                        headers.insert(name, value);
+                    }
+                    Err(_) => {
+                        tracing::debug!(header = %name, "skipping a header that cannot be sent")
+                    }
+                },
+            }
         }
         Ok(headers)
     }
@@ -221,13 +241,12 @@ impl Shared {
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .and_then(|v| v.to_str().ok());
         let class = self
             .state
             .lock()
-            .classify(&outgoing, status.as_u16(), content_type.as_deref());
-        if status.is_success() {
+            .classify(&outgoing, status.as_u16(), content_type);
+        if status.is_success() && outgoing.is_initialize {
             let session = response
                 .headers()
                 .get(SESSION_HEADER)

@@ -15,11 +15,14 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 /// `MCP-Protocol-Version`.
 pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
 
+/// A header name: one of ours (lowercase, static), or an `Mcp-Param-*` made at run time.
+pub(crate) type HeaderKey = std::borrow::Cow<'static, str>;
+
 /// What one outgoing message needs, decided before it is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outgoing {
     /// Protocol headers (name, value), besides credentials and content negotiation.
-    pub headers: Vec<(String, String)>,
+    pub headers: Vec<(HeaderKey, String)>,
     /// The request's id, for a request.
     pub request_id: Option<RequestId>,
     /// The modern version the message carries in its `_meta`, if any.
@@ -124,7 +127,7 @@ impl StreamableState {
     }
 
     /// The modern per-message headers: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`.
-    fn modern_headers(&self, message: &Message, headers: &mut Vec<(String, String)>) {
+    fn modern_headers(&self, message: &Message, headers: &mut Vec<(HeaderKey, String)>) {
         let Some(method) = message.method() else {
             return;
         };
@@ -147,7 +150,11 @@ impl StreamableState {
                 .and_then(|p| p.get("arguments"))
                 .cloned()
                 .unwrap_or(serde_json::Value::Null);
-            headers.extend(param_headers::param_header_values(annotated, &arguments));
+            headers.extend(
+                param_headers::param_header_values(annotated, &arguments)
+                    .into_iter()
+                    .map(|(name, value)| (HeaderKey::Owned(name), value)),
+            );
         }
     }
 
@@ -160,23 +167,22 @@ impl StreamableState {
     ) -> ResponseClass {
         if (200..300).contains(&status) {
             let media = content_type
-                .map(|value| {
-                    value
-                        .split(';')
-                        .next()
-                        .unwrap_or_default()
-                        .trim()
-                        .to_ascii_lowercase()
-                })
+                .map(|value| value.split(';').next().unwrap_or_default().trim())
                 .unwrap_or_default();
-            return match media.as_str() {
-                "text/event-stream" => ResponseClass::EventStream,
+            let is = |name: &str| media.eq_ignore_ascii_case(name);
+            let json_suffix = media.len() > 5
+                && media
+                    .get(media.len() - 5..)
+                    .is_some_and(|end| end.eq_ignore_ascii_case("+json"));
+            return if is("text/event-stream") {
+                ResponseClass::EventStream
+            } else if media.is_empty() || is("application/json") || json_suffix {
                 // 202 to a notification has no body, and often no content type.
-                "" | "application/json" => ResponseClass::Json,
-                media if media.ends_with("+json") => ResponseClass::Json,
-                _ => ResponseClass::Unexpected {
-                    content_type: media,
-                },
+                ResponseClass::Json
+            } else {
+                ResponseClass::Unexpected {
+                    content_type: media.to_ascii_lowercase(),
+                }
             };
         }
         if status == 404 && outgoing.sent_session {
@@ -250,7 +256,7 @@ impl StreamableState {
     }
 
     /// The headers of a GET (the standalone stream, or a resumption).
-    pub(crate) fn get_headers(&self) -> Vec<(String, String)> {
+    pub(crate) fn get_headers(&self) -> Vec<(HeaderKey, String)> {
         let mut headers = Vec::new();
         if let Some(id) = &self.session_id {
             headers.push((SESSION_HEADER.into(), id.clone()));
@@ -281,7 +287,7 @@ mod tests {
         outgoing
             .headers
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| n.as_ref() == name)
             .map(|(_, v)| v.as_str())
     }
 

@@ -176,6 +176,7 @@ pub async fn diagnose(server: &ServerConfig, options: &DoctorOptions) -> Diagnos
         http: None,
         graces: StopGraces::default(),
         tracer: Some(tracer),
+        masker: masker.clone(),
     };
     let deadline = options.deadline;
     let started = Instant::now();
@@ -284,7 +285,24 @@ pub async fn diagnose(server: &ServerConfig, options: &DoctorOptions) -> Diagnos
 
     let lists_started = Instant::now();
     for kind in ListKind::ALL {
-        list_check(&session, kind, &negotiation.initialize_extras, &mut list).await;
+        let remaining = deadline.saturating_sub(started.elapsed());
+        let checked = tokio::time::timeout(
+            remaining,
+            list_check(&session, kind, &negotiation.initialize_extras, &mut list),
+        )
+        .await;
+        if checked.is_err() {
+            list.add(
+                kind.items_key(),
+                CheckStatus::Fail,
+                format!(
+                    "{} did not finish within the {deadline:?} deadline",
+                    kind.method()
+                ),
+                None,
+            );
+            break;
+        }
     }
     timings.lists_ms = Some(millis(lists_started.elapsed()));
     http_checks(&trace, &mut list);
@@ -451,7 +469,7 @@ fn noise_check(
     let first = skipped
         .first()
         .first()
-        .map(|line| masker.mask_string(line.preview.clone()))
+        .map(|line| mcp_transport::stdio::masked_preview(masker, line))
         .unwrap_or_default();
     list.add(
         "stdout",

@@ -189,6 +189,7 @@ impl Hub {
             http: self.options.http.clone(),
             graces: self.options.graces,
             tracer: self.options.session.tracer.clone(),
+            masker: self.options.session.masker.clone(),
         };
         let transport = self.options.connectors.open(config, &context).await?;
         let deadline = self.options.deadline_of(config);

@@ -242,6 +242,8 @@ struct Compiled {
     /// The secret values (not their variants), for [`Masker::union`].
     secrets: Vec<String>,
     matcher: Matcher,
+    /// The longest pattern, in bytes: how far past a cut a secret can reach.
+    longest: usize,
 }
 
 enum Matcher {
@@ -325,6 +327,28 @@ impl Masker {
         }
     }
 
+    /// The longest text a known secret can occupy (in any of its encodings),
+    /// in bytes: keep this much past a cut, mask, then cut, and no secret
+    /// straddling the cut shows its start.
+    pub fn longest_secret(&self) -> usize {
+        self.inner.as_ref().map_or(0, |c| c.longest)
+    }
+
+    /// The first `limit` bytes (at a character boundary) of `text`, masked:
+    /// masked before the cut, so a secret across it never shows its start.
+    pub fn mask_prefix(&self, text: &str, limit: usize) -> String {
+        let mut end = text.len().min(limit.saturating_add(self.longest_secret()));
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let masked = self.mask(&text[..end]);
+        let mut cut = masked.len().min(limit);
+        while !masked.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        masked[..cut].to_owned()
+    }
+
     /// Whether `text` holds a known secret.
     pub fn finds_secret_in(&self, text: &str) -> bool {
         self.inner
@@ -389,14 +413,46 @@ impl Masker {
         error
     }
 
+    /// Whether a JSON text holds a known secret, in its raw bytes or inside
+    /// a string once its escapes are read (`\/`, `\u00e9`: escapes any
+    /// JSON writer may use). Only strings that have escapes are decoded.
+    pub fn finds_secret_in_json(&self, text: &str) -> bool {
+        let Some(compiled) = &self.inner else {
+            return false;
+        };
+        if compiled.matcher.is_match(text.as_bytes()) {
+            return true;
+        }
+        if !text.contains('\\') {
+            return false;
+        }
+        escaped_strings(text).any(|literal| {
+            serde_json::from_str::<String>(literal)
+                .is_ok_and(|decoded| compiled.matcher.is_match(decoded.as_bytes()))
+        })
+    }
+
+    /// A JSON text, as text, with every known secret masked (see
+    /// [`mask_json`](Self::mask_json)); text that is not JSON is masked as text.
+    pub fn mask_json_text(&self, text: &str) -> String {
+        if !self.finds_secret_in_json(text) {
+            return text.to_owned();
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(mut value) => {
+                self.mask_value(&mut value);
+                value.to_string()
+            }
+            Err(_) => self.mask(text).into_owned(),
+        }
+    }
+
     /// A JSON text with every known secret inside its strings masked. Text
     /// without a secret comes back as the same bytes (no copy); one with a
-    /// secret is parsed, masked string by string, and written again.
+    /// secret (also when a JSON escape spells it, as in `\/`) is parsed,
+    /// masked string by string, and written again.
     pub fn mask_json(&self, raw: &RawJson) -> RawJson {
-        let Some(compiled) = &self.inner else {
-            return raw.clone();
-        };
-        if !compiled.matcher.is_match(raw.as_bytes()) {
+        if !self.finds_secret_in_json(raw.as_str()) {
             return raw.clone();
         }
         match raw.to_value() {
@@ -488,19 +544,23 @@ impl MaskerBuilder {
         if self.secrets.is_empty() {
             return Masker::default();
         }
-        let mut patterns: Vec<String> = Vec::with_capacity(self.secrets.len() * 3);
+        let mut patterns: Vec<String> = Vec::with_capacity(self.secrets.len() * 6);
         for secret in &self.secrets {
+            let json = json_escaped(secret);
             for variant in [
                 secret.clone(),
                 percent_encode(secret),
                 url::form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
-                json_escaped(secret),
+                json.replace('/', "\\/"),
+                ascii_json_escaped(&json),
+                json,
             ] {
                 if !patterns.contains(&variant) {
                     patterns.push(variant);
                 }
             }
         }
+        let longest = patterns.iter().map(String::len).max().unwrap_or(0);
         let matcher = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
@@ -509,6 +569,7 @@ impl MaskerBuilder {
             inner: Some(Arc::new(Compiled {
                 secrets: self.secrets.clone(),
                 matcher,
+                longest,
             })),
         }
     }
@@ -533,6 +594,53 @@ fn percent_decode(text: &str) -> String {
 fn json_escaped(text: &str) -> String {
     let quoted = Value::String(text.to_owned()).to_string();
     quoted[1..quoted.len() - 1].to_owned()
+}
+
+/// A JSON-escaped text with every non-ASCII character as `\uXXXX` (what
+/// ASCII-only JSON writers produce).
+fn ascii_json_escaped(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}
+
+/// The string literals of a JSON text (quotes included) that hold an escape.
+fn escaped_strings(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let start = at + memchr::memchr(b'"', bytes.get(at..)?)?;
+            let mut end = start + 1;
+            let mut escaped = false;
+            while end < bytes.len() {
+                match bytes[end] {
+                    b'\\' => {
+                        escaped = true;
+                        end += 2;
+                    }
+                    b'"' => break,
+                    _ => end += 1,
+                }
+            }
+            if end >= bytes.len() {
+                return None;
+            }
+            at = end + 1;
+            if escaped {
+                return text.get(start..=end);
+            }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -199,8 +199,12 @@ impl JsonLinesTrace {
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(path)?;
+        // A file that existed keeps its mode on open: make it private too.
+        #[cfg(unix)]
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
         Ok(Self {
-            writer: Mutex::new(BufWriter::new(options.open(path)?)),
+            writer: Mutex::new(BufWriter::new(file)),
         })
     }
 }
@@ -299,10 +303,15 @@ impl Tracer {
         elapsed: Option<Duration>,
     ) {
         let truncated = bytes.len() > MAX_TRACED_MESSAGE;
-        let shown = &bytes[..bytes.len().min(MAX_TRACED_MESSAGE)];
-        let text = self
-            .masker
-            .mask_string(String::from_utf8_lossy(shown).into_owned());
+        let text = if truncated {
+            // Masked before the cut, so a secret across it never shows its start.
+            let margin = MAX_TRACED_MESSAGE + self.masker.longest_secret();
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(margin)]);
+            self.masker.mask_prefix(&head, MAX_TRACED_MESSAGE)
+        } else {
+            // A message is JSON: secrets spelled with escapes are found too.
+            self.masker.mask_json_text(&String::from_utf8_lossy(bytes))
+        };
         self.sink.record(TraceEvent::Message {
             server: server.to_owned(),
             direction,

@@ -60,7 +60,7 @@ impl Connector for StdioConnector {
             StdioConfig::new(server.name.clone(), command.clone()).args(args.iter().cloned());
         config.env = env.clone();
         config.env_policy = env_policy.clone();
-        config.masker = server.masker();
+        config.masker = context.masker.union(&server.masker());
         config.cwd = Some(cwd.clone());
         config.shutdown_grace = context.graces.after_eof;
         config.term_grace = context.graces.after_term;
@@ -91,7 +91,7 @@ impl Connector for HttpConnector {
             .iter()
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
-        config.masker = server.masker();
+        config.masker = context.masker.union(&server.masker());
         config.tracer = context
             .tracer
             .as_ref()

@@ -39,6 +39,7 @@ use async_trait::async_trait;
 use mcp_transport::Transport;
 use mcp_transport::codec::ndjson::SkipLog;
 use mcp_transport::http::HttpClient;
+use mcp_transport::secret::Masker;
 use mcp_transport::trace::Tracer;
 
 pub use builtin::{HttpConnector, StdioConnector};
@@ -74,6 +75,8 @@ pub struct ConnectContext {
     pub graces: StopGraces,
     /// Where transports report HTTP events, when tracing.
     pub tracer: Option<Tracer>,
+    /// Secrets to mask besides the server's own (the session's masker).
+    pub masker: Masker,
 }
 
 impl std::fmt::Debug for ConnectContext {
@@ -228,7 +231,7 @@ impl Connectors {
                 },
             )),
         };
-        result.map_err(|error| error.masked(&server.masker()))
+        result.map_err(|error| error.masked(&context.masker.union(&server.masker())))
     }
 }
 
@@ -244,6 +247,7 @@ pub async fn connect(
         http: http.cloned(),
         graces: StopGraces::default(),
         tracer: options.tracer.clone(),
+        masker: options.masker.clone(),
     };
     connect_with(&Connectors::builtin(), server, &context, options).await
 }

@@ -158,6 +158,7 @@ impl Runner<'_> {
             http: self.http.clone(),
             graces: options.graces,
             tracer: options.session.tracer.clone(),
+            masker: options.session.masker.clone(),
         }
     }
 }

@@ -65,6 +65,8 @@ pub(crate) async fn probe(server: &ServerConfig, settings: ProbeSettings<'_>) ->
         Ok(Ok(mut ready)) => {
             ready.report.duration_ms = millis(elapsed);
             let session = if settings.keep_session {
+                // Discovery's deadline ends with discovery.
+                ready.session.set_deadline(None);
                 Some(ready.session)
             } else {
                 if let Err(error) = ready.session.close().await {

@@ -15,4 +15,4 @@ pub mod rate_limit;
 pub mod retry;
 
 pub use rate_limit::{RateLimit, RateLimitLayer};
-pub use retry::{RetryLayer, RetryPolicy};
+pub use retry::{Deadline, RetryLayer, RetryPolicy};

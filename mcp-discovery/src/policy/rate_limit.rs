@@ -44,7 +44,9 @@ impl RateLimit {
         } else {
             1.0
         };
-        let period = Duration::from_secs_f64(1.0 / rate).max(Duration::from_nanos(1));
+        // One request a day at the slowest: the number may come from a config.
+        let period =
+            Duration::from_secs_f64((1.0 / rate).min(86_400.0)).max(Duration::from_nanos(1));
         let burst = NonZeroU32::new(self.burst).unwrap_or(NonZeroU32::MIN);
         Quota::with_period(period)
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))

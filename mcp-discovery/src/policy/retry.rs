@@ -27,7 +27,10 @@ use mcp_transport::Delivery;
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
 
-use crate::session::{McpRequest, ResponseFuture, SessionError};
+use mcp_transport::secret::Masker;
+use mcp_transport::sync::Mutex;
+
+use crate::session::{ErrorKind, McpRequest, ResponseFuture, SessionError};
 
 /// When and how often to try again.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,12 +99,38 @@ pub enum Verdict {
     MayHaveRun,
 }
 
+/// The longest wait a server's `Retry-After` can impose.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+
 /// Adds [`Retry`] around a request service.
 #[derive(Debug, Clone)]
 pub struct RetryLayer {
     policy: Arc<RetryPolicy>,
-    deadline: Option<Instant>,
+    deadline: Deadline,
     server: Arc<str>,
+    masker: Masker,
+}
+
+/// A deadline that can be moved after the layer is built (a session kept
+/// after discovery loses discovery's deadline). Cheap to clone; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct Deadline(Arc<Mutex<Option<Instant>>>);
+
+impl Deadline {
+    /// A deadline at `at` (none when `None`).
+    pub fn new(at: Option<Instant>) -> Self {
+        Self(Arc::new(Mutex::new(at)))
+    }
+
+    /// Moves it (or removes it, with `None`).
+    pub fn set(&self, at: Option<Instant>) {
+        *self.0.lock() = at;
+    }
+
+    /// Where it is.
+    pub fn get(&self) -> Option<Instant> {
+        *self.0.lock()
+    }
 }
 
 impl RetryLayer {
@@ -109,14 +138,22 @@ impl RetryLayer {
     pub fn new(policy: RetryPolicy) -> Self {
         Self {
             policy: Arc::new(policy),
-            deadline: None,
+            deadline: Deadline::default(),
             server: Arc::from(""),
+            masker: Masker::default(),
         }
     }
 
-    /// Starts no retry at or past `deadline` (a request's own deadline wins).
-    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+    /// Starts no retry at or past `deadline`, and ends a retried attempt
+    /// there (a request's own deadline wins).
+    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = deadline;
+        self
+    }
+
+    /// Masks known secrets in the errors its log lines quote.
+    pub fn masked_with(mut self, masker: Masker) -> Self {
+        self.masker = masker;
         self
     }
 
@@ -189,7 +226,7 @@ where
     S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
     S::Future: Send,
 {
-    let deadline = request.options.deadline.or(layer.deadline);
+    let deadline = request.options.deadline.or_else(|| layer.deadline.get());
     let mut delays = layer.policy.delays();
     let mut attempt = 0usize;
     loop {
@@ -201,21 +238,45 @@ where
         let Some(backoff) = delays.next() else {
             return Err(error);
         };
-        let delay = error.retry_after().unwrap_or(backoff);
-        if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+        let delay = error
+            .retry_after()
+            .map_or(backoff, |asked| asked.min(MAX_RETRY_AFTER));
+        let Some(resume) = Instant::now().checked_add(delay) else {
+            return Err(error);
+        };
+        if deadline.is_some_and(|deadline| resume >= deadline) {
             return Err(error);
         }
         attempt += 1;
+        let shown = layer.masker.mask_string(error.to_string());
         tracing::info!(
             server = %layer.server,
             method = %request.method,
             attempt,
             delay_ms = delay.as_millis() as u64,
-            %error,
+            error = %shown,
             "retrying"
         );
         tokio::time::sleep(delay).await;
-        error = match inner.clone().oneshot(request.clone()).await {
+        let again = inner.clone().oneshot(request.clone());
+        let outcome = match deadline {
+            // A retried attempt ends at the deadline too.
+            Some(deadline) => match tokio::time::timeout_at(deadline, again).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    return Err(SessionError::new(
+                        error.server().to_owned(),
+                        error.operation().to_owned(),
+                        ErrorKind::Timeout {
+                            after: deadline.saturating_duration_since(resume),
+                        },
+                    )
+                    .with_delivery(Delivery::TimedOut));
+                }
+            },
+            None => again.await,
+        };
+        error = match outcome {
             Ok(result) => return Ok(result),
             Err(error) => error,
         };

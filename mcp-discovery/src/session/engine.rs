@@ -165,6 +165,7 @@ impl Engine {
                 error,
             }) => self.complete(&id, Reply::Error(error)),
             Message::Error(ErrorResponse { id: None, error }) => {
+                let error = self.masker.mask_string(error.to_string());
                 tracing::warn!(server = %self.server, %error, "server sent an error without a request id");
             }
             Message::Request(request) => {
@@ -210,7 +211,11 @@ impl Engine {
         }
     }
 
-    fn notify(&self, notification: Notification) {
+    fn notify(&self, mut notification: Notification) {
+        // Everything the server says is masked before anyone sees it.
+        if let Some(params) = &mut notification.params {
+            self.masker.mask_value(params);
+        }
         if notification.method == mcp_protocol::methods::Progress::METHOD
             && let Some(params) = &notification.params
             && let Some(token) = params.get("progressToken")
@@ -238,11 +243,7 @@ impl Engine {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(SUBSCRIPTION_ID_KEY))
             .and_then(|id| RequestId::from_value(id).ok());
-        let mut params = notification.params;
-        if let Some(params) = &mut params {
-            self.masker.mask_value(params);
-        }
-        let event = ServerNotification::from_parts(&notification.method, params);
+        let event = ServerNotification::from_parts(&notification.method, notification.params);
         if let Some(id) = subscription
             && let Some(sender) = self.subscriptions.lock().get(&id)
         {

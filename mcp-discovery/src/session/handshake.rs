@@ -92,6 +92,18 @@ impl ServerState {
         self.server_info = mask_typed(masker, self.server_info);
         self.capabilities = mask_typed(masker, self.capabilities);
         self.instructions = self.instructions.map(|text| masker.mask_string(text));
+        let negotiation = &mut self.negotiation;
+        negotiation.probe = negotiation
+            .probe
+            .take()
+            .map(|text| masker.mask_string(text));
+        for text in negotiation
+            .answered
+            .iter_mut()
+            .chain(negotiation.initialize_extras.iter_mut())
+        {
+            *text = masker.mask_string(std::mem::take(text));
+        }
         self
     }
 

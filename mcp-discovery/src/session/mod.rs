@@ -205,6 +205,13 @@ impl Session {
         self.engine().subscribe()
     }
 
+    /// Moves the deadline past which no request of this session is retried
+    /// (`None`: no deadline). Discovery sets one; a session kept afterwards
+    /// (by the hub) should not keep it.
+    pub fn set_deadline(&self, deadline: Option<tokio::time::Instant>) {
+        self.inner.connection.deadline.set(deadline);
+    }
+
     /// The request path every request of this session takes: the policies
     /// (retry, rate limit, yours) around the core. Calling it directly sends
     /// a request as it is, without the modern `_meta` envelope or masking.

@@ -180,19 +180,24 @@ pub(crate) struct Connection {
     pub(crate) established: AtomicBool,
     /// How many times the legacy session was re-initialized.
     reinitialized: AtomicU64,
-    /// Held while re-initializing, so it happens once for many requests.
-    reinitializing: tokio::sync::Mutex<()>,
+    /// Held while re-initializing, so it happens once for many requests; it
+    /// holds why the last attempt failed, and for which generation, so the
+    /// requests that waited for it fail with it instead of trying again.
+    reinitializing: tokio::sync::Mutex<Option<(u64, String)>>,
+    /// No retry starts past it; moved when a session outlives its discovery.
+    pub(crate) deadline: crate::policy::Deadline,
 }
 
 impl Connection {
     pub(crate) fn new(engine: Arc<Engine>, options: SessionOptions) -> Self {
         Self {
+            deadline: crate::policy::Deadline::new(options.deadline),
             engine,
             options,
             state: RwLock::new(ServerState::pending()),
             established: AtomicBool::new(false),
             reinitialized: AtomicU64::new(0),
-            reinitializing: tokio::sync::Mutex::new(()),
+            reinitializing: tokio::sync::Mutex::new(None),
         }
     }
 
@@ -200,17 +205,36 @@ impl Connection {
     /// that saw it expire: a request that was sent before someone else's
     /// re-initialization finished just tries again.
     async fn reinitialize(&self, seen: u64) -> Result<(), SessionError> {
-        let _guard = self.reinitializing.lock().await;
+        let mut last_failure = self.reinitializing.lock().await;
         if self.reinitialized.load(Ordering::Acquire) != seen {
             return Ok(());
         }
+        if let Some((generation, reason)) = last_failure.as_ref()
+            && *generation == seen
+        {
+            // Someone tried for this expiry and failed: fail alike, at once.
+            return Err(SessionError::new(
+                self.engine.server(),
+                "initialize",
+                ErrorKind::ConnectionLost {
+                    reason: format!("the expired session could not be renewed: {reason}"),
+                },
+            ));
+        }
         tracing::info!(server = %self.engine.server(), "HTTP session expired; initializing again");
-        let state = handshake::initialize_direct(&self.engine, &self.options)
-            .await?
-            .masked(&self.options.masker);
-        *self.state.write() = state;
-        self.reinitialized.fetch_add(1, Ordering::AcqRel);
-        Ok(())
+        match handshake::initialize_direct(&self.engine, &self.options).await {
+            Ok(state) => {
+                *self.state.write() = state.masked(&self.options.masker);
+                self.reinitialized.fetch_add(1, Ordering::AcqRel);
+                *last_failure = None;
+                Ok(())
+            }
+            Err(error) => {
+                let error = error.masked(&self.options.masker);
+                *last_failure = Some((seen, error.to_string()));
+                Err(error)
+            }
+        }
     }
 }
 
@@ -307,7 +331,8 @@ pub(crate) fn build(connection: &Arc<Connection>) -> RequestService {
     if let Some(retry) = &options.retry {
         service = RequestService::from_ready(
             crate::policy::RetryLayer::new(retry.clone())
-                .with_deadline(options.deadline)
+                .with_deadline(connection.deadline.clone())
+                .masked_with(options.masker.clone())
                 .named(server)
                 .wrap(service),
         );

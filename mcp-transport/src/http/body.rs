@@ -76,11 +76,14 @@ pub(crate) fn error_chain(error: reqwest::Error) -> String {
 }
 
 /// Reads a whole body, up to `limit` bytes; the rest is an error.
+/// A body that breaks off is `Interrupted`: the server may have acted on
+/// the request it answers.
 pub(crate) async fn read_bounded(
-    server: &str,
+    config: &HttpConfig,
     response: &mut reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, TransportError> {
+    let server = config.name.as_str();
     let mut body = Vec::new();
     loop {
         match response.chunk().await {
@@ -99,9 +102,13 @@ pub(crate) async fn read_bounded(
                 return Ok(body);
             }
             Err(error) => {
-                return Err(TransportError::Protocol {
+                return Err(TransportError::Interrupted {
                     server: server.to_owned(),
-                    reason: format!("response body broke off: {}", error_chain(error)),
+                    url: config.display_url(),
+                    reason: config.masker.mask_string(format!(
+                        "the response body broke off: {}",
+                        error_chain(error)
+                    )),
                 });
             }
         }
@@ -120,6 +127,7 @@ pub(crate) fn parse_messages(config: &HttpConfig, body: Bytes) -> Vec<Message> {
         Ok(incoming) => incoming.into_messages(),
         Err(error) => {
             let server = config.name.as_str();
+            let error = config.masker.mask_string(error.to_string());
             tracing::debug!(server, %error, body = %preview(&body, &config.masker), "ignoring a body that is not JSON-RPC");
             Vec::new()
         }
@@ -150,7 +158,8 @@ pub(crate) fn status_error(
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+            // A day at most: the number is the server's.
+            .map(|seconds| Duration::from_secs(seconds.min(86_400)));
         return TransportError::RateLimited {
             server: config.name.clone(),
             retry_after,

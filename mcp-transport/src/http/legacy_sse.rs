@@ -66,7 +66,7 @@ impl LegacySseTransport {
         if !response.status().is_success() || !body::is_event_stream(&response) {
             let status = response.status();
             let response_headers = response.headers().clone();
-            let bytes = body::read_bounded(&server, &mut response, body::ERROR_BODY_LIMIT)
+            let bytes = body::read_bounded(&config, &mut response, body::ERROR_BODY_LIMIT)
                 .await
                 .unwrap_or_default();
             if status.is_success() {
@@ -176,7 +176,7 @@ impl LegacySseTransport {
         };
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = body::read_bounded(server, &mut response, body::ERROR_BODY_LIMIT)
+        let bytes = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
             .await
             .unwrap_or_default();
         if status.is_success() {

@@ -183,3 +183,37 @@ proptest! {
         prop_assert_eq!(masker.mask(&text), Cow::Borrowed(text.as_str()));
     }
 }
+
+#[test]
+fn secrets_spelled_with_json_escapes_are_found_and_masked() {
+    let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    let masker = Masker::new([secret]);
+    // A server that escapes '/' (PHP, some Java libraries) or writes ASCII only.
+    for text in [
+        r#"{"text":"key wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY"}"#,
+        r#"{"text":"key w\u004aalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}"#,
+    ] {
+        let raw = RawJson::parse(text).unwrap();
+        let masked = masker.mask_json(&raw);
+        assert_eq!(masked.to_value().unwrap()["text"], "key ***", "{text}");
+        assert!(!masker.mask_json_text(text).contains("EXAMPLEKEY"));
+    }
+    let accented = Masker::new(["pässwörd-123"]);
+    let raw = RawJson::parse(r#"{"p":"p\u00e4ssw\u00f6rd-123"}"#).unwrap();
+    assert_eq!(accented.mask_json(&raw).to_value().unwrap()["p"], "***");
+    // Escapes without a secret leave the text as it was.
+    let clean = RawJson::parse(r#"{"text":"a\/b\n"}"#).unwrap();
+    assert_eq!(
+        masker.mask_json(&clean).as_bytes().as_ptr(),
+        clean.as_bytes().as_ptr()
+    );
+}
+
+#[test]
+fn a_cut_never_shows_the_start_of_a_secret() {
+    let masker = Masker::new(["sk-live-0815abcdef"]);
+    let text = format!("{}sk-live-0815abcdef tail", "x".repeat(10));
+    let cut = masker.mask_prefix(&text, 14);
+    assert_eq!(cut, "xxxxxxxxxx*** ");
+    assert_eq!(Masker::default().mask_prefix("abcdef", 3), "abc");
+}

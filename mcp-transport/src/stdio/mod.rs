@@ -34,6 +34,22 @@ use crate::error::{ExitStatus, TransportError};
 use crate::transport::Transport;
 use process::Process;
 
+/// The start of a skipped line, masked. A preview that was cut loses its
+/// last few bytes too, so a secret across the cut never shows its start.
+pub fn masked_preview(
+    masker: &crate::secret::Masker,
+    line: &crate::codec::ndjson::SkippedLine,
+) -> String {
+    if line.len > line.preview.len() {
+        masker.mask_prefix(
+            &line.preview,
+            line.preview.len().saturating_sub(masker.longest_secret()),
+        )
+    } else {
+        masker.mask_string(line.preview.clone())
+    }
+}
+
 /// How long to wait for an exit after the server closed stdout.
 const EXIT_WAIT: Duration = Duration::from_millis(500);
 /// How long to wait for the rest of stderr after the server is gone.
@@ -171,13 +187,15 @@ impl StdioTransport {
                         match item {
                             Ok(message) => reader.queue.push_back(message),
                             Err(error) => {
+                                let error = self.stderr.masker().mask_string(error.to_string());
                                 tracing::warn!(server = %self.name, %error, "skipping an invalid batch element")
                             }
                         }
                     }
                 }
                 Some(Ok(NdjsonFrame::Skipped(line))) => {
-                    tracing::warn!(server = %self.name, reason = %line.reason, line = %self.stderr.masker().mask(&line.preview), "skipping a line on stdout");
+                    let shown = masked_preview(self.stderr.masker(), &line);
+                    tracing::warn!(server = %self.name, reason = %line.reason, line = %shown, "skipping a line on stdout");
                     self.skipped.lock().record(&line);
                 }
                 Some(Err(error)) => {

@@ -21,8 +21,15 @@ use crate::secret::Masker;
 /// The end of what a server wrote to stderr, read back masked.
 #[derive(Debug, Clone, Default)]
 pub struct StderrTail {
-    bytes: Arc<Mutex<VecDeque<u8>>>,
+    bytes: Arc<Mutex<Kept>>,
     masker: Masker,
+}
+
+/// The kept bytes, and whether older ones were dropped.
+#[derive(Debug, Default)]
+struct Kept {
+    bytes: VecDeque<u8>,
+    dropped: bool,
 }
 
 impl StderrTail {
@@ -40,25 +47,38 @@ impl StderrTail {
     }
 
     fn push(&self, chunk: &[u8]) {
-        let mut bytes = self.bytes.lock();
+        let mut kept = self.bytes.lock();
+        if chunk.len() > TAIL_CAPACITY {
+            kept.dropped = true;
+        }
         let chunk = &chunk[chunk.len().saturating_sub(TAIL_CAPACITY)..];
-        let overflow = (bytes.len() + chunk.len()).saturating_sub(TAIL_CAPACITY);
-        bytes.drain(..overflow);
-        bytes.extend(chunk);
+        let overflow = (kept.bytes.len() + chunk.len()).saturating_sub(TAIL_CAPACITY);
+        if overflow > 0 {
+            kept.dropped = true;
+        }
+        kept.bytes.drain(..overflow);
+        kept.bytes.extend(chunk);
     }
 
-    /// All that is kept (up to 64 KiB), lossily decoded and masked.
+    /// All that is kept (up to 64 KiB), lossily decoded and masked. When
+    /// older bytes were dropped, the first few kept ones are left out too:
+    /// a secret cut by the drop could otherwise show its end.
     pub fn text(&self) -> String {
-        let all = {
-            let bytes = self.bytes.lock();
-            let (a, b) = bytes.as_slices();
+        let (all, dropped) = {
+            let kept = self.bytes.lock();
+            let (a, b) = kept.bytes.as_slices();
             let mut all = Vec::with_capacity(a.len() + b.len());
             all.extend_from_slice(a);
             all.extend_from_slice(b);
-            all
+            (all, kept.dropped)
+        };
+        let skip = if dropped {
+            self.masker.longest_secret().min(all.len())
+        } else {
+            0
         };
         self.masker
-            .mask_string(String::from_utf8_lossy(&all).into_owned())
+            .mask_string(String::from_utf8_lossy(&all[skip..]).into_owned())
     }
 
     /// The last couple of KiB, starting at a line boundary, for error messages.
@@ -95,7 +115,7 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
             if byte == b'\n' {
                 log_line(&server, &line, &tail.masker);
                 line.clear();
-            } else if line.len() < LOG_LINE_LEN {
+            } else if line.len() < LOG_LINE_LEN + tail.masker.longest_secret() {
                 line.push(byte);
             }
         }
@@ -107,7 +127,8 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
 
 fn log_line(server: &str, line: &[u8], masker: &Masker) {
     let text = String::from_utf8_lossy(line);
-    let text = masker.mask(text.trim_end());
+    // Masked before the cut, so a secret across it never shows its start.
+    let text = masker.mask_prefix(text.trim_end(), LOG_LINE_LEN);
     if !text.is_empty() {
         tracing::debug!(target: "mcp_transport::stdio::stderr", server, "{text}");
     }

@@ -224,7 +224,7 @@ async fn no_retry_starts_past_the_deadline() {
     let inner = Scripted::failing(vec![refused(), refused(), refused()]);
     let started = Instant::now();
     let error = RetryLayer::new(no_jitter())
-        .with_deadline(Some(started + Duration::from_millis(2500)))
+        .with_deadline(Deadline::new(Some(started + Duration::from_millis(2500))))
         .wrap(inner.clone())
         .oneshot(list())
         .await
@@ -251,4 +251,74 @@ fn delays_grow_by_the_factor_up_to_the_cap_with_bounded_jitter() {
             "{seconds} vs {nominal}"
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_huge_retry_after_neither_panics_nor_waits_forever() {
+    let huge = SessionError::from_send(
+        "s",
+        "tools/list",
+        TransportError::RateLimited {
+            server: "s".into(),
+            retry_after: Some(Duration::MAX),
+        },
+    );
+    let inner = Scripted::failing(vec![huge]);
+    let started = Instant::now();
+    // With a deadline: the capped wait still passes it, so the error comes back at once.
+    let error = RetryLayer::new(RetryPolicy::default())
+        .with_deadline(Deadline::new(Some(started + Duration::from_secs(60))))
+        .wrap(inner.clone())
+        .oneshot(list())
+        .await
+        .unwrap_err();
+    assert_eq!(inner.calls(), 1);
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    assert!(error.to_string().contains("429"), "{error}");
+    // Without one: it waits five minutes at most.
+    let inner = Scripted::failing(vec![rate_limited(u64::MAX / 4)]);
+    RetryLayer::new(RetryPolicy::default())
+        .wrap(inner.clone())
+        .oneshot(list())
+        .await
+        .unwrap();
+    assert_eq!(started.elapsed(), Duration::from_secs(300));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retried_attempt_ends_at_the_deadline() {
+    /// Fails once at once, then never answers.
+    #[derive(Clone, Default)]
+    struct ThenSilent(Arc<Mutex<usize>>);
+    impl Service<McpRequest> for ThenSilent {
+        type Response = RawJson;
+        type Error = SessionError;
+        type Future = ResponseFuture;
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, _: McpRequest) -> Self::Future {
+            let first = {
+                let mut calls = self.0.lock();
+                *calls += 1;
+                *calls == 1
+            };
+            Box::pin(async move {
+                if first {
+                    Err(refused())
+                } else {
+                    std::future::pending().await
+                }
+            })
+        }
+    }
+    let started = Instant::now();
+    let error = RetryLayer::new(no_jitter())
+        .with_deadline(Deadline::new(Some(started + Duration::from_secs(5))))
+        .wrap(ThenSilent::default())
+        .oneshot(list())
+        .await
+        .unwrap_err();
+    assert_eq!(started.elapsed(), Duration::from_secs(5));
+    assert!(error.is_timeout(), "{error}");
 }

@@ -40,6 +40,8 @@ const LAST_EVENT_ID: &str = "last-event-id";
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest `retry` we honour.
 const MAX_RETRY: Duration = Duration::from_secs(30);
+/// The shortest `retry` we honour (`retry: 0` would be a busy loop).
+const MIN_RETRY: Duration = Duration::from_millis(100);
 /// How long sending `notifications/initialized` waits for the GET stream to open.
 const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
 /// How long the DELETE on close may take.
@@ -255,9 +257,13 @@ impl Shared {
                 .state
                 .lock()
                 .adopt_session(&outgoing, session.as_deref());
+            if adopted.is_ok() && self.state.lock().renewed_since(&outgoing) {
+                // A new session gets its own GET stream once `initialized` is sent.
+                self.get_stream_opened.store(false, Ordering::Release);
+            }
             if let Err(reason) = adopted {
                 let _ =
-                    body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT).await;
+                    body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT).await;
                 return Err(self.protocol_error(reason));
             }
         }
@@ -273,7 +279,7 @@ impl Shared {
             ResponseClass::Json => {
                 let bytes = tokio::time::timeout(
                     timeout,
-                    body::read_bounded(self.server(), &mut response, self.config.max_message_len),
+                    body::read_bounded(&self.config, &mut response, self.config.max_message_len),
                 )
                 .await
                 .map_err(|_| TransportError::Timeout {
@@ -281,15 +287,27 @@ impl Shared {
                     after: timeout,
                 })??;
                 let messages = self.parse_answer(&outgoing, bytes.into())?;
+                let answered = outgoing.request_id.as_ref().is_none_or(|id| {
+                    messages
+                        .iter()
+                        .any(|message| message.response_id() == Some(id))
+                });
                 for message in messages {
                     self.deliver(message).await;
                 }
+                if !answered && let Some(id) = outgoing.request_id.clone() {
+                    // It will not come later: a POST's answer is in its response.
+                    self.deliver(lost_answer(
+                        id,
+                        "the server answered the request's POST without an answer to it",
+                    ))
+                    .await;
+                }
             }
             ResponseClass::Unexpected { content_type } => {
-                let bytes =
-                    body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
-                        .await
-                        .unwrap_or_default();
+                let bytes = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
+                    .await
+                    .unwrap_or_default();
                 let hint = if content_type == "text/html" {
                     " (a login page, or a proxy's page?)"
                 } else {
@@ -302,8 +320,7 @@ impl Shared {
             }
             ResponseClass::SessionExpired => {
                 let _ =
-                    body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT).await;
-                self.state.lock().expire(&outgoing);
+                    body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT).await;
                 return Err(TransportError::SessionExpired {
                     server: self.server().to_owned(),
                 });
@@ -338,7 +355,7 @@ impl Shared {
         let status = response.status();
         let headers = response.headers().clone();
         let bytes: bytes::Bytes =
-            body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
+            body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
                 .await
                 .unwrap_or_default()
                 .into();
@@ -499,7 +516,7 @@ impl Shared {
         mut retry: Option<Duration>,
     ) -> Resumed {
         for attempt in 1..=self.config.max_resumptions {
-            tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)).await;
+            tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).clamp(MIN_RETRY, MAX_RETRY)).await;
             if self.closed.load(Ordering::Acquire) {
                 return Resumed::Closed;
             }
@@ -556,7 +573,7 @@ impl Shared {
         let status = response.status();
         if !status.is_success() || !body::is_event_stream(&response) {
             tracing::debug!(server = %self.server(), %status, "no GET stream");
-            let _ = body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT).await;
+            let _ = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT).await;
             return if status.is_client_error() || status.is_success() {
                 GetStream::NotOffered(status.as_u16())
             } else {
@@ -602,7 +619,8 @@ impl Shared {
                     return; // nothing to resume from
                 }
                 failures += 1;
-                tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)).await;
+                tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).clamp(MIN_RETRY, MAX_RETRY))
+                    .await;
                 continue;
             };
             failures = 0;
@@ -611,7 +629,7 @@ impl Shared {
             if last_event_id.is_none() {
                 return; // a stream without ids cannot be resumed
             }
-            tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)).await;
+            tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY).clamp(MIN_RETRY, MAX_RETRY)).await;
         }
     }
 
@@ -637,9 +655,8 @@ impl Shared {
             match tokio::time::timeout(DELETE_TIMEOUT, delete.send()).await {
                 Ok(Ok(mut response)) => {
                     self.observe_response("DELETE", &response);
-                    let _ =
-                        body::read_bounded(self.server(), &mut response, body::ERROR_BODY_LIMIT)
-                            .await;
+                    let _ = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
+                        .await;
                 }
                 Ok(Err(error)) => {
                     let error = body::error_chain(error);

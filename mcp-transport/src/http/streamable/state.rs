@@ -78,9 +78,10 @@ impl StreamableState {
     ///
     /// `initialize` goes out without a session id (it starts a new session),
     /// but the old id stays in use for everything else until the new one
-    /// arrives, so requests in flight during a re-initialization are never
-    /// sent without one: at worst they meet the expired session's 404 and
-    /// retry once the new id is there.
+    /// arrives, even after the server said it expired, so requests in flight
+    /// during a re-initialization are never sent without one: at worst they
+    /// meet the expired session's 404 and are sent again once the new id is
+    /// there.
     pub(crate) fn prepare(&mut self, message: &Message) -> Outgoing {
         let modern_version = message
             .params()
@@ -220,12 +221,9 @@ impl StreamableState {
         Ok(())
     }
 
-    /// A 404 came back for a message sent in `outgoing.generation`: forget
-    /// the id if it is still that session's (a newer one stays).
-    pub(crate) fn expire(&mut self, outgoing: &Outgoing) {
-        if outgoing.generation == self.generation {
-            self.session_id = None;
-        }
+    /// Whether a new session was adopted since `outgoing` was prepared.
+    pub(crate) fn renewed_since(&self, outgoing: &Outgoing) -> bool {
+        self.generation != outgoing.generation
     }
 
     /// Watches a delivered message: the negotiated version, and tool headers.
@@ -359,14 +357,15 @@ mod tests {
             Some("old"),
             "a request during re-initialization is never sent without an id"
         );
+        // More 404s of the old session change nothing: the id stays until a new one comes.
+        let still = state.prepare(&request(8, "resources/list", json!({})));
+        assert_eq!(header(&still, SESSION_HEADER), Some("old"));
         state.adopt_session(&again, Some(b"new")).unwrap();
-        // The late 404 of the old session does not forget the new one.
-        state.expire(&during);
+        assert!(state.renewed_since(&during));
         let after = state.prepare(&request(7, "tools/list", json!({})));
         assert_eq!(header(&after, SESSION_HEADER), Some("new"));
         assert!(after.generation > during.generation);
-        state.expire(&after);
-        assert!(state.session_id().is_none());
+        assert!(!state.renewed_since(&after));
     }
 
     #[test]

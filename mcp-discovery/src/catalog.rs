@@ -2,11 +2,14 @@
 //! server and as one flat list with unique namespaced names.
 //!
 //! A namespaced name is `<server><separator><name>`, with `__` as the default
-//! separator (`github__create_issue`). Characters a tool name may not hold
-//! (anything but ASCII letters, digits, `_`, `-` and `.`) become `_` in the
-//! server part. Collisions are resolved deterministically: servers are taken
-//! in name order and items in the order the server listed them; the first
-//! holder keeps the name, later ones get `<separator>2`, `<separator>3`, ….
+//! separator (`github__create_issue`), made into a name every model provider
+//! accepts ([`model_safe`]): at most 64 characters from `[a-zA-Z0-9_-]`.
+//! Other characters become `_`; a longer name keeps its first 55 characters
+//! and ends in `_` and 8 hex digits of a stable hash of the whole name.
+//! Collisions are resolved deterministically: servers are taken in name
+//! order and items in the order the server listed them; the first holder
+//! keeps the name, later ones get `<separator>2`, `<separator>3`, … (made
+//! safe the same way). `mcp-cli tools` and the gateway show the same names.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -50,6 +53,9 @@ pub struct Catalog {
     pub resource_templates: Vec<CatalogEntry>,
     /// The prompts.
     pub prompts: Vec<CatalogEntry>,
+    /// Where each namespaced name sits, per kind (lookups without a scan).
+    #[serde(skip)]
+    index: [std::collections::HashMap<String, usize>; 4],
 }
 
 impl Catalog {
@@ -66,14 +72,31 @@ impl Catalog {
             .collect();
         ready.sort_by(|a, b| a.name.cmp(&b.name));
         let flat = |kind| flatten(&ready, kind, separator);
-        Self {
+        let mut catalog = Self {
             separator: separator.to_owned(),
             summary: StatusSummary::of(reports),
             tools: flat(ListKind::Tools),
             resources: flat(ListKind::Resources),
             resource_templates: flat(ListKind::ResourceTemplates),
             prompts: flat(ListKind::Prompts),
+            index: Default::default(),
+        };
+        for (slot, kind) in ListKind::ALL.into_iter().enumerate() {
+            catalog.index[slot] = catalog
+                .entries(kind)
+                .iter()
+                .enumerate()
+                .map(|(at, entry)| (entry.qualified_name.clone(), at))
+                .collect();
         }
+        catalog
+    }
+
+    /// The entry of `kind` with this namespaced name.
+    pub fn find(&self, kind: ListKind, qualified_name: &str) -> Option<&CatalogEntry> {
+        let slot = ListKind::ALL.iter().position(|k| *k == kind)?;
+        let at = *self.index[slot].get(qualified_name)?;
+        self.entries(kind).get(at)
     }
 
     /// The entries of one kind.
@@ -88,9 +111,7 @@ impl Catalog {
 
     /// The tool with this namespaced name.
     pub fn tool(&self, qualified_name: &str) -> Option<&CatalogEntry> {
-        self.tools
-            .iter()
-            .find(|entry| entry.qualified_name == qualified_name)
+        self.find(ListKind::Tools, qualified_name)
     }
 
     /// The entries of one kind, grouped by server (servers in name order).
@@ -118,18 +139,38 @@ pub fn item_name(kind: ListKind, item: &RawJson) -> String {
     name.map_or_else(|| "?".to_owned(), Cow::into_owned)
 }
 
+/// The longest name model providers accept for a tool.
+pub const MAX_NAME_LEN: usize = 64;
+
 /// The server part of a namespaced name: characters a tool name may not hold become `_`.
 pub fn namespace_of(server: &str) -> String {
     server
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-') {
                 c
             } else {
                 '_'
             }
         })
         .collect()
+}
+
+/// `name` as model providers accept it: at most [`MAX_NAME_LEN`] characters
+/// from `[a-zA-Z0-9_-]`. Other characters become `_`; a longer name keeps
+/// its first 55 characters and ends in `_` and 8 hex digits of a hash of
+/// the whole original name (FNV-1a, stable across runs and platforms).
+pub fn model_safe(name: &str) -> String {
+    let safe = namespace_of(name);
+    if safe.len() <= MAX_NAME_LEN {
+        return safe;
+    }
+    let mut hash: u32 = 0x811c_9dc5;
+    for byte in name.bytes() {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    format!("{}_{hash:08x}", &safe[..MAX_NAME_LEN - 9])
 }
 
 fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<CatalogEntry> {
@@ -140,12 +181,17 @@ fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<Cata
         for item in report.items(kind) {
             let name = item_name(kind, item);
             let base = format!("{namespace}{separator}{name}");
-            let mut qualified = base.clone();
+            // Tools and prompts are named to models; resources keep their URIs readable.
+            let shape = |name: String| match kind {
+                ListKind::Tools | ListKind::Prompts => model_safe(&name),
+                ListKind::Resources | ListKind::ResourceTemplates => name,
+            };
+            let mut qualified = shape(base.clone());
             let mut n = 2;
             // Taken by an earlier item (of this server or another): the first
             // free `base__2`, `base__3`, ….
             while taken.contains(&qualified) {
-                qualified = format!("{base}{separator}{n}");
+                qualified = shape(format!("{base}{separator}{n}"));
                 n += 1;
             }
             taken.insert(qualified.clone());
@@ -164,6 +210,22 @@ fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<Cata
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn names_are_what_models_accept() {
+        assert_eq!(model_safe("git.hub__create issue"), "git_hub__create_issue");
+        let long = format!("server__{}", "x".repeat(80));
+        let safe = model_safe(&long);
+        assert_eq!(safe.len(), MAX_NAME_LEN);
+        assert!(safe.starts_with("server__xxx"));
+        assert_eq!(safe, model_safe(&long), "stable");
+        assert_ne!(safe, model_safe(&format!("server__{}y", "x".repeat(80))));
+        let catalog = Catalog::build(&[ready("s", &[&"a".repeat(70), &format!("{}b", "a".repeat(70))])]);
+        let names = names(&catalog);
+        assert!(names.iter().all(|n| n.len() <= MAX_NAME_LEN && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')));
+        assert_ne!(names[0], names[1]);
+        assert_eq!(catalog.tool(names[1]).unwrap().name, format!("{}b", "a".repeat(70)));
+    }
 
     fn ready(name: &str, tools: &[&str]) -> ServerReport {
         let mut report = ServerReport::empty(name, ServerStatus::Ready);
@@ -212,7 +274,7 @@ mod tests {
     #[test]
     fn separator_is_configurable_and_server_names_are_sanitized() {
         let catalog = Catalog::with_separator(&[ready("my server/1", &["t"])], ".");
-        assert_eq!(names(&catalog), ["my_server_1.t"]);
+        assert_eq!(names(&catalog), ["my_server_1_t"]);
     }
 
     #[test]

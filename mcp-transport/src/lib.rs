@@ -12,6 +12,7 @@
 //! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
 //! | [`memory`] | an in-memory duplex, for tests and in-process servers |
 //! | [`trace`] | the wire trace: [`trace::TracedTransport`] and the HTTP observer events |
+//! | [`server`] | the server side of the same framing: stdio and (feature `server-http`) Streamable HTTP connections |
 //! | [`secret`] | secret types and the [`secret::Masker`] every outside text passes through |
 //! | [`error`] | [`TransportError`] |
 //!
@@ -69,6 +70,7 @@ pub mod error;
 pub mod http;
 pub mod memory;
 pub mod secret;
+pub mod server;
 pub mod stdio;
 pub mod sync;
 pub mod trace;

@@ -70,6 +70,8 @@ pub(crate) struct Engine {
     /// Masks known secrets in the notifications the server sends.
     masker: Masker,
     lost: Mutex<Option<Lost>>,
+    /// Becomes true when the connection is gone (the server exited, the stream ended).
+    gone: tokio::sync::watch::Sender<bool>,
     closing: AtomicBool,
 }
 
@@ -94,6 +96,7 @@ impl Engine {
             capabilities,
             masker,
             lost: Mutex::new(None),
+            gone: tokio::sync::watch::Sender::new(false),
             closing: AtomicBool::new(false),
         });
         let reader = tokio::spawn(Self::read_loop(Arc::clone(&engine)));
@@ -150,6 +153,7 @@ impl Engine {
         };
         tracing::debug!(server = %self.server, reason = ?lost, "connection ended");
         self.lost.lock().get_or_insert(lost.clone());
+        self.gone.send_replace(true);
         let drained: Vec<InFlight> = self.in_flight.lock().drain().map(|(_, v)| v).collect();
         for request in drained {
             let _ = request.reply.send(Reply::Lost(lost.clone()));
@@ -269,6 +273,19 @@ impl Engine {
             Lost::ClosedByUs => ErrorKind::Closed,
         };
         SessionError::new(&self.server, operation, kind)
+    }
+
+    /// Resolves once the connection is gone (at once if it already is).
+    pub(crate) fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut gone = self.gone.subscribe();
+        async move {
+            let _ = gone.wait_for(|gone| *gone).await;
+        }
+    }
+
+    /// Why the connection is gone, as the error a request would get; `None` while it lives.
+    pub(crate) fn gone_error(&self, operation: &str) -> Option<SessionError> {
+        self.check_alive(operation).err()
     }
 
     /// The error for a connection that is already gone, if it is.

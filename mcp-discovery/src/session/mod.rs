@@ -205,6 +205,21 @@ impl Session {
         self.engine().subscribe()
     }
 
+    /// Resolves once the connection is gone: the server exited or closed its
+    /// output, the HTTP connection failed, or the session was closed. At
+    /// once if it already is. A supervisor notices a crash by it, not at the
+    /// next request.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.engine().closed()
+    }
+
+    /// Why the connection is gone (exit status and stderr tail, say), when it is.
+    pub fn gone(&self) -> Option<SessionError> {
+        self.engine()
+            .gone_error("connection")
+            .map(|error| error.masked(&self.options().masker))
+    }
+
     /// Moves the deadline past which no request of this session is retried
     /// (`None`: no deadline). Discovery sets one; a session kept afterwards
     /// (by the hub) should not keep it.

@@ -1,0 +1,491 @@
+//! Streamable HTTP, server side, for both eras, as axum routes.
+//!
+//! Each connection the router accepts is a [`Transport`] (seen from the
+//! server): a legacy session begins with `initialize` and lives until its
+//! `DELETE`; a modern request that comes without a session id is a
+//! connection of its own, which ends with its answer.
+//!
+//! - A request's POST is answered with JSON when its answer is the first
+//!   thing the server sends for it, and with an event stream otherwise
+//!   (progress first, or a request to the client), which ends with the
+//!   answer.
+//! - Other server messages (list changes, requests to the client with no
+//!   request of the client open) go on the session's GET stream, or wait
+//!   for it (bounded).
+//! - A notification or an answer from the client gets 202.
+//! - `Origin` must be a loopback origin when present (DNS rebinding); with a
+//!   token, every request must carry `Authorization: Bearer <token>`.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use mcp_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
+use tokio::sync::mpsc;
+
+use crate::error::TransportError;
+use crate::secret::{ExposeSecret, SecretString};
+use crate::sync::Mutex;
+use crate::transport::Transport;
+
+/// `Mcp-Session-Id`.
+const SESSION_HEADER: &str = "mcp-session-id";
+/// Messages that wait for a GET stream before the oldest are dropped.
+const BACKLOG: usize = 256;
+/// Messages queued for one open response stream.
+const STREAM_QUEUE: usize = 256;
+/// Messages from clients queued for the server, per connection.
+const INBOUND_QUEUE: usize = 256;
+/// The longest a POST waits for its answer.
+const ANSWER_WAIT: Duration = Duration::from_secs(600);
+
+/// How the HTTP server behaves.
+#[derive(Clone)]
+pub struct HttpServerOptions {
+    /// The server's name, for logs.
+    pub name: String,
+    /// The bearer token clients must send, if any.
+    pub token: Option<SecretString>,
+    /// The largest request body accepted.
+    pub max_body: usize,
+}
+
+impl Default for HttpServerOptions {
+    fn default() -> Self {
+        Self {
+            name: "mcp".into(),
+            token: None,
+            max_body: 4 * 1024 * 1024,
+        }
+    }
+}
+
+/// The connections an [`HttpServer`]'s routes accept, one at a time.
+pub struct Connections {
+    receiver: mpsc::Receiver<HttpConnection>,
+}
+
+impl Connections {
+    /// The next connection; `None` once the routes are gone.
+    pub async fn accept(&mut self) -> Option<HttpConnection> {
+        self.receiver.recv().await
+    }
+}
+
+/// Streamable HTTP routes at `/mcp`, and the connections they accept.
+pub struct HttpServer;
+
+impl HttpServer {
+    /// The routes (`POST`, `GET`, `DELETE` at `/mcp`) and their connections.
+    pub fn new(options: HttpServerOptions) -> (Router, Connections) {
+        let (accept, receiver) = mpsc::channel(64);
+        let shared = Arc::new(Shared {
+            max_body: options.max_body,
+            options,
+            sessions: Mutex::new(HashMap::new()),
+            accept,
+            ids: RandomState::new(),
+            counter: AtomicU64::new(0),
+        });
+        let max_body = shared.max_body;
+        let router = Router::new()
+            .route("/mcp", post(on_post).get(on_get).delete(on_delete))
+            .layer(DefaultBodyLimit::max(max_body))
+            .with_state(shared);
+        (router, Connections { receiver })
+    }
+}
+
+struct Shared {
+    options: HttpServerOptions,
+    max_body: usize,
+    sessions: Mutex<HashMap<String, Arc<Link>>>,
+    accept: mpsc::Sender<HttpConnection>,
+    ids: RandomState,
+    counter: AtomicU64,
+}
+
+impl Shared {
+    fn new_session_id(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        format!("{:016x}{:016x}", self.ids.hash_one(n), self.ids.hash_one(!n))
+    }
+
+    /// Opens a connection and hands it to the server.
+    async fn open(&self, session: Option<String>) -> Option<Arc<Link>> {
+        let (inbound, receiver) = mpsc::channel(INBOUND_QUEUE);
+        let link = Arc::new(Link {
+            inbound: Mutex::new(Some(inbound)),
+            pending: Mutex::new(Vec::new()),
+            progress: Mutex::new(HashMap::new()),
+            get_stream: Mutex::new(None),
+            backlog: Mutex::new(VecDeque::new()),
+        });
+        let connection = HttpConnection {
+            name: self.options.name.clone(),
+            link: Arc::clone(&link),
+            receiver: tokio::sync::Mutex::new(receiver),
+        };
+        if self.accept.send(connection).await.is_err() {
+            return None;
+        }
+        if let Some(id) = session {
+            self.sessions.lock().insert(id, Arc::clone(&link));
+        }
+        Some(link)
+    }
+}
+
+/// What a connection shares with the routes.
+struct Link {
+    /// Client → server; `None` once the connection ended.
+    inbound: Mutex<Option<mpsc::Sender<Message>>>,
+    /// Open POSTs waiting for their answers, oldest first.
+    pending: Mutex<Vec<(RequestId, mpsc::Sender<Message>)>>,
+    /// Progress tokens of open requests, to the request they belong to.
+    progress: Mutex<HashMap<RequestId, RequestId>>,
+    /// The session's GET stream, when open.
+    get_stream: Mutex<Option<mpsc::Sender<Message>>>,
+    /// Server messages waiting for a GET stream.
+    backlog: Mutex<VecDeque<Message>>,
+}
+
+impl Link {
+    fn end(&self) {
+        self.inbound.lock().take();
+        self.pending.lock().clear();
+        self.get_stream.lock().take();
+    }
+
+    /// Routes a server message: an answer to its POST, progress to its
+    /// request's POST, anything else to the newest open POST, the GET
+    /// stream, or the backlog.
+    fn route(&self, message: Message) {
+        let target = match &message {
+            Message::Response(_) | Message::Error(_) => match message.response_id() {
+                Some(id) => {
+                    let mut pending = self.pending.lock();
+                    let found = pending.iter().position(|(pending, _)| pending == id);
+                    found.map(|at| pending.remove(at).1)
+                }
+                None => None,
+            },
+            Message::Notification(notification) => {
+                let token = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("progressToken"))
+                    .and_then(|token| RequestId::from_value(token).ok());
+                let request = token.and_then(|token| self.progress.lock().get(&token).cloned());
+                let pending = self.pending.lock();
+                match request {
+                    Some(request) => pending
+                        .iter()
+                        .find(|(id, _)| *id == request)
+                        .map(|(_, sender)| sender.clone()),
+                    None => None,
+                }
+            }
+            Message::Request(_) => self.pending.lock().last().map(|(_, sender)| sender.clone()),
+        };
+        let message = match target {
+            Some(sender) => match sender.try_send(message) {
+                Ok(()) => return,
+                Err(mpsc::error::TrySendError::Full(message) | mpsc::error::TrySendError::Closed(message)) => {
+                    message
+                }
+            },
+            None => message,
+        };
+        if message.response_id().is_some() {
+            // An answer whose POST is gone: nobody can receive it.
+            return;
+        }
+        if let Some(stream) = self.get_stream.lock().as_ref()
+            && stream.try_send(message.clone()).is_ok()
+        {
+            return;
+        }
+        let mut backlog = self.backlog.lock();
+        if backlog.len() >= BACKLOG {
+            backlog.pop_front();
+        }
+        backlog.push_back(message);
+    }
+}
+
+/// One client connection, seen from the server.
+pub struct HttpConnection {
+    name: String,
+    link: Arc<Link>,
+    receiver: tokio::sync::Mutex<mpsc::Receiver<Message>>,
+}
+
+#[async_trait]
+impl Transport for HttpConnection {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        self.link.route(message);
+        Ok(())
+    }
+
+    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        Ok(self.receiver.lock().await.recv().await)
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        self.link.end();
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        format!("http server connection: {}", self.name)
+    }
+}
+
+fn refuse(status: StatusCode, reason: &str) -> Response {
+    (status, reason.to_owned()).into_response()
+}
+
+/// Checks the token and the origin; `Some` is the refusal.
+fn check(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
+    if let Some(token) = &shared.options.token {
+        let expected = format!("Bearer {}", token.expose_secret());
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .map(HeaderValue::as_bytes)
+            .unwrap_or_default();
+        if !constant_time_eq(given, expected.as_bytes()) {
+            let mut response = refuse(StatusCode::UNAUTHORIZED, "a bearer token is required");
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer"),
+            );
+            return Some(response);
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok())
+        && !is_loopback_origin(origin)
+    {
+        return Some(refuse(StatusCode::FORBIDDEN, "origin not allowed"));
+    }
+    None
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn is_loopback_origin(origin: &str) -> bool {
+    url::Url::parse(origin).is_ok_and(|url| {
+        matches!(
+            url.host(),
+            Some(url::Host::Domain("localhost"))
+                | Some(url::Host::Ipv4(std::net::Ipv4Addr::LOCALHOST))
+                | Some(url::Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+        )
+    })
+}
+
+fn session_of(headers: &HeaderMap) -> Option<&str> {
+    headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok())
+}
+
+fn error_answer(id: Option<RequestId>, code: ErrorCode, reason: &str) -> Response {
+    json_response(
+        StatusCode::BAD_REQUEST,
+        &Message::Error(ErrorResponse {
+            id,
+            error: ErrorObject::new(code, reason),
+        }),
+        None,
+    )
+}
+
+async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(refusal) = check(&shared, &headers) {
+        return refusal;
+    }
+    let message = match Message::from_slice(&body) {
+        Ok(message) => message,
+        Err(error) => return error_answer(None, ErrorCode::PARSE_ERROR, &error.to_string()),
+    };
+    let is_initialize = message.method() == Some("initialize");
+    let (link, session, one_shot) = match session_of(&headers) {
+        Some(id) => match shared.sessions.lock().get(id).cloned() {
+            Some(link) => (link, None, false),
+            None => return refuse(StatusCode::NOT_FOUND, "unknown or expired session"),
+        },
+        None if is_initialize => {
+            let id = shared.new_session_id();
+            match shared.open(Some(id.clone())).await {
+                Some(link) => (link, Some(id), false),
+                None => return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down"),
+            }
+        }
+        None => match shared.open(None).await {
+            Some(link) => (link, None, true),
+            None => return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down"),
+        },
+    };
+    let Message::Request(request) = &message else {
+        // A notification, or the client's answer to a server request.
+        let inbound = link.inbound.lock().clone();
+        if let Some(inbound) = inbound {
+            let _ = inbound.send(message).await;
+        }
+        if one_shot {
+            link.end();
+        }
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let id = request.id.clone();
+    let token = request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .and_then(|t| RequestId::from_value(t).ok());
+    let (sender, mut answers) = mpsc::channel(STREAM_QUEUE);
+    link.pending.lock().push((id.clone(), sender));
+    if let Some(token) = &token {
+        link.progress.lock().insert(token.clone(), id.clone());
+    }
+    let inbound = link.inbound.lock().clone();
+    let delivered = match inbound {
+        Some(inbound) => inbound.send(message).await.is_ok(),
+        None => false,
+    };
+    if !delivered {
+        return refuse(StatusCode::NOT_FOUND, "the session has ended");
+    }
+    let first = tokio::time::timeout(ANSWER_WAIT, answers.recv()).await;
+    let cleanup = {
+        let link = Arc::clone(&link);
+        move || {
+            if let Some(token) = token {
+                link.progress.lock().remove(&token);
+            }
+            if one_shot {
+                link.end();
+            }
+        }
+    };
+    match first {
+        Ok(Some(answer)) if answer.response_id() == Some(&id) => {
+            cleanup();
+            json_response(StatusCode::OK, &answer, session)
+        }
+        Ok(Some(first)) => {
+            // Something before the answer: stream it all, ending with the answer.
+            let stream = futures::stream::unfold(
+                (Some(first), answers, id, Some(cleanup)),
+                |(next, mut answers, id, mut cleanup)| async move {
+                    let message = match next {
+                        Some(message) => message,
+                        None => match tokio::time::timeout(ANSWER_WAIT, answers.recv()).await {
+                            Ok(Some(message)) => message,
+                            _ => {
+                                if let Some(cleanup) = cleanup.take() {
+                                    cleanup();
+                                }
+                                return None;
+                            }
+                        },
+                    };
+                    let done = message.response_id() == Some(&id);
+                    let event = sse_event(&message);
+                    if done {
+                        if let Some(cleanup) = cleanup.take() {
+                            cleanup();
+                        }
+                        // One more turn yields the event, the next ends the stream.
+                        answers.close();
+                    }
+                    Some((Ok::<Bytes, std::io::Error>(event), (None, answers, id, cleanup)))
+                },
+            );
+            let mut response = Response::new(Body::from_stream(stream));
+            set_event_stream(&mut response, session);
+            response
+        }
+        Ok(None) | Err(_) => {
+            cleanup();
+            error_answer(Some(id), ErrorCode::INTERNAL_ERROR, "the server gave no answer")
+        }
+    }
+}
+
+fn sse_event(message: &Message) -> Bytes {
+    let mut event = b"event: message\ndata: ".to_vec();
+    event.extend_from_slice(&message.to_vec());
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
+}
+
+fn set_event_stream(response: &mut Response, session: Option<String>) {
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Some(session) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
+        headers.insert(SESSION_HEADER, session);
+    }
+}
+
+fn json_response(status: StatusCode, message: &Message, session: Option<String>) -> Response {
+    let mut response = (status, message.to_vec()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Some(session) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
+        headers.insert(SESSION_HEADER, session);
+    }
+    response
+}
+
+async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = check(&shared, &headers) {
+        return refusal;
+    }
+    let Some(id) = session_of(&headers) else {
+        return refuse(StatusCode::METHOD_NOT_ALLOWED, "a GET stream needs a session");
+    };
+    let Some(link) = shared.sessions.lock().get(id).cloned() else {
+        return refuse(StatusCode::NOT_FOUND, "unknown or expired session");
+    };
+    let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
+    for message in link.backlog.lock().drain(..) {
+        let _ = sender.try_send(message);
+    }
+    *link.get_stream.lock() = Some(sender);
+    let stream = futures::stream::unfold(receiver, |mut receiver| async move {
+        let message = receiver.recv().await?;
+        Some((Ok::<Bytes, std::io::Error>(sse_event(&message)), receiver))
+    });
+    let mut response = Response::new(Body::from_stream(stream));
+    set_event_stream(&mut response, None);
+    response
+}
+
+async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(refusal) = check(&shared, &headers) {
+        return refusal;
+    }
+    let Some(id) = session_of(&headers) else {
+        return refuse(StatusCode::BAD_REQUEST, "no session to end");
+    };
+    match shared.sessions.lock().remove(id) {
+        Some(link) => {
+            link.end();
+            StatusCode::OK.into_response()
+        }
+        None => refuse(StatusCode::NOT_FOUND, "unknown or expired session"),
+    }
+}

@@ -220,11 +220,21 @@ mod tests {
         assert!(safe.starts_with("server__xxx"));
         assert_eq!(safe, model_safe(&long), "stable");
         assert_ne!(safe, model_safe(&format!("server__{}y", "x".repeat(80))));
-        let catalog = Catalog::build(&[ready("s", &[&"a".repeat(70), &format!("{}b", "a".repeat(70))])]);
+        let catalog = Catalog::build(&[ready(
+            "s",
+            &[&"a".repeat(70), &format!("{}b", "a".repeat(70))],
+        )]);
         let names = names(&catalog);
-        assert!(names.iter().all(|n| n.len() <= MAX_NAME_LEN && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')));
+        assert!(names.iter().all(|n| {
+            n.len() <= MAX_NAME_LEN
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        }));
         assert_ne!(names[0], names[1]);
-        assert_eq!(catalog.tool(names[1]).unwrap().name, format!("{}b", "a".repeat(70)));
+        assert_eq!(
+            catalog.tool(names[1]).unwrap().name,
+            format!("{}b", "a".repeat(70))
+        );
     }
 
     fn ready(name: &str, tools: &[&str]) -> ServerReport {

@@ -14,7 +14,7 @@
 //! * [`cache`]: discovery results in memory and on disk, keyed by a
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
-//! * [`hub`]: long-lived sessions and call routing for hosts.
+//! * [`supervisor`]: servers kept running, with states, health, restarts, routing and events.
 //! * [`policy`]: retry and rate limit, layers around a session's request service.
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
 //!
@@ -56,10 +56,10 @@ pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod doctor;
-pub mod hub;
 pub mod policy;
 pub mod report;
 pub mod session;
+pub mod supervisor;
 
 /// The protocol types this crate speaks ([`mcp_protocol`]).
 pub use mcp_protocol as protocol;

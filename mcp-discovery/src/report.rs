@@ -199,6 +199,11 @@ impl ServerReport {
         }
     }
 
+    /// Keeps the items of one list for which `keep` says so.
+    pub fn items_retain(&mut self, kind: ListKind, keep: impl FnMut(&RawJson) -> bool) {
+        self.items_mut(kind).retain(keep);
+    }
+
     /// The `serverInfo.name` the server reported, if any.
     pub fn server_info_name(&self) -> Option<&str> {
         self.server_info.as_ref().map(|info| info.name.as_str())

@@ -1,6 +1,6 @@
 //! Third-party transports through the `Connector` seam: servers in this
 //! process over an in-memory duplex, started from a config that names their
-//! `type`, discovered, cached and called through the hub like any other; and
+//! `type`, discovered, cached and called through the supervisor like any other; and
 //! the wire trace of a whole discovery.
 
 use std::sync::Arc;
@@ -9,8 +9,8 @@ use mcp_discovery::cache::Cache;
 use mcp_discovery::config::{self, ParseOptions, ProcessEnv, ServerConfig};
 use mcp_discovery::connect::{Connectors, MemoryConnector};
 use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcp_discovery::hub::Hub;
 use mcp_discovery::secret::Masker;
+use mcp_discovery::supervisor::{Supervisor, SupervisorOptions};
 use mcp_example_server::{EraSupport, Server, ServerOptions, serve_transport};
 use mcp_protocol::version::Era;
 use mcp_transport::MemoryTransport;
@@ -114,15 +114,15 @@ async fn an_unregistered_type_is_a_config_error_naming_the_known_ones() {
 }
 
 #[tokio::test]
-async fn the_hub_routes_calls_over_an_in_memory_connector() {
+async fn the_supervisor_routes_calls_over_an_in_memory_connector() {
     let connectors = memory_connectors();
     let mut servers = servers(&connectors);
     servers.retain(|server| server.name != "broken");
-    let hub = Hub::new(
+    let hub = Supervisor::new(
         servers,
-        DiscoveryOptions {
+        SupervisorOptions {
             connectors,
-            ..DiscoveryOptions::default()
+            ..SupervisorOptions::default()
         },
     );
     let sum = hub
@@ -135,7 +135,7 @@ async fn the_hub_routes_calls_over_an_in_memory_connector() {
         .await
         .unwrap();
     assert_eq!(echoed["content"][0]["text"], "over memory");
-    hub.close().await;
+    hub.shutdown().await;
 }
 
 #[tokio::test]

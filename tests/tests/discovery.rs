@@ -1,4 +1,4 @@
-//! Discovery, cache and hub against the fixture server: real processes,
+//! Discovery, cache and the supervisor against the fixture server: real processes,
 //! real exchanges, misbehaving servers included.
 
 use std::path::Path;
@@ -8,7 +8,7 @@ use mcp_discovery::cache::{Cache, CacheMode};
 use mcp_discovery::catalog::Catalog;
 use mcp_discovery::config::ServerConfig;
 use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcp_discovery::hub::{Hub, HubError};
+use mcp_discovery::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
 use mcp_protocol::version::Era;
 use serde_json::json;
 
@@ -230,7 +230,7 @@ async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
 }
 
 #[tokio::test]
-async fn the_hub_routes_calls_by_namespaced_name_and_keeps_sessions() {
+async fn the_supervisor_routes_calls_by_namespaced_name_and_keeps_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("starts.log");
     let log_text = log.to_string_lossy().into_owned();
@@ -249,8 +249,11 @@ async fn the_hub_routes_calls_by_namespaced_name_and_keeps_sessions() {
         ),
         off,
     ];
-    let hub = Hub::new(servers, DiscoveryOptions::default());
-    let catalog: Catalog = hub.catalog().await;
+    let hub = Supervisor::new(servers, SupervisorOptions::default());
+    hub.start_stopped().await;
+    assert_eq!(hub.status("alpha"), Some(Status::Ready));
+    assert_eq!(hub.status("off"), Some(Status::Stopped));
+    let catalog: std::sync::Arc<Catalog> = hub.catalog();
     let names: Vec<&str> = catalog
         .tools
         .iter()
@@ -270,28 +273,34 @@ async fn the_hub_routes_calls_by_namespaced_name_and_keeps_sessions() {
     assert_eq!(starts(&log), 2);
 
     let echoed = hub
-        .call_tool("beta__echo", json!({"text": "via the hub"}))
+        .call_tool("beta__echo", json!({"text": "via the supervisor"}))
         .await
         .unwrap();
-    assert_eq!(echoed["content"][0]["text"], "via the hub");
+    assert_eq!(echoed["content"][0]["text"], "via the supervisor");
     let sum = hub
         .call_tool_on("alpha", "add", json!({"a": 2, "b": 3}))
         .await
         .unwrap();
     assert_eq!(sum["content"][0]["text"], "5");
-    assert_eq!(starts(&log), 2, "the sessions discovery opened are reused");
+    assert_eq!(starts(&log), 2, "the sessions are kept and reused");
 
     assert!(matches!(
         hub.call_tool("gamma__echo", json!({})).await,
-        Err(HubError::UnknownTool(_))
+        Err(SupervisorError::UnknownTool(_))
     ));
     assert!(matches!(
         hub.call_tool_on("nope", "echo", json!({})).await,
-        Err(HubError::UnknownServer(_))
+        Err(SupervisorError::UnknownServer(_))
     ));
     assert!(matches!(
         hub.call_tool_on("off", "echo", json!({})).await,
-        Err(HubError::Disabled(_))
+        Err(SupervisorError::Disabled(_))
     ));
-    hub.close().await;
+    hub.shutdown().await;
+    // No process outlives the supervisor.
+    for line in std::fs::read_to_string(&log).unwrap().lines() {
+        let pid: i32 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        assert!(!alive, "process {pid} outlived the supervisor");
+    }
 }

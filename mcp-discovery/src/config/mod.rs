@@ -29,6 +29,7 @@
 mod detect;
 mod error;
 mod expand;
+mod filter;
 mod jsonc;
 mod launch;
 mod parse;
@@ -49,6 +50,7 @@ use serde_json::{Value, json};
 pub use detect::{Candidate, candidates, detect};
 pub use error::{ConfigError, ConfigWarning};
 pub use expand::{ProcessEnv, VarSource, input_variable};
+pub use filter::{Filter, Filters};
 pub use launch::Launch;
 pub use parse::{ParseOptions, load_file, load_file_with, parse_str, parse_str_with};
 
@@ -93,6 +95,9 @@ pub struct ServerConfig {
     pub timeout: Option<Duration>,
     /// Its own rate limit (`rateLimit`), instead of the session's.
     pub rate_limit: Option<RateLimit>,
+    /// Which of its tools, prompts and resources a host sees (`tools`,
+    /// `prompts`, `resources`: `{"allow": [glob…], "deny": [glob…]}`).
+    pub filters: Filters,
     /// How to reach it.
     pub launch: Launch,
     /// Arguments as safe to show (unexpanded where a variable was substituted, flag values masked).
@@ -123,6 +128,7 @@ impl ServerConfig {
             description: None,
             timeout: None,
             rate_limit: None,
+            filters: Filters::default(),
             launch,
             shown_args,
             shown_url,

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::error::{ConfigError, ConfigWarning};
 use super::expand::{Expanded, Expander, VarSource};
 use super::redact;
-use super::{ConfigFile, ConfigFormat, EnvPolicy, Launch, ServerConfig};
+use super::{ConfigFile, ConfigFormat, EnvPolicy, Filter, Filters, Launch, ServerConfig};
 use crate::policy::RateLimit;
 use mcp_transport::secret::{SecretString, SecretUrl};
 
@@ -44,6 +44,9 @@ const KNOWN_FIELDS: &[&str] = &[
     "inheritEnv",
     "envPassthrough",
     "rateLimit",
+    "tools",
+    "prompts",
+    "resources",
 ];
 /// Fields every server has whatever its transport (not part of a custom transport's settings).
 const COMMON_FIELDS: &[&str] = &[
@@ -56,6 +59,9 @@ const COMMON_FIELDS: &[&str] = &[
     "timeoutMs",
     "name",
     "rateLimit",
+    "tools",
+    "prompts",
+    "resources",
 ];
 
 /// How to read a config: which custom transport `type`s exist.
@@ -459,6 +465,11 @@ impl Reader<'_> {
         let description = self.string(name, entry, "description")?;
         let timeout = self.timeout(name, entry)?;
         let rate_limit = self.rate_limit(name, entry)?;
+        let filters = Filters {
+            tools: self.filter(name, entry, "tools")?,
+            prompts: self.filter(name, entry, "prompts")?,
+            resources: self.filter(name, entry, "resources")?,
+        };
         let command = self.string(name, entry, "command")?;
         let url = self.string(name, entry, "url")?;
         let custom = match &transport {
@@ -507,6 +518,7 @@ impl Reader<'_> {
         server.description = description;
         server.timeout = timeout;
         server.rate_limit = rate_limit;
+        server.filters = filters;
         server.shown_args = shown_args;
         server.shown_url = shown_url;
         Ok(server)
@@ -550,6 +562,60 @@ impl Reader<'_> {
             }
         };
         Ok(Some((field, transport)))
+    }
+
+    /// A filter: `{"allow": [glob…], "deny": [glob…]}`.
+    fn filter(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+        field: &str,
+    ) -> Result<Filter, ConfigError> {
+        let object = match entry.get(field) {
+            None | Some(Value::Null) => return Ok(Filter::default()),
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some(field),
+                    format!(
+                        "expected {{\"allow\": [glob…], \"deny\": [glob…]}}, found {}",
+                        kind_of(other)
+                    ),
+                ));
+            }
+        };
+        let globs = |key: &str| -> Result<Vec<glob::Pattern>, ConfigError> {
+            let place = format!("{field}.{key}");
+            match object.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| {
+                        let place = format!("{place}[{index}]");
+                        let text = item.as_str().ok_or_else(|| {
+                            self.error(server, Some(&place), "expected a glob string")
+                        })?;
+                        glob::Pattern::new(text).map_err(|error| {
+                            self.error(server, Some(&place), format!("not a valid glob: {error}"))
+                        })
+                    })
+                    .collect(),
+                Some(_) => Err(self.error(server, Some(&place), "expected an array of globs")),
+            }
+        };
+        if let Some(key) = object.keys().find(|k| *k != "allow" && *k != "deny") {
+            return Err(self.error(
+                server,
+                Some(&format!("{field}.{key}")),
+                "unknown; a filter has \"allow\" and \"deny\"",
+            ));
+        }
+        Ok(Filter {
+            allow: globs("allow")?,
+            deny: globs("deny")?,
+        })
     }
 
     /// `rateLimit`: `{"requestsPerSecond": n, "burst": n}`.

@@ -4,7 +4,7 @@
 //! One server's failure (a spawn error, a crash, a hang, garbage output, an
 //! oversized message) never delays the others beyond its own deadline. After
 //! discovery the sessions are closed and their processes reaped; a
-//! [`Hub`](crate::hub::Hub) keeps them open instead.
+//! [`Supervisor`](crate::supervisor::Supervisor) keeps them open instead.
 //!
 //! ```no_run
 //! # async fn demo(servers: Vec<mcp_discovery::config::ServerConfig>) {

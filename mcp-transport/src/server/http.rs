@@ -117,7 +117,11 @@ struct Shared {
 impl Shared {
     fn new_session_id(&self) -> String {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        format!("{:016x}{:016x}", self.ids.hash_one(n), self.ids.hash_one(!n))
+        format!(
+            "{:016x}{:016x}",
+            self.ids.hash_one(n),
+            self.ids.hash_one(!n)
+        )
     }
 
     /// Opens a connection and hands it to the server.
@@ -200,9 +204,10 @@ impl Link {
         let message = match target {
             Some(sender) => match sender.try_send(message) {
                 Ok(()) => return,
-                Err(mpsc::error::TrySendError::Full(message) | mpsc::error::TrySendError::Closed(message)) => {
-                    message
-                }
+                Err(
+                    mpsc::error::TrySendError::Full(message)
+                    | mpsc::error::TrySendError::Closed(message),
+                ) => message,
             },
             None => message,
         };
@@ -265,10 +270,9 @@ fn check(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
             .unwrap_or_default();
         if !constant_time_eq(given, expected.as_bytes()) {
             let mut response = refuse(StatusCode::UNAUTHORIZED, "a bearer token is required");
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer"),
-            );
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return Some(response);
         }
     }
@@ -328,12 +332,22 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             let id = shared.new_session_id();
             match shared.open(Some(id.clone())).await {
                 Some(link) => (link, Some(id), false),
-                None => return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down"),
+                None => {
+                    return refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "the server is shutting down",
+                    );
+                }
             }
         }
         None => match shared.open(None).await {
             Some(link) => (link, None, true),
-            None => return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down"),
+            None => {
+                return refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the server is shutting down",
+                );
+            }
         },
     };
     let Message::Request(request) = &message else {
@@ -410,7 +424,10 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
                         // One more turn yields the event, the next ends the stream.
                         answers.close();
                     }
-                    Some((Ok::<Bytes, std::io::Error>(event), (None, answers, id, cleanup)))
+                    Some((
+                        Ok::<Bytes, std::io::Error>(event),
+                        (None, answers, id, cleanup),
+                    ))
                 },
             );
             let mut response = Response::new(Body::from_stream(stream));
@@ -419,7 +436,11 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         }
         Ok(None) | Err(_) => {
             cleanup();
-            error_answer(Some(id), ErrorCode::INTERNAL_ERROR, "the server gave no answer")
+            error_answer(
+                Some(id),
+                ErrorCode::INTERNAL_ERROR,
+                "the server gave no answer",
+            )
         }
     }
 }
@@ -433,7 +454,10 @@ fn sse_event(message: &Message) -> Bytes {
 
 fn set_event_stream(response: &mut Response, session: Option<String>) {
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     if let Some(session) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
         headers.insert(SESSION_HEADER, session);
@@ -443,7 +467,10 @@ fn set_event_stream(response: &mut Response, session: Option<String>) {
 fn json_response(status: StatusCode, message: &Message, session: Option<String>) -> Response {
     let mut response = (status, message.to_vec()).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     if let Some(session) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
         headers.insert(SESSION_HEADER, session);
     }
@@ -455,7 +482,10 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
         return refusal;
     }
     let Some(id) = session_of(&headers) else {
-        return refuse(StatusCode::METHOD_NOT_ALLOWED, "a GET stream needs a session");
+        return refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "a GET stream needs a session",
+        );
     };
     let Some(link) = shared.sessions.lock().get(id).cloned() else {
         return refuse(StatusCode::NOT_FOUND, "unknown or expired session");

@@ -1,0 +1,176 @@
+//! The states of one supervised server, and how long it waits in each.
+//!
+//! ```text
+//!            start / first use
+//! Stopped ─────────────────────► Starting ──ok──► Ready ◄──pong── Degraded
+//!                                   │  ▲            │  ping missed ──┘ │
+//!                          failed   │  │ backoff    │ exit, or          │ missed 3 pings
+//!                    (< 5 in a row) ▼  │ elapsed    │ list refused      ▼
+//!                                 Backoff ◄─────────┴──────────────── (restart)
+//!                                   │ 5 failed starts in a row
+//!                                   ▼
+//!                                Inactive ── cooldown elapsed ──► Starting (half-open:
+//!                                           or reconnect()        one failure → Inactive)
+//! ```
+
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::time::Instant;
+
+/// Where a supervised server is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Not started (nothing asked for it yet, or stopped).
+    Stopped,
+    /// Being started: process, handshake, lists.
+    Starting,
+    /// Connected and answering.
+    Ready,
+    /// Connected, but `missed` pings in a row went unanswered.
+    Degraded {
+        /// How many.
+        missed: u32,
+    },
+    /// Waiting to start again after a failure.
+    Backoff {
+        /// Failed starts in a row so far.
+        failures: u32,
+        /// When it starts again.
+        until: Instant,
+    },
+    /// Failed to start too often: left alone until the cooldown ends (then
+    /// one attempt, half-open) or `reconnect`.
+    Inactive {
+        /// When it is tried again.
+        until: Instant,
+    },
+}
+
+impl Status {
+    /// `stopped`, `starting`, `ready`, `degraded`, `backoff` or `inactive`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Status::Stopped => "stopped",
+            Status::Starting => "starting",
+            Status::Ready => "ready",
+            Status::Degraded { .. } => "degraded",
+            Status::Backoff { .. } => "backoff",
+            Status::Inactive { .. } => "inactive",
+        }
+    }
+
+    /// Whether requests can be sent (ready, or degraded but connected).
+    pub fn is_connected(&self) -> bool {
+        matches!(self, Status::Ready | Status::Degraded { .. })
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Degraded { missed } => write!(f, "degraded ({missed} ping(s) missed)"),
+            Status::Backoff { failures, .. } => write!(f, "backoff ({failures} failed start(s))"),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// How a supervisor watches and restarts servers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Health {
+    /// Between pings of a connected server.
+    pub ping_interval: Duration,
+    /// How long a ping may take.
+    pub ping_timeout: Duration,
+    /// Missed pings in a row that restart the server.
+    pub missed_pings: u32,
+    /// The first restart delay; it doubles with every failed start.
+    pub backoff_initial: Duration,
+    /// The longest restart delay.
+    pub backoff_max: Duration,
+    /// How far each delay is randomly moved, as a fraction of it.
+    pub backoff_jitter: f64,
+    /// Failed starts in a row that make a server inactive.
+    pub max_failed_starts: u32,
+    /// How long an inactive server is left alone.
+    pub inactive_cooldown: Duration,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Self {
+            ping_interval: Duration::from_secs(30),
+            ping_timeout: Duration::from_secs(5),
+            missed_pings: 3,
+            backoff_initial: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(60),
+            backoff_jitter: 0.1,
+            max_failed_starts: 5,
+            inactive_cooldown: Duration::from_secs(300),
+        }
+    }
+}
+
+impl Health {
+    /// The wait before start attempt number `failures + 1`: the initial
+    /// delay doubled per failure, capped, jittered.
+    pub fn backoff(&self, failures: u32) -> Duration {
+        let exponent = failures.saturating_sub(1).min(30);
+        let nominal = self
+            .backoff_initial
+            .saturating_mul(1u32 << exponent)
+            .min(self.backoff_max);
+        let jitter = self.backoff_jitter.clamp(0.0, 1.0);
+        let scale = 1.0 - jitter + 2.0 * jitter * fastrand::f64();
+        nominal.mul_f64(scale.max(0.0))
+    }
+
+    /// Where a server goes after its `failures`-th failed start in a row.
+    pub fn after_failure(&self, failures: u32, now: Instant) -> Status {
+        if failures >= self.max_failed_starts {
+            Status::Inactive {
+                until: now + self.inactive_cooldown,
+            }
+        } else {
+            Status::Backoff {
+                failures,
+                until: now + self.backoff(failures),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_then_the_server_goes_inactive() {
+        let health = Health {
+            backoff_jitter: 0.0,
+            ..Health::default()
+        };
+        let delays: Vec<u64> = (1..=8).map(|n| health.backoff(n).as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 8, 16, 32, 60, 60]);
+        let now = Instant::now();
+        assert!(matches!(
+            health.after_failure(4, now),
+            Status::Backoff { failures: 4, .. }
+        ));
+        assert_eq!(
+            health.after_failure(5, now),
+            Status::Inactive {
+                until: now + Duration::from_secs(300)
+            }
+        );
+        let jittered = Health::default().backoff(3).as_secs_f64();
+        assert!((3.6..=4.4).contains(&jittered), "{jittered}");
+    }
+}

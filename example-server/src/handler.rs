@@ -1,9 +1,9 @@
 //! The protocol logic: one JSON-RPC message in, at most one out. No I/O.
 
-use mcp_protocol::meta::{PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use mcp_protocol::server;
 use mcp_protocol::version::{Era, ProtocolVersion};
 use mcp_protocol::{ErrorCode, ErrorObject, Message, RequestId};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::catalog;
 
@@ -96,32 +96,11 @@ impl Server {
         })
     }
 
-    /// The era a request is in: modern when its `_meta` names a modern version.
-    fn era_of(params: &Value) -> Result<Era, ErrorObject> {
-        let Some(asked) = params
-            .get("_meta")
-            .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
-            .and_then(Value::as_str)
-        else {
-            return Ok(Era::Legacy);
-        };
-        match ProtocolVersion::parse(asked) {
-            Some(version) if version.era() == Era::Modern => Ok(Era::Modern),
-            _ => Err(ErrorObject {
-                code: ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-                message: format!("unsupported protocol version {asked}"),
-                data: Some(
-                    json!({"supported": [ProtocolVersion::V2026_07_28.as_str()], "requested": asked}),
-                ),
-            }),
-        }
-    }
-
     fn answer(&self, method: &str, params: &Value) -> Result<Value, ErrorObject> {
         let eras = self.options.eras;
         let era = match eras {
             EraSupport::Legacy => Era::Legacy,
-            _ => Self::era_of(params)?,
+            _ => server::request_era(Some(params))?,
         };
         let mut result = match method {
             "initialize" if eras != EraSupport::Modern => self.initialize(params),
@@ -134,12 +113,12 @@ impl Server {
             }
             "prompts/list" => self.page(params, catalog::prompts(), "prompts"),
             "tools/call" => {
-                let name = string_param(params, "name")?;
+                let name = server::string_param(params, "name")?;
                 catalog::call_tool(name, params.get("arguments").unwrap_or(&json!({})))
                     .map_err(|reason| ErrorObject::new(ErrorCode::INVALID_PARAMS, reason))
             }
             "resources/read" => {
-                let uri = string_param(params, "uri")?;
+                let uri = server::string_param(params, "uri")?;
                 catalog::read_resource(uri, &self.options.name, &self.options.version).ok_or_else(
                     || ErrorObject {
                         code: ErrorCode::RESOURCE_NOT_FOUND,
@@ -149,33 +128,21 @@ impl Server {
                 )
             }
             "prompts/get" => {
-                let name = string_param(params, "name")?;
+                let name = server::string_param(params, "name")?;
                 catalog::get_prompt(name, params.get("arguments").unwrap_or(&json!({})))
                     .map_err(|reason| ErrorObject::new(ErrorCode::INVALID_PARAMS, reason))
             }
             other => Err(ErrorObject::method_not_found(other)),
         }?;
         if era == Era::Modern {
-            if let Some(object) = result.as_object_mut() {
-                object.insert("resultType".into(), json!("complete"));
-                let meta = object.entry("_meta").or_insert_with(|| json!({}));
-                if let Some(meta) = meta.as_object_mut() {
-                    meta.insert(SERVER_INFO_KEY.into(), self.server_info());
-                }
-            }
+            server::complete_modern(&mut result, &self.server_info());
         }
         Ok(result)
     }
 
     fn initialize(&self, params: &Value) -> Result<Value, ErrorObject> {
-        let asked = params
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let version = match ProtocolVersion::parse(asked) {
-            Some(version) if version.era() == Era::Legacy => version,
-            _ => ProtocolVersion::LATEST_LEGACY,
-        };
+        let version =
+            server::initialize_version(params.get("protocolVersion").and_then(Value::as_str));
         Ok(json!({
             "protocolVersion": version.as_str(),
             "capabilities": Self::capabilities(),
@@ -196,50 +163,21 @@ impl Server {
 
     /// One page of `items`; the cursor is the offset, written as text.
     fn page(&self, params: &Value, items: Vec<Value>, key: &str) -> Result<Value, ErrorObject> {
-        let start = match params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => cursor
-                .strip_prefix("offset-")
-                .and_then(|n| n.parse::<usize>().ok())
-                .filter(|n| *n < items.len())
-                .ok_or_else(|| {
-                    ErrorObject::new(
-                        ErrorCode::INVALID_PARAMS,
-                        format!("invalid cursor {cursor:?}"),
-                    )
-                })?,
-            Some(_) => {
-                return Err(ErrorObject::new(
-                    ErrorCode::INVALID_PARAMS,
-                    "cursor must be a string",
-                ));
-            }
-        };
-        let size = self.options.page_size.unwrap_or(usize::MAX).max(1);
-        let end = start.saturating_add(size).min(items.len());
-        let mut result = Map::new();
-        result.insert(key.to_owned(), Value::Array(items[start..end].to_vec()));
-        if end < items.len() {
-            result.insert("nextCursor".into(), json!(format!("offset-{end}")));
+        let (range, next) =
+            server::page(items.len(), params.get("cursor"), self.options.page_size)?;
+        let mut result = server::list_result(key, items[range].to_vec(), next);
+        if let Some(object) = result.as_object_mut() {
+            object.insert("ttlMs".into(), json!(3_600_000));
+            object.insert("cacheScope".into(), json!("public"));
         }
-        result.insert("ttlMs".into(), json!(3_600_000));
-        result.insert("cacheScope".into(), json!("public"));
-        Ok(Value::Object(result))
+        Ok(result)
     }
-}
-
-fn string_param<'a>(params: &'a Value, name: &str) -> Result<&'a str, ErrorObject> {
-    params.get(name).and_then(Value::as_str).ok_or_else(|| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("parameter '{name}' must be a string"),
-        )
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_protocol::meta::{PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 
     fn ask(server: &Server, method: &str, params: Value) -> Result<Value, ErrorObject> {
         let request = Message::from_value(

@@ -16,6 +16,7 @@ pub mod meta;
 pub mod method;
 pub mod methods;
 pub mod raw;
+pub mod server;
 pub mod types;
 pub mod version;
 

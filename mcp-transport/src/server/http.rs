@@ -86,7 +86,7 @@ pub struct HttpServer;
 
 impl HttpServer {
     /// The routes (`POST`, `GET`, `DELETE` at `/mcp`) and their connections.
-    pub fn new(options: HttpServerOptions) -> (Router, Connections) {
+    pub fn routes(options: HttpServerOptions) -> (Router, Connections) {
         let (accept, receiver) = mpsc::channel(64);
         let shared = Arc::new(Shared {
             max_body: options.max_body,

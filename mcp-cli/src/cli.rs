@@ -104,6 +104,28 @@ pub enum Command {
         /// The server.
         server: String,
     },
+    /// Serve every enabled server as one MCP server (a gateway): over stdio,
+    /// or over Streamable HTTP at http://ADDR/mcp with --http. Tools and
+    /// prompts are named <server>__<name>, as `mcp-cli tools` shows them.
+    /// Stops on stdin's end (stdio), SIGTERM or Ctrl-C, and stops every server.
+    Serve {
+        /// Serve Streamable HTTP on this address (such as 127.0.0.1:8080)
+        /// instead of stdio. A non-loopback address needs --http-token.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// The bearer token HTTP clients must send (`Authorization: Bearer TOKEN`).
+        #[arg(
+            long,
+            value_name = "TOKEN",
+            env = "MCP_GATEWAY_TOKEN",
+            hide_env_values = true,
+            requires = "http"
+        )]
+        http_token: Option<String>,
+        /// Items per page of every list.
+        #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
+        page_size: u16,
+    },
     /// Diagnose servers step by step (config, command, process, stdout,
     /// era probe, handshake, each list, stderr, HTTP), saying what to do.
     /// Exits 0 when every check passes.

@@ -85,6 +85,20 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             let server = enabled_server(&loaded, server)?;
             Ok(ping(global, &session, server).await)
         }
+        Command::Serve {
+            http,
+            http_token,
+            page_size,
+        } => {
+            let options = crate::serve::ServeOptions {
+                http: *http,
+                token: http_token.clone(),
+                page_size: usize::from(*page_size),
+                start_deadline: deadline(global),
+                separator: global.separator.clone(),
+            };
+            crate::serve::serve(&loaded, session.clone(), options).await
+        }
         Command::Doctor { servers } => {
             let mut chosen = Vec::new();
             for name in servers {

@@ -42,6 +42,19 @@ pub enum UsageError {
         /// Why.
         source: std::io::Error,
     },
+    /// `serve --http` on an address other machines can reach, without a token.
+    #[error(
+        "--http {0} is reachable from other machines: give --http-token TOKEN (or MCP_GATEWAY_TOKEN), or bind 127.0.0.1"
+    )]
+    OpenBind(std::net::SocketAddr),
+    /// `serve --http` could not listen.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The current directory is unknown.
     #[error("cannot read the current directory: {0}")]
     CurrentDir(std::io::Error),

@@ -12,6 +12,7 @@ mod load;
 mod logging;
 mod progress;
 mod render;
+mod serve;
 mod signature;
 mod style;
 

@@ -15,6 +15,7 @@
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
 //! * [`supervisor`]: servers kept running, with states, health, restarts, routing and events.
+//! * [`gateway`]: one MCP server in front of every supervised server (`mcp-cli serve`).
 //! * [`policy`]: retry and rate limit, layers around a session's request service.
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
 //!
@@ -56,6 +57,7 @@ pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod doctor;
+pub mod gateway;
 pub mod policy;
 pub mod report;
 pub mod session;
@@ -69,6 +71,10 @@ pub use mcp_transport::secret;
 
 /// The poison-tolerant locks of the workspace ([`mcp_transport::sync`]).
 pub use mcp_transport::sync;
+
+/// The server side of the transports (stdio; Streamable HTTP with feature
+/// `server-http`), which the [`gateway`] serves on.
+pub use mcp_transport::server;
 
 /// The wire trace ([`mcp_transport::trace`]).
 pub use mcp_transport::trace;

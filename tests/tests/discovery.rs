@@ -286,7 +286,7 @@ async fn the_supervisor_routes_calls_by_namespaced_name_and_keeps_sessions() {
 
     assert!(matches!(
         hub.call_tool("gamma__echo", json!({})).await,
-        Err(SupervisorError::UnknownTool(_))
+        Err(SupervisorError::UnknownItem { .. })
     ));
     assert!(matches!(
         hub.call_tool_on("nope", "echo", json!({})).await,

@@ -23,7 +23,12 @@ pub const NPM_PACKAGES: &[&str] = &[
 ];
 
 /// Python packages installed into the venv at `.tools/venv` (exact versions).
-pub const PYTHON_PACKAGES: &[&str] = &["mcp-server-time==2026.10.19", "fastmcp==4.1.2"];
+pub const PYTHON_PACKAGES: &[&str] = &[
+    "mcp-server-time==2026.10.19",
+    "fastmcp==4.1.2",
+    // The official Python SDK, whose client drives `mcp-cli serve` in the gateway tests.
+    "mcp==2.3.0",
+];
 
 /// The cargo-fuzz version installed into `.tools/cargo`.
 pub const CARGO_FUZZ_VERSION: &str = "0.13.2";

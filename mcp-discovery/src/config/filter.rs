@@ -48,6 +48,15 @@ pub struct Filters {
 }
 
 impl Filters {
+    /// The filter of `kind` (resources and templates share one).
+    pub fn of(&self, kind: ListKind) -> &Filter {
+        match kind {
+            ListKind::Tools => &self.tools,
+            ListKind::Prompts => &self.prompts,
+            ListKind::Resources | ListKind::ResourceTemplates => &self.resources,
+        }
+    }
+
     /// The report with the hidden items taken out (a report without filters
     /// is returned as it is).
     pub fn apply(&self, mut report: ServerReport) -> ServerReport {
@@ -55,11 +64,7 @@ impl Filters {
             return report;
         }
         for kind in ListKind::ALL {
-            let filter = match kind {
-                ListKind::Tools => &self.tools,
-                ListKind::Prompts => &self.prompts,
-                ListKind::Resources | ListKind::ResourceTemplates => &self.resources,
-            };
+            let filter = self.of(kind);
             if filter.is_open() {
                 continue;
             }

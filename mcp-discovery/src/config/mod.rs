@@ -95,6 +95,8 @@ pub struct ServerConfig {
     pub timeout: Option<Duration>,
     /// Its own rate limit (`rateLimit`), instead of the session's.
     pub rate_limit: Option<RateLimit>,
+    /// Its own health pings (`health`), instead of the supervisor's.
+    pub ping: PingSettings,
     /// Which of its tools, prompts and resources a host sees (`tools`,
     /// `prompts`, `resources`: `{"allow": [glob…], "deny": [glob…]}`).
     pub filters: Filters,
@@ -104,6 +106,16 @@ pub struct ServerConfig {
     shown_args: Vec<String>,
     /// The URL as safe to show.
     shown_url: Option<String>,
+}
+
+/// A server's own health pings (`"health": {"pingInterval": 10, "pingTimeout": 2}`,
+/// in seconds); what is left out comes from the supervisor's options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PingSettings {
+    /// Between pings.
+    pub interval: Option<Duration>,
+    /// How long a ping may take.
+    pub timeout: Option<Duration>,
 }
 
 impl ServerConfig {
@@ -128,6 +140,7 @@ impl ServerConfig {
             description: None,
             timeout: None,
             rate_limit: None,
+            ping: PingSettings::default(),
             filters: Filters::default(),
             launch,
             shown_args,

@@ -7,6 +7,7 @@ use std::time::Duration;
 use mcp_transport::http::HttpKind;
 use serde_json::{Map, Value};
 
+use super::PingSettings;
 use super::error::{ConfigError, ConfigWarning};
 use super::expand::{Expanded, Expander, VarSource};
 use super::redact;
@@ -44,6 +45,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "inheritEnv",
     "envPassthrough",
     "rateLimit",
+    "health",
     "tools",
     "prompts",
     "resources",
@@ -59,6 +61,7 @@ const COMMON_FIELDS: &[&str] = &[
     "timeoutMs",
     "name",
     "rateLimit",
+    "health",
     "tools",
     "prompts",
     "resources",
@@ -465,6 +468,7 @@ impl Reader<'_> {
         let description = self.string(name, entry, "description")?;
         let timeout = self.timeout(name, entry)?;
         let rate_limit = self.rate_limit(name, entry)?;
+        let ping = self.ping(name, entry)?;
         let filters = Filters {
             tools: self.filter(name, entry, "tools")?,
             prompts: self.filter(name, entry, "prompts")?,
@@ -518,6 +522,7 @@ impl Reader<'_> {
         server.description = description;
         server.timeout = timeout;
         server.rate_limit = rate_limit;
+        server.ping = ping;
         server.filters = filters;
         server.shown_args = shown_args;
         server.shown_url = shown_url;
@@ -745,29 +750,85 @@ impl Reader<'_> {
         server: &str,
         entry: &Map<String, Value>,
     ) -> Result<Option<Duration>, ConfigError> {
-        let read = |field: &str, scale: f64| -> Result<Option<Duration>, ConfigError> {
-            match entry.get(field) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Number(number)) => {
-                    let seconds = number.as_f64().unwrap_or(-1.0) * scale;
-                    if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 {
-                        Ok(Some(Duration::from_secs_f64(seconds)))
-                    } else {
-                        Err(self.error(
-                            server,
-                            Some(field),
-                            "must be a positive duration of at most a day",
-                        ))
-                    }
+        Ok(self
+            .seconds(server, entry, "timeoutMs", "timeoutMs", 0.001)?
+            .or(self.seconds(server, entry, "timeout", "timeout", 1.0)?))
+    }
+
+    /// `health`: `{"pingInterval": seconds, "pingTimeout": seconds}`.
+    fn ping(
+        &mut self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<PingSettings, ConfigError> {
+        match entry.get("health") {
+            None | Some(Value::Null) => Ok(PingSettings::default()),
+            Some(Value::Object(health)) => {
+                for field in health
+                    .keys()
+                    .filter(|k| !matches!(k.as_str(), "pingInterval" | "pingTimeout"))
+                {
+                    self.warn(
+                        Some(server),
+                        Some(&format!("health.{field}")),
+                        "unknown field; ignored",
+                    );
                 }
-                Some(other) => Err(self.error(
-                    server,
-                    Some(field),
-                    format!("expected a number, found {}", kind_of(other)),
-                )),
+                Ok(PingSettings {
+                    interval: self.seconds(
+                        server,
+                        health,
+                        "pingInterval",
+                        "health.pingInterval",
+                        1.0,
+                    )?,
+                    timeout: self.seconds(
+                        server,
+                        health,
+                        "pingTimeout",
+                        "health.pingTimeout",
+                        1.0,
+                    )?,
+                })
             }
-        };
-        Ok(read("timeoutMs", 0.001)?.or(read("timeout", 1.0)?))
+            Some(other) => Err(self.error(
+                server,
+                Some("health"),
+                format!("expected an object, found {}", kind_of(other)),
+            )),
+        }
+    }
+
+    /// A positive duration of at most a day: `field` of `object`, a number
+    /// of units of `scale` seconds (`shown` names it in errors).
+    fn seconds(
+        &self,
+        server: &str,
+        object: &Map<String, Value>,
+        field: &str,
+        shown: &str,
+        scale: f64,
+    ) -> Result<Option<Duration>, ConfigError> {
+        match object.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(number)) => {
+                let seconds = number.as_f64().unwrap_or(-1.0) * scale;
+                if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 {
+                    Ok(Some(Duration::from_secs_f64(seconds)))
+                } else {
+                    Err(self.error(
+                        server,
+                        Some(shown),
+                        "must be a positive duration of at most a day",
+                    ))
+                }
+            }
+            Some(other) => Err(self.error(
+                server,
+                Some(shown),
+                format!("expected a number, found {}", kind_of(other)),
+            )),
+        }
     }
 
     fn stdio(

@@ -564,3 +564,34 @@ fn the_masker_knows_every_secret_of_a_server() {
         "*** *** *** ***"
     );
 }
+
+#[test]
+fn health_pings_are_read_per_server() {
+    let file = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {
+            "a": {"command": "x", "health": {"pingInterval": 0.5, "pingTimeout": 2, "other": 1}},
+            "b": {"command": "x"}
+        }}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        file.servers[0].ping,
+        PingSettings {
+            interval: Some(Duration::from_millis(500)),
+            timeout: Some(Duration::from_secs(2)),
+        }
+    );
+    assert_eq!(file.servers[1].ping, PingSettings::default());
+    assert!(
+        file.warnings
+            .iter()
+            .any(|w| w.to_string().contains("health.other"))
+    );
+    let error = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "x", "health": {"pingInterval": "soon"}}}}"#,
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("health.pingInterval"), "{error}");
+}

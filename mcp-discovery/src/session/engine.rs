@@ -67,6 +67,8 @@ pub(crate) struct Engine {
     notifications: broadcast::Sender<ServerNotification>,
     handler: Arc<dyn ClientHandler>,
     capabilities: ClientCapabilities,
+    /// The server's requests being answered: `notifications/cancelled` aborts one.
+    answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     /// Masks known secrets in the notifications the server sends.
     masker: Masker,
     lost: Mutex<Option<Lost>>,
@@ -94,6 +96,7 @@ impl Engine {
             notifications,
             handler,
             capabilities,
+            answering: Mutex::new(HashMap::new()),
             masker,
             lost: Mutex::new(None),
             gone: tokio::sync::watch::Sender::new(false),
@@ -159,6 +162,9 @@ impl Engine {
             let _ = request.reply.send(Reply::Lost(lost.clone()));
         }
         self.subscriptions.lock().clear();
+        for (_, task) in self.answering.lock().drain() {
+            task.abort();
+        }
     }
 
     fn dispatch(self: &Arc<Self>, message: Message) {
@@ -174,7 +180,15 @@ impl Engine {
             }
             Message::Request(request) => {
                 let engine = Arc::clone(self);
-                tokio::spawn(async move { engine.answer(request).await });
+                let id = request.id.clone();
+                // Locked across the spawn: the task's own removal waits for the insert.
+                let mut answering = self.answering.lock();
+                let task = tokio::spawn(async move {
+                    let id = request.id.clone();
+                    engine.answer(request).await;
+                    engine.answering.lock().remove(&id);
+                });
+                answering.insert(id, task.abort_handle());
             }
             Message::Notification(notification) => self.notify(notification),
         }
@@ -239,7 +253,16 @@ impl Engine {
             }
         }
         if notification.method == Cancelled::METHOD {
-            tracing::debug!(server = %self.server, "server cancelled one of its requests");
+            let id = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("requestId"))
+                .and_then(|id| RequestId::from_value(id).ok());
+            if let Some(task) = id.and_then(|id| self.answering.lock().remove(&id)) {
+                // No answer goes out for a cancelled request.
+                task.abort();
+                tracing::debug!(server = %self.server, "the server cancelled one of its requests");
+            }
         }
         let subscription = notification
             .params

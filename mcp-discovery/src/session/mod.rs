@@ -17,7 +17,7 @@
 
 mod engine;
 mod error;
-mod handler;
+pub(crate) mod handler;
 mod handshake;
 mod list;
 mod notification;
@@ -386,8 +386,9 @@ impl Session {
     async fn send_value<M: RequestMethod>(
         &self,
         params: &M::Params,
+        options: RequestOptions,
     ) -> Result<Value, SessionError> {
-        self.send::<M>(params, RequestOptions::default())
+        self.send::<M>(params, options)
             .await?
             .to_value()
             .map_err(|e| self.violation(M::METHOD, format!("unreadable result: {e}")))
@@ -469,23 +470,55 @@ impl Session {
     /// `tools/call`: the raw result (`content`, `structuredContent`, `isError`).
     /// Never sent twice once it may have reached the server.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.send_value::<CallTool>(&CallToolParams::new(name, Some(arguments)))
+        self.call_tool_with(name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// `tools/call` with request options (progress, timeout).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
+        self.send_value::<CallTool>(&CallToolParams::new(name, Some(arguments)), options)
             .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<Value, SessionError> {
-        self.send_value::<ReadResource>(&ReadResourceParams::new(uri))
+        self.read_resource_with(uri, RequestOptions::default())
+            .await
+    }
+
+    /// `resources/read` with request options.
+    pub async fn read_resource_with(
+        &self,
+        uri: &str,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
+        self.send_value::<ReadResource>(&ReadResourceParams::new(uri), options)
             .await
     }
 
     /// `prompts/get`; `arguments` is an object of strings (anything else sends none).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
+        self.get_prompt_with(name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// `prompts/get` with request options.
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
         let arguments = match arguments {
             Value::Object(arguments) => Some(arguments),
             _ => None,
         };
-        self.send_value::<GetPrompt>(&GetPromptParams::new(name, arguments))
+        self.send_value::<GetPrompt>(&GetPromptParams::new(name, arguments), options)
             .await
     }
 
@@ -499,8 +532,11 @@ impl Session {
         let mut argument = Map::new();
         argument.insert("name".into(), Value::from(argument_name));
         argument.insert("value".into(), Value::from(argument_value));
-        self.send_value::<Complete>(&CompleteParams::new(reference, Value::Object(argument)))
-            .await
+        self.send_value::<Complete>(
+            &CompleteParams::new(reference, Value::Object(argument)),
+            RequestOptions::default(),
+        )
+        .await
     }
 
     /// `logging/setLevel` (legacy only: the modern era sets the level per request).

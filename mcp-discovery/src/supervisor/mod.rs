@@ -43,7 +43,12 @@ use crate::config::ServerConfig;
 use crate::connect::{ConnectContext, Connectors, StopGraces, options_for};
 use crate::discovery::describe;
 use crate::report::ServerReport;
-use crate::session::{Session, SessionError, SessionOptions};
+use crate::session::{ListKind, RequestOptions, Session, SessionError, SessionOptions};
+
+/// Makes the [`ClientHandler`](crate::session::ClientHandler) of each
+/// server's sessions from the server's name (the gateway forwards each
+/// server's requests to the client whose call it is serving).
+pub type HandlerFactory = Arc<dyn Fn(&str) -> Arc<dyn crate::session::ClientHandler> + Send + Sync>;
 
 /// How a supervisor runs its servers.
 #[derive(Clone)]
@@ -65,6 +70,8 @@ pub struct SupervisorOptions {
     pub http: Option<HttpClient>,
     /// How a stopped server's process is shut down.
     pub graces: StopGraces,
+    /// The handler of each server's sessions; `session.handler` for all when `None`.
+    pub handlers: Option<HandlerFactory>,
 }
 
 impl Default for SupervisorOptions {
@@ -78,6 +85,7 @@ impl Default for SupervisorOptions {
             separator: DEFAULT_SEPARATOR.to_owned(),
             http: None,
             graces: StopGraces::default(),
+            handlers: None,
         }
     }
 }
@@ -107,9 +115,14 @@ pub enum SupervisorError {
     /// No server has this name.
     #[error("no server named '{0}'")]
     UnknownServer(String),
-    /// No ready server offers a tool by this namespaced name.
-    #[error("no tool named '{0}' (it may belong to a server that is not ready)")]
-    UnknownTool(String),
+    /// No server offers an item of this kind by this namespaced name.
+    #[error("no {kind} named '{name}' (it may belong to a server that never became ready)")]
+    UnknownItem {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The namespaced name asked for.
+        name: String,
+    },
     /// The server is disabled in its config.
     #[error("server '{0}' is disabled in its config")]
     Disabled(String),
@@ -333,6 +346,14 @@ impl Supervisor {
         let deadline = Instant::now() + self.inner.options.ready_wait;
         loop {
             let current = *status.borrow_and_update();
+            // The circuit is open: waiting would only run into the deadline.
+            if matches!(current, Status::Inactive { .. }) {
+                return Err(SupervisorError::NotReady {
+                    server: server.to_owned(),
+                    status: current,
+                    cause: unit.last_failure.lock().clone(),
+                });
+            }
             if current.is_connected() {
                 let generation = unit.generation.load(Ordering::Acquire);
                 if stale != Some(generation)
@@ -362,18 +383,57 @@ impl Supervisor {
         &self,
         qualified_name: &str,
     ) -> Result<(String, String), SupervisorError> {
+        self.resolve(ListKind::Tools, qualified_name).await
+    }
+
+    /// The server and own name of a namespaced item of `kind` (tools and
+    /// prompts by name, resources and templates by their namespaced name),
+    /// like [`resolve_tool`](Self::resolve_tool). A name that a server's
+    /// filter hides is [`SupervisorError::Hidden`].
+    pub async fn resolve(
+        &self,
+        kind: ListKind,
+        qualified_name: &str,
+    ) -> Result<(String, String), SupervisorError> {
         let find = |catalog: &Catalog| {
             catalog
-                .tool(qualified_name)
+                .find(kind, qualified_name)
                 .map(|entry| (entry.server.clone(), entry.name.clone()))
         };
-        if let Some(found) = find(&self.catalog()).or_else(|| find(&self.inner.routes.read())) {
+        if let Some(found) = find(&self.catalog()).or_else(|| find(&self.routes())) {
             return Ok(found);
         }
         self.start_stopped().await;
-        find(&self.catalog())
-            .or_else(|| find(&self.inner.routes.read()))
-            .ok_or_else(|| SupervisorError::UnknownTool(qualified_name.to_owned()))
+        if let Some(found) = find(&self.catalog()).or_else(|| find(&self.routes())) {
+            return Ok(found);
+        }
+        Err(self
+            .hidden(kind, qualified_name)
+            .unwrap_or_else(|| SupervisorError::UnknownItem {
+                kind: kind_name(kind),
+                name: qualified_name.to_owned(),
+            }))
+    }
+
+    /// The error for a namespaced name whose item a server's filter hides.
+    fn hidden(&self, kind: ListKind, qualified_name: &str) -> Option<SupervisorError> {
+        let separator = &self.inner.options.separator;
+        self.inner.units.values().find_map(|unit| {
+            let own = qualified_name
+                .strip_prefix(&crate::catalog::namespace_of(&unit.config.name))?
+                .strip_prefix(separator.as_str())?;
+            let filter = unit.config.filters.of(kind);
+            (!filter.allows(own)).then(|| SupervisorError::Hidden {
+                server: unit.config.name.clone(),
+                kind: kind_name(kind),
+                name: own.to_owned(),
+            })
+        })
+    }
+
+    /// The last lists of every server that was ever ready, down or not (filters applied).
+    pub fn routes(&self) -> Arc<Catalog> {
+        Arc::clone(&self.inner.routes.read())
     }
 
     /// Starts every server that never started and waits (up to `ready_wait`)
@@ -420,28 +480,57 @@ impl Supervisor {
         tool: &str,
         arguments: Value,
     ) -> Result<Value, SupervisorError> {
-        self.check_visible(server, "tool", tool)?;
-        let unit = self.unit(server)?;
-        let session = self.session(server).await?;
-        let generation = unit.generation.load(Ordering::Acquire);
-        match session.call_tool(tool, arguments.clone()).await {
-            Err(error) if error.delivery() == Delivery::NotSent && session.gone().is_some() => {
-                tracing::info!(
-                    server,
-                    tool,
-                    "the server was down; calling again once it restarts"
-                );
-                let restarted = self.session_after(server, Some(generation)).await?;
-                Ok(restarted.call_tool(tool, arguments).await?)
+        self.call_tool_with(server, tool, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// [`call_tool_on`](Self::call_tool_on) with request options (progress, timeout).
+    pub async fn call_tool_with(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<Value, SupervisorError> {
+        self.check_visible(server, ListKind::Tools, tool)?;
+        self.deliver(server, |session| {
+            let (arguments, options) = (arguments.clone(), options.clone());
+            async move {
+                // Never sent again once it may have run; the error says so.
+                session
+                    .call_tool_with(tool, arguments, options)
+                    .await
+                    .map_err(|error| {
+                        if error.may_have_run() {
+                            error.not_repeated()
+                        } else {
+                            error
+                        }
+                    })
             }
-            other => Ok(other?),
-        }
+        })
+        .await
     }
 
     /// `resources/read` on `server`.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, SupervisorError> {
-        self.check_visible(server, "resource", uri)?;
-        Ok(self.session(server).await?.read_resource(uri).await?)
+        self.read_resource_with(server, uri, RequestOptions::default())
+            .await
+    }
+
+    /// [`read_resource`](Self::read_resource) with request options.
+    pub async fn read_resource_with(
+        &self,
+        server: &str,
+        uri: &str,
+        options: RequestOptions,
+    ) -> Result<Value, SupervisorError> {
+        self.check_visible(server, ListKind::Resources, uri)?;
+        self.deliver(server, |session| {
+            let options = options.clone();
+            async move { session.read_resource_with(uri, options).await }
+        })
+        .await
     }
 
     /// `prompts/get` on `server`.
@@ -451,32 +540,62 @@ impl Supervisor {
         name: &str,
         arguments: Value,
     ) -> Result<Value, SupervisorError> {
-        self.check_visible(server, "prompt", name)?;
-        Ok(self
-            .session(server)
-            .await?
-            .get_prompt(name, arguments)
-            .await?)
+        self.get_prompt_with(server, name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// [`get_prompt`](Self::get_prompt) with request options.
+    pub async fn get_prompt_with(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<Value, SupervisorError> {
+        self.check_visible(server, ListKind::Prompts, name)?;
+        self.deliver(server, |session| {
+            let (arguments, options) = (arguments.clone(), options.clone());
+            async move { session.get_prompt_with(name, arguments, options).await }
+        })
+        .await
+    }
+
+    /// Sends one request to `server` through `send`: once, and once more
+    /// after a restart when it was never delivered because the server was down.
+    async fn deliver<F, Fut>(&self, server: &str, send: F) -> Result<Value, SupervisorError>
+    where
+        F: Fn(Session) -> Fut,
+        Fut: std::future::Future<Output = Result<Value, SessionError>>,
+    {
+        let unit = self.unit(server)?;
+        let session = self.session(server).await?;
+        let generation = unit.generation.load(Ordering::Acquire);
+        match send(session.clone()).await {
+            Err(error) if error.delivery() == Delivery::NotSent && session.gone().is_some() => {
+                tracing::info!(
+                    server,
+                    "the server was down; sending again once it restarts"
+                );
+                let restarted = self.session_after(server, Some(generation)).await?;
+                Ok(send(restarted).await?)
+            }
+            other => Ok(other?),
+        }
     }
 
     fn check_visible(
         &self,
         server: &str,
-        kind: &'static str,
+        kind: ListKind,
         name: &str,
     ) -> Result<(), SupervisorError> {
         let unit = self.unit(server)?;
-        let filter = match kind {
-            "tool" => &unit.config.filters.tools,
-            "prompt" => &unit.config.filters.prompts,
-            _ => &unit.config.filters.resources,
-        };
-        if filter.allows(name) {
+        if unit.config.filters.of(kind).allows(name) {
             Ok(())
         } else {
             Err(SupervisorError::Hidden {
                 server: server.to_owned(),
-                kind,
+                kind: kind_name(kind),
                 name: name.to_owned(),
             })
         }
@@ -655,6 +774,9 @@ impl Runner {
         let deadline = config.timeout.unwrap_or(inner.options.start_deadline);
         let mut options = options_for(config, &inner.options.session);
         options.deadline = Some(Instant::now() + deadline);
+        if let Some(handlers) = &inner.options.handlers {
+            options.handler = handlers(&config.name);
+        }
         let context = ConnectContext {
             http: inner.http.clone(),
             graces: inner.options.graces,
@@ -711,13 +833,16 @@ impl Runner {
         let Some(session) = self.unit.session.read().clone() else {
             return Watch::Lost("no session".into());
         };
-        let Some(health) = self
+        let Some(mut health) = self
             .inner
             .upgrade()
             .map(|inner| inner.options.health.clone())
         else {
             return Watch::Quit;
         };
+        let own = self.unit.config.ping;
+        health.ping_interval = own.interval.unwrap_or(health.ping_interval);
+        health.ping_timeout = own.timeout.unwrap_or(health.ping_timeout);
         let mut notifications = session.notifications();
         let closed = session.closed();
         tokio::pin!(closed);
@@ -794,6 +919,16 @@ impl Runner {
             }
             Err(_) => tracing::warn!(server = %name, "listing again after list_changed timed out"),
         }
+    }
+}
+
+/// How errors name an item kind.
+fn kind_name(kind: ListKind) -> &'static str {
+    match kind {
+        ListKind::Tools => "tool",
+        ListKind::Prompts => "prompt",
+        ListKind::Resources => "resource",
+        ListKind::ResourceTemplates => "resource template",
     }
 }
 

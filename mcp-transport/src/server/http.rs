@@ -29,6 +29,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
 use mcp_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use tokio::sync::mpsc;
 
@@ -45,6 +46,8 @@ const BACKLOG: usize = 256;
 const STREAM_QUEUE: usize = 256;
 /// Messages from clients queued for the server, per connection.
 const INBOUND_QUEUE: usize = 256;
+/// How long open requests get to finish when the server shuts down.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// The longest a POST waits for its answer.
 const ANSWER_WAIT: Duration = Duration::from_secs(600);
 
@@ -102,6 +105,57 @@ impl HttpServer {
             .layer(DefaultBodyLimit::max(max_body))
             .with_state(shared);
         (router, Connections { receiver })
+    }
+}
+
+impl HttpServer {
+    /// Serves the routes on `listener` until `shutdown` completes, handing
+    /// each accepted connection to `serve_connection` (on its own task).
+    /// Connections still open at shutdown are dropped with the routes.
+    pub async fn serve<F, Fut>(
+        listener: tokio::net::TcpListener,
+        options: HttpServerOptions,
+        serve_connection: F,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()>
+    where
+        F: Fn(HttpConnection) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let (router, mut connections) = Self::routes(options);
+        let accept = tokio::spawn(async move {
+            let mut served = tokio::task::JoinSet::new();
+            loop {
+                tokio::select! {
+                    connection = connections.accept() => match connection {
+                        Some(connection) => {
+                            served.spawn(serve_connection(connection));
+                        }
+                        None => break,
+                    },
+                    // Reap finished connections as they end.
+                    Some(_) = served.join_next(), if !served.is_empty() => {}
+                }
+            }
+            served.shutdown().await;
+        });
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+            let _ = stopped.await;
+        });
+        let server = server.into_future();
+        tokio::pin!(server);
+        let result = tokio::select! {
+            result = &mut server => result,
+            () = shutdown => {
+                let _ = stop.send(());
+                // Open event streams would hold a graceful shutdown forever.
+                tokio::time::timeout(SHUTDOWN_GRACE, server).await.unwrap_or(Ok(()))
+            }
+        };
+        accept.abort();
+        let _ = accept.await;
+        result
     }
 }
 
@@ -184,12 +238,18 @@ impl Link {
                 None => None,
             },
             Message::Notification(notification) => {
-                let token = notification
-                    .params
-                    .as_ref()
+                let params = notification.params.as_ref();
+                let token = params
                     .and_then(|p| p.get("progressToken"))
                     .and_then(|token| RequestId::from_value(token).ok());
-                let request = token.and_then(|token| self.progress.lock().get(&token).cloned());
+                // A modern subscription's notifications go on its listen request's stream.
+                let subscription = params
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|meta| meta.get(SUBSCRIPTION_ID_KEY))
+                    .and_then(|id| RequestId::from_value(id).ok());
+                let request = token
+                    .and_then(|token| self.progress.lock().get(&token).cloned())
+                    .or(subscription);
                 let pending = self.pending.lock();
                 match request {
                     Some(request) => pending
@@ -381,21 +441,18 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     if !delivered {
         return refuse(StatusCode::NOT_FOUND, "the session has ended");
     }
-    let first = tokio::time::timeout(ANSWER_WAIT, answers.recv()).await;
-    let cleanup = {
-        let link = Arc::clone(&link);
-        move || {
-            if let Some(token) = token {
-                link.progress.lock().remove(&token);
-            }
-            if one_shot {
-                link.end();
-            }
-        }
+    // Runs when the answer is out, and also when the client goes away first
+    // (the stream is dropped): a one-shot connection then ends, so the
+    // server stops working for nobody.
+    let cleanup = Cleanup {
+        link: Arc::clone(&link),
+        token,
+        one_shot,
     };
+    let first = tokio::time::timeout(ANSWER_WAIT, answers.recv()).await;
     match first {
         Ok(Some(answer)) if answer.response_id() == Some(&id) => {
-            cleanup();
+            drop(cleanup);
             json_response(StatusCode::OK, &answer, session)
         }
         Ok(Some(first)) => {
@@ -408,9 +465,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
                         None => match tokio::time::timeout(ANSWER_WAIT, answers.recv()).await {
                             Ok(Some(message)) => message,
                             _ => {
-                                if let Some(cleanup) = cleanup.take() {
-                                    cleanup();
-                                }
+                                drop(cleanup.take());
                                 return None;
                             }
                         },
@@ -418,9 +473,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
                     let done = message.response_id() == Some(&id);
                     let event = sse_event(&message);
                     if done {
-                        if let Some(cleanup) = cleanup.take() {
-                            cleanup();
-                        }
+                        drop(cleanup.take());
                         // One more turn yields the event, the next ends the stream.
                         answers.close();
                     }
@@ -435,12 +488,30 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             response
         }
         Ok(None) | Err(_) => {
-            cleanup();
+            drop(cleanup);
             error_answer(
                 Some(id),
                 ErrorCode::INTERNAL_ERROR,
                 "the server gave no answer",
             )
+        }
+    }
+}
+
+/// What ends with a request's POST: its progress token, and a one-shot connection.
+struct Cleanup {
+    link: Arc<Link>,
+    token: Option<RequestId>,
+    one_shot: bool,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if let Some(token) = &self.token {
+            self.link.progress.lock().remove(token);
+        }
+        if self.one_shot {
+            self.link.end();
         }
     }
 }

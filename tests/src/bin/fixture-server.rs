@@ -17,6 +17,9 @@
 //! | `echo-secret` | writes `starting with key=$API_KEY` to stderr, then `fatal: bad key $API_KEY`, and exits with status 3 |
 //! | `leak` | behaves well, but writes `$API_KEY` into its tool descriptions, its error messages and its tool results |
 //! | `silent` | reads stdin and never answers |
+//! | `crash-on-second-call` | behaves well, but exits with status 4 (without answering) on its second `tools/call` |
+//! | `mute-pings` | behaves well, but never answers `ping` |
+//! | `start-once` | with `FIXTURE_START_LOG`: its first start behaves well until its first `tools/call`, where it exits with status 4; every later start exits at once with status 3 |
 //! | `tools-in-initialize` | puts its tools in the `initialize` result and declares no capability (non-standard) |
 //! | `sleep` | sleeps forever |
 //!
@@ -52,6 +55,7 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
             "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
             "instructions": format!("fixture in mode {mode}"),
         }),
+        "ping" if mode == "mute-pings" => return None,
         "ping" if mode == "env" => environment(),
         "ping" => json!({}),
         "tools/list" if mode == "leak" => {
@@ -116,6 +120,7 @@ fn environment() -> Value {
 fn serve(mode: &str) {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
+    let mut calls = 0;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let Ok(request) = serde_json::from_str::<Value>(&line) else {
@@ -123,6 +128,21 @@ fn serve(mode: &str) {
         };
         if mode == "silent" {
             continue;
+        }
+        if mode == "start-once"
+            && request.get("method").and_then(Value::as_str) == Some("tools/call")
+        {
+            eprintln!("crashing on the first call");
+            std::process::exit(4);
+        }
+        if mode == "crash-on-second-call"
+            && request.get("method").and_then(Value::as_str) == Some("tools/call")
+        {
+            calls += 1;
+            if calls == 2 {
+                eprintln!("crashing on call {calls}");
+                std::process::exit(4);
+            }
         }
         let Some(reply) = answer(&request, mode) else {
             continue;
@@ -152,6 +172,13 @@ fn main() {
     let mode = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "well-behaved".into());
+    if mode == "start-once"
+        && let Some(log) = std::env::var_os("FIXTURE_START_LOG")
+        && std::fs::read_to_string(&log).is_ok_and(|text| !text.is_empty())
+    {
+        eprintln!("fatal: refusing to start again");
+        std::process::exit(3);
+    }
     if let Some(log) = std::env::var_os("FIXTURE_START_LOG") {
         // One line per start, so a test can tell whether a server was started at all.
         let line = format!("{mode} {}\n", std::process::id());

@@ -1,0 +1,130 @@
+//! `mcp-cli serve`: the gateway of `mcp-discovery`, over stdio or
+//! Streamable HTTP, until stdin ends, SIGTERM or Ctrl-C; then every server
+//! is stopped and its process reaped.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_discovery::gateway::{Gateway, GatewayOptions};
+use mcp_discovery::secret::SecretString;
+use mcp_discovery::server::http::{HttpServer, HttpServerOptions};
+use mcp_discovery::server::stdio::StdioServer;
+use mcp_discovery::session::SessionOptions;
+use mcp_discovery::supervisor::SupervisorOptions;
+
+use crate::load::{Loaded, UsageError};
+
+/// What `serve` was asked.
+#[derive(Debug)]
+pub struct ServeOptions {
+    /// Streamable HTTP on this address; stdio when `None`.
+    pub http: Option<SocketAddr>,
+    /// The bearer token HTTP clients must send.
+    pub token: Option<String>,
+    /// Items per list page.
+    pub page_size: usize,
+    /// The deadline of each server's start.
+    pub start_deadline: Duration,
+    /// Between server and item names.
+    pub separator: String,
+}
+
+/// Runs the gateway until it is told to stop.
+pub async fn serve(
+    loaded: &Loaded,
+    session: SessionOptions,
+    options: ServeOptions,
+) -> Result<ExitCode, UsageError> {
+    if let Some(addr) = options.http
+        && !addr.ip().is_loopback()
+        && options.token.is_none()
+    {
+        return Err(UsageError::OpenBind(addr));
+    }
+    // Bind first: a busy port is a usage error before any server starts.
+    let listener = match options.http {
+        Some(addr) => Some(
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|source| UsageError::Listen { addr, source })?,
+        ),
+        None => None,
+    };
+    let supervisor = SupervisorOptions {
+        session,
+        start_deadline: options.start_deadline,
+        separator: options.separator,
+        ..SupervisorOptions::default()
+    };
+    let gateway = Gateway::new(
+        loaded.servers.clone(),
+        supervisor,
+        GatewayOptions {
+            page_size: options.page_size,
+            ..GatewayOptions::default()
+        },
+    );
+    match listener {
+        None => {
+            tokio::select! {
+                () = gateway.serve(StdioServer::new("mcp-cli serve")) => {
+                    tracing::info!("stdin ended; stopping");
+                }
+                () = stop_signal() => {}
+            }
+        }
+        Some(listener) => {
+            let addr = listener.local_addr().map_err(|source| UsageError::Listen {
+                addr: options.http.unwrap_or_else(|| ([127, 0, 0, 1], 0).into()),
+                source,
+            })?;
+            eprintln!("mcp-cli serve: listening on http://{addr}/mcp");
+            let http = HttpServerOptions {
+                name: "mcp-cli serve".into(),
+                token: options.token.map(SecretString::from),
+                ..HttpServerOptions::default()
+            };
+            let serving = gateway.clone();
+            let served = HttpServer::serve(
+                listener,
+                http,
+                move |connection| {
+                    let gateway = serving.clone();
+                    async move { gateway.serve(connection).await }
+                },
+                stop_signal(),
+            )
+            .await;
+            if let Err(error) = served {
+                eprintln!("error: the HTTP server failed: {error}");
+            }
+        }
+    }
+    gateway.shutdown().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// SIGTERM or Ctrl-C.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::info!("signal received; stopping");
+}

@@ -215,6 +215,7 @@ impl<'a> Runner<'a> {
                 report.from_cache = true;
                 report.fetched_at_ms = Some(entry.fetched_at_ms);
                 report.duration_ms = millis(started.elapsed());
+                let report = server.filters.apply(report);
                 options.notify(DiscoveryEvent::Finished { report: &report });
                 return (report, None);
             }
@@ -257,6 +258,8 @@ impl<'a> Runner<'a> {
                 }
             }
         }
+        // Cached whole; filtered as the host sees it (the gateway hides the same items).
+        let report = server.filters.apply(report);
         options.notify(DiscoveryEvent::Finished { report: &report });
         (report, probed.session)
     }

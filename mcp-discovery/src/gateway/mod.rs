@@ -257,3 +257,6 @@ impl Shared {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -37,6 +37,7 @@ pub mod codec;
 pub mod contender;
 pub mod discovery;
 pub mod error;
+pub mod gateway;
 pub mod http;
 pub mod measure;
 pub mod pipe;

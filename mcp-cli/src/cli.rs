@@ -63,8 +63,10 @@ pub struct GlobalOptions {
     #[arg(long, value_name = "N", default_value_t = 3, global = true)]
     pub retries: usize,
     /// Requests per second to each server (a server's own `rateLimit` wins).
-    #[arg(long, value_name = "RPS", default_value_t = 10.0, global = true, value_parser = parse_rate)]
-    pub rate_limit: f64,
+    /// Default: 10 for the commands that ask servers themselves; none for
+    /// `serve`, whose clients set the pace.
+    #[arg(long, value_name = "RPS", global = true, value_parser = parse_rate)]
+    pub rate_limit: Option<f64>,
     /// How many requests may go to a server at once before the rate limit applies.
     #[arg(long, value_name = "N", default_value_t = 20, global = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub burst: u32,

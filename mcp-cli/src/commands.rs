@@ -97,7 +97,12 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
                 start_deadline: deadline(global),
                 separator: global.separator.clone(),
             };
-            crate::serve::serve(&loaded, session.clone(), options).await
+            let mut session = session.clone();
+            if global.rate_limit.is_none() {
+                // A gateway forwards its clients' calls: they set the pace.
+                session.rate_limit = None;
+            }
+            crate::serve::serve(&loaded, session, options).await
         }
         Command::Doctor { servers } => {
             let mut chosen = Vec::new();
@@ -153,6 +158,9 @@ fn deadline(global: &GlobalOptions) -> Duration {
         .map_or(discovery::DEFAULT_DEADLINE, Duration::from_secs_f64)
 }
 
+/// Requests per second to each server when `--rate-limit` is not given.
+const DEFAULT_RATE_LIMIT: f64 = 10.0;
+
 /// The session options every command uses: policies and the trace.
 fn session_options(global: &GlobalOptions, loaded: &Loaded) -> Result<SessionOptions, UsageError> {
     let mut options = SessionOptions {
@@ -161,7 +169,7 @@ fn session_options(global: &GlobalOptions, loaded: &Loaded) -> Result<SessionOpt
             ..RetryPolicy::default()
         }),
         rate_limit: Some(RateLimit {
-            requests_per_second: global.rate_limit,
+            requests_per_second: global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
             burst: global.burst,
         }),
         ..SessionOptions::default()

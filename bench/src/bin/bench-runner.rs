@@ -8,6 +8,8 @@
 //! bench-runner discovery --contender raw --servers 50 --index 7 --start-delay-ms 300
 //! bench-runner config --servers 50 --start-delay-ms 300 --out servers.json
 //! bench-runner http --contender ours --format sse --requests 1000
+//! bench-runner gateway --via gateway --cli mcp-cli --scratch dir --requests 2000
+//! bench-runner gateway --via gateway --memory --servers 50 --cli mcp-cli --scratch dir
 //! bench-runner measure --timeout-secs 300 -- mcp-cli --config servers.json discover
 //! ```
 //!
@@ -132,6 +134,31 @@ enum Bench {
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<OsString>,
     },
+    /// B5: the gateway: `tools/call` latency direct or through `mcp-cli serve`, or its memory.
+    Gateway {
+        #[arg(long, value_enum)]
+        via: mcp_bench::gateway::Via,
+        /// Measure the gateway's memory over `--servers` servers instead of latency.
+        #[arg(long)]
+        memory: bool,
+        /// Servers behind the gateway (memory).
+        #[arg(long, default_value_t = 1)]
+        servers: usize,
+        /// Timed calls.
+        #[arg(long, default_value_t = 2000)]
+        requests: usize,
+        /// Untimed calls first.
+        #[arg(long, default_value_t = 200)]
+        warmup: usize,
+        /// The mcp-cli program.
+        #[arg(long)]
+        cli: PathBuf,
+        /// Where the gateway's config is written.
+        #[arg(long)]
+        scratch: PathBuf,
+        #[command(flatten)]
+        server: ServerOptions,
+    },
     /// B4: tools/list over Streamable HTTP.
     Http {
         #[arg(long, value_enum)]
@@ -232,6 +259,32 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             let measured =
                 mcp_bench::measure::measure(program, args, Duration::from_secs(timeout_secs))?;
             print_line("bench-measure", &measured)
+        }
+        Bench::Gateway {
+            via,
+            memory,
+            servers,
+            requests,
+            warmup,
+            cli,
+            scratch,
+            server,
+        } => {
+            let case = mcp_bench::gateway::GatewayCase {
+                via,
+                requests,
+                warmup,
+                server: server_program(server.server)?,
+                cli,
+                tools: server.tools,
+                servers,
+                scratch,
+            };
+            if memory {
+                report(&runtime()?.block_on(mcp_bench::gateway::memory(case))?)
+            } else {
+                report(&runtime()?.block_on(mcp_bench::gateway::latency(case))?)
+            }
         }
         Bench::Http {
             contender,

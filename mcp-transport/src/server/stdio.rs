@@ -1,44 +1,85 @@
 //! One client on this process's stdin and stdout.
 
+use std::pin::Pin;
+
 use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
 use mcp_protocol::Message;
-use tokio::io::{Stdin, Stdout};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use crate::error::TransportError;
 use crate::transport::Transport;
 
+type Reader = Pin<Box<dyn AsyncRead + Send>>;
+type Writer = Pin<Box<dyn AsyncWrite + Send>>;
+
 /// A server's end of a stdio connection: messages from stdin, to stdout.
 /// Lines that are not JSON-RPC are skipped (and logged); a batch yields its
 /// messages one by one. `receive` ends with stdin.
+///
+/// When stdin and stdout are pipes (as an MCP host starts a server), they
+/// are read and written without blocking threads (on Unix); anything else
+/// (a terminal, a file) goes through tokio's blocking stdin and stdout.
 pub struct StdioServer {
     name: String,
     input: tokio::sync::Mutex<Input>,
-    output: tokio::sync::Mutex<FramedWrite<Stdout, NdjsonCodec>>,
+    output: tokio::sync::Mutex<FramedWrite<Writer, NdjsonCodec>>,
 }
 
 struct Input {
-    frames: FramedRead<Stdin, NdjsonCodec>,
+    frames: FramedRead<Reader, NdjsonCodec>,
     queue: std::collections::VecDeque<Message>,
 }
 
 impl StdioServer {
     /// This process's stdin and stdout, for a server called `name` (in logs).
+    /// Call it inside a tokio runtime.
     pub fn new(name: impl Into<String>) -> Self {
+        let (reader, writer) = standard_streams();
+        Self::over(name, reader, writer)
+    }
+
+    /// Any reader and writer (a socket, an in-memory pipe), for a server called `name`.
+    pub fn over(
+        name: impl Into<String>,
+        reader: impl AsyncRead + Send + 'static,
+        writer: impl AsyncWrite + Send + 'static,
+    ) -> Self {
+        let reader: Reader = Box::pin(reader);
+        let writer: Writer = Box::pin(writer);
         Self {
             name: name.into(),
             input: tokio::sync::Mutex::new(Input {
-                frames: FramedRead::new(tokio::io::stdin(), NdjsonCodec::new()),
+                frames: FramedRead::new(reader, NdjsonCodec::new()),
                 queue: std::collections::VecDeque::new(),
             }),
-            output: tokio::sync::Mutex::new(FramedWrite::new(
-                tokio::io::stdout(),
-                NdjsonCodec::new(),
-            )),
+            output: tokio::sync::Mutex::new(FramedWrite::new(writer, NdjsonCodec::new())),
         }
     }
+}
+
+/// Stdin and stdout: as non-blocking pipes when they are pipes, else tokio's.
+fn standard_streams() -> (Reader, Writer) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use tokio::net::unix::pipe;
+        let pipes = std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(|fd| pipe::Receiver::from_file(std::fs::File::from(fd)))
+            .and_then(|reader| {
+                let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+                let writer = pipe::Sender::from_file(std::fs::File::from(fd))?;
+                Ok((reader, writer))
+            });
+        if let Ok((reader, writer)) = pipes {
+            return (Box::pin(reader), Box::pin(writer));
+        }
+    }
+    (Box::pin(tokio::io::stdin()), Box::pin(tokio::io::stdout()))
 }
 
 #[async_trait]

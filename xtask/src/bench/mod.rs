@@ -16,7 +16,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`] | the four cases of the issue, each adding its rows |
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
 //! | [`criterion`] | the codec micro-benchmarks, read back from criterion's estimates |
@@ -25,6 +25,7 @@ mod b1_codec;
 mod b2_stdio;
 mod b3_discovery;
 mod b4_http;
+mod b5_gateway;
 mod criterion;
 mod measure;
 mod report;
@@ -67,6 +68,7 @@ pub fn run(ws: &Workspace) -> Result<()> {
     b1_codec::run(&bench, &mut rows)?;
     b2_stdio::run(&bench, &mut rows)?;
     b4_http::run(&bench, &mut rows)?;
+    b5_gateway::run(&bench, &mut rows)?;
     b3_discovery::run(&bench, &mut rows)?;
     let micro = criterion::run(ws)?;
     let report = report::render(&rows, &micro, &bench, started.elapsed());

@@ -181,7 +181,8 @@ pub(super) fn render(
          read-a-line with no protocol logic; B3 the slowest single server's own whole-process time \
          (spawn, initialize, tools/list, reap), each server measured alone, with the CPU floor (the \
          singles' CPU time spread over every core) in the notes; B4 a pooled reqwest POST loop \
-         that reads the body and decodes nothing."
+         that reads the body and decodes nothing; B5 our own client calling the server straight, \
+         without the gateway in between."
     );
     let _ = writeln!(
         out,

@@ -30,6 +30,9 @@ use crate::catalog::Catalog;
 use crate::session::ListKind;
 use crate::supervisor::SupervisorEvent;
 
+/// The most requests one client may have in progress; more are refused.
+const MAX_RUNNING: usize = 512;
+
 /// What a legacy client settled in `initialize`.
 #[derive(Default)]
 struct Declared {
@@ -363,6 +366,17 @@ async fn on_message(shared: &Arc<Shared>, link: &Arc<ClientLink>, message: Messa
                 return;
             }
             let id = request.id.clone();
+            if link.running.lock().len() >= MAX_RUNNING {
+                let refused = ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "{}: more than {MAX_RUNNING} requests of this client are in progress",
+                        request.method
+                    ),
+                );
+                link.answer(id, Err(refused)).await;
+                return;
+            }
             let (shared, task_link) = (Arc::clone(shared), Arc::clone(link));
             // Locked across the spawn: the task's own removal waits for the insert.
             let mut running = link.running.lock();

@@ -93,6 +93,8 @@ pub struct DoctorOptions {
     pub deadline: Duration,
     /// What starts the server.
     pub connectors: Connectors,
+    /// Tokens and the interactive step for HTTP servers that need authorization.
+    pub auth: Option<crate::auth::AuthContext>,
 }
 
 impl Default for DoctorOptions {
@@ -101,6 +103,7 @@ impl Default for DoctorOptions {
             session: SessionOptions::default(),
             deadline: Duration::from_secs(30),
             connectors: Connectors::builtin(),
+            auth: None,
         }
     }
 }
@@ -177,6 +180,7 @@ pub async fn diagnose(server: &ServerConfig, options: &DoctorOptions) -> Diagnos
         graces: StopGraces::default(),
         tracer: Some(tracer),
         masker: masker.clone(),
+        auth: options.auth.clone(),
     };
     let deadline = options.deadline;
     let started = Instant::now();
@@ -219,6 +223,7 @@ pub async fn diagnose(server: &ServerConfig, options: &DoctorOptions) -> Diagnos
 
     let handshake_started = Instant::now();
     let remaining = deadline.saturating_sub(started.elapsed());
+    let session_options = connection.session_options(session_options);
     let connecting = Session::connect_shared(&server.name, connection.transport(), session_options);
     let session = tokio::time::timeout(remaining, connecting).await;
     timings.handshake_ms = Some(millis(handshake_started.elapsed()));

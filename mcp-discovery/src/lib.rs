@@ -50,6 +50,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod auth;
 pub mod cache;
 pub mod catalog;
 mod clock;

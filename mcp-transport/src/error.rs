@@ -159,6 +159,20 @@ pub enum TransportError {
         /// The start of the body, when it is not JSON-RPC (bounded).
         body: String,
     },
+    /// The server refused the request's credentials: HTTP 401, or 403 with a
+    /// `Bearer` challenge (such as `insufficient_scope`). The request was not
+    /// acted on; an authorization layer may obtain a token and send it again.
+    #[error("server '{server}': authorization required (HTTP {status}){}", challenge.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
+    Unauthorized {
+        /// The server's name.
+        server: String,
+        /// 401 or 403.
+        status: u16,
+        /// The `WWW-Authenticate` header, as sent (masked).
+        challenge: Option<String>,
+        /// A `DPoP-Nonce` header, if the server sent one.
+        dpop_nonce: Option<String>,
+    },
     /// The server redirected to another origin. Redirects are followed within
     /// the server's origin only, so credentials never reach another host.
     #[error(
@@ -246,6 +260,17 @@ impl TransportError {
                 status,
                 origin: mask(origin),
             },
+            TransportError::Unauthorized {
+                server,
+                status,
+                challenge,
+                dpop_nonce,
+            } => TransportError::Unauthorized {
+                server,
+                status,
+                challenge: challenge.map(mask),
+                dpop_nonce,
+            },
             TransportError::Protocol { server, reason } => TransportError::Protocol {
                 server,
                 reason: mask(reason),
@@ -307,6 +332,7 @@ impl TransportError {
             TransportError::Timeout { .. } => Delivery::TimedOut,
             TransportError::RateLimited { .. }
             | TransportError::Http { .. }
+            | TransportError::Unauthorized { .. }
             | TransportError::CrossOriginRedirect { .. }
             | TransportError::Protocol { .. } => Delivery::Answered,
         }

@@ -97,6 +97,10 @@ pub struct ServerConfig {
     pub rate_limit: Option<RateLimit>,
     /// Its own health pings (`health`), instead of the supervisor's.
     pub ping: PingSettings,
+    /// How to authorize with it (`auth`; HTTP servers only). Without it, an
+    /// HTTP server that asks for authorization is still authorized, by
+    /// dynamic registration or a client ID metadata document.
+    pub auth: Option<crate::auth::AuthSettings>,
     /// Which of its tools, prompts and resources a host sees (`tools`,
     /// `prompts`, `resources`: `{"allow": [glob…], "deny": [glob…]}`).
     pub filters: Filters,
@@ -141,6 +145,7 @@ impl ServerConfig {
             timeout: None,
             rate_limit: None,
             ping: PingSettings::default(),
+            auth: None,
             filters: Filters::default(),
             launch,
             shown_args,
@@ -177,7 +182,10 @@ impl ServerConfig {
     /// The masker of this server's secrets ([`Launch::masker`]): whatever the
     /// server sends back passes through it before it is shown, logged or stored.
     pub fn masker(&self) -> Masker {
-        self.launch.masker()
+        match &self.auth {
+            Some(auth) => self.launch.masker().union(&auth.masker()),
+            None => self.launch.masker(),
+        }
     }
 
     /// Which of our environment variables the server sees (stdio only).

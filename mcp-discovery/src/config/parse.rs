@@ -12,6 +12,7 @@ use super::error::{ConfigError, ConfigWarning};
 use super::expand::{Expanded, Expander, VarSource};
 use super::redact;
 use super::{ConfigFile, ConfigFormat, EnvPolicy, Filter, Filters, Launch, ServerConfig};
+use crate::auth::{AuthSettings, Grant};
 use crate::policy::RateLimit;
 use mcp_transport::secret::{SecretString, SecretUrl};
 
@@ -46,6 +47,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "envPassthrough",
     "rateLimit",
     "health",
+    "auth",
     "tools",
     "prompts",
     "resources",
@@ -469,6 +471,7 @@ impl Reader<'_> {
         let timeout = self.timeout(name, entry)?;
         let rate_limit = self.rate_limit(name, entry)?;
         let ping = self.ping(name, entry)?;
+        let auth = self.auth(name, entry)?;
         let filters = Filters {
             tools: self.filter(name, entry, "tools")?,
             prompts: self.filter(name, entry, "prompts")?,
@@ -523,6 +526,7 @@ impl Reader<'_> {
         server.timeout = timeout;
         server.rate_limit = rate_limit;
         server.ping = ping;
+        server.auth = auth;
         server.filters = filters;
         server.shown_args = shown_args;
         server.shown_url = shown_url;
@@ -753,6 +757,100 @@ impl Reader<'_> {
         Ok(self
             .seconds(server, entry, "timeoutMs", "timeoutMs", 0.001)?
             .or(self.seconds(server, entry, "timeout", "timeout", 1.0)?))
+    }
+
+    /// `auth`: `{"clientId", "clientSecret", "privateKey", "signingAlgorithm",
+    /// "scopes", "clientMetadataUrl", "grant"}`; secrets may be `${env:…}`.
+    fn auth(
+        &mut self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<Option<AuthSettings>, ConfigError> {
+        let object = match entry.get("auth") {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some("auth"),
+                    format!("expected an object, found {}", kind_of(other)),
+                ));
+            }
+        };
+        const FIELDS: &[&str] = &[
+            "clientId",
+            "clientSecret",
+            "privateKey",
+            "signingAlgorithm",
+            "scopes",
+            "clientMetadataUrl",
+            "grant",
+        ];
+        for field in object.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+            self.warn(
+                Some(server),
+                Some(&format!("auth.{field}")),
+                "unknown field; ignored",
+            );
+        }
+        let text = |this: &Self, field: &str| -> Result<Option<String>, ConfigError> {
+            let place = format!("auth.{field}");
+            match object.get(field) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(text)) => Ok(Some(this.expand(server, &place, text)?.text)),
+                Some(other) => Err(this.error(
+                    server,
+                    Some(&place),
+                    format!("expected a string, found {}", kind_of(other)),
+                )),
+            }
+        };
+        let scopes = match object.get("scopes") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(crate::auth::split_scopes(text)),
+            Some(Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(scope) => Ok(scope.clone()),
+                        other => Err(self.error(
+                            server,
+                            Some("auth.scopes"),
+                            format!("expected strings, found {}", kind_of(other)),
+                        )),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some("auth.scopes"),
+                    format!("expected a list of strings, found {}", kind_of(other)),
+                ));
+            }
+        };
+        let grant = match text(self, "grant")?.as_deref() {
+            None | Some("authorization_code") => Grant::AuthorizationCode,
+            Some("client_credentials") => Grant::ClientCredentials,
+            Some(other) => {
+                return Err(self.error(
+                    server,
+                    Some("auth.grant"),
+                    format!(
+                        "unknown grant {other:?}; expected \"authorization_code\" or \"client_credentials\""
+                    ),
+                ));
+            }
+        };
+        Ok(Some(AuthSettings {
+            client_id: text(self, "clientId")?,
+            client_secret: text(self, "clientSecret")?.map(SecretString::from),
+            private_key: text(self, "privateKey")?.map(SecretString::from),
+            signing_algorithm: text(self, "signingAlgorithm")?,
+            scopes,
+            client_metadata_url: text(self, "clientMetadataUrl")?,
+            grant,
+        }))
     }
 
     /// `health`: `{"pingInterval": seconds, "pingTimeout": seconds}`.

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use mcp_transport::codec::ndjson::SkipLog;
-use mcp_transport::http::{HttpClient, HttpConfig, HttpTransport};
+use mcp_transport::http::{HttpClient, HttpConfig, HttpTransport, RequestCredentials};
+
+use crate::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
 use mcp_transport::stdio::{StdioConfig, StdioTransport};
 
 use super::{ConnectContext, Connection, ConnectionDetails, Connector};
@@ -101,9 +103,61 @@ impl Connector for HttpConnector {
             None => HttpClient::shared()
                 .map_err(|error| SessionError::from_transport(&server.name, "connect", error))?,
         };
+        let oauth = authorization(server, context, &config)?;
+        if let Some(oauth) = &oauth {
+            config.credentials = Some(Arc::clone(oauth) as Arc<dyn RequestCredentials>);
+        }
         let transport = HttpTransport::connect(config, &client, *kind)
             .await
             .map_err(|error| SessionError::from_send(&server.name, "connect", error))?;
-        Ok(Connection::new(Arc::new(transport)))
+        let connection = Connection::new(Arc::new(transport));
+        Ok(match oauth {
+            Some(oauth) => {
+                let masker = oauth.masker();
+                connection.with_policy(AuthLayer::new(oauth).policy(), masker)
+            }
+            None => connection,
+        })
     }
+}
+
+/// The server's authorization: an [`OAuthClient`] with the context's store
+/// and provider (or, without a context, a store for this process and no
+/// user: a server that needs one fails with `auth_required`). None for a
+/// server whose config sends its own `Authorization` header.
+fn authorization(
+    server: &ServerConfig,
+    context: &ConnectContext,
+    config: &HttpConfig,
+) -> Result<Option<Arc<OAuthClient>>, SessionError> {
+    let sends_own = config
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        || config.bearer_token.is_some();
+    if sends_own && server.auth.is_none() {
+        return Ok(None);
+    }
+    let Ok(url) = url::Url::parse(config.url.expose_secret()) else {
+        // The transport reports the invalid URL.
+        return Ok(None);
+    };
+    let auth = context
+        .auth
+        .clone()
+        .unwrap_or_else(|| AuthContext::stored(Arc::new(MemoryTokenStore::new())));
+    OAuthClient::new(
+        &server.name,
+        &url,
+        server.auth.clone().unwrap_or_default(),
+        auth,
+    )
+    .map(Some)
+    .map_err(|error| {
+        SessionError::new(
+            &server.name,
+            "connect",
+            crate::session::ErrorKind::Auth(error),
+        )
+    })
 }

@@ -77,6 +77,10 @@ pub struct ConnectContext {
     pub tracer: Option<Tracer>,
     /// Secrets to mask besides the server's own (the session's masker).
     pub masker: Masker,
+    /// Where HTTP servers' tokens live and how a user approves; without it,
+    /// tokens live for the process and a server that needs a user fails
+    /// with `auth_required`.
+    pub auth: Option<crate::auth::AuthContext>,
 }
 
 impl std::fmt::Debug for ConnectContext {
@@ -112,15 +116,16 @@ impl ConnectionDetails for NoDetails {}
 pub struct Connection {
     transport: Arc<dyn Transport>,
     details: Arc<dyn ConnectionDetails>,
+    /// Policies the session over it needs (an HTTP server's authorization).
+    policies: Vec<crate::session::PolicyLayer>,
+    /// Secrets those policies hold.
+    masker: Masker,
 }
 
 impl Connection {
     /// A connection over `transport`, with nothing more to tell.
     pub fn new(transport: Arc<dyn Transport>) -> Self {
-        Self {
-            transport,
-            details: Arc::new(NoDetails),
-        }
+        Self::with_details(transport, Arc::new(NoDetails))
     }
 
     /// A connection whose `details` diagnostics can quote.
@@ -128,7 +133,29 @@ impl Connection {
         transport: Arc<dyn Transport>,
         details: Arc<dyn ConnectionDetails>,
     ) -> Self {
-        Self { transport, details }
+        Self {
+            transport,
+            details,
+            policies: Vec::new(),
+            masker: Masker::default(),
+        }
+    }
+
+    /// The same, with a policy the session over it must run (innermost, inside
+    /// the options' own layers), and the secrets it holds.
+    pub fn with_policy(mut self, policy: crate::session::PolicyLayer, masker: Masker) -> Self {
+        self.policies.push(policy);
+        self.masker = self.masker.union(&masker);
+        self
+    }
+
+    /// `options` for the session over this connection: its policies added,
+    /// its secrets masked.
+    pub fn session_options(&self, options: SessionOptions) -> SessionOptions {
+        let mut options = options;
+        options.layers.extend(self.policies.iter().cloned());
+        options.masker = options.masker.union(&self.masker);
+        options
     }
 
     /// The transport, for the session.
@@ -248,6 +275,7 @@ pub async fn connect(
         graces: StopGraces::default(),
         tracer: options.tracer.clone(),
         masker: options.masker.clone(),
+        auth: None,
     };
     connect_with(&Connectors::builtin(), server, &context, options).await
 }
@@ -261,6 +289,7 @@ pub async fn connect_with(
 ) -> Result<Session, SessionError> {
     let options = options_for(server, options);
     let connection = connectors.open(server, context).await?;
+    let options = connection.session_options(options);
     Session::connect_shared(&server.name, connection.transport(), options).await
 }
 

@@ -83,6 +83,9 @@ pub struct DiscoveryOptions {
     pub observer: Option<DiscoveryObserver>,
     /// What starts each server, by transport `type`.
     pub connectors: Connectors,
+    /// Tokens for HTTP servers that need authorization (discovery never asks
+    /// a user: give a context without a provider).
+    pub auth: Option<crate::auth::AuthContext>,
 }
 
 impl Default for DiscoveryOptions {
@@ -100,6 +103,7 @@ impl Default for DiscoveryOptions {
             },
             observer: None,
             connectors: Connectors::builtin(),
+            auth: None,
         }
     }
 }
@@ -159,6 +163,7 @@ impl Runner<'_> {
             graces: options.graces,
             tracer: options.session.tracer.clone(),
             masker: options.session.masker.clone(),
+            auth: options.auth.clone(),
         }
     }
 }

@@ -145,7 +145,7 @@ async fn run(
     let session = Session::connect_shared(
         &server.name,
         transport.transport(),
-        settings.session.clone(),
+        transport.session_options(settings.session.clone()),
     )
     .await?;
     let connected = started.elapsed();

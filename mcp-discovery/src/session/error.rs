@@ -62,6 +62,8 @@ pub enum ErrorKind {
         /// Why.
         reason: String,
     },
+    /// The server needs authorization, and it could not be obtained.
+    Auth(crate::auth::AuthError),
     /// The session was closed by its owner.
     Closed,
 }
@@ -237,6 +239,7 @@ impl SessionError {
             ErrorKind::Unsupported { reason } => ErrorKind::Unsupported {
                 reason: mask(reason),
             },
+            ErrorKind::Auth(error) => ErrorKind::Auth(error.masked(masker)),
             kind @ (ErrorKind::Timeout { .. } | ErrorKind::Closed) => kind,
         };
         Self {
@@ -295,6 +298,7 @@ impl SessionError {
             ErrorKind::Transport(_) => "transport",
             ErrorKind::ConnectionLost { .. } => "connection_lost",
             ErrorKind::Unsupported { .. } => "unsupported",
+            ErrorKind::Auth(error) => error.kind_name(),
             ErrorKind::Closed => "closed",
         }
     }
@@ -363,6 +367,7 @@ impl SessionError {
                 write!(f, "server '{server}': {op}: connection lost: {reason}")
             }
             ErrorKind::Unsupported { reason } => write!(f, "server '{server}': {op}: {reason}"),
+            ErrorKind::Auth(error) => write!(f, "{op}: {error}"),
             ErrorKind::Closed => write!(f, "server '{server}': {op}: session is closed"),
         }
     }

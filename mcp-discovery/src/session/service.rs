@@ -151,6 +151,20 @@ impl RequestService {
     }
 }
 
+impl RequestService {
+    /// A service from a function returning boxed futures (a policy written
+    /// as an `async fn` over the inner service, such as
+    /// [`crate::auth::AuthLayer`]).
+    pub fn from_fn<F>(call: F) -> Self
+    where
+        F: Fn(McpRequest) -> ResponseFuture + Send + Sync + 'static,
+    {
+        Self {
+            call: Arc::new(call),
+        }
+    }
+}
+
 impl Service<McpRequest> for RequestService {
     type Response = RawJson;
     type Error = SessionError;

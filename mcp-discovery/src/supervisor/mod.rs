@@ -72,6 +72,8 @@ pub struct SupervisorOptions {
     pub graces: StopGraces,
     /// The handler of each server's sessions; `session.handler` for all when `None`.
     pub handlers: Option<HandlerFactory>,
+    /// Tokens for HTTP servers that need authorization.
+    pub auth: Option<crate::auth::AuthContext>,
 }
 
 impl Default for SupervisorOptions {
@@ -86,6 +88,7 @@ impl Default for SupervisorOptions {
             http: None,
             graces: StopGraces::default(),
             handlers: None,
+            auth: None,
         }
     }
 }
@@ -782,6 +785,7 @@ impl Runner {
             graces: inner.options.graces,
             tracer: options.tracer.clone(),
             masker: options.masker.clone(),
+            auth: inner.options.auth.clone(),
         };
         let connectors = inner.options.connectors.clone();
         let name = config.name.clone();
@@ -790,6 +794,7 @@ impl Runner {
                 .open(config, &context)
                 .await
                 .map_err(|e| e.to_string())?;
+            let options = connection.session_options(options);
             let session = Session::connect_shared(&name, connection.transport(), options)
                 .await
                 .map_err(|e| e.to_string())?;

@@ -165,6 +165,9 @@ pub(crate) fn status_error(
             retry_after,
         };
     }
+    if let Some(unauthorized) = unauthorized(config, status, headers) {
+        return unauthorized;
+    }
     let rpc_error = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v.get("error").cloned())
@@ -184,6 +187,38 @@ pub(crate) fn status_error(
         rpc_error,
     }
 }
+
+/// A 401, or a 403 that carries a `Bearer` challenge, as
+/// [`TransportError::Unauthorized`]: the credentials were refused, whatever
+/// the body says.
+pub(crate) fn unauthorized(
+    config: &HttpConfig,
+    status: reqwest::StatusCode,
+    headers: &reqwest::header::HeaderMap,
+) -> Option<TransportError> {
+    let header = |name| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.chars().take(MAX_CHALLENGE_LEN).collect::<String>())
+    };
+    let challenge = header(reqwest::header::WWW_AUTHENTICATE);
+    let bearer_challenge = challenge.as_deref().is_some_and(|c| {
+        let c = c.trim_start().to_ascii_lowercase();
+        c.starts_with("bearer") || c.starts_with("dpop")
+    });
+    let refused = status == reqwest::StatusCode::UNAUTHORIZED
+        || (status == reqwest::StatusCode::FORBIDDEN && bearer_challenge);
+    refused.then(|| TransportError::Unauthorized {
+        server: config.name.clone(),
+        status: status.as_u16(),
+        challenge: challenge.map(|c| config.masker.mask_string(c)),
+        dpop_nonce: header(reqwest::header::HeaderName::from_static("dpop-nonce")),
+    })
+}
+
+/// The longest `WWW-Authenticate` value kept.
+const MAX_CHALLENGE_LEN: usize = 4096;
 
 /// Whether a response is an SSE stream.
 pub(crate) fn is_event_stream(response: &reqwest::Response) -> bool {

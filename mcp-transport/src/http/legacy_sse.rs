@@ -43,7 +43,7 @@ impl LegacySseTransport {
     ) -> Result<Self, TransportError> {
         let config = config.with_own_secrets_masked();
         let url = config.parsed_url()?;
-        let headers = config.credential_headers()?;
+        let headers = config.credential_headers("GET", &url)?;
         let server = config.name.clone();
         let timeout = config.request_timeout;
         let request = client
@@ -157,7 +157,11 @@ impl LegacySseTransport {
             .client
             .reqwest()
             .post(self.endpoint.clone())
-            .headers(self.headers.clone())
+            .headers(
+                self.config
+                    .credential_headers("POST", &self.endpoint)
+                    .unwrap_or_else(|_| self.headers.clone()),
+            )
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_vec());
         let timeout = self.config.request_timeout;

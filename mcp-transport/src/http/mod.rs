@@ -11,7 +11,7 @@ pub mod param_headers;
 mod streamable;
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use auto::HttpTransport;
@@ -45,6 +45,9 @@ pub struct HttpConfig {
     pub headers: Vec<(String, SecretString)>,
     /// A bearer token sent as `Authorization: Bearer …` on every request.
     pub bearer_token: Option<SecretString>,
+    /// Headers computed for each request (an OAuth layer's current token, a
+    /// DPoP proof); they override `bearer_token` and `headers` of the same name.
+    pub credentials: Option<Arc<dyn RequestCredentials>>,
     /// Masks known secrets in every text this transport passes on from the
     /// server or the HTTP library (error bodies, error messages, logs).
     pub masker: Masker,
@@ -69,6 +72,7 @@ impl HttpConfig {
             url: url.into(),
             headers: Vec::new(),
             bearer_token: None,
+            credentials: None,
             masker: Masker::default(),
             tracer: None,
             request_timeout: Duration::from_secs(60),
@@ -115,8 +119,24 @@ impl HttpConfig {
         self.url.redacted().to_owned()
     }
 
-    /// The configured headers and bearer token, marked sensitive so they never reach logs.
-    pub(crate) fn credential_headers(&self) -> Result<reqwest::header::HeaderMap, TransportError> {
+    /// The configured headers and bearer token, then what `credentials` adds
+    /// for this request, marked sensitive so they never reach logs.
+    pub(crate) fn credential_headers(
+        &self,
+        method: &str,
+        url: &url::Url,
+    ) -> Result<reqwest::header::HeaderMap, TransportError> {
+        let mut headers = self.static_credential_headers()?;
+        if let Some(credentials) = &self.credentials {
+            for (name, mut value) in credentials.headers(method, url) {
+                value.set_sensitive(true);
+                headers.insert(name, value);
+            }
+        }
+        Ok(headers)
+    }
+
+    fn static_credential_headers(&self) -> Result<reqwest::header::HeaderMap, TransportError> {
         use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
         let config_error = |reason: String| TransportError::Config {
             server: self.name.clone(),
@@ -162,10 +182,26 @@ impl fmt::Debug for HttpConfig {
                     .collect::<Vec<_>>(),
             )
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "***"))
+            .field("credentials", &self.credentials.is_some())
             .field("request_timeout", &self.request_timeout)
             .field("open_get_stream", &self.open_get_stream)
             .finish_non_exhaustive()
     }
+}
+
+/// Headers an HTTP transport asks for before each request it sends: the seam
+/// an authorization layer plugs into without the transport knowing OAuth.
+///
+/// Called for every POST, GET stream and DELETE, with the method and the URL
+/// about to be used (a DPoP proof signs both). It must be quick and must not
+/// block: return what is current, and refresh elsewhere.
+pub trait RequestCredentials: Send + Sync {
+    /// The headers for one request (usually `Authorization`).
+    fn headers(
+        &self,
+        method: &str,
+        url: &url::Url,
+    ) -> Vec<(reqwest::header::HeaderName, reqwest::header::HeaderValue)>;
 }
 
 /// A pooled HTTP client, shared across requests and servers. Cheap to clone.

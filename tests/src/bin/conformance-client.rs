@@ -11,6 +11,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
+use mcp_discovery::auth::{
+    AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
+};
+use mcp_discovery::secret::SecretString;
 use mcp_discovery::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
 use mcp_protocol::ErrorObject;
 use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
@@ -68,11 +72,50 @@ fn sample_arguments(schema: &Value) -> Value {
     Value::Object(arguments)
 }
 
+/// The Client ID Metadata Document URL the suite expects (it never fetches it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The authorization settings a scenario's context asks for: pre-registered
+/// credentials, or the client credentials grant (a secret or a private key).
+fn auth_settings(scenario: &str) -> Result<AuthSettings> {
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text).context("MCP_CONFORMANCE_CONTEXT is not JSON")?,
+        Err(_) => Value::Null,
+    };
+    let text = |name: &str| context[name].as_str().map(str::to_owned);
+    let mut settings = AuthSettings {
+        client_id: text("client_id"),
+        client_secret: text("client_secret").map(SecretString::from),
+        private_key: text("private_key_pem").map(SecretString::from),
+        signing_algorithm: text("signing_algorithm"),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        ..AuthSettings::default()
+    };
+    if scenario.starts_with("auth/client-credentials") {
+        settings.grant = Grant::ClientCredentials;
+    }
+    Ok(settings)
+}
+
 async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     let modern = revision == "2026-07-28";
-    let config = HttpConfig::new("conformance", url);
+    let mut config = HttpConfig::new("conformance", url);
+    let oauth = OAuthClient::new(
+        "conformance",
+        &url::Url::parse(url).context("the server URL is not a URL")?,
+        auth_settings(scenario)?,
+        AuthContext {
+            store: Arc::new(MemoryTokenStore::new()),
+            provider: Some(Arc::new(HeadlessRedirect::new(
+                "http://localhost:3000/callback",
+            ))),
+            client_name: "mcp-discovery-conformance".into(),
+        },
+    )?;
+    config.credentials = Some(oauth.clone());
     let transport = HttpTransport::connect(config, &HttpClient::shared()?, HttpKind::Auto).await?;
     let options = SessionOptions {
+        layers: vec![AuthLayer::new(oauth).policy()],
         era: if modern {
             EraPreference::Modern
         } else {
@@ -168,6 +211,13 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             session
                 .call_tool("json_schema_echo", json!({"schema": focal["inputSchema"]}))
                 .await?;
+        }
+        auth if auth.starts_with("auth/") => {
+            // What a host does once authorized: list, then call (a step-up
+            // or a changed authorization server shows on the call).
+            if tool("test-tool").is_some() {
+                session.call_tool("test-tool", json!({})).await?;
+            }
         }
         other => eprintln!("unknown scenario {other:?}: listed tools only"),
     }

@@ -155,9 +155,10 @@ impl Shared {
     /// Credentials plus the protocol headers the state machine chose.
     fn headers(
         &self,
+        method: &str,
         protocol: &[(state::HeaderKey, String)],
     ) -> Result<HeaderMap, TransportError> {
-        let mut headers = self.config.credential_headers()?;
+        let mut headers = self.config.credential_headers(method, &self.url)?;
         for (name, value) in protocol {
             let Ok(value) = HeaderValue::from_str(value) else {
                 tracing::debug!(header = %name, "skipping a header value that cannot be sent");
@@ -215,7 +216,7 @@ impl Shared {
             return Err(self.closed_error());
         }
         let outgoing = self.state.lock().prepare(&message);
-        let mut headers = self.headers(&outgoing.headers)?;
+        let mut headers = self.headers("POST", &outgoing.headers)?;
         headers.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
@@ -354,6 +355,11 @@ impl Shared {
     ) -> (TransportError, Vec<Message>) {
         let status = response.status();
         let headers = response.headers().clone();
+        if let Some(refused) = body::unauthorized(&self.config, status, &headers) {
+            // Refused credentials fail the send, whatever JSON-RPC the body holds.
+            let _ = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT).await;
+            return (refused, Vec::new());
+        }
         let bytes: bytes::Bytes =
             body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
                 .await
@@ -551,7 +557,7 @@ impl Shared {
     /// GETs the endpoint as an SSE stream.
     async fn get_stream(&self, last_event_id: Option<&str>) -> GetStream {
         let protocol = self.state.lock().get_headers();
-        let Ok(mut headers) = self.headers(&protocol) else {
+        let Ok(mut headers) = self.headers("GET", &protocol) else {
             return GetStream::Failed;
         };
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -646,7 +652,7 @@ impl Shared {
             (state.end_session(), protocol)
         };
         if session.is_some() {
-            let headers = self.headers(&protocol).unwrap_or_default();
+            let headers = self.headers("DELETE", &protocol).unwrap_or_default();
             let delete = self
                 .client
                 .reqwest()

@@ -1,0 +1,322 @@
+//! Finding the authorization server: protected-resource metadata (RFC 9728)
+//! and authorization-server metadata (RFC 8414, OpenID Connect Discovery),
+//! with the well-known URLs tried in the order the MCP specification gives.
+
+use serde::{Deserialize, Serialize};
+
+use super::AuthError;
+use super::http::{AuthHttp, origin_and_path};
+
+/// What the MCP server says about its protection (RFC 9728).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ResourceMetadata {
+    /// The resource identifier the server answers to.
+    #[serde(default)]
+    pub resource: Option<String>,
+    /// The issuers that can grant tokens for it.
+    #[serde(default)]
+    pub authorization_servers: Vec<String>,
+    /// The scopes it knows.
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+}
+
+/// What an authorization server says about itself (RFC 8414).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ServerMetadata {
+    /// Its issuer identifier; must equal the one its metadata was looked up by.
+    pub issuer: String,
+    /// Where the user approves.
+    #[serde(default)]
+    pub authorization_endpoint: Option<String>,
+    /// Where codes, refresh tokens and credentials become tokens.
+    #[serde(default)]
+    pub token_endpoint: Option<String>,
+    /// Dynamic client registration (RFC 7591).
+    #[serde(default)]
+    pub registration_endpoint: Option<String>,
+    /// The scopes it knows.
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+    /// PKCE methods; without `S256` we refuse to go on.
+    #[serde(default)]
+    pub code_challenge_methods_supported: Option<Vec<String>>,
+    /// How clients authenticate at the token endpoint.
+    #[serde(default)]
+    pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// Grant types it accepts.
+    #[serde(default)]
+    pub grant_types_supported: Option<Vec<String>>,
+    /// Whether a URL may serve as client id (Client ID Metadata Documents).
+    #[serde(default)]
+    pub client_id_metadata_document_supported: Option<bool>,
+    /// Whether it puts `iss` in authorization responses (RFC 9207).
+    #[serde(default)]
+    pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// DPoP proof algorithms it accepts.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
+}
+
+impl ServerMetadata {
+    /// Whether PKCE with S256 is supported.
+    pub fn supports_s256(&self) -> bool {
+        self.code_challenge_methods_supported
+            .as_ref()
+            .is_some_and(|methods| methods.iter().any(|m| m == "S256"))
+    }
+
+    /// Whether the token endpoint accepts client authentication `method`.
+    /// RFC 8414's default, when the list is absent, is `client_secret_basic`.
+    pub fn supports_auth_method(&self, method: &str) -> bool {
+        match &self.token_endpoint_auth_methods_supported {
+            Some(methods) => methods.iter().any(|m| m == method),
+            None => method == "client_secret_basic",
+        }
+    }
+}
+
+/// The protected-resource metadata URLs to try for `server_url`, in order:
+/// the challenge's `resource_metadata` alone when it names one; otherwise
+/// the path-based well-known URL, then the root one.
+pub fn resource_metadata_urls(
+    server_url: &url::Url,
+    from_challenge: Option<&str>,
+) -> Vec<url::Url> {
+    if let Some(url) = from_challenge.and_then(|u| server_url.join(u).ok()) {
+        return vec![url];
+    }
+    let mut urls = Vec::new();
+    let path = server_url.path().trim_end_matches('/');
+    let mut base = server_url.clone();
+    base.set_query(None);
+    base.set_fragment(None);
+    if !path.is_empty() {
+        let mut with_path = base.clone();
+        with_path.set_path(&format!("/.well-known/oauth-protected-resource{path}"));
+        urls.push(with_path);
+    }
+    base.set_path("/.well-known/oauth-protected-resource");
+    urls.push(base);
+    urls
+}
+
+/// Whether protected-resource metadata naming `resource` may be used for
+/// the server at `server_url`: the same origin, and the resource's path a
+/// prefix of the server's (segment-wise). RFC 9728 §3.3 forbids using
+/// metadata issued for another resource.
+pub fn resource_matches(resource: &str, server_url: &url::Url) -> bool {
+    let Ok(named) = url::Url::parse(resource) else {
+        return false;
+    };
+    if named.origin() != server_url.origin() {
+        return false;
+    }
+    let with_slash = |path: &str| {
+        if path.ends_with('/') {
+            path.to_owned()
+        } else {
+            format!("{path}/")
+        }
+    };
+    with_slash(server_url.path()).starts_with(&with_slash(named.path()))
+}
+
+/// The authorization-server metadata URLs for `issuer`, in the MCP
+/// specification's order: RFC 8414 with path insertion, OpenID Connect with
+/// path insertion, OpenID Connect with the path appended; for an issuer
+/// without a path, RFC 8414 then OpenID Connect at the root.
+pub fn server_metadata_urls(issuer: &url::Url) -> Vec<url::Url> {
+    let path = issuer.path().trim_end_matches('/');
+    let mut base = issuer.clone();
+    base.set_query(None);
+    base.set_fragment(None);
+    let at = |path: String| {
+        let mut url = base.clone();
+        url.set_path(&path);
+        url
+    };
+    if path.is_empty() {
+        vec![
+            at("/.well-known/oauth-authorization-server".into()),
+            at("/.well-known/openid-configuration".into()),
+        ]
+    } else {
+        vec![
+            at(format!("/.well-known/oauth-authorization-server{path}")),
+            at(format!("/.well-known/openid-configuration{path}")),
+            at(format!("{path}/.well-known/openid-configuration")),
+        ]
+    }
+}
+
+/// Reads the protected-resource metadata: the first URL that answers 2xx
+/// with a document, going on to the next on a 4xx. `None` when none does
+/// (a server from before RFC 9728); a 5xx or a broken exchange is an error.
+pub(crate) async fn fetch_resource_metadata(
+    http: &AuthHttp,
+    server: &str,
+    urls: &[url::Url],
+) -> Result<Option<ResourceMetadata>, AuthError> {
+    for url in urls {
+        let fetched = http.get(url).await?;
+        if (400..500).contains(&fetched.status) {
+            continue;
+        }
+        if !fetched.is_success() {
+            return Err(AuthError::Discovery {
+                server: server.to_owned(),
+                reason: format!(
+                    "protected resource metadata at {}: HTTP {}",
+                    origin_and_path(url),
+                    fetched.status
+                ),
+            });
+        }
+        return fetched
+            .json::<ResourceMetadata>()
+            .map(Some)
+            .map_err(|reason| AuthError::Discovery {
+                server: server.to_owned(),
+                reason: format!(
+                    "protected resource metadata at {}: {reason}",
+                    origin_and_path(url)
+                ),
+            });
+    }
+    Ok(None)
+}
+
+/// Reads the authorization server's metadata for `issuer`, trying each
+/// well-known URL in order. The document's `issuer` must be `issuer`,
+/// character for character (RFC 8414 §3.3): a mismatch is refused.
+pub(crate) async fn fetch_server_metadata(
+    http: &AuthHttp,
+    server: &str,
+    issuer: &str,
+) -> Result<ServerMetadata, AuthError> {
+    let issuer_url = url::Url::parse(issuer).map_err(|e| AuthError::Discovery {
+        server: server.to_owned(),
+        reason: format!("the authorization server {issuer:?} is not a URL: {e}"),
+    })?;
+    let mut tried = Vec::new();
+    for url in server_metadata_urls(&issuer_url) {
+        let fetched = http.get(&url).await?;
+        tried.push(format!(
+            "{} (HTTP {})",
+            origin_and_path(&url),
+            fetched.status
+        ));
+        if (400..500).contains(&fetched.status) {
+            continue;
+        }
+        if !fetched.is_success() {
+            return Err(AuthError::Discovery {
+                server: server.to_owned(),
+                reason: format!("authorization server metadata: {}", tried.join(", ")),
+            });
+        }
+        let metadata: ServerMetadata = fetched.json().map_err(|reason| AuthError::Discovery {
+            server: server.to_owned(),
+            reason: format!("{}: {reason}", origin_and_path(&url)),
+        })?;
+        if metadata.issuer != issuer {
+            return Err(AuthError::Discovery {
+                server: server.to_owned(),
+                reason: format!(
+                    "the metadata at {} names issuer {:?}, not {issuer:?}; it is not used",
+                    origin_and_path(&url),
+                    metadata.issuer
+                ),
+            });
+        }
+        return Ok(metadata);
+    }
+    Err(AuthError::Discovery {
+        server: server.to_owned(),
+        reason: format!(
+            "no authorization server metadata for {issuer}: tried {}",
+            tried.join(", ")
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(list: Vec<url::Url>) -> Vec<String> {
+        list.into_iter().map(String::from).collect()
+    }
+
+    #[test]
+    fn resource_metadata_order() {
+        let server = url::Url::parse("https://example.com/public/mcp?x=1").unwrap();
+        assert_eq!(
+            urls(resource_metadata_urls(&server, None)),
+            vec![
+                "https://example.com/.well-known/oauth-protected-resource/public/mcp",
+                "https://example.com/.well-known/oauth-protected-resource",
+            ]
+        );
+        assert_eq!(
+            urls(resource_metadata_urls(
+                &server,
+                Some("https://example.com/.well-known/oauth-protected-resource/public/mcp")
+            )),
+            vec!["https://example.com/.well-known/oauth-protected-resource/public/mcp"]
+        );
+        let root = url::Url::parse("https://example.com/").unwrap();
+        assert_eq!(
+            urls(resource_metadata_urls(&root, None)),
+            vec!["https://example.com/.well-known/oauth-protected-resource"]
+        );
+    }
+
+    #[test]
+    fn resource_must_be_the_server_or_a_parent_on_the_same_origin() {
+        let server = url::Url::parse("http://localhost:3000/mcp").unwrap();
+        assert!(resource_matches("http://localhost:3000/mcp", &server));
+        assert!(resource_matches("http://localhost:3000", &server));
+        assert!(resource_matches("http://localhost:3000/", &server));
+        assert!(!resource_matches("https://evil.example.com/mcp", &server));
+        assert!(!resource_matches("http://localhost:3001/mcp", &server));
+        assert!(!resource_matches("http://localhost:3000/mc", &server));
+        assert!(!resource_matches("http://localhost:3000/mcp/sub", &server));
+        assert!(!resource_matches("not a url", &server));
+    }
+
+    #[test]
+    fn server_metadata_order() {
+        let with_path = url::Url::parse("https://auth.example.com/tenant1").unwrap();
+        assert_eq!(
+            urls(server_metadata_urls(&with_path)),
+            vec![
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration",
+            ]
+        );
+        let root = url::Url::parse("https://auth.example.com").unwrap();
+        assert_eq!(
+            urls(server_metadata_urls(&root)),
+            vec![
+                "https://auth.example.com/.well-known/oauth-authorization-server",
+                "https://auth.example.com/.well-known/openid-configuration",
+            ]
+        );
+    }
+
+    #[test]
+    fn pkce_and_auth_methods() {
+        let metadata: ServerMetadata = serde_json::from_str(
+            r#"{"issuer":"https://a","code_challenge_methods_supported":["plain","S256"]}"#,
+        )
+        .unwrap();
+        assert!(metadata.supports_s256());
+        assert!(metadata.supports_auth_method("client_secret_basic"));
+        assert!(!metadata.supports_auth_method("none"));
+        let bare: ServerMetadata = serde_json::from_str(r#"{"issuer":"https://a"}"#).unwrap();
+        assert!(!bare.supports_s256());
+    }
+}

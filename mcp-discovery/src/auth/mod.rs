@@ -1,0 +1,241 @@
+//! OAuth 2.1 for HTTP servers, as a layer on the session's request service.
+//!
+//! ```text
+//! RequestService ─► AuthLayer ─► … ─► SessionCore ─► HttpTransport
+//!                      │                                 │ asks OAuthClient for the
+//!                      │ 401 / 403 insufficient_scope    │ Authorization header of
+//!                      ▼                                 │ every POST, GET and DELETE
+//!                  OAuthClient: refresh, or discover and authorize, then send once more
+//! ```
+//!
+//! The transport knows nothing of OAuth: it asks
+//! [`RequestCredentials`](mcp_transport::http::RequestCredentials) for
+//! headers and reports a refusal as
+//! [`TransportError::Unauthorized`](mcp_transport::TransportError::Unauthorized).
+//! [`OAuthClient`] does the rest, per the MCP authorization specification
+//! (2025-11-25 and 2026-07-28):
+//!
+//! 1. the challenge's `resource_metadata`, else the well-known
+//!    protected-resource URLs (RFC 9728), in the specification's order
+//!    ([`metadata`]);
+//! 2. the authorization server's metadata (RFC 8414, then OpenID Connect,
+//!    with path insertion), whose `issuer` must match exactly;
+//! 3. the client's identity: a pre-registered id, a Client ID Metadata
+//!    Document URL, or dynamic registration (RFC 7591), in that order;
+//! 4. the authorization code grant with PKCE S256 (refused without S256),
+//!    `resource` (RFC 8707) on the authorization and token requests, scopes
+//!    from the challenge, else `scopes_supported`, else none; `state` and
+//!    `iss` (RFC 9207) checked on the redirect; or the client credentials
+//!    grant for non-interactive use;
+//! 5. a 403 `insufficient_scope` re-authorizes with the union of scopes, a
+//!    few times at most; tokens are refreshed before they expire and on 401.
+//!
+//! Tokens live in a [`TokenStore`] keyed by issuer and resource
+//! ([`FileTokenStore`]: 0600, atomic). The interactive step is an
+//! [`AuthProvider`]: a host opens its own browser tab; `mcp-cli login` uses
+//! [`LoopbackBrowser`]; without one, a server that needs authorization fails
+//! at once with [`AuthError::Required`]. Tokens never go to another origin
+//! (no redirect is followed) and never appear in `Debug`, errors or logs.
+
+mod challenge;
+mod client_auth;
+mod flow;
+mod http;
+mod layer;
+pub mod metadata;
+mod provider;
+mod store;
+
+use std::sync::Arc;
+
+pub use challenge::{Challenge, parse as parse_challenge, split_scopes};
+pub use flow::{AuthStatus, OAuthClient};
+pub use layer::AuthLayer;
+pub use provider::{AuthProvider, HeadlessRedirect, LoopbackBrowser, PendingAuthorization};
+pub use store::{
+    ClientRegistration, FileTokenStore, MemoryTokenStore, StoredCredentials, TokenSet, TokenStore,
+};
+
+use mcp_transport::secret::{ExposeSecret, Masker, SecretString};
+
+/// Which grant obtains the tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// Authorization code with PKCE: a user approves in a browser.
+    #[default]
+    AuthorizationCode,
+    /// Client credentials: the client is the resource owner (no user).
+    ClientCredentials,
+}
+
+/// A server's `"auth"` configuration.
+#[derive(Clone, Default)]
+pub struct AuthSettings {
+    /// A pre-registered client id.
+    pub client_id: Option<String>,
+    /// Its secret (confidential clients).
+    pub client_secret: Option<SecretString>,
+    /// A private key (PEM) for `private_key_jwt` client authentication.
+    pub private_key: Option<SecretString>,
+    /// The JWS algorithm of `private_key` (`RS256`, `ES256`, …); guessed from
+    /// the key when absent.
+    pub signing_algorithm: Option<String>,
+    /// Scopes to ask for when the server's challenge names none.
+    pub scopes: Option<Vec<String>>,
+    /// A Client ID Metadata Document URL, used as client id where the
+    /// authorization server supports them.
+    pub client_metadata_url: Option<String>,
+    /// The grant.
+    pub grant: Grant,
+}
+
+impl AuthSettings {
+    /// A masker of the settings' secrets.
+    pub fn masker(&self) -> Masker {
+        let mut builder = Masker::builder();
+        for secret in [&self.client_secret, &self.private_key]
+            .into_iter()
+            .flatten()
+        {
+            builder.secret(secret.expose_secret());
+        }
+        builder.build()
+    }
+}
+
+impl std::fmt::Debug for AuthSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthSettings")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("private_key", &self.private_key.as_ref().map(|_| "***"))
+            .field("scopes", &self.scopes)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("grant", &self.grant)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a host gives the connector for authorization: where tokens live, and
+/// how a user approves (none: fail with [`AuthError::Required`]).
+#[derive(Clone, Debug)]
+pub struct AuthContext {
+    /// The token store.
+    pub store: Arc<dyn TokenStore>,
+    /// The interactive step, if this process may run one.
+    pub provider: Option<Arc<dyn AuthProvider>>,
+    /// The name clients register with.
+    pub client_name: String,
+}
+
+impl AuthContext {
+    /// Stored tokens only: a server without a usable token fails with
+    /// [`AuthError::Required`].
+    pub fn stored(store: Arc<dyn TokenStore>) -> Self {
+        Self {
+            store,
+            provider: None,
+            client_name: "mcp-discovery".into(),
+        }
+    }
+}
+
+/// Why authorization failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// The server needs authorization and no usable token exists; this
+    /// process may not ask a user.
+    #[error("server '{server}' requires authorization: run `mcp-cli login {server}`")]
+    Required {
+        /// The server's name.
+        server: String,
+    },
+    /// The metadata could not be found or was refused.
+    #[error("server '{server}': authorization discovery failed: {reason}")]
+    Discovery {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The authorization server refused (registration, token, refresh).
+    #[error("server '{server}': the authorization server refused: {reason}")]
+    Refused {
+        /// The server's name.
+        server: String,
+        /// Why (the server's error code and description, masked).
+        reason: String,
+    },
+    /// The authorization response was not accepted (state, issuer, an error).
+    #[error("server '{server}': the authorization response was rejected: {reason}")]
+    Rejected {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The flow cannot be run with what the server offers or the config says.
+    #[error("server '{server}': cannot authorize: {reason}")]
+    Unsupported {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// An HTTP exchange of the flow failed.
+    #[error("server '{server}': authorization request failed: {reason}")]
+    Http {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The token store failed.
+    #[error("token store: {reason}")]
+    Store {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl AuthError {
+    /// `auth_required` for [`AuthError::Required`], `auth_failed` otherwise.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            AuthError::Required { .. } => "auth_required",
+            _ => "auth_failed",
+        }
+    }
+
+    /// The same error with every secret `masker` knows replaced.
+    pub fn masked(self, masker: &Masker) -> Self {
+        let mask = |text: String| masker.mask_string(text);
+        match self {
+            AuthError::Discovery { server, reason } => AuthError::Discovery {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Refused { server, reason } => AuthError::Refused {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Rejected { server, reason } => AuthError::Rejected {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Unsupported { server, reason } => AuthError::Unsupported {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Http { server, reason } => AuthError::Http {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Store { reason } => AuthError::Store {
+                reason: mask(reason),
+            },
+            required @ AuthError::Required { .. } => required,
+        }
+    }
+}

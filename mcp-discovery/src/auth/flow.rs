@@ -1,8 +1,8 @@
 //! [`OAuthClient`]: one HTTP server's authorization, from a refused request
 //! to a stored token.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use mcp_transport::http::RequestCredentials;
 use mcp_transport::secret::{ExposeSecret, Masker};
@@ -17,6 +17,7 @@ use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
 use super::challenge::{self, Challenge};
 use super::client_auth::{self, ClientAuth, JWT_BEARER_ASSERTION};
+use super::dpop::DpopKey;
 use super::http::AuthHttp;
 use super::metadata::{self, ServerMetadata};
 use super::store::{ClientRegistration, StoredCredentials, TokenSet, now_secs};
@@ -76,6 +77,70 @@ struct Current {
     tokens: TokenSet,
 }
 
+/// The latest DPoP nonces (RFC 9449 §8, §9).
+#[derive(Default)]
+struct DpopNonces {
+    authorization_server: Option<String>,
+    resource: Option<String>,
+}
+
+/// Sends token requests: a DPoP proof on each when tokens are bound, and
+/// once more with the authorization server's nonce when it asks for one.
+#[derive(Clone)]
+pub(super) struct TokenSender {
+    http: AuthHttp,
+    server: String,
+    key: Option<Arc<DpopKey>>,
+    nonces: Arc<RwLock<DpopNonces>>,
+}
+
+impl TokenSender {
+    /// Sends one token request.
+    pub(super) async fn send(
+        self,
+        request: oauth2::HttpRequest,
+    ) -> Result<oauth2::HttpResponse, AuthError> {
+        let Some(key) = &self.key else {
+            return self.http.execute(request).await;
+        };
+        let url =
+            url::Url::parse(&request.uri().to_string()).map_err(|e| AuthError::Discovery {
+                server: self.server.clone(),
+                reason: format!("the token endpoint is not a URL: {e}"),
+            })?;
+        let mut answered_nonce = false;
+        loop {
+            let nonce = self.nonces.read().authorization_server.clone();
+            let proof = key
+                .proof(request.method().as_str(), &url, None, nonce.as_deref())
+                .map_err(|reason| AuthError::Unsupported {
+                    server: self.server.clone(),
+                    reason,
+                })?;
+            let mut attempt = request.clone();
+            if let Ok(value) = oauth2::http::HeaderValue::from_str(&proof) {
+                attempt.headers_mut().insert("dpop", value);
+            }
+            let response = self.http.execute(attempt).await?;
+            let new_nonce = response
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let asks_nonce = response.status().as_u16() == 400
+                && String::from_utf8_lossy(response.body()).contains("use_dpop_nonce");
+            if let Some(nonce) = new_nonce {
+                self.nonces.write().authorization_server = Some(nonce);
+                if asks_nonce && !answered_nonce {
+                    answered_nonce = true;
+                    continue;
+                }
+            }
+            return Ok(response);
+        }
+    }
+}
+
 /// What the flow has learnt about the servers (kept between rounds).
 #[derive(Default)]
 struct FlowState {
@@ -88,13 +153,20 @@ struct FlowState {
 /// One HTTP server's authorization: the token its transport sends, and the
 /// flow that gets a new one when the server refuses it.
 pub struct OAuthClient {
-    server: String,
+    pub(super) server: String,
     resource: url::Url,
-    settings: AuthSettings,
+    pub(super) settings: AuthSettings,
     context: AuthContext,
-    http: AuthHttp,
+    pub(super) http: AuthHttp,
     masker: Masker,
     current: RwLock<Option<Current>>,
+    /// Whether tokens are DPoP-bound (the authorization server offers it, or
+    /// the resource challenged with `DPoP`).
+    use_dpop: AtomicBool,
+    /// The DPoP key, made on first use.
+    dpop_key: OnceLock<Arc<DpopKey>>,
+    /// The nonces the authorization server and the resource asked for.
+    dpop_nonces: Arc<RwLock<DpopNonces>>,
     /// Bumped whenever the token changes, so concurrent refusals of one
     /// token run the flow once.
     generation: AtomicU64,
@@ -112,7 +184,7 @@ impl std::fmt::Debug for OAuthClient {
 }
 
 impl RequestCredentials for OAuthClient {
-    fn headers(&self, _method: &str, url: &url::Url) -> Vec<(HeaderName, HeaderValue)> {
+    fn headers(&self, method: &str, url: &url::Url) -> Vec<(HeaderName, HeaderValue)> {
         // Never to another origin than the resource's.
         if url.origin() != self.resource.origin() {
             return Vec::new();
@@ -121,13 +193,29 @@ impl RequestCredentials for OAuthClient {
         let Some(current) = current.as_ref() else {
             return Vec::new();
         };
-        match HeaderValue::from_str(&format!("Bearer {}", current.tokens.access_token)) {
-            Ok(mut value) => {
-                value.set_sensitive(true);
-                vec![(AUTHORIZATION, value)]
+        let token = &current.tokens.access_token;
+        let mut headers = Vec::new();
+        if current.tokens.token_type.eq_ignore_ascii_case("dpop") {
+            let Some(key) = self.dpop_key.get() else {
+                return Vec::new();
+            };
+            let key = key.as_ref();
+            let nonce = self.dpop_nonces.read().resource.clone();
+            match key.proof(method, url, Some(token), nonce.as_deref()) {
+                Ok(proof) => {
+                    if let Ok(value) = HeaderValue::from_str(&proof) {
+                        headers.push((HeaderName::from_static("dpop"), value));
+                    }
+                }
+                Err(error) => tracing::warn!(server = %self.server, %error, "no DPoP proof"),
             }
-            Err(_) => Vec::new(),
+            if let Ok(value) = HeaderValue::from_str(&format!("DPoP {token}")) {
+                headers.push((AUTHORIZATION, value));
+            }
+        } else if let Ok(value) = HeaderValue::from_str(&format!("Bearer {token}")) {
+            headers.push((AUTHORIZATION, value));
         }
+        headers
     }
 }
 
@@ -163,6 +251,9 @@ impl OAuthClient {
             context,
             masker,
             current: RwLock::new(current),
+            use_dpop: AtomicBool::new(false),
+            dpop_key: OnceLock::new(),
+            dpop_nonces: Arc::new(RwLock::new(DpopNonces::default())),
             generation: AtomicU64::new(0),
             flow: tokio::sync::Mutex::new(FlowState::default()),
         });
@@ -241,6 +332,7 @@ impl OAuthClient {
         seen: u64,
         status: u16,
         www_authenticate: Option<&str>,
+        dpop_nonce: Option<&str>,
         step_ups: u32,
     ) -> Result<(), AuthError> {
         let mut flow = self.flow.lock().await;
@@ -250,6 +342,20 @@ impl OAuthClient {
         let challenge = www_authenticate
             .and_then(challenge::parse)
             .unwrap_or_default();
+        if challenge.error.as_deref() == Some("use_dpop_nonce")
+            && let Some(nonce) = dpop_nonce
+            && self.has_token()
+        {
+            // Not a new token: the same one, with a proof carrying the nonce.
+            let mut nonces = self.dpop_nonces.write();
+            if nonces.resource.as_deref() != Some(nonce) {
+                nonces.resource = Some(nonce.to_owned());
+                return Ok(());
+            }
+        }
+        if challenge.scheme == "dpop" {
+            self.use_dpop.store(true, Ordering::Release);
+        }
         let result = if status == 403 || challenge.is_insufficient_scope() {
             self.step_up(&mut flow, &challenge, step_ups).await
         } else {
@@ -366,6 +472,13 @@ impl OAuthClient {
         };
         let server_metadata =
             metadata::fetch_server_metadata(&self.http, &self.server, &issuer).await?;
+        if server_metadata
+            .dpop_signing_alg_values_supported
+            .as_ref()
+            .is_some_and(|algs| algs.iter().any(|a| a == "ES256"))
+        {
+            self.use_dpop.store(true, Ordering::Release);
+        }
         let mut scopes = scopes.unwrap_or_else(|| {
             let from_challenge = challenge.scopes();
             if !from_challenge.is_empty() {
@@ -418,6 +531,17 @@ impl OAuthClient {
                 self.authorization_code(&server_metadata, &mut entry, &resource, &scopes)
                     .await?
             }
+            Grant::JwtBearer => {
+                self.jwt_bearer(&server_metadata, &resource, &scopes)
+                    .await?
+            }
+            Grant::Enterprise => {
+                let (client, tokens) = self
+                    .enterprise(&server_metadata, &resource, &scopes)
+                    .await?;
+                entry.client = Some(client);
+                tokens
+            }
         };
         self.install(entry, tokens)
     }
@@ -431,7 +555,7 @@ impl OAuthClient {
         Ok(())
     }
 
-    fn configured_client(&self) -> Option<ClientRegistration> {
+    pub(super) fn configured_client(&self) -> Option<ClientRegistration> {
         let client_id = self.settings.client_id.clone()?;
         Some(ClientRegistration {
             client_id,
@@ -606,12 +730,9 @@ impl OAuthClient {
         for (name, value) in self.assertion_params(method, &client, server_metadata)? {
             exchange = exchange.add_extra_param(name, value);
         }
-        let http = self.http.clone();
+        let sender = self.token_sender()?;
         let response = exchange
-            .request_async(&|request| {
-                let http = http.clone();
-                async move { http.execute(request).await }
-            })
+            .request_async(&|request| sender.clone().send(request))
             .await
             .map_err(|e| self.token_error("token request", e))?;
         Ok(token_set(&response, scopes, None))
@@ -691,12 +812,9 @@ impl OAuthClient {
         for (name, value) in self.assertion_params(method, client, server_metadata)? {
             exchange = exchange.add_extra_param(name, value);
         }
-        let http = self.http.clone();
+        let sender = self.token_sender()?;
         let response = exchange
-            .request_async(&|request| {
-                let http = http.clone();
-                async move { http.execute(request).await }
-            })
+            .request_async(&|request| sender.clone().send(request))
             .await
             .map_err(|e| self.token_error("client credentials", e))?;
         Ok(token_set(&response, scopes, None))
@@ -752,19 +870,43 @@ impl OAuthClient {
         for (name, value) in self.assertion_params(method, &client, &server_metadata)? {
             exchange = exchange.add_extra_param(name, value);
         }
-        let http = self.http.clone();
+        let sender = self.token_sender()?;
         let response = exchange
-            .request_async(&|request| {
-                let http = http.clone();
-                async move { http.execute(request).await }
-            })
+            .request_async(&|request| sender.clone().send(request))
             .await
             .map_err(|e| self.token_error("refresh", e))?;
         let tokens = token_set(&response, &current.tokens.scopes, Some(refresh_token));
         self.install(current.entry, tokens)
     }
 
-    fn endpoint(&self, value: Option<&str>, name: &str) -> Result<url::Url, AuthError> {
+    /// What sends this client's token requests (owned, for the `oauth2`
+    /// crate's request futures): with a DPoP proof when tokens are bound.
+    pub(super) fn token_sender(&self) -> Result<TokenSender, AuthError> {
+        let key = if self.use_dpop.load(Ordering::Acquire) {
+            Some(self.dpop_key()?)
+        } else {
+            None
+        };
+        Ok(TokenSender {
+            http: self.http.clone(),
+            server: self.server.clone(),
+            key,
+            nonces: Arc::clone(&self.dpop_nonces),
+        })
+    }
+
+    fn dpop_key(&self) -> Result<Arc<DpopKey>, AuthError> {
+        if let Some(key) = self.dpop_key.get() {
+            return Ok(Arc::clone(key));
+        }
+        let key = DpopKey::generate().map_err(|reason| AuthError::Unsupported {
+            server: self.server.clone(),
+            reason,
+        })?;
+        Ok(Arc::clone(self.dpop_key.get_or_init(|| Arc::new(key))))
+    }
+
+    pub(super) fn endpoint(&self, value: Option<&str>, name: &str) -> Result<url::Url, AuthError> {
         let value = value.ok_or_else(|| AuthError::Discovery {
             server: self.server.clone(),
             reason: format!("the authorization server metadata has no {name}"),
@@ -830,7 +972,7 @@ impl OAuthClient {
         ])
     }
 
-    fn token_error(
+    pub(super) fn token_error(
         &self,
         what: &str,
         error: RequestTokenError<AuthError, BasicErrorResponse>,
@@ -865,7 +1007,12 @@ fn token_set(
 ) -> TokenSet {
     TokenSet {
         access_token: response.access_token().secret().clone(),
-        token_type: "Bearer".into(),
+        token_type: match response.token_type() {
+            oauth2::basic::BasicTokenType::Extension(kind) if kind.eq_ignore_ascii_case("dpop") => {
+                "DPoP".into()
+            }
+            _ => "Bearer".into(),
+        },
         refresh_token: response
             .refresh_token()
             .map(|t| t.secret().clone())

@@ -41,11 +41,14 @@ impl AuthLayer {
 }
 
 /// The refusal in a session error: its status and challenge.
-fn refusal(error: &SessionError) -> Option<(u16, Option<String>)> {
+fn refusal(error: &SessionError) -> Option<(u16, Option<String>, Option<String>)> {
     match error.kind() {
         ErrorKind::Transport(TransportError::Unauthorized {
-            status, challenge, ..
-        }) => Some((*status, challenge.clone())),
+            status,
+            challenge,
+            dpop_nonce,
+            ..
+        }) => Some((*status, challenge.clone(), dpop_nonce.clone())),
         _ => None,
     }
 }
@@ -66,7 +69,7 @@ async fn send(
             Ok(value) => return Ok(value),
             Err(error) => error,
         };
-        let Some((status, challenge)) = refusal(&error) else {
+        let Some((status, challenge, dpop_nonce)) = refusal(&error) else {
             return Err(error);
         };
         if rounds >= MAX_ROUNDS {
@@ -82,7 +85,13 @@ async fn send(
         }
         rounds += 1;
         let refused = client
-            .handle_refusal(seen, status, challenge.as_deref(), step_ups)
+            .handle_refusal(
+                seen,
+                status,
+                challenge.as_deref(),
+                dpop_nonce.as_deref(),
+                step_ups,
+            )
             .await;
         if status == 403 {
             step_ups += 1;

@@ -39,6 +39,8 @@
 
 mod challenge;
 mod client_auth;
+mod dpop;
+mod extension;
 mod flow;
 mod http;
 mod layer;
@@ -66,6 +68,13 @@ pub enum Grant {
     AuthorizationCode,
     /// Client credentials: the client is the resource owner (no user).
     ClientCredentials,
+    /// A JWT the workload already holds, exchanged for a token (RFC 7523
+    /// §2.1; workload identity federation): `assertion` or `assertionFile`.
+    JwtBearer,
+    /// Enterprise-managed authorization: the user's identity provider
+    /// exchanges its ID token for an identity assertion grant (ID-JAG), which
+    /// the authorization server exchanges for a token.
+    Enterprise,
 }
 
 /// A server's `"auth"` configuration.
@@ -87,15 +96,30 @@ pub struct AuthSettings {
     pub client_metadata_url: Option<String>,
     /// The grant.
     pub grant: Grant,
+    /// The JWT of the `JwtBearer` grant.
+    pub assertion: Option<SecretString>,
+    /// A file holding that JWT, read at each use (a projected workload token).
+    pub assertion_file: Option<std::path::PathBuf>,
+    /// The identity provider's token endpoint (`Enterprise`).
+    pub idp_token_endpoint: Option<String>,
+    /// The user's ID token from the identity provider (`Enterprise`).
+    pub idp_id_token: Option<SecretString>,
+    /// Our client id at the identity provider (`Enterprise`).
+    pub idp_client_id: Option<String>,
 }
 
 impl AuthSettings {
     /// A masker of the settings' secrets.
     pub fn masker(&self) -> Masker {
         let mut builder = Masker::builder();
-        for secret in [&self.client_secret, &self.private_key]
-            .into_iter()
-            .flatten()
+        for secret in [
+            &self.client_secret,
+            &self.private_key,
+            &self.assertion,
+            &self.idp_id_token,
+        ]
+        .into_iter()
+        .flatten()
         {
             builder.secret(secret.expose_secret());
         }
@@ -109,6 +133,8 @@ impl std::fmt::Debug for AuthSettings {
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
             .field("private_key", &self.private_key.as_ref().map(|_| "***"))
+            .field("assertion", &self.assertion.as_ref().map(|_| "***"))
+            .field("idp_id_token", &self.idp_id_token.as_ref().map(|_| "***"))
             .field("scopes", &self.scopes)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("grant", &self.grant)

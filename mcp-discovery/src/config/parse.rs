@@ -785,6 +785,11 @@ impl Reader<'_> {
             "scopes",
             "clientMetadataUrl",
             "grant",
+            "assertion",
+            "assertionFile",
+            "idpTokenEndpoint",
+            "idpIdToken",
+            "idpClientId",
         ];
         for field in object.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
             self.warn(
@@ -832,12 +837,14 @@ impl Reader<'_> {
         let grant = match text(self, "grant")?.as_deref() {
             None | Some("authorization_code") => Grant::AuthorizationCode,
             Some("client_credentials") => Grant::ClientCredentials,
+            Some("jwt_bearer") => Grant::JwtBearer,
+            Some("enterprise") => Grant::Enterprise,
             Some(other) => {
                 return Err(self.error(
                     server,
                     Some("auth.grant"),
                     format!(
-                        "unknown grant {other:?}; expected \"authorization_code\" or \"client_credentials\""
+                        "unknown grant {other:?}; expected \"authorization_code\", \"client_credentials\", \"jwt_bearer\" or \"enterprise\""
                     ),
                 ));
             }
@@ -850,6 +857,11 @@ impl Reader<'_> {
             scopes,
             client_metadata_url: text(self, "clientMetadataUrl")?,
             grant,
+            assertion: text(self, "assertion")?.map(SecretString::from),
+            assertion_file: text(self, "assertionFile")?.map(std::path::PathBuf::from),
+            idp_token_endpoint: text(self, "idpTokenEndpoint")?,
+            idp_id_token: text(self, "idpIdToken")?.map(SecretString::from),
+            idp_client_id: text(self, "idpClientId")?,
         }))
     }
 

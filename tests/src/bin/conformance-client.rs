@@ -91,8 +91,21 @@ fn auth_settings(scenario: &str) -> Result<AuthSettings> {
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
         ..AuthSettings::default()
     };
-    if scenario.starts_with("auth/client-credentials") {
-        settings.grant = Grant::ClientCredentials;
+    match scenario {
+        "auth/client-credentials-jwt" | "auth/client-credentials-basic" => {
+            settings.grant = Grant::ClientCredentials;
+        }
+        "auth/wif-jwt-bearer" => {
+            settings.grant = Grant::JwtBearer;
+            settings.assertion = text("valid_jwt").map(SecretString::from);
+        }
+        "auth/enterprise-managed-authorization" => {
+            settings.grant = Grant::Enterprise;
+            settings.idp_token_endpoint = text("idp_token_endpoint");
+            settings.idp_id_token = text("idp_id_token").map(SecretString::from);
+            settings.idp_client_id = text("idp_client_id");
+        }
+        _ => {}
     }
     Ok(settings)
 }

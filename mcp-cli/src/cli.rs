@@ -128,6 +128,27 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
     },
+    /// Authorize with an HTTP server that requires OAuth: opens the browser
+    /// at its authorization page (or prints the URL), waits for it to come
+    /// back to 127.0.0.1, and stores the tokens for the other commands.
+    Login {
+        /// The server.
+        server: String,
+        /// Print the authorization URL instead of opening a browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget a server's stored tokens and client registration.
+    Logout {
+        /// The server.
+        server: String,
+    },
+    /// Stored tokens.
+    Auth {
+        /// What to show.
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
     /// Diagnose servers step by step (config, command, process, stdout,
     /// era probe, handshake, each list, stderr, HTTP), saying what to do.
     /// Exits 0 when every check passes.
@@ -135,6 +156,13 @@ pub enum Command {
         /// The servers (all enabled ones when none is named).
         servers: Vec<String>,
     },
+}
+
+/// `mcp-cli auth …`.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Which servers have tokens: issuer, scopes and expiry (never a token).
+    Status,
 }
 
 fn parse_rate(text: &str) -> Result<f64, String> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mcp_discovery::cache::{Cache, CacheMode};
 use mcp_discovery::catalog::{Catalog, CatalogEntry};
 use mcp_discovery::config::ServerConfig;
-use mcp_discovery::connect::connect;
+use mcp_discovery::connect::{ConnectContext, Connectors, StopGraces, connect_with};
 use mcp_discovery::discovery::{
     self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary,
 };
@@ -104,6 +104,17 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             }
             crate::serve::serve(&loaded, session, options).await
         }
+        Command::Login { server, no_browser } => {
+            let server = enabled_server(&loaded, server)?;
+            crate::login::login(global, &session, server, *no_browser).await
+        }
+        Command::Logout { server } => {
+            let server = enabled_server(&loaded, server)?;
+            crate::login::logout(global, server)
+        }
+        Command::Auth {
+            command: crate::cli::AuthCommand::Status,
+        } => crate::login::status(global),
         Command::Doctor { servers } => {
             let mut chosen = Vec::new();
             for name in servers {
@@ -196,6 +207,7 @@ fn options(global: &GlobalOptions) -> DiscoveryOptions {
         } else {
             CacheMode::Use
         },
+        auth: crate::login::stored_context(),
         ..DiscoveryOptions::default()
     }
 }
@@ -234,7 +246,7 @@ fn status_of(report: &DiscoveryReport) -> ExitCode {
 
 /// Writes `value` as pretty JSON to stdout, streamed through one buffer.
 /// Items keep the text their server sent (compact, as sent) inside it.
-fn print_json(value: &impl serde::Serialize) {
+pub(crate) fn print_json(value: &impl serde::Serialize) {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     let written = serde_json::to_writer_pretty(&mut out, value)
@@ -412,7 +424,16 @@ async fn connect_to(
     if let Some(seconds) = global.timeout {
         session_options.request_timeout = Duration::from_secs_f64(seconds);
     }
-    match tokio::time::timeout(deadline, connect(server, None, &session_options)).await {
+    let context = ConnectContext {
+        http: None,
+        graces: StopGraces::default(),
+        tracer: session_options.tracer.clone(),
+        masker: session_options.masker.clone(),
+        auth: crate::login::stored_context(),
+    };
+    let connectors = Connectors::builtin();
+    let connecting = connect_with(&connectors, server, &context, &session_options);
+    match tokio::time::timeout(deadline, connecting).await {
         Ok(result) => result,
         Err(_) => Err(SessionError::new(
             &server.name,
@@ -535,6 +556,7 @@ async fn doctor(
     let options = DoctorOptions {
         session: session.clone(),
         deadline: deadline(global),
+        auth: crate::login::stored_context(),
         ..DoctorOptions::default()
     };
     let diagnoses = futures::future::join_all(servers.iter().map(|server| {

@@ -42,6 +42,12 @@ pub enum UsageError {
         /// Why.
         source: std::io::Error,
     },
+    /// `login` or `logout` of a server that is not an HTTP server.
+    #[error("'{0}' is not an HTTP server; only HTTP servers use OAuth")]
+    NotHttp(String),
+    /// The token store cannot be used.
+    #[error("credential store: {0}")]
+    CredentialStore(String),
     /// `serve --http` on an address other machines can reach, without a token.
     #[error(
         "--http {0} is reachable from other machines: give --http-token TOKEN (or MCP_GATEWAY_TOKEN), or bind 127.0.0.1"

@@ -10,6 +10,7 @@ mod columns;
 mod commands;
 mod load;
 mod logging;
+mod login;
 mod progress;
 mod render;
 mod serve;

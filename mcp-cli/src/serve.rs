@@ -55,6 +55,7 @@ pub async fn serve(
         session,
         start_deadline: options.start_deadline,
         separator: options.separator,
+        auth: crate::login::stored_context(),
         ..SupervisorOptions::default()
     };
     let gateway = Gateway::new(

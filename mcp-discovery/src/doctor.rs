@@ -434,8 +434,18 @@ fn handshake_hint(error: &SessionError) -> Option<String> {
         ErrorKind::VersionMismatch { .. } => {
             "the server speaks no protocol version we speak: update the server".into()
         }
-        ErrorKind::Transport(mcp_transport::TransportError::Http { status: 401 | 403, .. }) => {
-            "the server wants authorization: configure credentials (a header, or OAuth)".into()
+        ErrorKind::Transport(
+            mcp_transport::TransportError::Http {
+                status: 401 | 403, ..
+            }
+            | mcp_transport::TransportError::Unauthorized { .. },
+        ) => "the server wants authorization: configure credentials (a header, or OAuth)".into(),
+        ErrorKind::Auth(crate::auth::AuthError::Required { server }) => {
+            format!("the server requires OAuth: run `mcp-cli login {server}`")
+        }
+        ErrorKind::Auth(_) => {
+            "authorization failed: check the server's auth settings, then `mcp-cli login` again"
+                .into()
         }
         ErrorKind::Transport(mcp_transport::TransportError::Protocol { reason, .. })
             if reason.contains("text/html") =>

@@ -221,7 +221,7 @@ impl RequestCredentials for OAuthClient {
 
 /// The resource identifier of an MCP endpoint (RFC 8707): its URL without
 /// fragment.
-pub(crate) fn canonical_resource(url: &url::Url) -> String {
+pub fn canonical_resource(url: &url::Url) -> String {
     let mut url = url.clone();
     url.set_fragment(None);
     url.to_string()
@@ -237,7 +237,11 @@ impl OAuthClient {
         context: AuthContext,
     ) -> Result<Arc<Self>, AuthError> {
         let resource = canonical_resource(url);
-        let stored = context.store.for_resource(&resource)?;
+        let stored = if context.reuse_stored {
+            context.store.for_resource(&resource)?
+        } else {
+            Vec::new()
+        };
         let current = stored.into_iter().find_map(|entry| {
             let tokens = entry.tokens.clone()?;
             Some(Current { entry, tokens })
@@ -515,6 +519,7 @@ impl OAuthClient {
                 ..Default::default()
             });
         entry.server = self.server.clone();
+        entry.url = canonical_resource(&self.resource);
         let tokens = match self.settings.grant {
             Grant::ClientCredentials => {
                 let client = self.configured_client().ok_or_else(|| AuthError::Unsupported {

@@ -51,9 +51,10 @@ mod store;
 use std::sync::Arc;
 
 pub use challenge::{Challenge, parse as parse_challenge, split_scopes};
-pub use flow::{AuthStatus, OAuthClient};
+pub use flow::{AuthStatus, OAuthClient, canonical_resource};
 pub use layer::AuthLayer;
 pub use provider::{AuthProvider, HeadlessRedirect, LoopbackBrowser, PendingAuthorization};
+pub use store::now_secs;
 pub use store::{
     ClientRegistration, FileTokenStore, MemoryTokenStore, StoredCredentials, TokenSet, TokenStore,
 };
@@ -152,6 +153,9 @@ pub struct AuthContext {
     pub provider: Option<Arc<dyn AuthProvider>>,
     /// The name clients register with.
     pub client_name: String,
+    /// Whether a stored token is used before asking for a new one (`false`
+    /// for `mcp-cli login`, which always runs the flow).
+    pub reuse_stored: bool,
 }
 
 impl AuthContext {
@@ -162,7 +166,14 @@ impl AuthContext {
             store,
             provider: None,
             client_name: "mcp-discovery".into(),
+            reuse_stored: true,
         }
+    }
+
+    /// The same, with `provider` running the user's step.
+    pub fn with_provider(mut self, provider: Arc<dyn AuthProvider>) -> Self {
+        self.provider = Some(provider);
+        self
     }
 }
 

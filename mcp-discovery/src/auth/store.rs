@@ -101,8 +101,11 @@ pub struct StoredCredentials {
     pub server: String,
     /// The authorization server's issuer.
     pub issuer: String,
-    /// The resource (the MCP server's canonical URL).
+    /// The resource, as its protected-resource metadata names it.
     pub resource: String,
+    /// The MCP endpoint's URL (the resource may name a parent of it).
+    #[serde(default)]
+    pub url: String,
     /// The client identity used at that issuer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientRegistration>,
@@ -115,6 +118,11 @@ pub struct StoredCredentials {
 }
 
 impl StoredCredentials {
+    /// Whether this entry is for `resource` (its identifier or its endpoint URL).
+    pub fn names(&self, resource: &str) -> bool {
+        self.resource == resource || self.url == resource
+    }
+
     /// The key of an (issuer, resource) pair: a hash, so no file name or map
     /// key shows either in clear.
     pub fn key(issuer: &str, resource: &str) -> String {
@@ -130,8 +138,8 @@ impl StoredCredentials {
     }
 }
 
-/// Seconds since the Unix epoch.
-pub(crate) fn now_secs() -> u64 {
+/// Seconds since the Unix epoch (how stored expiries are written).
+pub fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -143,20 +151,21 @@ pub(crate) fn now_secs() -> u64 {
 pub trait TokenStore: Send + Sync + fmt::Debug {
     /// The credentials for `resource` from `issuer`.
     fn load(&self, issuer: &str, resource: &str) -> Result<Option<StoredCredentials>, AuthError>;
-    /// Every stored entry for `resource`, newest first (the issuer is not
-    /// known before discovery; a stored entry names it).
+    /// Every stored entry for `resource` (the resource identifier, or the
+    /// endpoint URL), newest first: the issuer is not known before
+    /// discovery; a stored entry names it.
     fn for_resource(&self, resource: &str) -> Result<Vec<StoredCredentials>, AuthError> {
         let mut entries: Vec<_> = self
             .list()?
             .into_iter()
-            .filter(|entry| entry.resource == resource)
+            .filter(|entry| entry.names(resource))
             .collect();
         entries.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
         Ok(entries)
     }
     /// Stores (replaces) one entry.
     fn save(&self, credentials: &StoredCredentials) -> Result<(), AuthError>;
-    /// Removes every entry for `resource`; how many there were.
+    /// Removes every entry for `resource` (identifier or endpoint URL); how many there were.
     fn remove_resource(&self, resource: &str) -> Result<usize, AuthError>;
     /// Every entry.
     fn list(&self) -> Result<Vec<StoredCredentials>, AuthError>;
@@ -197,7 +206,7 @@ impl TokenStore for MemoryTokenStore {
     fn remove_resource(&self, resource: &str) -> Result<usize, AuthError> {
         let mut entries = self.entries.lock();
         let before = entries.len();
-        entries.retain(|_, entry| entry.resource != resource);
+        entries.retain(|_, entry| !entry.names(resource));
         Ok(before - entries.len())
     }
 
@@ -345,7 +354,7 @@ impl TokenStore for FileTokenStore {
         let _guard = self.lock.lock();
         let mut file = self.read()?;
         let before = file.entries.len();
-        file.entries.retain(|_, entry| entry.resource != resource);
+        file.entries.retain(|_, entry| !entry.names(resource));
         let removed = before - file.entries.len();
         if removed > 0 {
             self.write(&file)?;
@@ -368,6 +377,7 @@ mod tests {
             server: "s".into(),
             issuer: issuer.into(),
             resource: resource.into(),
+            url: String::new(),
             client: Some(ClientRegistration {
                 client_id: "id".into(),
                 client_secret: Some("client-secret-value".into()),

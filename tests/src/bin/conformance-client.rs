@@ -118,12 +118,12 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
         &url::Url::parse(url).context("the server URL is not a URL")?,
         auth_settings(scenario)?,
         AuthContext {
-            store: Arc::new(MemoryTokenStore::new()),
-            provider: Some(Arc::new(HeadlessRedirect::new(
-                "http://localhost:3000/callback",
-            ))),
             client_name: "mcp-discovery-conformance".into(),
-        },
+            ..AuthContext::stored(Arc::new(MemoryTokenStore::new()))
+        }
+        .with_provider(Arc::new(HeadlessRedirect::new(
+            "http://localhost:3000/callback",
+        ))),
     )?;
     config.credentials = Some(oauth.clone());
     let transport = HttpTransport::connect(config, &HttpClient::shared()?, HttpKind::Auto).await?;

@@ -56,10 +56,7 @@ pub fn parse(header: &str) -> Option<Challenge> {
             scheme: scheme.clone(),
             ..Challenge::default()
         };
-        loop {
-            let Some((name, value, after)) = param(rest) else {
-                break;
-            };
+        while let Some((name, value, after)) = param(rest) {
             rest = after.trim_start_matches([' ', '\t', ',']);
             match name.to_ascii_lowercase().as_str() {
                 "resource_metadata" => challenge.resource_metadata = Some(value),

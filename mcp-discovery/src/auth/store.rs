@@ -160,7 +160,7 @@ pub trait TokenStore: Send + Sync + fmt::Debug {
             .into_iter()
             .filter(|entry| entry.names(resource))
             .collect();
-        entries.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        entries.sort_by_key(|entry| std::cmp::Reverse(entry.updated_at));
         Ok(entries)
     }
     /// Stores (replaces) one entry.

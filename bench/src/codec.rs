@@ -20,9 +20,9 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use futures::StreamExt;
-use mcp_protocol::Message;
-use mcp_protocol::types::ListToolsResult;
-use mcp_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
+use mcpdisco_protocol::Message;
+use mcpdisco_protocol::types::ListToolsResult;
+use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use rmcp::RoleClient;
 use rmcp::model::{JsonRpcMessage, ServerResult};
 use rmcp::transport::Transport as _;

@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
-use mcp_transport::stdio::{StdioConfig, StdioTransport};
+use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
 use crate::BenchError;

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
-use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::{AsyncBufReadExt, BufReader};

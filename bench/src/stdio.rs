@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
-use mcp_transport::stdio::{StdioConfig, StdioTransport};
+use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use rmcp::model::{ClientRequest, PingRequest};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;

@@ -1,8 +1,8 @@
 //! The protocol logic: one JSON-RPC message in, at most one out. No I/O.
 
-use mcp_protocol::server;
-use mcp_protocol::version::{Era, ProtocolVersion};
-use mcp_protocol::{ErrorCode, ErrorObject, Message, RequestId};
+use mcpdisco_protocol::server;
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_protocol::{ErrorCode, ErrorObject, Message, RequestId};
 use serde_json::{Value, json};
 
 use crate::catalog;
@@ -77,11 +77,11 @@ impl Server {
         };
         let params = request.params.clone().unwrap_or_else(|| json!({}));
         Some(match self.answer(&request.method, &params) {
-            Ok(result) => Message::Response(mcp_protocol::Response {
+            Ok(result) => Message::Response(mcpdisco_protocol::Response {
                 id: request.id.clone(),
-                result: mcp_protocol::RawJson::from_value(&result),
+                result: mcpdisco_protocol::RawJson::from_value(&result),
             }),
-            Err(error) => Message::Error(mcp_protocol::ErrorResponse {
+            Err(error) => Message::Error(mcpdisco_protocol::ErrorResponse {
                 id: Some(request.id.clone()),
                 error,
             }),
@@ -90,7 +90,7 @@ impl Server {
 
     /// An answer to a message that could not be read as JSON-RPC.
     pub fn invalid(id: Option<RequestId>, reason: &str) -> Message {
-        Message::Error(mcp_protocol::ErrorResponse {
+        Message::Error(mcpdisco_protocol::ErrorResponse {
             id,
             error: ErrorObject::new(ErrorCode::INVALID_REQUEST, reason),
         })
@@ -177,7 +177,7 @@ impl Server {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::meta::{PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+    use mcpdisco_protocol::meta::{PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 
     fn ask(server: &Server, method: &str, params: Value) -> Result<Value, ErrorObject> {
         let request = Message::from_value(

@@ -1,9 +1,9 @@
 //! Serving Streamable HTTP at `/mcp`, on the workspace's own server-side
-//! framing (`mcp_transport::server::http`): each connection it accepts is
+//! framing (`mcpdisco_transport::server::http`): each connection it accepts is
 //! served like a stdio one.
 
 use axum::Router;
-use mcp_transport::server::http::{HttpServer, HttpServerOptions};
+use mcpdisco_transport::server::http::{HttpServer, HttpServerOptions};
 use tokio::net::TcpListener;
 
 use crate::Server;

@@ -1,8 +1,8 @@
 //! Serving over stdio and over any transport, with the workspace's own
-//! server-side framing (`mcp_transport::server`).
+//! server-side framing (`mcpdisco_transport::server`).
 
-use mcp_transport::Transport;
-use mcp_transport::server::stdio::StdioServer;
+use mcpdisco_transport::Transport;
+use mcpdisco_transport::server::stdio::StdioServer;
 
 use crate::Server;
 

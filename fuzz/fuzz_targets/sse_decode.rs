@@ -3,7 +3,7 @@
 
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
-use mcp_transport::codec::sse::{SseDecoder, SseEvent};
+use mcpdisco_transport::codec::sse::{SseDecoder, SseEvent};
 use tokio_util::codec::Decoder;
 
 fn decode(chunks: &[&[u8]]) -> Vec<SseEvent> {

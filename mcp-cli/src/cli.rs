@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use clap_complete::engine::ArgValueCompleter;
 
 /// See what every MCP server in your configuration offers: tools, resources,
 /// resource templates and prompts, discovered in parallel and cached.
@@ -94,8 +95,10 @@ pub enum Command {
     /// Call a tool. Exits 5 when the tool reports an error (`isError`).
     Call {
         /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         server: String,
         /// The tool, by its own name on that server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::tool_names))]
         tool: String,
         /// The arguments, a JSON object.
         #[arg(long, value_name = "JSON", default_value = "{}")]
@@ -104,6 +107,7 @@ pub enum Command {
     /// Check that a server answers.
     Ping {
         /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         server: String,
     },
     /// Serve every enabled server as one MCP server (a gateway): over stdio,
@@ -133,6 +137,7 @@ pub enum Command {
     /// back to 127.0.0.1, and stores the tokens for the other commands.
     Login {
         /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         server: String,
         /// Print the authorization URL instead of opening a browser.
         #[arg(long)]
@@ -141,6 +146,7 @@ pub enum Command {
     /// Forget a server's stored tokens and client registration.
     Logout {
         /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         server: String,
     },
     /// Stored tokens.
@@ -149,11 +155,22 @@ pub enum Command {
         #[command(subcommand)]
         command: AuthCommand,
     },
+    /// Print a shell completion script (static). For completion of server
+    /// and tool names too, use `source <(COMPLETE=bash mcp-cli)` (zsh, fish
+    /// and others alike) instead.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    #[command(hide = true)]
+    Manpage,
     /// Diagnose servers step by step (config, command, process, stdout,
     /// era probe, handshake, each list, stderr, HTTP), saying what to do.
     /// Exits 0 when every check passes.
     Doctor {
         /// The servers (all enabled ones when none is named).
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         servers: Vec<String>,
     },
 }

@@ -4,17 +4,15 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_discovery::cache::{Cache, CacheMode};
-use mcp_discovery::catalog::{Catalog, CatalogEntry};
-use mcp_discovery::config::ServerConfig;
-use mcp_discovery::connect::{ConnectContext, Connectors, StopGraces, connect_with};
-use mcp_discovery::discovery::{
-    self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary,
-};
-use mcp_discovery::doctor::DoctorOptions;
-use mcp_discovery::policy::{RateLimit, RetryPolicy};
-use mcp_discovery::session::{ListKind, SessionError, SessionOptions};
-use mcp_discovery::trace::{JsonLinesTrace, Tracer};
+use mcpdisco::cache::{Cache, CacheMode};
+use mcpdisco::catalog::{Catalog, CatalogEntry};
+use mcpdisco::config::ServerConfig;
+use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, connect_with};
+use mcpdisco::discovery::{self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary};
+use mcpdisco::doctor::DoctorOptions;
+use mcpdisco::policy::{RateLimit, RetryPolicy};
+use mcpdisco::session::{ListKind, SessionError, SessionOptions};
+use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -38,6 +36,22 @@ pub mod exit {
 
 /// Runs `command`.
 pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, UsageError> {
+    match command {
+        Command::Completions { .. } | Command::Manpage => {
+            let written = match command {
+                Command::Completions { shell } => crate::completions::write_script(*shell),
+                _ => crate::completions::write_man_page(),
+            };
+            return Ok(match written {
+                Ok(()) => ExitCode::from(exit::OK),
+                Err(error) => {
+                    eprintln!("error: cannot write to stdout: {error}");
+                    ExitCode::from(exit::USAGE)
+                }
+            });
+        }
+        _ => {}
+    }
     let loaded = load(global)?;
     crate::logging::set_masker(loaded.masker());
     let session = session_options(global, &loaded)?;
@@ -115,6 +129,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         Command::Auth {
             command: crate::cli::AuthCommand::Status,
         } => crate::login::status(global),
+        Command::Completions { .. } | Command::Manpage => Ok(ExitCode::from(exit::OK)),
         Command::Doctor { servers } => {
             let mut chosen = Vec::new();
             for name in servers {
@@ -173,7 +188,10 @@ fn deadline(global: &GlobalOptions) -> Duration {
 const DEFAULT_RATE_LIMIT: f64 = 10.0;
 
 /// The session options every command uses: policies and the trace.
-fn session_options(global: &GlobalOptions, loaded: &Loaded) -> Result<SessionOptions, UsageError> {
+pub(crate) fn session_options(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+) -> Result<SessionOptions, UsageError> {
     let mut options = SessionOptions {
         retry: (global.retries > 0).then(|| RetryPolicy {
             max_retries: global.retries,
@@ -417,7 +435,7 @@ async fn connect_to(
     global: &GlobalOptions,
     session: &SessionOptions,
     server: &ServerConfig,
-) -> Result<mcp_discovery::session::Session, SessionError> {
+) -> Result<mcpdisco::session::Session, SessionError> {
     let deadline = server.timeout.unwrap_or_else(|| deadline(global));
     let mut session_options = session.clone();
     session_options.deadline = Some(tokio::time::Instant::now() + deadline);
@@ -438,7 +456,7 @@ async fn connect_to(
         Err(_) => Err(SessionError::new(
             &server.name,
             "connect",
-            mcp_discovery::session::ErrorKind::Timeout { after: deadline },
+            mcpdisco::session::ErrorKind::Timeout { after: deadline },
         )),
     }
 }
@@ -567,7 +585,7 @@ async fn doctor(
                 deadline,
                 ..options
             };
-            mcp_discovery::doctor::diagnose(server, &options).await
+            mcpdisco::doctor::diagnose(server, &options).await
         }
     }))
     .await;

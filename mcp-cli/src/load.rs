@@ -2,10 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_discovery::config::{
-    self, Candidate, ConfigError, EnvPolicy, Launch, ProcessEnv, ServerConfig,
-};
-use mcp_discovery::secret::Masker;
+use mcpdisco::config::{self, Candidate, ConfigError, EnvPolicy, Launch, ProcessEnv, ServerConfig};
+use mcpdisco::secret::Masker;
 
 use crate::cli::GlobalOptions;
 

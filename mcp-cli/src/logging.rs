@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use mcp_discovery::sync::RwLock;
+use mcpdisco::sync::RwLock;
 
-use mcp_discovery::secret::Masker;
+use mcpdisco::secret::Masker;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 

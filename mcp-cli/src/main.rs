@@ -8,6 +8,7 @@
 mod cli;
 mod columns;
 mod commands;
+mod completions;
 mod load;
 mod logging;
 mod login;
@@ -25,6 +26,7 @@ use crate::cli::Cli;
 use crate::commands::exit;
 
 fn main() -> ExitCode {
+    completions::complete_if_asked();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -4,11 +4,11 @@ use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use mcp_discovery::sync::Mutex;
+use mcpdisco::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_discovery::discovery::{DiscoveryEvent, DiscoveryObserver, ServerStatus};
+use mcpdisco::discovery::{DiscoveryEvent, DiscoveryObserver, ServerStatus};
 
 /// A progress bar over the enabled servers, drawn only when stderr is a terminal.
 pub struct Progress {

@@ -2,11 +2,11 @@
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
-use mcp_discovery::catalog::Catalog;
-use mcp_discovery::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
-use mcp_discovery::doctor::{CheckStatus, Diagnosis};
-use mcp_discovery::session::ListKind;
-use mcp_discovery::{JsonView, RawJson, ResourceView};
+use mcpdisco::catalog::Catalog;
+use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
+use mcpdisco::doctor::{CheckStatus, Diagnosis};
+use mcpdisco::session::ListKind;
+use mcpdisco::{JsonView, RawJson, ResourceView};
 use serde_json::Value;
 
 use crate::columns::{self, Layout};
@@ -370,11 +370,11 @@ pub fn call_result(result: &Value) -> String {
             out.push('\n');
         }
     }
-    if let Some(structured) = result.get("structuredContent") {
-        if out.is_empty() {
-            out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
-            out.push('\n');
-        }
+    if let Some(structured) = result.get("structuredContent")
+        && out.is_empty()
+    {
+        out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
+        out.push('\n');
     }
     out
 }
@@ -398,11 +398,11 @@ mod tests {
         ready.tools = vec![
             json!({"name": "add", "description": "Adds.\nMore.", "inputSchema": {"properties": {"a": {"type": "number"}}, "required": ["a"]}}).into(),
         ];
-        ready.server_info = Some(mcp_discovery::protocol::types::Implementation::new(
+        ready.server_info = Some(mcpdisco::protocol::types::Implementation::new(
             "example", "1.0",
         ));
         let mut failed = ServerReport::empty("broken", ServerStatus::Failed);
-        failed.error = Some(mcp_discovery::discovery::Failure {
+        failed.error = Some(mcpdisco::discovery::Failure {
             kind: "exited".into(),
             message: "server 'broken' exited with status 3 during initialize: no key".into(),
         });

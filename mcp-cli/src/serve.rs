@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_discovery::gateway::{Gateway, GatewayOptions};
-use mcp_discovery::secret::SecretString;
-use mcp_discovery::server::http::{HttpServer, HttpServerOptions};
-use mcp_discovery::server::stdio::StdioServer;
-use mcp_discovery::session::SessionOptions;
-use mcp_discovery::supervisor::SupervisorOptions;
+use mcpdisco::gateway::{Gateway, GatewayOptions};
+use mcpdisco::secret::SecretString;
+use mcpdisco::server::http::{HttpServer, HttpServerOptions};
+use mcpdisco::server::stdio::StdioServer;
+use mcpdisco::session::SessionOptions;
+use mcpdisco::supervisor::SupervisorOptions;
 
 use crate::load::{Loaded, UsageError};
 

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
+use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
 use serde::Serialize;
 
 use crate::report::{ServerReport, ServerStatus, StatusSummary};

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_transport::trace::{HttpEvent, MemoryTrace, TraceEvent, Tracer};
+use mcpdisco_transport::trace::{HttpEvent, MemoryTrace, TraceEvent, Tracer};
 use serde::Serialize;
 
 use crate::config::{Launch, ServerConfig};
@@ -334,7 +334,7 @@ fn check_launch(server: &ServerConfig, list: &mut Checklist) -> bool {
             let path = env
                 .get("PATH")
                 .map(|value| {
-                    use mcp_transport::secret::ExposeSecret;
+                    use mcpdisco_transport::secret::ExposeSecret;
                     value.expose_secret().to_owned()
                 })
                 .or_else(|| std::env::var("PATH").ok())
@@ -435,10 +435,10 @@ fn handshake_hint(error: &SessionError) -> Option<String> {
             "the server speaks no protocol version we speak: update the server".into()
         }
         ErrorKind::Transport(
-            mcp_transport::TransportError::Http {
+            mcpdisco_transport::TransportError::Http {
                 status: 401 | 403, ..
             }
-            | mcp_transport::TransportError::Unauthorized { .. },
+            | mcpdisco_transport::TransportError::Unauthorized { .. },
         ) => "the server wants authorization: configure credentials (a header, or OAuth)".into(),
         ErrorKind::Auth(crate::auth::AuthError::Required { server }) => {
             format!("the server requires OAuth: run `mcp-cli login {server}`")
@@ -447,16 +447,16 @@ fn handshake_hint(error: &SessionError) -> Option<String> {
             "authorization failed: check the server's auth settings, then `mcp-cli login` again"
                 .into()
         }
-        ErrorKind::Transport(mcp_transport::TransportError::Protocol { reason, .. })
+        ErrorKind::Transport(mcpdisco_transport::TransportError::Protocol { reason, .. })
             if reason.contains("text/html") =>
         {
             "the URL serves a web page, not MCP: a login wall, a proxy, or the wrong path".into()
         }
         ErrorKind::Server { .. } => "the server refused the handshake; its message says why".into(),
-        ErrorKind::Transport(mcp_transport::TransportError::Connect { .. }) => {
+        ErrorKind::Transport(mcpdisco_transport::TransportError::Connect { .. }) => {
             "nothing answers at that address: is the server running, and is the URL right?".into()
         }
-        ErrorKind::Transport(mcp_transport::TransportError::CrossOriginRedirect { .. }) => {
+        ErrorKind::Transport(mcpdisco_transport::TransportError::CrossOriginRedirect { .. }) => {
             "use the URL the server redirects to, if you trust that origin with your credentials".into()
         }
         _ => return None,
@@ -466,7 +466,7 @@ fn handshake_hint(error: &SessionError) -> Option<String> {
 /// Lines on stdout that were not JSON-RPC: a server that logs to stdout.
 fn noise_check(
     connection: &crate::connect::Connection,
-    masker: &mcp_transport::secret::Masker,
+    masker: &mcpdisco_transport::secret::Masker,
     list: &mut Checklist,
 ) {
     let Some(skipped) = connection.details().skipped_lines() else {
@@ -484,7 +484,7 @@ fn noise_check(
     let first = skipped
         .first()
         .first()
-        .map(|line| mcp_transport::stdio::masked_preview(masker, line))
+        .map(|line| mcpdisco_transport::stdio::masked_preview(masker, line))
         .unwrap_or_default();
     list.add(
         "stdout",

@@ -6,7 +6,7 @@
 //!   VS Code `.vscode/mcp.json`), with variable expansion and secrets kept
 //!   out of every message.
 //! * [`session`]: the MCP client session for both protocol eras over any
-//!   [`mcp_transport::Transport`].
+//!   [`mcpdisco_transport::Transport`].
 //! * [`connect`]: from a configured server to a connected session.
 //! * [`discovery`]: every server at once, each under its own deadline, each
 //!   ending `ready`, `failed` or `disabled`.
@@ -34,7 +34,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use mcp_discovery::{cache::Cache, catalog::Catalog, config, discovery};
+//! use mcpdisco::{cache::Cache, catalog::Catalog, config, discovery};
 //! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv)?;
 //! let options = discovery::DiscoveryOptions {
 //!     cache: Some(Cache::open_default()),
@@ -64,23 +64,23 @@ pub mod report;
 pub mod session;
 pub mod supervisor;
 
-/// The protocol types this crate speaks ([`mcp_protocol`]).
-pub use mcp_protocol as protocol;
+/// The protocol types this crate speaks ([`mcpdisco_protocol`]).
+pub use mcpdisco_protocol as protocol;
 
-/// Secret types and the masker ([`mcp_transport::secret`]).
-pub use mcp_transport::secret;
+/// Secret types and the masker ([`mcpdisco_transport::secret`]).
+pub use mcpdisco_transport::secret;
 
-/// The poison-tolerant locks of the workspace ([`mcp_transport::sync`]).
-pub use mcp_transport::sync;
+/// The poison-tolerant locks of the workspace ([`mcpdisco_transport::sync`]).
+pub use mcpdisco_transport::sync;
 
 /// The server side of the transports (stdio; Streamable HTTP with feature
 /// `server-http`), which the [`gateway`] serves on.
-pub use mcp_transport::server;
+pub use mcpdisco_transport::server;
 
-/// The wire trace ([`mcp_transport::trace`]).
-pub use mcp_transport::trace;
+/// The wire trace ([`mcpdisco_transport::trace`]).
+pub use mcpdisco_transport::trace;
 
 /// Items, results and schemas are kept as the server sent them ([`RawJson`]),
 /// read part by part through borrowed views ([`JsonView`], and [`ToolView`],
 /// [`PromptView`], [`ResourceView`] for items).
-pub use mcp_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
+pub use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};

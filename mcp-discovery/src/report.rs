@@ -10,10 +10,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_protocol::RawJson;
-use mcp_protocol::types::{Implementation, ServerCapabilities};
-use mcp_protocol::version::Era;
-use mcp_transport::secret::Masker;
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::types::{Implementation, ServerCapabilities};
+use mcpdisco_protocol::version::Era;
+use mcpdisco_transport::secret::Masker;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{millis, now_ms};

@@ -11,7 +11,7 @@
 //! so a 40 MB `tools/list` result costs one scan of its bytes.
 //!
 //! ```
-//! use mcp_protocol::jsonrpc::{Message, RequestId};
+//! use mcpdisco_protocol::jsonrpc::{Message, RequestId};
 //!
 //! let raw = br#"{"result":{},"jsonrpc":"2.0","id":7}"#;
 //! let message = Message::from_slice(raw).unwrap();

@@ -1,8 +1,8 @@
 //! One zero-sized type per MCP method, pairing its name with its params and result types.
 //!
 //! ```
-//! use mcp_protocol::method::RequestMethod;
-//! use mcp_protocol::methods::{CallTool, ListTools, is_idempotent};
+//! use mcpdisco_protocol::method::RequestMethod;
+//! use mcpdisco_protocol::methods::{CallTool, ListTools, is_idempotent};
 //! assert_eq!(ListTools::METHOD, "tools/list");
 //! assert!(ListTools::IDEMPOTENT && !CallTool::IDEMPOTENT);
 //! assert!(is_idempotent("resources/read") && !is_idempotent("tools/call"));

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::*;
-use mcp_protocol::{Message, RawJson, RequestId};
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::*;
+use mcpdisco_protocol::{Message, RawJson, RequestId};
 use serde_json::Value;
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {

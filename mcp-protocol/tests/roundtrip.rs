@@ -1,8 +1,8 @@
 //! Property tests: for every message type, JSON → value → JSON is lossless and
 //! value → JSON → value gives the same value, including unknown fields.
 
-use mcp_protocol::types::*;
-use mcp_protocol::{Message, Notification, RawJson, Request, RequestId, Response};
+use mcpdisco_protocol::types::*;
+use mcpdisco_protocol::{Message, Notification, RawJson, Request, RequestId, Response};
 use proptest::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

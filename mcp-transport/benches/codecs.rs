@@ -8,8 +8,8 @@
 
 use bytes::BytesMut;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_transport::codec::ndjson::NdjsonCodec;
-use mcp_transport::codec::sse::SseDecoder;
+use mcpdisco_transport::codec::ndjson::NdjsonCodec;
+use mcpdisco_transport::codec::sse::SseDecoder;
 use serde_json::{Value, json};
 use std::hint::black_box;
 use tokio_util::codec::Decoder;
@@ -92,7 +92,7 @@ fn sse_messages(bytes: &[u8], chunk: usize) -> usize {
         while let Ok(Some(event)) = decoder.decode(&mut buf) {
             // As the HTTP transport does: the event's text becomes the message's bytes.
             let data = bytes::Bytes::from(event.data);
-            if let Ok(message) = mcp_protocol::Message::from_bytes(&data) {
+            if let Ok(message) = mcpdisco_protocol::Message::from_bytes(&data) {
                 black_box(&message);
                 messages += 1;
             }

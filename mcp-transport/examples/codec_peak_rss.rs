@@ -10,7 +10,7 @@
 use std::io::{Read, Write};
 
 use bytes::BytesMut;
-use mcp_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
+use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use nix::sys::resource::{UsageWho, getrusage};
 use tokio_util::codec::Decoder;
 
@@ -70,9 +70,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         buf.extend_from_slice(&chunk[..read]);
         while let Some(frame) = codec.decode(&mut buf)? {
             if let NdjsonFrame::Message(message) = frame {
-                if let mcp_protocol::Message::Response(response) = &message {
+                if let mcpdisco_protocol::Message::Response(response) = &message {
                     // Typed decoding, straight from the raw result.
-                    let list: mcp_protocol::types::ListToolsResult = response.result.decode()?;
+                    let list: mcpdisco_protocol::types::ListToolsResult =
+                        response.result.decode()?;
                     tools = list.tools.len();
                 }
                 drop(message);

@@ -10,9 +10,9 @@ use std::collections::VecDeque;
 
 use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
-use mcp_protocol::{Message, RawJson, Request, RequestId, Response};
-use mcp_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
-use mcp_transport::{Transport, TransportError};
+use mcpdisco_protocol::{Message, RawJson, Request, RequestId, Response};
+use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
+use mcpdisco_transport::{Transport, TransportError};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;

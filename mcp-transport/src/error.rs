@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use mcp_protocol::ErrorObject;
+use mcpdisco_protocol::ErrorObject;
 
 use crate::secret::Masker;
 

@@ -1,4 +1,4 @@
-//! MCP client transports: bytes to [`mcp_protocol::Message`]s and back.
+//! MCP client transports: bytes to [`mcpdisco_protocol::Message`]s and back.
 //!
 //! This crate owns the connection to a server (a child process or an HTTP
 //! endpoint) and nothing above it: no handshake, no request ids, no timeouts
@@ -34,11 +34,11 @@
 //!   `receive`, so the session fails or re-issues it at once.
 //!
 //! To start it from a config like the built-in transports, implement
-//! `mcp_discovery::connect::Connector` for it (open the transport from the
+//! `mcpdisco::connect::Connector` for it (open the transport from the
 //! server's settings) and register it under a `type` name with
 //! `Connectors::with`; a config entry `{"type": "<name>", ...}` then
 //! starts it through discovery, the hub and the CLI alike. The
-//! `mcp_discovery::connect` docs show it end to end with an in-memory
+//! `mcpdisco::connect` docs show it end to end with an in-memory
 //! transport.
 //!
 //! For a byte stream, [`codec::ndjson::NdjsonCodec`] with `tokio_util`'s
@@ -47,8 +47,8 @@
 //!
 //! ```
 //! use async_trait::async_trait;
-//! use mcp_protocol::Message;
-//! use mcp_transport::{Transport, TransportError};
+//! use mcpdisco_protocol::Message;
+//! use mcpdisco_transport::{Transport, TransportError};
 //!
 //! /// A transport that has nothing to say and accepts everything.
 //! struct Silent;

@@ -5,8 +5,8 @@
 //!
 //! ```
 //! # tokio_test_block_on(async {
-//! use mcp_protocol::{Message, Notification};
-//! use mcp_transport::{MemoryTransport, Transport};
+//! use mcpdisco_protocol::{Message, Notification};
+//! use mcpdisco_transport::{MemoryTransport, Transport};
 //! let (client, server) = MemoryTransport::pair();
 //! client.send(Message::Notification(Notification { method: "x".into(), params: None })).await.unwrap();
 //! assert_eq!(server.receive().await.unwrap().unwrap().method(), Some("x"));
@@ -19,7 +19,7 @@
 use crate::sync::Mutex;
 
 use async_trait::async_trait;
-use mcp_protocol::Message;
+use mcpdisco_protocol::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -117,7 +117,7 @@ impl Transport for MemoryTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::{Notification, Request, RequestId};
+    use mcpdisco_protocol::{Notification, Request, RequestId};
 
     fn ping(id: i64) -> Message {
         Message::Request(Request {

@@ -26,7 +26,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use mcp_protocol::{ErrorObject, RawJson};
+use mcpdisco_protocol::{ErrorObject, RawJson};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde_json::Value;
 

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::sync::Mutex;
 use async_trait::async_trait;
-use mcp_protocol::{Message, RequestId};
+use mcpdisco_protocol::{Message, RequestId};
 use serde_json::{Map, Value, json};
 
 use crate::error::TransportError;
@@ -391,7 +391,7 @@ impl Transport for TracedTransport {
 mod tests {
     use super::*;
     use crate::memory::MemoryTransport;
-    use mcp_protocol::{Request, Response};
+    use mcpdisco_protocol::{Request, Response};
 
     #[tokio::test]
     async fn every_message_is_traced_in_order_masked_and_timed() {

@@ -1,7 +1,7 @@
 //! The [`Transport`] trait: the one seam between session logic and bytes.
 
 use async_trait::async_trait;
-use mcp_protocol::Message;
+use mcpdisco_protocol::Message;
 
 use crate::error::TransportError;
 
@@ -96,11 +96,11 @@ const LOST_ANSWER_MARK: &str = "io.mcp-discovery/lost-answer";
 /// cannot be resumed. The session fails the request at once (as "sent, then
 /// the connection was lost") instead of waiting out its timeout, and re-issues
 /// it when it is idempotent. A transport yields it from `receive`.
-pub fn lost_answer(id: mcp_protocol::RequestId, reason: impl Into<String>) -> Message {
-    Message::Error(mcp_protocol::ErrorResponse {
+pub fn lost_answer(id: mcpdisco_protocol::RequestId, reason: impl Into<String>) -> Message {
+    Message::Error(mcpdisco_protocol::ErrorResponse {
         id: Some(id),
-        error: mcp_protocol::ErrorObject {
-            code: mcp_protocol::ErrorCode(LOST_ANSWER_CODE),
+        error: mcpdisco_protocol::ErrorObject {
+            code: mcpdisco_protocol::ErrorCode(LOST_ANSWER_CODE),
             message: reason.into(),
             data: Some(serde_json::json!({ LOST_ANSWER_MARK: true })),
         },
@@ -108,8 +108,8 @@ pub fn lost_answer(id: mcp_protocol::RequestId, reason: impl Into<String>) -> Me
 }
 
 /// Whether an error answer was made up by [`lost_answer`].
-pub fn is_lost_answer(error: &mcp_protocol::ErrorObject) -> bool {
-    error.code == mcp_protocol::ErrorCode(LOST_ANSWER_CODE)
+pub fn is_lost_answer(error: &mcpdisco_protocol::ErrorObject) -> bool {
+    error.code == mcpdisco_protocol::ErrorCode(LOST_ANSWER_CODE)
         && error
             .data
             .as_ref()

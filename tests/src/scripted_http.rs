@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_transport::sync::Mutex;
+use mcpdisco_transport::sync::Mutex;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -58,9 +58,9 @@ impl ToolCommand {
     }
 
     /// The same command as a stdio transport configuration for server `name`.
-    pub fn stdio_config(&self, name: &str) -> mcp_transport::stdio::StdioConfig {
+    pub fn stdio_config(&self, name: &str) -> mcpdisco_transport::stdio::StdioConfig {
         let mut config =
-            mcp_transport::stdio::StdioConfig::new(name, self.program.to_string_lossy())
+            mcpdisco_transport::stdio::StdioConfig::new(name, self.program.to_string_lossy())
                 .args(self.args.iter().map(|a| a.to_string_lossy().into_owned()));
         for (key, value) in &self.env {
             config = config.env(key.to_string_lossy(), value.to_string_lossy());
@@ -77,9 +77,9 @@ impl ToolCommand {
         })
     }
 
-    /// The same command as a discovery [`ServerConfig`](mcp_discovery::config::ServerConfig) run in `cwd`.
-    pub fn server_config(&self, name: &str, cwd: &Path) -> mcp_discovery::config::ServerConfig {
-        let mut server = mcp_discovery::config::ServerConfig::stdio(
+    /// The same command as a discovery [`ServerConfig`](mcpdisco::config::ServerConfig) run in `cwd`.
+    pub fn server_config(&self, name: &str, cwd: &Path) -> mcpdisco::config::ServerConfig {
+        let mut server = mcpdisco::config::ServerConfig::stdio(
             name,
             self.program.to_string_lossy(),
             self.args.iter().map(|a| a.to_string_lossy().into_owned()),

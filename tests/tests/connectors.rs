@@ -5,16 +5,16 @@
 
 use std::sync::Arc;
 
-use mcp_discovery::cache::Cache;
-use mcp_discovery::config::{self, ParseOptions, ProcessEnv, ServerConfig};
-use mcp_discovery::connect::{Connectors, MemoryConnector};
-use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcp_discovery::secret::Masker;
-use mcp_discovery::supervisor::{Supervisor, SupervisorOptions};
 use mcp_example_server::{EraSupport, Server, ServerOptions, serve_transport};
-use mcp_protocol::version::Era;
-use mcp_transport::MemoryTransport;
-use mcp_transport::trace::{Direction, MemoryTrace, TraceEvent, Tracer};
+use mcpdisco::cache::Cache;
+use mcpdisco::config::{self, ParseOptions, ProcessEnv, ServerConfig};
+use mcpdisco::connect::{Connectors, MemoryConnector};
+use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcpdisco::secret::Masker;
+use mcpdisco::supervisor::{Supervisor, SupervisorOptions};
+use mcpdisco_protocol::version::Era;
+use mcpdisco_transport::MemoryTransport;
+use mcpdisco_transport::trace::{Direction, MemoryTrace, TraceEvent, Tracer};
 use serde_json::json;
 
 /// A connector that serves the example server in-process; `"eras"` in the

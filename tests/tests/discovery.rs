@@ -4,12 +4,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_discovery::cache::{Cache, CacheMode};
-use mcp_discovery::catalog::Catalog;
-use mcp_discovery::config::ServerConfig;
-use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcp_discovery::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
-use mcp_protocol::version::Era;
+use mcpdisco::cache::{Cache, CacheMode};
+use mcpdisco::catalog::Catalog;
+use mcpdisco::config::ServerConfig;
+use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcpdisco::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
+use mcpdisco_protocol::version::Era;
 use serde_json::json;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");

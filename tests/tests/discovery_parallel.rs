@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_discovery::config::ServerConfig;
-use mcp_discovery::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcpdisco::config::ServerConfig;
+use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
 /// Each server sleeps this long before it reads stdin (almost no CPU).

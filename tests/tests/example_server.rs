@@ -1,15 +1,15 @@
 //! Our session against the example server of the quick start: over stdio as
 //! a real child process, and over Streamable HTTP in-process.
 
-use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcp_example_server::{Server, ServerOptions, serve_http};
-use mcp_protocol::version::{Era, ProtocolVersion};
 use mcp_tests::tools::workspace_bin;
-use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
-use mcp_transport::stdio::{StdioConfig, StdioTransport};
+use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
-fn names(items: &[mcp_protocol::RawJson], key: &str) -> Vec<String> {
+fn names(items: &[mcpdisco_protocol::RawJson], key: &str) -> Vec<String> {
     items
         .iter()
         .map(|item| item.member::<String>(key).unwrap().unwrap())

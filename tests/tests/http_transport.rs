@@ -14,10 +14,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::serve::ListenerExt;
-use mcp_discovery::session::{EraPreference, ListKind, Session, SessionOptions};
-use mcp_protocol::{Message, Request, RequestId};
-use mcp_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
-use mcp_transport::{Transport, TransportError};
+use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_protocol::{Message, Request, RequestId};
+use mcpdisco_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
+use mcpdisco_transport::{Transport, TransportError};
 use serde_json::{Value, json};
 
 /// A scripted answer: status, extra headers, body.

@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use mcp_discovery::session::{ListKind, Session, SessionOptions};
-use mcp_protocol::version::{Era, ProtocolVersion};
 use mcp_tests::tools::{
     BackgroundServer as Server, FastMcpTransport, Tools, free_port, require_tools,
 };
-use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
-use mcp_transport::stdio::StdioTransport;
+use mcpdisco::session::{ListKind, Session, SessionOptions};
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcpdisco_transport::stdio::StdioTransport;
 use serde_json::json;
 
 async fn stdio_session(name: &str, command: mcp_tests::tools::ToolCommand) -> Session {

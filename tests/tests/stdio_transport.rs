@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mcp_protocol::{Message, Request, RequestId};
-use mcp_transport::stdio::{EnvPolicy, StdioConfig, StdioTransport};
-use mcp_transport::{ExitStatus, Transport, TransportError};
+use mcpdisco_protocol::{Message, Request, RequestId};
+use mcpdisco_transport::stdio::{EnvPolicy, StdioConfig, StdioTransport};
+use mcpdisco_transport::{ExitStatus, Transport, TransportError};
 use serde_json::json;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -265,7 +265,7 @@ async fn by_default_a_server_sees_only_the_allowlist_and_its_own_env() {
     assert!(names.contains(&"PATH".to_owned()), "{names:?}");
     for name in &names {
         assert!(
-            name == "FIXTURE_SECRET" || mcp_transport::stdio::is_inherited_by_default(name),
+            name == "FIXTURE_SECRET" || mcpdisco_transport::stdio::is_inherited_by_default(name),
             "the server saw {name}: {names:?}"
         );
     }

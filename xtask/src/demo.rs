@@ -30,7 +30,7 @@ impl Drop for Running {
 /// Runs the demo; the exit status is mcp-cli's.
 pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
     let mut build = ws.cargo();
-    build.args(["build", "-p", "mcp-cli", "-p", "mcp-example-server"]);
+    build.args(["build", "-p", "mcpdisco-cli", "-p", "mcp-example-server"]);
     println!("demo: {}", process::describe(&build));
     process::run_checked(&mut build, BUILD_TIMEOUT)?;
 

@@ -13,6 +13,7 @@ mod demo;
 mod fuzz;
 mod pipeline;
 mod process;
+mod release;
 mod tally;
 mod tools;
 mod workspace;
@@ -53,6 +54,8 @@ enum Cmd {
     Bench,
     /// Install the pinned tools into `.tools/`.
     Setup,
+    /// Write the man page of mcp-cli to target/man/mcp-cli.1.
+    Man,
     /// The quick start: discover the example servers with mcp-cli (extra ARGS replace `discover`).
     Demo {
         /// mcp-cli arguments after `--config examples/mcp_config.json`.
@@ -101,6 +104,10 @@ fn main() -> ExitCode {
         Cmd::Fuzz { seconds } => report(fuzz::run(&ws, &tools, seconds), "fuzz"),
         Cmd::Bench => report(bench::run(&ws), "bench"),
         Cmd::Setup => report(tools.setup(), "setup"),
+        Cmd::Man => report(
+            release::man(&ws).map(|path| println!("man page: {}", path.display())),
+            "man",
+        ),
         Cmd::Demo { args } => match demo::run(&ws, &args) {
             Ok(code) => code,
             Err(err) => {

@@ -1,6 +1,7 @@
 //! `cargo xtask test`: the project's single test command.
 //!
-//! setup -> fmt check -> clippy -> cargo test -> fuzz smoke -> conformance, each step timed, ending with one
+//! setup -> fmt check -> clippy -> build -> publishable (package, features, MSRV,
+//! install, man page) -> cargo test -> fuzz smoke -> conformance, each step timed, ending with one
 //! line `tests: N passed, M failed`.
 
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use anyhow::Result;
 use crate::conformance;
 use crate::fuzz;
 use crate::process::{self, Stream};
+use crate::release;
 use crate::tally::{Counts, parse_test_result};
 use crate::tools::Tools;
 use crate::workspace::Workspace;
@@ -62,6 +64,18 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     step(
         "build binaries",
         || cargo_step(ws, &["build", "--workspace", "--bins"], CLIPPY_TIMEOUT),
+        &mut total,
+    );
+    step(
+        "publishable",
+        || {
+            release::package(ws)?;
+            release::check_features(ws)?;
+            release::check_msrv(ws)?;
+            release::check_install(ws)?;
+            release::man(ws)?;
+            Ok(Counts::default())
+        },
         &mut total,
     );
     if setup_ok {

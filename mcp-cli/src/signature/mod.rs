@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-pub use mcp_discovery::{JsonView, PromptView, ToolView};
+pub use mcpdisco::{JsonView, PromptView, ToolView};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -163,7 +163,7 @@ pub fn shorten(mut text: String, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_discovery::RawJson;
+    use mcpdisco::RawJson;
     use serde_json::json;
 
     fn tool(tool: &Value) -> String {

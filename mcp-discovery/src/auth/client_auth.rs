@@ -3,7 +3,7 @@
 //! (an RFC 7523 assertion signed with the configured key).
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_transport::secret::{ExposeSecret, SecretString};
+use mcpdisco_transport::secret::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 use super::AuthError;

@@ -6,7 +6,7 @@
 //! the serde types below.
 
 use base64::Engine;
-use mcp_transport::secret::ExposeSecret;
+use mcpdisco_transport::secret::ExposeSecret;
 use serde::Deserialize;
 
 use super::AuthError;

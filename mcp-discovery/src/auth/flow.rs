@@ -4,9 +4,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use mcp_transport::http::RequestCredentials;
-use mcp_transport::secret::{ExposeSecret, Masker};
-use mcp_transport::sync::RwLock;
+use mcpdisco_transport::http::RequestCredentials;
+use mcpdisco_transport::secret::{ExposeSecret, Masker};
+use mcpdisco_transport::sync::RwLock;
 use oauth2::basic::{BasicClient, BasicErrorResponse, BasicTokenResponse};
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointState,

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use mcp_transport::TransportError;
+use mcpdisco_transport::TransportError;
 
 use super::{AuthError, OAuthClient};
 use crate::session::{
@@ -57,7 +57,7 @@ async fn send(
     client: Arc<OAuthClient>,
     inner: RequestService,
     request: McpRequest,
-) -> Result<mcp_protocol::RawJson, SessionError> {
+) -> Result<mcpdisco_protocol::RawJson, SessionError> {
     use tower::ServiceExt;
     client.refresh_if_expiring().await;
     let mut rounds = 0;
@@ -105,5 +105,5 @@ async fn send(
 /// The session error for a failed authorization of `refused`'s request.
 fn auth_error(refused: &SessionError, auth: AuthError) -> SessionError {
     SessionError::new(refused.server(), refused.operation(), ErrorKind::Auth(auth))
-        .with_delivery(mcp_transport::Delivery::Answered)
+        .with_delivery(mcpdisco_transport::Delivery::Answered)
 }

@@ -9,9 +9,9 @@
 //! ```
 //!
 //! The transport knows nothing of OAuth: it asks
-//! [`RequestCredentials`](mcp_transport::http::RequestCredentials) for
+//! [`RequestCredentials`](mcpdisco_transport::http::RequestCredentials) for
 //! headers and reports a refusal as
-//! [`TransportError::Unauthorized`](mcp_transport::TransportError::Unauthorized).
+//! [`TransportError::Unauthorized`](mcpdisco_transport::TransportError::Unauthorized).
 //! [`OAuthClient`] does the rest, per the MCP authorization specification
 //! (2025-11-25 and 2026-07-28):
 //!
@@ -59,7 +59,7 @@ pub use store::{
     ClientRegistration, FileTokenStore, MemoryTokenStore, StoredCredentials, TokenSet, TokenStore,
 };
 
-use mcp_transport::secret::{ExposeSecret, Masker, SecretString};
+use mcpdisco_transport::secret::{ExposeSecret, Masker, SecretString};
 
 /// Which grant obtains the tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -218,7 +218,7 @@ mod tests {
 
     #[tokio::test]
     async fn loopback_returns_the_callback_url_and_answers_the_browser() {
-        let seen = Arc::new(mcp_transport::sync::Mutex::new(None));
+        let seen = Arc::new(mcpdisco_transport::sync::Mutex::new(None));
         let record = Arc::clone(&seen);
         let provider = LoopbackBrowser::new(
             Arc::new(move |url: &url::Url| *record.lock() = Some(url.to_string())),

@@ -72,8 +72,8 @@ impl Filters {
                 let name = crate::catalog::item_name(kind, item);
                 let uri = match kind {
                     ListKind::Resources | ListKind::ResourceTemplates => {
-                        mcp_protocol::ResourceView::read(
-                            mcp_protocol::JsonView::of(item),
+                        mcpdisco_protocol::ResourceView::read(
+                            mcpdisco_protocol::JsonView::of(item),
                             kind == ListKind::ResourceTemplates,
                         )
                         .uri()

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use mcp_transport::http::HttpKind;
-use mcp_transport::secret::{
+use mcpdisco_transport::http::HttpKind;
+use mcpdisco_transport::secret::{
     ExposeSecret, Masker, MaskerBuilder, SecretString, SecretUrl, is_secret_name,
 };
 use serde_json::{Map, Value};

@@ -40,11 +40,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mcp_transport::http::HttpKind;
+use mcpdisco_transport::http::HttpKind;
 
 use crate::policy::RateLimit;
-use mcp_transport::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
-pub use mcp_transport::stdio::EnvPolicy;
+use mcpdisco_transport::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
+pub use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
 
 pub use detect::{Candidate, candidates, detect};

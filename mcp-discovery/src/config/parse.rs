@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use mcp_transport::http::HttpKind;
+use mcpdisco_transport::http::HttpKind;
 use serde_json::{Map, Value};
 
 use super::PingSettings;
@@ -14,7 +14,7 @@ use super::redact;
 use super::{ConfigFile, ConfigFormat, EnvPolicy, Filter, Filters, Launch, ServerConfig};
 use crate::auth::{AuthSettings, Grant};
 use crate::policy::RateLimit;
-use mcp_transport::secret::{SecretString, SecretUrl};
+use mcpdisco_transport::secret::{SecretString, SecretUrl};
 
 /// The largest config file read (`~/.claude.json` can be big, but not this big).
 const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;

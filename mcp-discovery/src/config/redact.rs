@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use mcp_transport::http::HttpKind;
-use mcp_transport::secret::{
+use mcpdisco_transport::http::HttpKind;
+use mcpdisco_transport::secret::{
     Masker, SecretString, is_secret_name, looks_like_credential, redact_url,
 };
-use mcp_transport::stdio::EnvPolicy;
+use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
 
 /// The mask.
@@ -166,7 +166,7 @@ pub(crate) fn url_for_display(url: &str) -> String {
             .map(|pair| match pair.split_once('=') {
                 Some((name, value))
                     if is_secret_name(name)
-                        || value.chars().count() >= mcp_transport::secret::MIN_MASKED_LEN =>
+                        || value.chars().count() >= mcpdisco_transport::secret::MIN_MASKED_LEN =>
                 {
                     format!("{name}={}", mask_secret_value(value))
                 }

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcp_transport::codec::ndjson::SkipLog;
-use mcp_transport::http::{HttpClient, HttpConfig, HttpTransport, RequestCredentials};
+use mcpdisco_transport::codec::ndjson::SkipLog;
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpTransport, RequestCredentials};
 
 use crate::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
-use mcp_transport::stdio::{StdioConfig, StdioTransport};
+use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 
 use super::{ConnectContext, Connection, ConnectionDetails, Connector};
 use crate::config::{Launch, ServerConfig};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcp_transport::MemoryTransport;
+use mcpdisco_transport::MemoryTransport;
 
 use super::{ConnectContext, Connection, Connector};
 use crate::config::ServerConfig;

@@ -11,8 +11,8 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use mcp_discovery::config::{self, ProcessEnv, ParseOptions};
-//! use mcp_discovery::connect::{Connectors, MemoryConnector};
+//! use mcpdisco::config::{self, ProcessEnv, ParseOptions};
+//! use mcpdisco::connect::{Connectors, MemoryConnector};
 //!
 //! // Register a connector, and let configs name its type.
 //! let connectors = Connectors::builtin().with(
@@ -36,11 +36,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_transport::Transport;
-use mcp_transport::codec::ndjson::SkipLog;
-use mcp_transport::http::HttpClient;
-use mcp_transport::secret::Masker;
-use mcp_transport::trace::Tracer;
+use mcpdisco_transport::Transport;
+use mcpdisco_transport::codec::ndjson::SkipLog;
+use mcpdisco_transport::http::HttpClient;
+use mcpdisco_transport::secret::Masker;
+use mcpdisco_transport::trace::Tracer;
 
 pub use builtin::{HttpConnector, StdioConnector};
 pub use memory::MemoryConnector;

@@ -7,8 +7,8 @@
 //! [`Supervisor`](crate::supervisor::Supervisor) keeps them open instead.
 //!
 //! ```no_run
-//! # async fn demo(servers: Vec<mcp_discovery::config::ServerConfig>) {
-//! use mcp_discovery::discovery::{discover, DiscoveryOptions};
+//! # async fn demo(servers: Vec<mcpdisco::config::ServerConfig>) {
+//! use mcpdisco::discovery::{discover, DiscoveryOptions};
 //! let report = discover(&servers, &DiscoveryOptions::default()).await;
 //! for server in &report.servers {
 //!     println!("{}: {} ({} tools)", server.name, server.status, server.tools.len());
@@ -22,8 +22,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
-use mcp_transport::http::HttpClient;
-use mcp_transport::secret::Masker;
+use mcpdisco_transport::http::HttpClient;
+use mcpdisco_transport::secret::Masker;
 use tokio::sync::Semaphore;
 
 pub use crate::report::{
@@ -212,18 +212,18 @@ impl<'a> Runner<'a> {
             CacheMode::Use | CacheMode::Refresh => options.cache.as_ref(),
         };
         let key = cache.map(|_| options.fingerprint(server));
-        if let (Some(cache), Some(key), CacheMode::Use) = (cache, &key, options.cache_mode) {
-            if let Some(entry) = cache.get_fresh(key, now_ms()) {
-                let mut report = entry.report;
-                // Another server with the same launch configuration may have stored it.
-                report.name = server.name.clone();
-                report.from_cache = true;
-                report.fetched_at_ms = Some(entry.fetched_at_ms);
-                report.duration_ms = millis(started.elapsed());
-                let report = server.filters.apply(report);
-                options.notify(DiscoveryEvent::Finished { report: &report });
-                return (report, None);
-            }
+        if let (Some(cache), Some(key), CacheMode::Use) = (cache, &key, options.cache_mode)
+            && let Some(entry) = cache.get_fresh(key, now_ms())
+        {
+            let mut report = entry.report;
+            // Another server with the same launch configuration may have stored it.
+            report.name = server.name.clone();
+            report.from_cache = true;
+            report.fetched_at_ms = Some(entry.fetched_at_ms);
+            report.duration_ms = millis(started.elapsed());
+            let report = server.filters.apply(report);
+            options.notify(DiscoveryEvent::Finished { report: &report });
+            return (report, None);
         }
 
         // Waiting for a slot does not count against the server's deadline.

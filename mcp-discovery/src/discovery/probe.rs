@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcp_transport::sync::Mutex;
+use mcpdisco_transport::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
@@ -255,15 +255,12 @@ fn failed(server: &ServerConfig, failure: Failure, elapsed: Duration) -> Probed 
 }
 
 async fn close_bounded(transport: Option<&Connection>) {
-    if let Some(transport) = transport {
-        if tokio::time::timeout(CLOSE_LIMIT, transport.close())
+    if let Some(transport) = transport
+        && tokio::time::timeout(CLOSE_LIMIT, transport.close())
             .await
             .is_err()
-        {
-            tracing::warn!(
-                "a failed server's transport did not close in time; it is killed on drop"
-            );
-        }
+    {
+        tracing::warn!("a failed server's transport did not close in time; it is killed on drop");
     }
 }
 

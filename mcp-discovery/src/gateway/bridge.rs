@@ -16,11 +16,11 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::{CreateMessage, Elicit, ListRoots};
-use mcp_protocol::types::ClientCapabilities;
-use mcp_protocol::{ErrorCode, ErrorObject};
-use mcp_transport::sync::Mutex;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
+use mcpdisco_protocol::types::ClientCapabilities;
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::sync::Mutex;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 

@@ -6,19 +6,21 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
-use mcp_protocol::method::NotificationMethod;
-use mcp_protocol::methods::{
+use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::method::NotificationMethod;
+use mcpdisco_protocol::methods::{
     Cancelled, Initialized, PromptListChanged, ResourceListChanged, SubscriptionsAcknowledged,
     ToolListChanged,
 };
-use mcp_protocol::types::{CancelledParams, ClientCapabilities, MetaParams, SubscriptionFilter};
-use mcp_protocol::{
+use mcpdisco_protocol::types::{
+    CancelledParams, ClientCapabilities, MetaParams, SubscriptionFilter,
+};
+use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId,
     Response,
 };
-use mcp_transport::Transport;
-use mcp_transport::sync::Mutex;
+use mcpdisco_transport::Transport;
+use mcpdisco_transport::sync::Mutex;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, oneshot};
@@ -179,7 +181,7 @@ impl ClientLink {
         };
         let mut meta = Map::new();
         meta.insert(SUBSCRIPTION_ID_KEY.into(), id.to_value());
-        let mut ack = mcp_protocol::types::SubscriptionsListenParams::new(honored.clone());
+        let mut ack = mcpdisco_protocol::types::SubscriptionsListenParams::new(honored.clone());
         ack.meta = Some(meta);
         self.listens.lock().push(Listen {
             id: id.clone(),

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcp_protocol::{ErrorCode, ErrorObject};
-use mcp_transport::sync::Mutex;
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::sync::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcp_protocol::{JsonView, ResourceView};
+use mcpdisco_protocol::{JsonView, ResourceView};
 use serde_json::Value;
 
 use crate::catalog::{Catalog, CatalogEntry, namespace_of};

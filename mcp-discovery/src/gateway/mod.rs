@@ -4,7 +4,7 @@
 //! A [`Gateway`] owns a [`Supervisor`] and serves any number of client
 //! connections, each a [`Transport`] seen from the server side (stdin and
 //! stdout, or one Streamable HTTP session or request; see
-//! `mcp_transport::server`).
+//! `mcpdisco_transport::server`).
 //!
 //! - **Both eras, whatever the servers speak.** `initialize` →
 //!   `notifications/initialized` → requests, or stateless requests with the
@@ -38,16 +38,16 @@ mod requests;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_protocol::ErrorObject;
-use mcp_protocol::meta::SERVER_INFO_KEY;
-use mcp_protocol::types::Extra;
-use mcp_protocol::types::{
+use mcpdisco_protocol::ErrorObject;
+use mcpdisco_protocol::meta::SERVER_INFO_KEY;
+use mcpdisco_protocol::types::Extra;
+use mcpdisco_protocol::types::{
     DiscoverResult, ElicitationCapability, Implementation, InitializeResult, ListChangedCapability,
     ResourcesCapability, RootsCapability, ServerCapabilities,
 };
-use mcp_protocol::version::ProtocolVersion;
-use mcp_transport::Transport;
-use mcp_transport::sync::Mutex;
+use mcpdisco_protocol::version::ProtocolVersion;
+use mcpdisco_transport::Transport;
+use mcpdisco_transport::sync::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 
@@ -207,7 +207,7 @@ impl Shared {
             capabilities: Self::capabilities(),
             instructions: self.options.instructions.clone(),
             ttl_ms: Some(0),
-            cache_scope: Some(mcp_protocol::types::CacheScope::Private),
+            cache_scope: Some(mcpdisco_protocol::types::CacheScope::Private),
             meta: Some(meta),
             extra: Extra::new(),
         };
@@ -245,12 +245,12 @@ impl Shared {
     fn resume(
         &self,
         method: &'static str,
-        era: mcp_protocol::version::Era,
+        era: mcpdisco_protocol::version::Era,
         state: Option<&str>,
         responses: Option<&Map<String, Value>>,
     ) -> Result<Option<RunningCall>, ErrorObject> {
         match state {
-            Some(state) if era == mcp_protocol::version::Era::Modern => {
+            Some(state) if era == mcpdisco_protocol::version::Era::Modern => {
                 self.inputs.resume(method, state, responses).map(Some)
             }
             _ => Ok(None),

@@ -2,19 +2,19 @@
 
 use std::sync::Arc;
 
-use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY, SERVER_INFO_KEY};
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::{
+use mcpdisco_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY, SERVER_INFO_KEY};
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{
     CallTool, Discover, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources,
     ListTools, Ping, Progress as ProgressNotification, ReadResource, SubscriptionsListen,
 };
-use mcp_protocol::server;
-use mcp_protocol::types::{
+use mcpdisco_protocol::server;
+use mcpdisco_protocol::types::{
     CallToolParams, ClientCapabilities, GetPromptParams, InitializeParams, PaginatedParams,
     ProgressParams, ReadResourceParams, SubscriptionsListenParams,
 };
-use mcp_protocol::version::Era;
-use mcp_protocol::{ErrorCode, ErrorObject, Request};
+use mcpdisco_protocol::version::Era;
+use mcpdisco_protocol::{ErrorCode, ErrorObject, Request};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;

@@ -5,9 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, RequestId, Response};
-use mcp_transport::sync::Mutex;
-use mcp_transport::{MemoryTransport, Transport};
+use mcpdisco_protocol::{
+    ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, RequestId, Response,
+};
+use mcpdisco_transport::sync::Mutex;
+use mcpdisco_transport::{MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
@@ -36,7 +38,7 @@ fn result(id: &RequestId, result: Value) -> Message {
 }
 
 fn notification(method: &str, params: Value) -> Message {
-    Message::Notification(mcp_protocol::Notification {
+    Message::Notification(mcpdisco_protocol::Notification {
         method: method.into(),
         params: Some(params),
     })
@@ -108,7 +110,7 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
                 continue;
             }
             "tools/call" if params["name"] == "ask" => {
-                let question = Message::Request(mcp_protocol::Request {
+                let question = Message::Request(mcpdisco_protocol::Request {
                     id: RequestId::from(900),
                     method: "sampling/createMessage".into(),
                     params: Some(json!({"messages": [], "maxTokens": 5})),

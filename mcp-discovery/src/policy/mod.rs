@@ -9,7 +9,7 @@
 //!
 //! The wire trace is not here: it must see every message, notifications and
 //! the server's own requests included, so it wraps the transport
-//! ([`mcp_transport::trace::TracedTransport`]).
+//! ([`mcpdisco_transport::trace::TracedTransport`]).
 
 pub mod rate_limit;
 pub mod retry;

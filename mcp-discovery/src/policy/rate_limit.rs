@@ -14,7 +14,7 @@ use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
-use mcp_protocol::RawJson;
+use mcpdisco_protocol::RawJson;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::session::{McpRequest, ResponseFuture, SessionError};

@@ -22,13 +22,13 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
-use mcp_protocol::RawJson;
-use mcp_transport::Delivery;
+use mcpdisco_protocol::RawJson;
+use mcpdisco_transport::Delivery;
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
 
-use mcp_transport::secret::Masker;
-use mcp_transport::sync::Mutex;
+use mcpdisco_transport::secret::Masker;
+use mcpdisco_transport::sync::Mutex;
 
 use crate::session::{ErrorKind, McpRequest, ResponseFuture, SessionError};
 

@@ -6,19 +6,19 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
-use mcp_transport::sync::Mutex;
+use mcpdisco_transport::sync::Mutex;
 use std::time::Duration;
 
-use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
-use mcp_protocol::method::{NotificationMethod, RequestMethod};
-use mcp_protocol::methods::{Cancelled, Ping};
-use mcp_protocol::types::{CancelledParams, ClientCapabilities, EmptyResult};
-use mcp_protocol::{
+use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::{Cancelled, Ping};
+use mcpdisco_protocol::types::{CancelledParams, ClientCapabilities, EmptyResult};
+use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId,
     Response,
 };
-use mcp_transport::secret::Masker;
-use mcp_transport::{Delivery, Transport, TransportError, is_lost_answer};
+use mcpdisco_transport::secret::Masker;
+use mcpdisco_transport::{Delivery, Transport, TransportError, is_lost_answer};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
@@ -37,7 +37,7 @@ const NOTIFICATION_BUFFER: usize = 256;
 #[derive(Debug, Clone)]
 enum Lost {
     Exited {
-        status: mcp_transport::ExitStatus,
+        status: mcpdisco_transport::ExitStatus,
         stderr_tail: String,
     },
     EndOfStream,
@@ -234,7 +234,7 @@ impl Engine {
         if let Some(params) = &mut notification.params {
             self.masker.mask_value(params);
         }
-        if notification.method == mcp_protocol::methods::Progress::METHOD
+        if notification.method == mcpdisco_protocol::methods::Progress::METHOD
             && let Some(params) = &notification.params
             && let Some(token) = params.get("progressToken")
             && let Ok(id) = RequestId::from_value(token)
@@ -391,7 +391,7 @@ impl Engine {
         let mut guard = CancelOnDrop {
             engine: Arc::clone(self),
             id: id.clone(),
-            armed: method != mcp_protocol::methods::Initialize::METHOD,
+            armed: method != mcpdisco_protocol::methods::Initialize::METHOD,
         };
         let sent = self
             .transport

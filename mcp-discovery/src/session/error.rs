@@ -3,9 +3,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use mcp_protocol::{ErrorCode, ErrorObject};
-use mcp_transport::secret::Masker;
-use mcp_transport::{Delivery, ExitStatus, TransportError};
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::secret::Masker;
+use mcpdisco_transport::{Delivery, ExitStatus, TransportError};
 use serde_json::Value;
 
 /// What went wrong, as a value a caller can match on.

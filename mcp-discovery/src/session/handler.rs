@@ -5,10 +5,10 @@
 //! `input_required` result; both go through the same handler.
 
 use async_trait::async_trait;
-use mcp_protocol::ErrorObject;
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::{CreateMessage, Elicit, ListRoots};
-use mcp_protocol::types::ClientCapabilities;
+use mcpdisco_protocol::ErrorObject;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
+use mcpdisco_protocol::types::ClientCapabilities;
 use serde_json::{Map, Value};
 
 /// Answers server-initiated requests. Every method defaults to -32601
@@ -137,7 +137,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(error.code, mcp_protocol::ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(error.code, mcpdisco_protocol::ErrorCode::METHOD_NOT_FOUND);
         let error = answer(
             &NoHandler,
             &ClientCapabilities::default(),
@@ -146,6 +146,6 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(error.code, mcp_protocol::ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(error.code, mcpdisco_protocol::ErrorCode::METHOD_NOT_FOUND);
     }
 }

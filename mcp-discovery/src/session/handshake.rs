@@ -5,16 +5,16 @@
 
 use std::sync::Arc;
 
-use mcp_protocol::meta::{self, RequestMeta};
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::{Discover, Initialize, Initialized};
-use mcp_protocol::types::{
+use mcpdisco_protocol::meta::{self, RequestMeta};
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{Discover, Initialize, Initialized};
+use mcpdisco_protocol::types::{
     DiscoverResult, Implementation, InitializeParams, InitializeResult, MetaParams,
     ServerCapabilities,
 };
-use mcp_protocol::version::{Era, ProtocolVersion};
-use mcp_protocol::{ErrorCode, RawJson};
-use mcp_transport::secret::Masker;
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_protocol::{ErrorCode, RawJson};
+use mcpdisco_transport::secret::Masker;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tower::ServiceExt;
@@ -265,7 +265,10 @@ fn means_legacy(error: &SessionError) -> bool {
         | ErrorKind::ProtocolViolation { .. } => true,
         ErrorKind::Transport(transport) => {
             !transport.is_fatal()
-                && !matches!(transport, mcp_transport::TransportError::Connect { .. })
+                && !matches!(
+                    transport,
+                    mcpdisco_transport::TransportError::Connect { .. }
+                )
         }
         _ => false,
     }
@@ -317,7 +320,7 @@ async fn discover(
                 let result: DiscoverResult = read_result::<Discover>(engine, &raw)?;
                 negotiation.probe = Some("answered".into());
                 negotiation.answered = result.supported_versions.clone();
-                return match mcp_protocol::version::choose_version(
+                return match mcpdisco_protocol::version::choose_version(
                     &MODERN_VERSIONS,
                     &result.supported_versions,
                 ) {
@@ -340,7 +343,7 @@ async fn discover(
                 });
                 if let Some(supported) = supported_from_error(&error) {
                     negotiation.answered = supported.clone();
-                    match mcp_protocol::version::choose_version(&MODERN_VERSIONS, &supported) {
+                    match mcpdisco_protocol::version::choose_version(&MODERN_VERSIONS, &supported) {
                         Ok(chosen) if attempt == 0 => {
                             version = chosen;
                             continue;
@@ -363,7 +366,7 @@ async fn discover(
 /// Whether an error is a -32022 that lists a modern version we speak.
 fn speaks_modern(error: &SessionError) -> bool {
     supported_from_error(error).is_some_and(|supported| {
-        mcp_protocol::version::choose_version(&MODERN_VERSIONS, &supported).is_ok()
+        mcpdisco_protocol::version::choose_version(&MODERN_VERSIONS, &supported).is_ok()
     })
 }
 
@@ -472,22 +475,22 @@ async fn initialize(
     negotiation.offered = offered.iter().map(ToString::to_string).collect();
     negotiation.answered = vec![result.protocol_version.clone()];
     negotiation.initialize_extras = result.extra.keys().cloned().collect();
-    let version = match mcp_protocol::version::negotiate_legacy(&offered, &result.protocol_version)
-    {
-        Ok(version) => version,
-        Err(_) => {
-            let error = SessionError::new(
-                engine.server(),
-                Initialize::METHOD,
-                ErrorKind::VersionMismatch {
-                    server: result.protocol_version.clone(),
-                    offered: negotiation.offered.join(", "),
-                },
-            );
-            let _ = engine.close().await;
-            return Err(error);
-        }
-    };
+    let version =
+        match mcpdisco_protocol::version::negotiate_legacy(&offered, &result.protocol_version) {
+            Ok(version) => version,
+            Err(_) => {
+                let error = SessionError::new(
+                    engine.server(),
+                    Initialize::METHOD,
+                    ErrorKind::VersionMismatch {
+                        server: result.protocol_version.clone(),
+                        offered: negotiation.offered.join(", "),
+                    },
+                );
+                let _ = engine.close().await;
+                return Err(error);
+            }
+        };
     engine
         .send_notification::<Initialized>(&MetaParams::default())
         .await?;

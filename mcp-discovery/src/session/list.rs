@@ -1,8 +1,8 @@
 //! The four list methods and their pagination.
 
-use mcp_protocol::RawJson;
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::{ListPrompts, ListResourceTemplates, ListResources, ListTools};
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{ListPrompts, ListResourceTemplates, ListResources, ListTools};
 
 /// One of the four things a server lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

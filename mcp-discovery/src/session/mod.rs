@@ -6,8 +6,8 @@
 //! timeout, and a timed-out or dropped request is cancelled on the server.
 //!
 //! ```no_run
-//! # async fn demo(transport: mcp_transport::memory::MemoryTransport) -> Result<(), mcp_discovery::session::SessionError> {
-//! use mcp_discovery::session::{ListKind, Session, SessionOptions};
+//! # async fn demo(transport: mcpdisco_transport::memory::MemoryTransport) -> Result<(), mcpdisco::session::SessionError> {
+//! use mcpdisco::session::{ListKind, Session, SessionOptions};
 //! let session = Session::connect("demo", transport, SessionOptions::default()).await?;
 //! let tools = session.list_all(ListKind::Tools).await?;
 //! println!("{} speaks {} and has {} tools", session.name(), session.protocol_version(), tools.len());
@@ -28,20 +28,20 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::methods::{
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{
     CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
     ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
 };
-use mcp_protocol::types::{
+use mcpdisco_protocol::types::{
     CallToolParams, CompleteParams, GetPromptParams, Implementation, LoggingLevel, MetaParams,
     PaginatedParams, ReadResourceParams, ServerCapabilities, SetLevelParams, SubscribeParams,
     SubscriptionFilter, SubscriptionsListenParams,
 };
-use mcp_protocol::version::{Era, ProtocolVersion};
-use mcp_protocol::{RawJson, RequestId};
-use mcp_transport::Transport;
-use mcp_transport::trace::TracedTransport;
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_protocol::{RawJson, RequestId};
+use mcpdisco_transport::Transport;
+use mcpdisco_transport::trace::TracedTransport;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tower::ServiceExt;
@@ -309,9 +309,9 @@ impl Session {
             let mut attempt = request.clone();
             attempt.params = handshake::with_meta(Some(params), &meta);
             let result = self.service().oneshot(attempt).await?;
-            match mcp_protocol::meta::ResultType::of(&result) {
-                Ok(mcp_protocol::meta::ResultType::Complete) => return Ok(result),
-                Ok(mcp_protocol::meta::ResultType::InputRequired) => {
+            match mcpdisco_protocol::meta::ResultType::of(&result) {
+                Ok(mcpdisco_protocol::meta::ResultType::Complete) => return Ok(result),
+                Ok(mcpdisco_protocol::meta::ResultType::InputRequired) => {
                     if round == opts.max_input_rounds {
                         return Err(self.violation(
                             &method,

@@ -1,7 +1,7 @@
 //! [`ServerNotification`]: what a server tells the client without being asked.
 
-use mcp_protocol::method::NotificationMethod;
-use mcp_protocol::methods::{
+use mcpdisco_protocol::method::NotificationMethod;
+use mcpdisco_protocol::methods::{
     self, LoggingMessage, PromptListChanged, ResourceListChanged, ResourceUpdated, ToolListChanged,
 };
 use serde_json::Value;

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_protocol::types::{ClientCapabilities, Implementation};
-use mcp_transport::secret::Masker;
-use mcp_transport::trace::Tracer;
+use mcpdisco_protocol::types::{ClientCapabilities, Implementation};
+use mcpdisco_transport::secret::Masker;
+use mcpdisco_transport::trace::Tracer;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 

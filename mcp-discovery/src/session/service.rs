@@ -13,7 +13,7 @@
 //! The core is policy-free: it never waits, retries or limits on its own
 //! (besides re-initializing an expired session, which is the protocol's
 //! lifecycle, not a policy). The wire trace sits one level lower, at the
-//! message seam ([`mcp_transport::trace::TracedTransport`]), because it must
+//! message seam ([`mcpdisco_transport::trace::TracedTransport`]), because it must
 //! also see notifications and the server's own requests.
 
 use std::borrow::Cow;
@@ -23,11 +23,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
-use mcp_protocol::RawJson;
-use mcp_protocol::method::RequestMethod;
-use mcp_protocol::version::Era;
-use mcp_transport::TransportError;
-use mcp_transport::sync::RwLock;
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::version::Era;
+use mcpdisco_transport::TransportError;
+use mcpdisco_transport::sync::RwLock;
 use serde_json::Value;
 use tower::Service;
 
@@ -73,14 +73,14 @@ impl McpRequest {
 
     /// A request of a method the protocol crate has no type for (a vendor
     /// extension, say); its idempotency comes from the method name
-    /// ([`mcp_protocol::methods::is_idempotent`]: unknown methods are not).
+    /// ([`mcpdisco_protocol::methods::is_idempotent`]: unknown methods are not).
     pub fn untyped(
         method: impl Into<String>,
         params: Option<Value>,
         options: RequestOptions,
     ) -> Self {
         let method: String = method.into();
-        let idempotent = mcp_protocol::methods::is_idempotent(&method);
+        let idempotent = mcpdisco_protocol::methods::is_idempotent(&method);
         Self {
             method: Cow::Owned(method),
             params,

@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_protocol::{
+use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
 };
-use mcp_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;

@@ -28,9 +28,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcp_transport::Delivery;
-use mcp_transport::http::HttpClient;
-use mcp_transport::sync::{Mutex, RwLock};
+use mcpdisco_transport::Delivery;
+use mcpdisco_transport::http::HttpClient;
+use mcpdisco_transport::sync::{Mutex, RwLock};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, Response};
-use mcp_transport::{MemoryTransport, Transport};
+use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, Response};
+use mcpdisco_transport::{MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
@@ -35,7 +35,7 @@ struct Script {
 
 /// The tools a fake lists, changeable (for list_changed).
 mod parking_tools {
-    use mcp_transport::sync::Mutex;
+    use mcpdisco_transport::sync::Mutex;
 
     pub struct Tools(pub Mutex<Vec<String>>);
 
@@ -46,7 +46,7 @@ mod parking_tools {
     }
 }
 
-fn answer(id: &mcp_protocol::RequestId, result: Value) -> Message {
+fn answer(id: &mcpdisco_protocol::RequestId, result: Value) -> Message {
     Message::Response(Response {
         id: id.clone(),
         result: RawJson::from_value(&result),
@@ -61,7 +61,7 @@ async fn serve(end: MemoryTransport, script: Arc<Script>) {
                 _ => return,
             },
             () = script.list_changed.notified() => {
-                let changed = Message::Notification(mcp_protocol::Notification {
+                let changed = Message::Notification(mcpdisco_protocol::Notification {
                     method: "notifications/tools/list_changed".into(),
                     params: None,
                 });

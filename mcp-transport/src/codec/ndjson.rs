@@ -12,8 +12,8 @@
 use std::fmt;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use mcp_protocol::jsonrpc::DecodeError;
-use mcp_protocol::{Incoming, Message, MessageError};
+use mcpdisco_protocol::jsonrpc::DecodeError;
+use mcpdisco_protocol::{Incoming, Message, MessageError};
 use tokio_util::codec::{Decoder, Encoder};
 
 /// The default bound on one line: 16 MiB.
@@ -309,7 +309,7 @@ impl Encoder<Message> for NdjsonCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_protocol::{Notification, Request, RequestId, Response};
+    use mcpdisco_protocol::{Notification, Request, RequestId, Response};
     use proptest::prelude::*;
     use serde_json::json;
 

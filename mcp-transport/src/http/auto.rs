@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 
 use async_trait::async_trait;
-use mcp_protocol::Message;
+use mcpdisco_protocol::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use mcp_protocol::{ErrorObject, Incoming, Message};
+use mcpdisco_protocol::{ErrorObject, Incoming, Message};
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 

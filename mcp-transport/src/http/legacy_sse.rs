@@ -5,7 +5,7 @@
 use crate::sync::Mutex;
 
 use async_trait::async_trait;
-use mcp_protocol::Message;
+use mcpdisco_protocol::Message;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;

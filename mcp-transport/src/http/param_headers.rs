@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use base64::Engine as _;
-use mcp_protocol::RawJson;
+use mcpdisco_protocol::RawJson;
 use serde_json::Value;
 
 const ANNOTATION: &str = "x-mcp-header";

@@ -29,8 +29,8 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use mcp_protocol::meta::SUBSCRIPTION_ID_KEY;
-use mcp_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
+use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use tokio::sync::mpsc;
 
 use crate::error::TransportError;

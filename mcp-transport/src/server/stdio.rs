@@ -4,7 +4,7 @@ use std::pin::Pin;
 
 use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
-use mcp_protocol::Message;
+use mcpdisco_protocol::Message;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{FramedRead, FramedWrite};
 

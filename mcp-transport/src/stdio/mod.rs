@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
-use mcp_protocol::Message;
+use mcpdisco_protocol::Message;
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -254,13 +254,12 @@ impl Transport for StdioTransport {
             .await;
         tracing::debug!(server = %self.name, %status, "stopped");
         let task = self.stderr_task.lock().take();
-        if let Some(task) = task {
-            if tokio::time::timeout(STDERR_WAIT, &mut Box::pin(task))
+        if let Some(task) = task
+            && tokio::time::timeout(STDERR_WAIT, &mut Box::pin(task))
                 .await
                 .is_err()
-            {
-                tracing::debug!(server = %self.name, "stderr stayed open after exit");
-            }
+        {
+            tracing::debug!(server = %self.name, "stderr stayed open after exit");
         }
         Ok(())
     }

@@ -130,7 +130,7 @@ fn log_line(server: &str, line: &[u8], masker: &Masker) {
     // Masked before the cut, so a secret across it never shows its start.
     let text = masker.mask_prefix(text.trim_end(), LOG_LINE_LEN);
     if !text.is_empty() {
-        tracing::debug!(target: "mcp_transport::stdio::stderr", server, "{text}");
+        tracing::debug!(target: "mcpdisco_transport::stdio::stderr", server, "{text}");
     }
 }
 

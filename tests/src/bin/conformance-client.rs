@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
-use mcp_discovery::auth::{
+use mcpdisco::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
-use mcp_discovery::secret::SecretString;
-use mcp_discovery::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
-use mcp_protocol::ErrorObject;
-use mcp_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcpdisco::secret::SecretString;
+use mcpdisco::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_protocol::ErrorObject;
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use serde_json::{Map, Value, json};
 
 /// Accepts every elicitation, answering fields that have no default with a plausible value
@@ -137,7 +137,7 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
         capabilities: serde_json::from_value(
             json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
         )?,
-        client_info: mcp_protocol::types::Implementation::new(
+        client_info: mcpdisco_protocol::types::Implementation::new(
             "mcp-discovery-conformance",
             env!("CARGO_PKG_VERSION"),
         ),
@@ -154,7 +154,7 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
 }
 
 /// List items, read as JSON values.
-fn values(items: Vec<mcp_protocol::RawJson>) -> Result<Vec<Value>> {
+fn values(items: Vec<mcpdisco_protocol::RawJson>) -> Result<Vec<Value>> {
     items
         .iter()
         .map(|item| item.to_value().context("an item is not readable JSON"))

@@ -49,7 +49,7 @@ pub(super) fn run(ws: &Workspace) -> Result<Vec<MicroResult>> {
     cmd.args([
         "bench",
         "-p",
-        "mcp-transport",
+        "mcpdisco-transport",
         "--bench",
         "codecs",
         "--",

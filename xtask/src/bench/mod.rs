@@ -108,7 +108,7 @@ impl Bench {
             process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
         }
         let mut cmd = ws.cargo();
-        cmd.args(["build", "--release", "-p", "mcp-cli"]);
+        cmd.args(["build", "--release", "-p", "mcpdisco-cli"]);
         println!("bench: {}", process::describe(&cmd));
         process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
         let release = bench_dir.join("target").join("release");

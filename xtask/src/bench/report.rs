@@ -316,13 +316,12 @@ fn rmcp_version(root: &Path) -> String {
     let lock = fs::read_to_string(root.join("bench").join("Cargo.lock")).unwrap_or_default();
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == "name = \"rmcp\"" {
-            if let Some(version) = lines
+        if line.trim() == "name = \"rmcp\""
+            && let Some(version) = lines
                 .next()
                 .and_then(|l| l.trim().strip_prefix("version = "))
-            {
-                return version.trim_matches('"').to_owned();
-            }
+        {
+            return version.trim_matches('"').to_owned();
         }
     }
     "?".to_owned()

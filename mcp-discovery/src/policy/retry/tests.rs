@@ -3,9 +3,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use mcp_protocol::{ErrorCode, ErrorObject};
-use mcp_transport::TransportError;
-use mcp_transport::sync::Mutex;
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::TransportError;
+use mcpdisco_transport::sync::Mutex;
 use tokio::time::Instant;
 
 use super::*;

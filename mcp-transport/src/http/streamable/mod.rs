@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use crate::sync::Mutex;
 use async_trait::async_trait;
-use mcp_protocol::{Message, RequestId};
+use mcpdisco_protocol::{Message, RequestId};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -405,7 +405,7 @@ impl Shared {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Vec::new());
         }
-        match mcp_protocol::Incoming::from_bytes(&bytes) {
+        match mcpdisco_protocol::Incoming::from_bytes(&bytes) {
             Ok(incoming) => Ok(incoming.into_messages()),
             Err(error) if outgoing.request_id.is_some() => Err(self.protocol_error(format!(
                 "the answer is not valid JSON-RPC ({error}): {}",

@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use mcp_protocol::meta::RequestMeta;
-use mcp_protocol::{Message, RequestId};
+use mcpdisco_protocol::meta::RequestMeta;
+use mcpdisco_protocol::{Message, RequestId};
 
 use super::super::param_headers::{self, ParamHeader};
 
@@ -268,7 +268,7 @@ impl StreamableState {
 
 #[cfg(test)]
 mod tests {
-    use mcp_protocol::{Notification, Request, Response};
+    use mcpdisco_protocol::{Notification, Request, Response};
     use serde_json::json;
 
     use super::*;

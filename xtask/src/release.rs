@@ -1,0 +1,177 @@
+//! What makes the crates ready to be picked: `cargo publish --dry-run` of
+//! every published package (packaging only, nothing uploaded), the MSRV the
+//! manifests state (built with that toolchain, installed by rustup when
+//! missing), the feature combinations, `cargo install` of the CLI, and the
+//! man page (`cargo xtask man`).
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::process;
+use crate::workspace::Workspace;
+
+/// The published packages, in dependency order.
+pub const PUBLISHED: &[&str] = &[
+    "mcpdisco-protocol",
+    "mcpdisco-transport",
+    "mcpdisco",
+    "mcpdisco-cli",
+];
+
+/// The packages with features, checked without their defaults too.
+const WITH_FEATURES: &[&str] = &["mcpdisco-transport", "mcpdisco"];
+
+const PACKAGE_TIMEOUT: Duration = Duration::from_secs(20 * 60);
+const TOOLCHAIN_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+/// The `rust-version` of the workspace manifest.
+pub fn msrv(ws: &Workspace) -> Result<String> {
+    let manifest = fs::read_to_string(ws.root().join("Cargo.toml"))
+        .context("cannot read the workspace manifest")?;
+    parse_msrv(&manifest).context("the workspace manifest states no rust-version")
+}
+
+fn parse_msrv(manifest: &str) -> Option<String> {
+    manifest.lines().find_map(|line| {
+        let value = line.trim().strip_prefix("rust-version")?.trim();
+        let value = value.strip_prefix('=')?.trim().trim_matches('"');
+        (!value.is_empty()).then(|| value.to_owned())
+    })
+}
+
+fn package_args() -> Vec<String> {
+    PUBLISHED
+        .iter()
+        .flat_map(|p| ["-p".to_owned(), (*p).to_owned()])
+        .collect()
+}
+
+/// `cargo publish --dry-run` of every published package, in one run so the
+/// unpublished workspace dependencies resolve (packaging and manifest
+/// checks; the build itself is the MSRV step's).
+pub fn package(ws: &Workspace) -> Result<()> {
+    let mut cmd = ws.cargo();
+    cmd.args(["publish", "--dry-run", "--no-verify", "--allow-dirty"])
+        .args(package_args());
+    println!("release: {}", process::describe(&cmd));
+    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
+    Ok(())
+}
+
+/// Builds the published packages with the stated MSRV toolchain (installed
+/// with rustup when missing), in their own target directory.
+pub fn check_msrv(ws: &Workspace) -> Result<()> {
+    let version = msrv(ws)?;
+    let installed = Command::new("rustup")
+        .args(["toolchain", "list"])
+        .output()
+        .context("rustup is needed to check the MSRV")?;
+    let listed = String::from_utf8_lossy(&installed.stdout);
+    if !listed
+        .lines()
+        .any(|l| l.starts_with(&format!("{version}-")))
+    {
+        let mut install = Command::new("rustup");
+        install.args(["toolchain", "install", &version, "--profile", "minimal"]);
+        println!("release: {}", process::describe(&install));
+        process::run_checked(&mut install, TOOLCHAIN_TIMEOUT)?;
+    }
+    let mut cmd = Command::new("rustup");
+    cmd.args([
+        "run",
+        &version,
+        "cargo",
+        "check",
+        "--locked",
+        "--all-features",
+    ])
+    .args(package_args())
+    .current_dir(ws.root())
+    .env("CARGO_TARGET_DIR", ws.target_dir().join("msrv"))
+    .env_remove("RUSTC")
+    .env_remove("CARGO")
+    .env_remove("RUSTUP_TOOLCHAIN");
+    println!("release: {}", process::describe(&cmd));
+    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
+    Ok(())
+}
+
+/// The packages with features build without their defaults.
+pub fn check_features(ws: &Workspace) -> Result<()> {
+    let mut cmd = ws.cargo();
+    cmd.args(["check", "--no-default-features"]);
+    for package in WITH_FEATURES {
+        cmd.args(["-p", package]);
+    }
+    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
+    Ok(())
+}
+
+/// `cargo install --path mcp-cli` into a scratch root (the debug profile,
+/// reusing the workspace's build), then runs the installed `mcp-cli`.
+pub fn check_install(ws: &Workspace) -> Result<()> {
+    let root = ws.target_dir().join("install-check");
+    let mut cmd = ws.cargo();
+    cmd.args([
+        "install", "--locked", "--debug", "--force", "--path", "mcp-cli",
+    ])
+    .arg("--root")
+    .arg(&root)
+    .arg("--target-dir")
+    .arg(ws.target_dir());
+    println!("release: {}", process::describe(&cmd));
+    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
+    let installed = root.join("bin").join("mcp-cli");
+    let output = Command::new(&installed)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("cannot run {}", installed.display()))?;
+    let version = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() || !version.starts_with("mcp-cli ") {
+        bail!("the installed mcp-cli answered {version:?}");
+    }
+    Ok(())
+}
+
+/// Writes the man page to `target/man/mcp-cli.1` (builds mcp-cli first).
+pub fn man(ws: &Workspace) -> Result<PathBuf> {
+    let mut build = ws.cargo();
+    build.args(["build", "-p", "mcpdisco-cli"]);
+    process::run_checked(&mut build, PACKAGE_TIMEOUT)?;
+    let binary = ws.target_dir().join("debug").join("mcp-cli");
+    let output = Command::new(&binary)
+        .arg("manpage")
+        .output()
+        .with_context(|| format!("cannot run {}", binary.display()))?;
+    if !output.status.success() || !output.stdout.starts_with(b".ie") {
+        bail!(
+            "mcp-cli manpage failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let dir = ws.target_dir().join("man");
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join("mcp-cli.1");
+    fs::write(&path, &output.stdout).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_stated_msrv() {
+        assert_eq!(
+            parse_msrv("[workspace.package]\nedition = \"2024\"\nrust-version = \"1.88\"\n"),
+            Some("1.88".to_owned())
+        );
+        assert_eq!(parse_msrv("[package]\nname = \"x\"\n"), None);
+        let ws = Workspace::locate().unwrap();
+        assert!(msrv(&ws).unwrap().starts_with("1."));
+    }
+}

@@ -1,7 +1,7 @@
 //! `cargo xtask test`: the project's single test command.
 //!
 //! setup -> fmt check -> clippy -> build -> publishable (package, features, MSRV,
-//! install, man page) -> cargo test -> fuzz smoke -> conformance, each step timed, ending with one
+//! Windows check, install, man page) -> cargo test -> fuzz smoke -> conformance, each step timed, ending with one
 //! line `tests: N passed, M failed`.
 
 use std::time::{Duration, Instant};
@@ -72,6 +72,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
             release::package(ws)?;
             release::check_features(ws)?;
             release::check_msrv(ws)?;
+            release::check_windows(ws)?;
             release::check_install(ws)?;
             release::man(ws)?;
             Ok(Counts::default())

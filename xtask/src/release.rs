@@ -1,8 +1,8 @@
 //! What makes the crates ready to be picked: `cargo publish --dry-run` of
 //! every published package (packaging only, nothing uploaded), the MSRV the
 //! manifests state (built with that toolchain, installed by rustup when
-//! missing), the feature combinations, `cargo install` of the CLI, and the
-//! man page (`cargo xtask man`).
+//! missing), a type check for Windows, the feature combinations, `cargo
+//! install` of the CLI, and the man page (`cargo xtask man`).
 
 use std::fs;
 use std::path::PathBuf;
@@ -95,6 +95,42 @@ pub fn check_msrv(ws: &Workspace) -> Result<()> {
     .env_remove("RUSTC")
     .env_remove("CARGO")
     .env_remove("RUSTUP_TOOLCHAIN");
+    println!("release: {}", process::describe(&cmd));
+    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
+    Ok(())
+}
+
+/// The Windows target the published packages are type-checked for.
+const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
+
+/// `cargo check` of the published packages for Windows (the target added
+/// with rustup when missing): the Windows launch rules and process handling
+/// compile, with the platform's TLS. Nothing is linked, so no Windows
+/// toolchain is needed.
+pub fn check_windows(ws: &Workspace) -> Result<()> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .context("rustup is needed to add the Windows target")?;
+    if !String::from_utf8_lossy(&installed.stdout)
+        .lines()
+        .any(|line| line.trim() == WINDOWS_TARGET)
+    {
+        let mut add = Command::new("rustup");
+        add.args(["target", "add", WINDOWS_TARGET]);
+        println!("release: {}", process::describe(&add));
+        process::run_checked(&mut add, TOOLCHAIN_TIMEOUT)?;
+    }
+    let mut cmd = ws.cargo();
+    cmd.args([
+        "check",
+        "--locked",
+        "--all-features",
+        "--target",
+        WINDOWS_TARGET,
+    ])
+    .args(package_args())
+    .env("CARGO_TARGET_DIR", ws.target_dir().join("windows-check"));
     println!("release: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
     Ok(())

@@ -9,6 +9,7 @@
 
 mod config;
 mod process;
+pub(crate) mod resolve;
 mod stderr;
 
 use crate::sync::Mutex;

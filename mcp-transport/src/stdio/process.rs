@@ -1,12 +1,16 @@
 //! The child process: spawning it in its own process group, and shutting the
 //! whole group down (close stdin, wait, SIGTERM, wait, SIGKILL), always reaping.
+//!
+//! On Windows a bare command is found through `PATH` and `PATHEXT` first
+//! ([`super::resolve`]), so `npx` runs `npx.cmd` (std runs batch files
+//! through `cmd.exe` with arguments quoted so they cannot inject commands, and
+//! refuses arguments it cannot quote safely); the process gets a new process
+//! group, and stopping it is closing stdin, waiting, then terminating it.
 
 use crate::sync::Mutex;
 use std::process::Stdio;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use super::config::{EnvPolicy, StdioConfig};
@@ -30,6 +34,17 @@ pub(crate) struct Process {
     status: Mutex<Option<ExitStatus>>,
 }
 
+/// How a stopping process is told to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// SIGTERM to the group (Unix); nothing to send on Windows, where the
+    /// grace simply runs on.
+    Terminate,
+    /// SIGKILL to the group (Unix); TerminateProcess (Windows).
+    Kill,
+}
+
+#[cfg(unix)]
 fn convert(status: std::process::ExitStatus) -> ExitStatus {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
@@ -39,17 +54,62 @@ fn convert(status: std::process::ExitStatus) -> ExitStatus {
     }
 }
 
+#[cfg(not(unix))]
+fn convert(status: std::process::ExitStatus) -> ExitStatus {
+    match status.code() {
+        Some(code) => ExitStatus::Code(code),
+        None => ExitStatus::Unknown,
+    }
+}
+
+/// The program to run: as configured, or on Windows the file that `PATH`
+/// and `PATHEXT` resolve a bare name to.
+fn program(config: &StdioConfig) -> Result<std::ffi::OsString, TransportError> {
+    let platform = super::resolve::Platform::current();
+    if platform == super::resolve::Platform::Unix {
+        // execvp's own search (it also skips files that are not executable).
+        return Ok(config.command.clone().into());
+    }
+    let path = config
+        .env
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("PATH"))
+        .map(|(_, value)| std::ffi::OsString::from(value.expose_secret()))
+        .or_else(|| std::env::var_os("PATH"));
+    let pathext = std::env::var_os("PATHEXT");
+    super::resolve::resolve(
+        &config.command,
+        path.as_deref(),
+        pathext.as_deref(),
+        platform,
+        config.cwd.as_deref(),
+    )
+    .map(std::path::PathBuf::into_os_string)
+    .map_err(|not_found| TransportError::Spawn {
+        server: config.name.clone(),
+        command: config.command.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::NotFound, not_found.to_string()),
+    })
+}
+
 impl Process {
     /// Starts the program directly (no shell), in a new process group.
     pub(crate) fn spawn(config: &StdioConfig) -> Result<(Self, Pipes), TransportError> {
-        let mut command = Command::new(&config.command);
+        let mut command = Command::new(program(config)?);
         command
             .args(&config.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
+        #[cfg(windows)]
+        {
+            /// `CREATE_NEW_PROCESS_GROUP`: Ctrl-C in our console is not theirs.
+            const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+            command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+        }
         if config.env_policy != EnvPolicy::InheritAll {
             command.env_clear();
             for (key, value) in std::env::vars_os() {
@@ -106,10 +166,28 @@ impl Process {
         self.status.lock().clone()
     }
 
-    /// Sends a signal to the whole process group; a group that is gone is fine.
-    pub(crate) fn signal_group(&self, signal: Signal) {
+    /// Tells the whole process group to stop; a group that is gone is fine.
+    #[cfg(unix)]
+    pub(crate) fn signal_group(&self, stop: Stop) {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        let signal = match stop {
+            Stop::Terminate => Signal::SIGTERM,
+            Stop::Kill => Signal::SIGKILL,
+        };
         if let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok()) {
             let _ = killpg(Pid::from_raw(pid), signal);
+        }
+    }
+
+    /// Terminates the process (Windows has no group signal for it); one
+    /// that is gone, or being waited for, is left to `kill_on_drop`.
+    #[cfg(not(unix))]
+    pub(crate) fn signal_group(&self, stop: Stop) {
+        if stop == Stop::Kill
+            && let Ok(mut child) = self.child.try_lock()
+        {
+            let _ = child.start_kill();
         }
     }
 
@@ -135,11 +213,11 @@ impl Process {
         let status = match self.wait_for(grace).await {
             Some(status) => status,
             None => {
-                self.signal_group(Signal::SIGTERM);
+                self.signal_group(Stop::Terminate);
                 match self.wait_for(term_grace).await {
                     Some(status) => status,
                     None => {
-                        self.signal_group(Signal::SIGKILL);
+                        self.signal_group(Stop::Kill);
                         self.wait_for(KILL_WAIT)
                             .await
                             .unwrap_or(ExitStatus::Unknown)
@@ -147,7 +225,7 @@ impl Process {
                 }
             }
         };
-        self.signal_group(Signal::SIGKILL);
+        self.signal_group(Stop::Kill);
         status
     }
 }
@@ -156,6 +234,6 @@ impl Drop for Process {
     fn drop(&mut self) {
         // Whatever is left of the group dies with us. `kill_on_drop` and tokio's
         // orphan reaper take care of a leader that was never waited for.
-        self.signal_group(Signal::SIGKILL);
+        self.signal_group(Stop::Kill);
     }
 }

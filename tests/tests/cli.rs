@@ -191,3 +191,42 @@ fn config_errors_exit_1_and_name_file_and_line() {
         text(&output)
     );
 }
+
+#[test]
+fn completions_scripts_dynamic_names_and_man_page() {
+    let setup = Setup::new(json!({
+        "github": {"command": "github-mcp", "description": "Issues and pull requests"},
+        "grafana": {"url": "http://127.0.0.1:9/mcp"},
+        "time": {"command": "uvx", "args": ["mcp-server-time"]}
+    }));
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let script = setup.run(&["completions", shell]);
+        assert_eq!(script.status.code(), Some(0), "{}", text(&script));
+        assert!(
+            String::from_utf8_lossy(&script.stdout).contains("mcp-cli"),
+            "{shell}: {}",
+            text(&script)
+        );
+    }
+    // Dynamic completion: server names from the config found in the directory.
+    let completed = Command::new(workspace_bin("mcp-cli"))
+        .current_dir(setup.dir.path())
+        .env("COMPLETE", "bash")
+        .env("_CLAP_COMPLETE_INDEX", "2")
+        .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+        .env("_CLAP_COMPLETE_SPACE", "true")
+        .env("MCP_DISCOVERY_CACHE_DIR", setup.dir.path().join("cache"))
+        .args(["--", "mcp-cli", "ping", "g"])
+        .output()
+        .unwrap();
+    let names: Vec<String> = String::from_utf8_lossy(&completed.stdout)
+        .split(['\n', '\u{b}'])
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(names, vec!["github", "grafana"], "{}", text(&completed));
+    let man = setup.run(&["manpage"]);
+    let page = String::from_utf8_lossy(&man.stdout);
+    assert!(page.contains(".TH mcp-cli 1"), "{page}");
+    assert!(page.contains("login"), "the man page lists the commands");
+}

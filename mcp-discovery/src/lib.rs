@@ -52,6 +52,7 @@
 
 pub mod auth;
 pub mod cache;
+pub mod capability;
 pub mod catalog;
 mod clock;
 pub mod config;

@@ -71,6 +71,9 @@ pub struct GlobalOptions {
     /// How many requests may go to a server at once before the rate limit applies.
     #[arg(long, value_name = "N", default_value_t = 20, global = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub burst: u32,
+    /// The pins of approved tools (default: mcp-lock.json beside the first config).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub lock: Option<PathBuf>,
     /// One JSON document on stdout instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
@@ -84,8 +87,56 @@ pub struct GlobalOptions {
 pub enum Command {
     /// Configured servers: where from, enabled or disabled, last known status.
     Servers,
-    /// Everything every server offers, per server.
-    Discover,
+    /// Everything every server offers, per server. With pins (approved
+    /// tools), each item's pin status too.
+    Discover {
+        /// Exit 3 when an approved item changed or vanished since approval.
+        #[arg(long)]
+        verify_pins: bool,
+    },
+    /// Write a capability manifest per tool to DIR/pending/<server>/ for approval.
+    Export {
+        /// The form of the manifests.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Both)]
+        format: ExportFormat,
+        /// The capabilities folder.
+        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        dir: PathBuf,
+    },
+    /// The manifests awaiting approval.
+    Pending {
+        /// The capabilities folder.
+        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        dir: PathBuf,
+    },
+    /// Approve a server's manifests (all, or the tools named) and pin them.
+    Approve {
+        /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        server: String,
+        /// Its tools (all pending ones when none is named).
+        tools: Vec<String>,
+        /// The capabilities folder.
+        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        dir: PathBuf,
+    },
+    /// Take an approval back (all, or the tools named) and unpin them.
+    Revoke {
+        /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        server: String,
+        /// Its tools (all approved ones when none is named).
+        tools: Vec<String>,
+        /// The capabilities folder.
+        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        dir: PathBuf,
+    },
+    /// Pinned items: what changed since approval.
+    Pins {
+        /// What to show.
+        #[command(subcommand)]
+        command: PinsCommand,
+    },
     /// Every tool of every server, with a compact signature.
     Tools,
     /// Every resource and resource template of every server.
@@ -172,6 +223,28 @@ pub enum Command {
         /// The servers (all enabled ones when none is named).
         #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         servers: Vec<String>,
+    },
+}
+
+/// The form of exported manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// RTFS (`.rtfs`).
+    Rtfs,
+    /// JSON (`.json`, with the tool's own schemas; what approval pins).
+    Json,
+    /// Both.
+    Both,
+}
+
+/// `mcp-cli pins …`.
+#[derive(Debug, Subcommand)]
+pub enum PinsCommand {
+    /// What changed, field by field: old and new text, the schema paths that differ.
+    Diff {
+        /// Only this server.
+        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        server: Option<String>,
     },
 }
 

@@ -30,6 +30,8 @@ pub mod exit {
     pub const USAGE: u8 = 1;
     /// One or more servers failed; everything else was still printed.
     pub const SERVER_FAILED: u8 = 2;
+    /// `discover --verify-pins`: an approved item changed or vanished.
+    pub const PINS_CHANGED: u8 = 3;
     /// `call` returned a tool error (`isError`).
     pub const TOOL_ERROR: u8 = 5;
 }
@@ -64,14 +66,54 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
     let style = Style::detect();
     match command {
         Command::Servers => Ok(servers(global, &loaded, style)),
-        Command::Discover => {
+        Command::Discover { verify_pins } => {
             let report = discover(global, &loaded, &session).await;
+            let lock = crate::capabilities::lock_path(global, &loaded);
+            let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
+                UsageError::Capabilities(format!("cannot read {}: {e}", lock.display()))
+            })?;
+            let checks = crate::capabilities::checks(&loaded, &pins, &report);
             if global.json {
-                print_json(&report);
+                let mut document = serde_json::to_value(&report).unwrap_or_default();
+                if !checks.is_empty() {
+                    document["pins"] = crate::capabilities::statuses_json(&checks);
+                }
+                print_json(&document);
             } else {
                 print!("{}", render::discover(&report, discovery_now(), style));
+                for line in crate::capabilities::summary_lines(&checks) {
+                    println!("{line}");
+                }
+            }
+            if *verify_pins && crate::capabilities::violated(&checks) {
+                return Ok(ExitCode::from(exit::PINS_CHANGED));
             }
             Ok(status_of(&report))
+        }
+        Command::Export { format, dir } => {
+            let report = discover(global, &loaded, &session).await;
+            crate::capabilities::export(global, &loaded, &report, dir, *format)
+        }
+        Command::Pending { dir } => crate::capabilities::pending(global, dir),
+        Command::Approve { server, tools, dir } => {
+            crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, true)
+        }
+        Command::Revoke { server, tools, dir } => {
+            crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, false)
+        }
+        Command::Pins {
+            command: crate::cli::PinsCommand::Diff { server },
+        } => {
+            let report = discover(global, &loaded, &session).await;
+            let lock = crate::capabilities::lock_path(global, &loaded);
+            let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
+                UsageError::Capabilities(format!("cannot read {}: {e}", lock.display()))
+            })?;
+            let mut checks = crate::capabilities::checks(&loaded, &pins, &report);
+            if let Some(server) = server {
+                checks.retain(|(name, _)| name == server);
+            }
+            Ok(crate::capabilities::diff(global, &checks))
         }
         Command::Tools => Ok(list(global, &loaded, &session, &[ListKind::Tools], style).await),
         Command::Resources => Ok(list(

@@ -43,6 +43,9 @@ pub enum UsageError {
     /// `login` or `logout` of a server that is not an HTTP server.
     #[error("'{0}' is not an HTTP server; only HTTP servers use OAuth")]
     NotHttp(String),
+    /// A capabilities folder or the lock file cannot be used.
+    #[error("{0}")]
+    Capabilities(String),
     /// The token store cannot be used.
     #[error("credential store: {0}")]
     CredentialStore(String),

@@ -5,6 +5,7 @@
 //! config error, 2 when a server failed (everything else is still printed),
 //! 5 when `call` returned a tool error.
 
+mod capabilities;
 mod cli;
 mod columns;
 mod commands;

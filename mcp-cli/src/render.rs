@@ -76,6 +76,11 @@ fn server_info(report: &ServerReport) -> String {
 /// A server's text made safe to print on one line: a tab becomes a space,
 /// and any other control character (a line break, the start of an escape
 /// sequence) becomes `�`.
+pub(crate) fn printable_str(text: &str) -> String {
+    printable(text.to_owned())
+}
+
+/// The same, for an owned text.
 fn printable(text: String) -> String {
     if !text.chars().any(char::is_control) {
         return text;

@@ -24,6 +24,8 @@
 //! | `sleep` | sleeps forever |
 //!
 //! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file.
+//! With `FIXTURE_TOOLS_FILE=<file>`, the tools listed are that file's JSON array
+//! (read at every listing, so a test can change a tool under a running client).
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -31,6 +33,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 fn tools() -> Value {
+    // `FIXTURE_TOOLS_FILE`: the tools are that file's JSON array, read at each listing.
+    if let Some(file) = std::env::var_os("FIXTURE_TOOLS_FILE")
+        && let Ok(text) = std::fs::read_to_string(file)
+        && let Ok(tools) = serde_json::from_str::<Value>(&text)
+    {
+        return tools;
+    }
     json!([
         {"name": "echo", "description": "Echoes its text.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
         {"name": "add", "title": "Add", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}},

@@ -1,0 +1,277 @@
+//! `export`, `pending`, `approve`, `revoke` and `pins diff`: tools as
+//! capability manifests a person approves, and the pins that catch an
+//! approved tool changing afterwards (`discover --verify-pins`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use mcpdisco::capability::pins::ItemKind;
+use mcpdisco::capability::{
+    CapabilityDir, Formats, ItemCheck, Manifest, PinFile, PinStatus, Stage,
+};
+use mcpdisco::discovery::{DiscoveryReport, ServerStatus};
+use serde_json::{Value, json};
+
+use crate::cli::{ExportFormat, GlobalOptions};
+use crate::commands::{exit, print_json};
+use crate::load::{Loaded, UsageError};
+use crate::render::printable_str as printable;
+
+/// The lock file: `--lock`, else beside the first config read.
+pub fn lock_path(global: &GlobalOptions, loaded: &Loaded) -> PathBuf {
+    match (&global.lock, loaded.files.first()) {
+        (Some(path), _) => path.clone(),
+        (None, Some(config)) => PinFile::path_beside(config),
+        (None, None) => PathBuf::from(mcpdisco::capability::pins::LOCK_FILE),
+    }
+}
+
+fn io_error(what: &str, path: &Path, error: std::io::Error) -> UsageError {
+    UsageError::Capabilities(format!("{what} {}: {error}", path.display()))
+}
+
+/// `mcp-cli export`: one manifest per tool of every ready server, to `pending/`.
+pub fn export(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    report: &DiscoveryReport,
+    dir: &Path,
+    format: ExportFormat,
+) -> Result<ExitCode, UsageError> {
+    let mut manifests = Vec::new();
+    for server_report in &report.servers {
+        let Some(server) = loaded.servers.iter().find(|s| s.name == server_report.name) else {
+            continue;
+        };
+        for tool in &server_report.tools {
+            manifests.extend(Manifest::of(server, tool));
+        }
+    }
+    let formats = match format {
+        ExportFormat::Rtfs => Formats::Rtfs,
+        ExportFormat::Json => Formats::Json,
+        ExportFormat::Both => Formats::Both,
+    };
+    let written = CapabilityDir::new(dir)
+        .export(&manifests, formats)
+        .map_err(|e| io_error("cannot write to", dir, e))?;
+    if global.json {
+        print_json(&json!({"exported": manifests.len(), "files": written}));
+    } else {
+        println!(
+            "{} tools exported to {} ({} files); approve them with `mcp-cli approve <server>`",
+            manifests.len(),
+            dir.join("pending").display(),
+            written.len()
+        );
+    }
+    Ok(ExitCode::from(
+        if report
+            .servers
+            .iter()
+            .any(|s| s.status == ServerStatus::Failed)
+        {
+            exit::SERVER_FAILED
+        } else {
+            exit::OK
+        },
+    ))
+}
+
+/// `mcp-cli pending`: what awaits approval.
+pub fn pending(global: &GlobalOptions, dir: &Path) -> Result<ExitCode, UsageError> {
+    let listed = CapabilityDir::new(dir)
+        .list(Stage::Pending)
+        .map_err(|e| io_error("cannot read", dir, e))?;
+    if global.json {
+        let items: Vec<Value> = listed
+            .iter()
+            .map(|l| json!({"server": l.server, "tool": l.tool, "files": l.files}))
+            .collect();
+        print_json(&json!({"pending": items}));
+    } else if listed.is_empty() {
+        println!(
+            "nothing awaits approval in {}",
+            dir.join("pending").display()
+        );
+    } else {
+        for entry in &listed {
+            println!("{}  {}", entry.server, entry.tool);
+        }
+    }
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// `mcp-cli approve` / `revoke`: moves the manifests, and pins (or unpins)
+/// the tools in the lock file.
+pub fn approve_or_revoke(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    dir: &Path,
+    server_name: &str,
+    tools: &[String],
+    approve: bool,
+) -> Result<ExitCode, UsageError> {
+    let server = loaded
+        .servers
+        .iter()
+        .find(|s| s.name == server_name)
+        .ok_or_else(|| UsageError::UnknownServer {
+            name: server_name.to_owned(),
+            known: loaded.servers.iter().map(|s| s.name.clone()).collect(),
+            files: loaded.files.clone(),
+        })?;
+    let capabilities = CapabilityDir::new(dir);
+    let moved = if approve {
+        capabilities.approve(server_name, tools)
+    } else {
+        capabilities.revoke(server_name, tools)
+    }
+    .map_err(|e| io_error("cannot move manifests in", dir, e))?;
+    let lock = lock_path(global, loaded);
+    let mut pins = PinFile::load(&lock).map_err(|e| io_error("cannot read", &lock, e))?;
+    let mut keys = Vec::new();
+    for entry in &moved {
+        let Some(json_file) = entry
+            .files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "json"))
+        else {
+            continue;
+        };
+        let text = std::fs::read(json_file).map_err(|e| io_error("cannot read", json_file, e))?;
+        let manifest: Value = serde_json::from_slice(&text)
+            .map_err(|e| UsageError::Capabilities(format!("{}: {e}", json_file.display())))?;
+        let definition = &manifest["definition"];
+        if approve {
+            keys.extend(pins.pin(server, ItemKind::Tool, definition));
+        } else if let Some(name) = definition.get("name").and_then(Value::as_str) {
+            let key = format!("tool:{name}");
+            if pins.unpin(server, &key) {
+                keys.push(key);
+            }
+        }
+    }
+    pins.save(&lock)
+        .map_err(|e| io_error("cannot write", &lock, e))?;
+    let verb = if approve { "approved" } else { "revoked" };
+    if global.json {
+        let tools: Vec<&str> = moved.iter().map(|m| m.tool.as_str()).collect();
+        print_json(&json!({"server": server_name, verb: tools, "pins": keys, "lock": lock}));
+    } else if moved.is_empty() {
+        println!(
+            "nothing to {} for '{server_name}' in {}",
+            if approve { "approve" } else { "revoke" },
+            dir.display()
+        );
+    } else {
+        println!(
+            "{verb} {} of '{server_name}' ({} pinned in {})",
+            moved.len(),
+            keys.len(),
+            lock.display()
+        );
+    }
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// The pin checks of every server in `report` that has pins.
+pub fn checks(
+    loaded: &Loaded,
+    pins: &PinFile,
+    report: &DiscoveryReport,
+) -> Vec<(String, Vec<ItemCheck>)> {
+    report
+        .servers
+        .iter()
+        .filter(|r| r.status == ServerStatus::Ready)
+        .filter_map(|r| {
+            let server = loaded.servers.iter().find(|s| s.name == r.name)?;
+            let checks = pins.check(server, r);
+            (!checks.is_empty()).then(|| (r.name.clone(), checks))
+        })
+        .collect()
+}
+
+/// Whether anything pinned changed or vanished.
+pub fn violated(checks: &[(String, Vec<ItemCheck>)]) -> bool {
+    checks
+        .iter()
+        .flat_map(|(_, c)| c)
+        .any(|c| matches!(c.status, PinStatus::Changed | PinStatus::Removed))
+}
+
+/// The `pins` member of `discover --json`: server → item → status.
+pub fn statuses_json(checks: &[(String, Vec<ItemCheck>)]) -> Value {
+    let mut servers = serde_json::Map::new();
+    for (server, items) in checks {
+        let statuses: serde_json::Map<String, Value> = items
+            .iter()
+            .map(|c| (c.key.clone(), json!(c.status)))
+            .collect();
+        servers.insert(server.clone(), Value::Object(statuses));
+    }
+    Value::Object(servers)
+}
+
+/// One line per server whose pinned items changed, for the human output.
+pub fn summary_lines(checks: &[(String, Vec<ItemCheck>)]) -> Vec<String> {
+    checks
+        .iter()
+        .filter_map(|(server, items)| {
+            let changed: Vec<&str> = items
+                .iter()
+                .filter(|c| matches!(c.status, PinStatus::Changed | PinStatus::Removed))
+                .map(|c| c.key.as_str())
+                .collect();
+            (!changed.is_empty()).then(|| {
+                format!(
+                    "! {server}: changed since approval: {} (see `mcp-cli pins diff {server}`)",
+                    printable(&changed.join(", "))
+                )
+            })
+        })
+        .collect()
+}
+
+/// `mcp-cli pins diff [SERVER]`: what changed, field by field.
+pub fn diff(global: &GlobalOptions, checks: &[(String, Vec<ItemCheck>)]) -> ExitCode {
+    if global.json {
+        let servers: serde_json::Map<String, Value> = checks
+            .iter()
+            .map(|(server, items)| (server.clone(), json!(items)))
+            .collect();
+        print_json(&json!({"servers": servers}));
+        return ExitCode::from(exit::OK);
+    }
+    let mut any = false;
+    for (server, items) in checks {
+        for item in items.iter().filter(|c| c.status != PinStatus::Unchanged) {
+            any = true;
+            let status = match item.status {
+                PinStatus::Changed => "changed",
+                PinStatus::New => "new (not approved)",
+                PinStatus::Removed => "removed",
+                PinStatus::Unchanged => "unchanged",
+            };
+            println!("{server} {}: {status}", printable(&item.key));
+            for change in &item.changes {
+                println!("  {}", printable(&change.path));
+                println!("    - {}", printable(&shown(&change.old)));
+                println!("    + {}", printable(&shown(&change.new)));
+            }
+        }
+    }
+    if !any {
+        println!("every pinned item is as approved");
+    }
+    ExitCode::from(exit::OK)
+}
+
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "(absent)".into(),
+        other => other.to_string(),
+    }
+}

@@ -182,6 +182,10 @@ pub enum Command {
         /// Items per page of every list.
         #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
+        /// Hide the tools of approved servers that changed since approval
+        /// (their pins in the lock file differ) until they are approved again.
+        #[arg(long)]
+        hide_changed_tools: bool,
     },
     /// Authorize with an HTTP server that requires OAuth: opens the browser
     /// at its authorization page (or prints the URL), waits for it to come

@@ -145,6 +145,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             http,
             http_token,
             page_size,
+            hide_changed_tools,
         } => {
             let options = crate::serve::ServeOptions {
                 http: *http,
@@ -152,6 +153,8 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
                 page_size: usize::from(*page_size),
                 start_deadline: deadline(global),
                 separator: global.separator.clone(),
+                hide_changed_tools: hide_changed_tools
+                    .then(|| crate::capabilities::lock_path(global, &loaded)),
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

@@ -28,6 +28,8 @@ pub struct ServeOptions {
     pub start_deadline: Duration,
     /// Between server and item names.
     pub separator: String,
+    /// The lock file whose pins hide changed tools, when asked to.
+    pub hide_changed_tools: Option<std::path::PathBuf>,
 }
 
 /// Runs the gateway until it is told to stop.
@@ -56,6 +58,9 @@ pub async fn serve(
         start_deadline: options.start_deadline,
         separator: options.separator,
         auth: crate::login::stored_context(),
+        gate: options
+            .hide_changed_tools
+            .map(mcpdisco::capability::pins::hide_changed),
         ..SupervisorOptions::default()
     };
     let gateway = Gateway::new(

@@ -286,6 +286,39 @@ impl PinFile {
     }
 }
 
+/// The supervisor policy that hides the tools of a pinned server that
+/// changed since approval, until they are approved again: the lock file at
+/// `lock` is read at every re-listing, so a re-approval takes effect at the
+/// server's next listing (a `list_changed` or a restart). A server without
+/// pins, or a lock file that cannot be read, hides nothing (a warning is
+/// logged for the latter).
+pub fn hide_changed(lock: PathBuf) -> crate::supervisor::ItemGate {
+    std::sync::Arc::new(move |server: &ServerConfig, mut report: ServerReport| {
+        let pins = match PinFile::load(&lock) {
+            Ok(pins) => pins,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the pins; nothing is hidden");
+                return report;
+            }
+        };
+        let changed: Vec<String> = pins
+            .check(server, &report)
+            .into_iter()
+            .filter(|check| check.status == PinStatus::Changed)
+            .filter_map(|check| check.key.strip_prefix("tool:").map(str::to_owned))
+            .collect();
+        if !changed.is_empty() {
+            tracing::warn!(server = %server.name, tools = ?changed, "hiding tools that changed since approval");
+            report.items_retain(crate::session::ListKind::Tools, |tool| {
+                mcpdisco_protocol::raw::ToolView::of(tool)
+                    .name()
+                    .is_none_or(|name| !changed.iter().any(|c| *c == name))
+            });
+        }
+        report
+    })
+}
+
 /// The paths where `old` and `new` differ, as JSON pointers.
 fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<FieldChange>) {
     match (old, new) {
@@ -379,6 +412,26 @@ mod tests {
         let path = dir.path().join(LOCK_FILE);
         pins.save(&path).unwrap();
         assert_eq!(PinFile::load(&path).unwrap().servers, pins.servers);
+        // The gateway policy hides the changed tool, and only it.
+        let gate = hide_changed(path.clone());
+        let rugged_again = json!({"name": "search", "description": "Search the web, and more"});
+        let gated = gate(
+            &server,
+            report(vec![
+                rugged_again,
+                json!({"name": "fetch", "description": "Fetch a page"}),
+            ]),
+        );
+        let names: Vec<String> = gated
+            .tools
+            .iter()
+            .filter_map(|t| {
+                mcpdisco_protocol::raw::ToolView::of(t)
+                    .name()
+                    .map(|n| n.into_owned())
+            })
+            .collect();
+        assert_eq!(names, vec!["fetch"]);
         assert!(pins.unpin(&server, "tool:fetch"));
         assert!(!pins.unpin(&server, "tool:fetch"));
     }

@@ -74,7 +74,15 @@ pub struct SupervisorOptions {
     pub handlers: Option<HandlerFactory>,
     /// Tokens for HTTP servers that need authorization.
     pub auth: Option<crate::auth::AuthContext>,
+    /// A policy that hides items after the config's filters (such as
+    /// [`crate::capability::pins::hide_changed`]): hidden items are neither
+    /// listed nor routed.
+    pub gate: Option<ItemGate>,
 }
+
+/// Hides items of a server's report (applied after its filters, at every
+/// re-listing).
+pub type ItemGate = Arc<dyn Fn(&ServerConfig, ServerReport) -> ServerReport + Send + Sync>;
 
 impl Default for SupervisorOptions {
     fn default() -> Self {
@@ -89,6 +97,7 @@ impl Default for SupervisorOptions {
             graces: StopGraces::default(),
             handlers: None,
             auth: None,
+            gate: None,
         }
     }
 }
@@ -646,7 +655,13 @@ impl Inner {
             reports
                 .into_iter()
                 .map(|report| match self.units.get(&report.name) {
-                    Some(unit) => unit.config.filters.apply(report),
+                    Some(unit) => {
+                        let report = unit.config.filters.apply(report);
+                        match &self.options.gate {
+                            Some(gate) => gate(&unit.config, report),
+                            None => report,
+                        }
+                    }
                     None => report,
                 })
                 .collect()

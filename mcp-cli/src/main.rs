@@ -16,7 +16,7 @@ mod login;
 mod progress;
 mod render;
 mod serve;
-mod signature;
+
 mod style;
 
 use std::process::ExitCode;

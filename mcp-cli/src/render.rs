@@ -10,8 +10,10 @@ use mcpdisco::{JsonView, RawJson, ResourceView};
 use serde_json::Value;
 
 use crate::columns::{self, Layout};
-use crate::signature::{PromptView, ToolView, prompt_signature, shorten, text_or, tool_signature};
 use crate::style::Style;
+use mcpdisco::capability::signature::{
+    PromptView, ToolView, prompt_signature, shorten, text_or, tool_signature,
+};
 
 /// A table without borders, wrapped to the terminal's width (print it with `trim_fmt`).
 pub fn table(header: &[&str], style: Style) -> Table {

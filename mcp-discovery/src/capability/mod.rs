@@ -2,12 +2,14 @@
 //! tool's schemas as type expressions ([`types`]), what it is about and what
 //! it does ([`infer`]), a manifest per tool ([`manifest`]) that a person
 //! approves ([`approval`]), and pins of what was approved, checked at every
-//! discovery ([`pins`]).
+//! discovery ([`pins`]); and compact signatures for people
+//! (`search(query: string, limit?: integer) -> {hits}`, [`signature`]).
 
 pub mod approval;
 pub mod infer;
 pub mod manifest;
 pub mod pins;
+pub mod signature;
 pub mod types;
 
 pub use approval::{CapabilityDir, Formats, Stage};

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-pub use mcpdisco::{JsonView, PromptView, ToolView};
+pub use mcpdisco_protocol::{JsonView, PromptView, ToolView};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -163,7 +163,7 @@ pub fn shorten(mut text: String, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcpdisco::RawJson;
+    use mcpdisco_protocol::RawJson;
     use serde_json::json;
 
     fn tool(tool: &Value) -> String {

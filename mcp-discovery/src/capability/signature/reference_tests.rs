@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::{JsonView, MAX_LEN, ToolView, tool_signature};
-use mcpdisco::RawJson;
+use mcpdisco_protocol::RawJson;
 
 fn reference_signature(tool: &Value) -> String {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");

@@ -37,6 +37,7 @@ pub fn export(
     report: &DiscoveryReport,
     dir: &Path,
     format: ExportFormat,
+    outputs: &Outputs,
 ) -> Result<ExitCode, UsageError> {
     let mut manifests = Vec::new();
     for server_report in &report.servers {
@@ -44,7 +45,15 @@ pub fn export(
             continue;
         };
         for tool in &server_report.tools {
-            manifests.extend(Manifest::of(server, tool));
+            let Some(mut manifest) = Manifest::of(server, tool) else {
+                continue;
+            };
+            if manifest.output.is_none() {
+                manifest.output = outputs
+                    .get(&(manifest.server.clone(), manifest.tool.clone()))
+                    .cloned();
+            }
+            manifests.push(manifest);
         }
     }
     let formats = match format {
@@ -76,6 +85,62 @@ pub fn export(
             exit::OK
         },
     ))
+}
+
+/// Output types learnt by calling tools, by (server, tool).
+pub type Outputs = std::collections::HashMap<(String, String), mcpdisco::capability::TypeExpr>;
+
+/// `--introspect-output`: each eligible tool (read-only, not destructive, no
+/// output schema) of each ready server called once; failures leave the type
+/// unknown.
+pub async fn introspect_outputs(
+    global: &GlobalOptions,
+    session: &mcpdisco::session::SessionOptions,
+    loaded: &Loaded,
+    report: &DiscoveryReport,
+) -> Outputs {
+    use mcpdisco::capability::introspect;
+    let mut outputs = Outputs::new();
+    for server_report in report
+        .servers
+        .iter()
+        .filter(|r| r.status == ServerStatus::Ready)
+    {
+        let tools: Vec<Value> = server_report
+            .tools
+            .iter()
+            .filter_map(|t| t.to_value().ok())
+            .filter(introspect::eligible)
+            .collect();
+        let Some(server) = loaded.servers.iter().find(|s| s.name == server_report.name) else {
+            continue;
+        };
+        if tools.is_empty() {
+            continue;
+        }
+        let connected = match crate::commands::connect_to(global, session, server).await {
+            Ok(connected) => connected,
+            Err(error) => {
+                eprintln!("warning: no output types for '{}': {error}", server.name);
+                continue;
+            }
+        };
+        for tool in &tools {
+            let name = tool["name"].as_str().unwrap_or_default().to_owned();
+            match introspect::introspect(&connected, tool).await {
+                Some(ty) => {
+                    outputs.insert((server.name.clone(), name), ty);
+                }
+                None => eprintln!(
+                    "note: the output type of '{}' tool '{}' stays unknown",
+                    server.name,
+                    printable(&name)
+                ),
+            }
+        }
+        let _ = connected.close().await;
+    }
+    outputs
 }
 
 /// `mcp-cli pending`: what awaits approval.

@@ -102,6 +102,10 @@ pub enum Command {
         /// The capabilities folder.
         #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
         dir: PathBuf,
+        /// Learn the output type of read-only tools without an outputSchema
+        /// by calling each once with the smallest valid input.
+        #[arg(long)]
+        introspect_output: bool,
     },
     /// The manifests awaiting approval.
     Pending {

@@ -90,9 +90,18 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             }
             Ok(status_of(&report))
         }
-        Command::Export { format, dir } => {
+        Command::Export {
+            format,
+            dir,
+            introspect_output,
+        } => {
             let report = discover(global, &loaded, &session).await;
-            crate::capabilities::export(global, &loaded, &report, dir, *format)
+            let outputs = if *introspect_output {
+                crate::capabilities::introspect_outputs(global, &session, &loaded, &report).await
+            } else {
+                Default::default()
+            };
+            crate::capabilities::export(global, &loaded, &report, dir, *format, &outputs)
         }
         Command::Pending { dir } => crate::capabilities::pending(global, dir),
         Command::Approve { server, tools, dir } => {
@@ -476,7 +485,7 @@ fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
     ExitCode::from(exit::OK)
 }
 
-async fn connect_to(
+pub(crate) async fn connect_to(
     global: &GlobalOptions,
     session: &SessionOptions,
     server: &ServerConfig,

@@ -207,6 +207,49 @@ fn export_approve_rug_pull_detected_and_reapproved() {
 }
 
 #[test]
+fn output_types_are_learnt_only_from_read_only_tools() {
+    let tools_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        tools_file.path(),
+        json!([
+            {"name": "add", "annotations": {"readOnlyHint": true},
+             "inputSchema": {"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}},
+            {"name": "echo", "annotations": {"readOnlyHint": true, "destructiveHint": true},
+             "inputSchema": {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},
+            {"name": "fail", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let setup = Setup::new(json!({
+        "calc": {"command": FIXTURE, "args": ["well-behaved"],
+                 "env": {"FIXTURE_TOOLS_FILE": tools_file.path()}}
+    }));
+    let exported = setup.run(&["export", "--introspect-output", "--format", "rtfs"]);
+    assert_eq!(exported.status.code(), Some(0), "{}", text(&exported));
+    let pending = setup.dir.path().join("capabilities/servers/pending/calc");
+    let read = |tool: &str| std::fs::read_to_string(pending.join(format!("{tool}.rtfs"))).unwrap();
+    assert!(
+        read("add").contains("\n  :output-schema [:map [:sum :int]]\n"),
+        "{}",
+        read("add")
+    );
+    assert!(
+        !read("echo").contains(":output-schema"),
+        "a destructive tool is never called"
+    );
+    assert!(
+        !read("fail").contains(":output-schema"),
+        "a failed call leaves the type unknown"
+    );
+    assert!(text(&exported).contains("the output type of 'calc' tool 'fail' stays unknown"));
+    assert!(
+        !pending.join("add.json").exists(),
+        "--format rtfs writes no JSON"
+    );
+}
+
+#[test]
 fn export_approve_verify_on_real_servers() {
     let Some(tools) = require_tools() else {
         return;

@@ -7,6 +7,7 @@
 
 pub mod approval;
 pub mod infer;
+pub mod introspect;
 pub mod manifest;
 pub mod pins;
 pub mod signature;

@@ -169,6 +169,8 @@ pub fn pending(global: &GlobalOptions, dir: &Path) -> Result<ExitCode, UsageErro
 
 /// `mcp-cli approve` / `revoke`: moves the manifests, and pins (or unpins)
 /// the tools in the lock file.
+/// A whole server's approval also pins (or unpins) its prompts, resources
+/// and templates, from `report` (its discovery).
 pub fn approve_or_revoke(
     global: &GlobalOptions,
     loaded: &Loaded,
@@ -176,6 +178,7 @@ pub fn approve_or_revoke(
     server_name: &str,
     tools: &[String],
     approve: bool,
+    report: Option<&DiscoveryReport>,
 ) -> Result<ExitCode, UsageError> {
     let server = loaded
         .servers
@@ -215,6 +218,19 @@ pub fn approve_or_revoke(
             if pins.unpin(server, &key) {
                 keys.push(key);
             }
+        }
+    }
+    if tools.is_empty() {
+        if approve {
+            if let Some(server_report) = report
+                .into_iter()
+                .flat_map(|r| &r.servers)
+                .find(|r| r.name == server_name && r.status == ServerStatus::Ready)
+            {
+                keys.extend(pins.pin_others(server, server_report));
+            }
+        } else {
+            keys.extend(pins.unpin_others(server));
         }
     }
     pins.save(&lock)

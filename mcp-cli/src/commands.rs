@@ -105,10 +105,35 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         }
         Command::Pending { dir } => crate::capabilities::pending(global, dir),
         Command::Approve { server, tools, dir } => {
-            crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, true)
+            // A whole server's approval pins its prompts and resources too: what it offers now.
+            let report = if tools.is_empty() {
+                let only = Loaded {
+                    servers: loaded
+                        .servers
+                        .iter()
+                        .filter(|s| &s.name == server)
+                        .cloned()
+                        .collect(),
+                    files: loaded.files.clone(),
+                    candidates: Vec::new(),
+                    warnings: Vec::new(),
+                };
+                Some(discover(global, &only, &session).await)
+            } else {
+                None
+            };
+            crate::capabilities::approve_or_revoke(
+                global,
+                &loaded,
+                dir,
+                server,
+                tools,
+                true,
+                report.as_ref(),
+            )
         }
         Command::Revoke { server, tools, dir } => {
-            crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, false)
+            crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, false, None)
         }
         Command::Pins {
             command: crate::cli::PinsCommand::Diff { server },

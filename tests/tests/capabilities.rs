@@ -283,14 +283,14 @@ fn export_approve_verify_on_real_servers() {
     let report: Value = serde_json::from_slice(&verified.stdout).unwrap();
     for server in ["everything", "time"] {
         let statuses = report["pins"][server].as_object().unwrap();
-        assert!(!statuses.is_empty());
-        // Tools are pinned and unchanged; prompts and resources are not pinned by approval.
+        // Approving a whole server pinned its tools, prompts and resources: all as approved.
+        assert!(statuses.values().all(|v| v == "unchanged"), "{statuses:?}");
+    }
+    let everything = report["pins"]["everything"].as_object().unwrap();
+    for kind in ["tool:", "prompt:", "resource:"] {
         assert!(
-            statuses
-                .iter()
-                .filter(|(k, _)| k.starts_with("tool:"))
-                .all(|(_, v)| v == "unchanged"),
-            "{statuses:?}"
+            everything.keys().any(|k| k.starts_with(kind)),
+            "no {kind} pinned: {everything:?}"
         );
     }
 }

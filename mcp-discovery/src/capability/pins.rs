@@ -220,6 +220,37 @@ impl PinFile {
         Some(key)
     }
 
+    /// Pins every prompt, resource and resource template of `report` (tools
+    /// are pinned from their approved manifests); the keys pinned.
+    pub fn pin_others(&mut self, server: &ServerConfig, report: &ServerReport) -> Vec<String> {
+        items(report)
+            .into_iter()
+            .filter(|(kind, _)| *kind != ItemKind::Tool)
+            .filter_map(|(kind, item)| self.pin(server, kind, &item))
+            .collect()
+    }
+
+    /// Removes every pin of `server` that is not a tool's; the keys removed.
+    pub fn unpin_others(&mut self, server: &ServerConfig) -> Vec<String> {
+        let key = server_key(server);
+        let Some(entry) = self.servers.get_mut(&key) else {
+            return Vec::new();
+        };
+        let removed: Vec<String> = entry
+            .items
+            .keys()
+            .filter(|k| !k.starts_with("tool:"))
+            .cloned()
+            .collect();
+        for item in &removed {
+            entry.items.remove(item);
+        }
+        if entry.items.is_empty() {
+            self.servers.remove(&key);
+        }
+        removed
+    }
+
     /// Removes the pin of `key` (`tool:<name>`) for `server`.
     pub fn unpin(&mut self, server: &ServerConfig, key: &str) -> bool {
         let server_key = server_key(server);

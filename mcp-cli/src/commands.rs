@@ -320,11 +320,28 @@ async fn discover(
     let enabled = loaded.servers.iter().filter(|s| s.enabled).count();
     let progress = Progress::start(enabled);
     options.observer = progress.as_ref().map(Progress::observer);
-    let report = discovery::discover(&loaded.servers, &options).await;
+    // The report is shown when the last answer is in; the servers are
+    // stopped meanwhile, and `finish_closing` waits for them before exit.
+    let (report, closing) = discovery::discover_detached(&loaded.servers, &options).await;
+    PENDING_CLOSES.lock().push(closing);
     if let Some(progress) = progress {
         progress.finish();
     }
     report
+}
+
+/// Sessions still closing after the discoveries of this run.
+static PENDING_CLOSES: mcpdisco::sync::Mutex<Vec<discovery::Closing>> =
+    mcpdisco::sync::Mutex::new(Vec::new());
+
+/// Waits until every server this run discovered is stopped and reaped.
+pub async fn finish_closing() {
+    let pending: Vec<discovery::Closing> = std::mem::take(&mut *PENDING_CLOSES.lock());
+    for closing in pending {
+        for (server, took) in closing.finish().await {
+            tracing::debug!(%server, close_ms = took.as_millis() as u64, "stopped");
+        }
+    }
 }
 
 fn discovery_now() -> u64 {

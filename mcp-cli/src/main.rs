@@ -52,13 +52,16 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
-        match commands::run(&cli.global, &cli.command).await {
+        let code = match commands::run(&cli.global, &cli.command).await {
             Ok(code) => code,
             Err(error) => {
                 eprintln!("error: {error}");
                 ExitCode::from(exit::USAGE)
             }
-        }
+        };
+        // What was printed came first; every server is stopped before we exit.
+        commands::finish_closing().await;
+        code
     });
     // Sessions are closed by now; anything a failed close left behind is killed on drop.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));

@@ -68,6 +68,11 @@ pub struct Timings {
     pub connect_ms: u64,
     /// All the lists, in milliseconds.
     pub list_ms: u64,
+    /// Closing the session and stopping the process after the last answer,
+    /// in milliseconds (not part of `durationMs`; known only when the
+    /// caller waited for it, as [`crate::discovery::discover`] does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_ms: Option<u64>,
 }
 
 /// Everything discovery learned about one server.

@@ -304,3 +304,52 @@ async fn the_supervisor_routes_calls_by_namespaced_name_and_keeps_sessions() {
         assert!(!alive, "process {pid} outlived the supervisor");
     }
 }
+
+/// The pid a fixture server wrote to its start log.
+fn started_pid(log: &Path) -> i32 {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|pid| pid.parse().ok())
+        .unwrap()
+}
+
+fn alive(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
+}
+
+#[tokio::test]
+async fn the_report_comes_at_the_last_answer_and_closing_reaps_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts.log");
+    let stubborn = with_env(
+        fixture("stubborn", "ignore-term", dir.path()),
+        "FIXTURE_START_LOG",
+        log.to_str().unwrap(),
+    );
+    let options = DiscoveryOptions::default();
+    let (report, closing) =
+        mcpdisco::discovery::discover_detached(std::slice::from_ref(&stubborn), &options).await;
+    assert_eq!(report.servers[0].status, ServerStatus::Ready);
+    assert_eq!(report.servers[0].tools.len(), 3);
+    assert_eq!(closing.len(), 1);
+    // It ignores stdin's end and SIGTERM: still running when the report is in.
+    let pid = started_pid(&log);
+    assert!(alive(pid), "the report did not wait for the close");
+    let closed = closing.finish().await;
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].0, "stubborn");
+    assert!(!alive(pid), "finish reaps the process");
+
+    // `discover` waits for the closing itself, and says how long it took.
+    let report = discover(std::slice::from_ref(&stubborn), &options).await;
+    let timings = report.servers[0].timings.as_ref().unwrap();
+    // It ignores stdin's end (100 ms grace) and SIGTERM (1 s), so its close
+    // lasts at least that: what closeMs reports, apart from durationMs.
+    assert!(
+        timings.close_ms.is_some_and(|ms| ms >= 1_100),
+        "{timings:?}"
+    );
+}

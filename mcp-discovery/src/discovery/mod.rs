@@ -97,8 +97,10 @@ impl Default for DiscoveryOptions {
             cache: None,
             cache_mode: CacheMode::Use,
             http: None,
+            // A session opened only for discovery: a short grace after stdin's
+            // end, then SIGTERM (closing runs after the report is complete).
             graces: StopGraces {
-                after_eof: Duration::from_secs(1),
+                after_eof: Duration::from_millis(100),
                 after_term: Duration::from_secs(1),
             },
             observer: None,
@@ -138,8 +140,34 @@ impl DiscoveryOptions {
     }
 }
 
-/// Discovers every server, in parallel, and reports them in configuration order.
+/// Discovers every server, in parallel, and reports them in configuration
+/// order, once every session is closed and every process reaped (each
+/// server's `timings.closeMs` says how long that took; `durationMs` stops at
+/// its last answer).
 pub async fn discover(servers: &[ServerConfig], options: &DiscoveryOptions) -> DiscoveryReport {
+    let (mut report, closing) = discover_detached(servers, options).await;
+    for (name, took) in closing.finish().await {
+        if let Some(timings) = report
+            .servers
+            .iter_mut()
+            .find(|r| r.name == name)
+            .and_then(|r| r.timings.as_mut())
+        {
+            timings.close_ms = Some(millis(took));
+        }
+    }
+    report
+}
+
+/// Like [`discover`], but returns as soon as the last answer is in: the
+/// sessions are closed (stdin closed, a short grace, SIGTERM, SIGKILL, the
+/// process reaped) in the background by then running tasks, which
+/// [`Closing::finish`] waits for. A host shows the report first and waits
+/// for the closing before it exits.
+pub async fn discover_detached(
+    servers: &[ServerConfig],
+    options: &DiscoveryOptions,
+) -> (DiscoveryReport, Closing) {
     let runner = Runner::new(servers, options);
     let reports = join_all(
         servers
@@ -147,7 +175,38 @@ pub async fn discover(servers: &[ServerConfig], options: &DiscoveryOptions) -> D
             .map(|server| async { runner.discover_one(server, false).await.0 }),
     )
     .await;
-    DiscoveryReport { servers: reports }
+    let closing = Closing {
+        tasks: std::mem::take(&mut *runner.closing.lock()),
+    };
+    (DiscoveryReport { servers: reports }, closing)
+}
+
+/// The sessions a discovery is still closing.
+#[derive(Debug, Default)]
+pub struct Closing {
+    tasks: Vec<tokio::task::JoinHandle<(String, Duration)>>,
+}
+
+impl Closing {
+    /// How many sessions are being closed.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// Waits until every session is closed and its process reaped; how long
+    /// each took, by server.
+    pub async fn finish(self) -> Vec<(String, Duration)> {
+        join_all(self.tasks)
+            .await
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect()
+    }
 }
 
 /// The masker of one server's session: the server's own secrets and the run's.
@@ -173,6 +232,8 @@ pub(crate) struct Runner<'a> {
     options: &'a DiscoveryOptions,
     permits: Semaphore,
     http: Option<HttpClient>,
+    /// Sessions being closed after their last answer.
+    closing: mcpdisco_transport::sync::Mutex<Vec<tokio::task::JoinHandle<(String, Duration)>>>,
 }
 
 impl<'a> Runner<'a> {
@@ -190,6 +251,7 @@ impl<'a> Runner<'a> {
             options,
             permits: Semaphore::new(options.concurrency.max(1)),
             http,
+            closing: Default::default(),
         }
     }
 
@@ -249,7 +311,20 @@ impl<'a> Runner<'a> {
         )
         .await;
         let mut report = probed.report;
+        // The report is complete at the last answer; closing runs on, without the slot.
         report.duration_ms = millis(started.elapsed());
+        if let Some(session) = probed.to_close {
+            let name = server.name.clone();
+            self.closing.lock().push(tokio::spawn(async move {
+                let closing = Instant::now();
+                if let Err(error) = session.close().await {
+                    tracing::debug!(server = %name, %error, "closing after discovery");
+                }
+                let took = closing.elapsed();
+                tracing::debug!(server = %name, close_ms = took.as_millis() as u64, "closed");
+                (name, took)
+            }));
+        }
         // Everything the session passed on is masked already; the failure
         // texts discovery writes itself (a timeout quotes stderr) are masked here.
         report.mask_failures(&session_masker(server, options));

@@ -26,6 +26,9 @@ pub(crate) struct Probed {
     pub report: ServerReport,
     /// The open session, when the caller asked to keep it and the server is ready.
     pub session: Option<Session>,
+    /// The session to close, when the caller did not keep it: closing is
+    /// left to the caller, so the report does not wait for it.
+    pub to_close: Option<Session>,
     /// Whether a `list_changed` arrived while listing: the lists may already be stale.
     pub saw_list_changed: bool,
 }
@@ -64,19 +67,17 @@ pub(crate) async fn probe(server: &ServerConfig, settings: ProbeSettings<'_>) ->
     match outcome {
         Ok(Ok(mut ready)) => {
             ready.report.duration_ms = millis(elapsed);
-            let session = if settings.keep_session {
-                // Discovery's deadline ends with discovery.
-                ready.session.set_deadline(None);
-                Some(ready.session)
+            // Discovery's deadline ends with discovery.
+            ready.session.set_deadline(None);
+            let (session, to_close) = if settings.keep_session {
+                (Some(ready.session), None)
             } else {
-                if let Err(error) = ready.session.close().await {
-                    tracing::debug!(server = %server.name, %error, "closing after discovery");
-                }
-                None
+                (None, Some(ready.session))
             };
             Probed {
                 report: ready.report,
                 session,
+                to_close,
                 saw_list_changed: ready.saw_list_changed,
             }
         }
@@ -160,6 +161,7 @@ async fn run(
     report.timings = Some(Timings {
         connect_ms: millis(connected),
         list_ms: millis(started.elapsed().saturating_sub(connected)),
+        close_ms: None,
     });
     Ok(Ready {
         report,
@@ -250,6 +252,7 @@ fn failed(server: &ServerConfig, failure: Failure, elapsed: Duration) -> Probed 
     Probed {
         report: ServerReport::failed(&server.name, failure, elapsed),
         session: None,
+        to_close: None,
         saw_list_changed: false,
     }
 }

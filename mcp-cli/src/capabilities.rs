@@ -274,12 +274,13 @@ pub fn checks(
         .collect()
 }
 
-/// Whether anything pinned changed or vanished.
+/// Whether anything pinned changed or vanished, or a server with pins
+/// offers something nobody approved (a rename is a removal and a new item).
 pub fn violated(checks: &[(String, Vec<ItemCheck>)]) -> bool {
     checks
         .iter()
         .flat_map(|(_, c)| c)
-        .any(|c| matches!(c.status, PinStatus::Changed | PinStatus::Removed))
+        .any(|c| c.status != PinStatus::Unchanged)
 }
 
 /// The `pins` member of `discover --json`: server → item → status.
@@ -302,12 +303,12 @@ pub fn summary_lines(checks: &[(String, Vec<ItemCheck>)]) -> Vec<String> {
         .filter_map(|(server, items)| {
             let changed: Vec<&str> = items
                 .iter()
-                .filter(|c| matches!(c.status, PinStatus::Changed | PinStatus::Removed))
+                .filter(|c| c.status != PinStatus::Unchanged)
                 .map(|c| c.key.as_str())
                 .collect();
             (!changed.is_empty()).then(|| {
                 format!(
-                    "! {server}: changed since approval: {} (see `mcp-cli pins diff {server}`)",
+                    "! {server}: not as approved: {} (see `mcp-cli pins diff {server}`)",
                     printable(&changed.join(", "))
                 )
             })

@@ -186,8 +186,9 @@ pub enum Command {
         /// Items per page of every list.
         #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
-        /// Hide the tools of approved servers that changed since approval
-        /// (their pins in the lock file differ) until they are approved again.
+        /// On servers with approved tools, hide the tools that changed since
+        /// approval or were never approved (their pins in the lock file
+        /// differ, or there is none) until they are approved.
         #[arg(long)]
         hide_changed_tools: bool,
     },

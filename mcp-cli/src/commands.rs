@@ -67,7 +67,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
     match command {
         Command::Servers => Ok(servers(global, &loaded, style)),
         Command::Discover { verify_pins } => {
-            let report = discover(global, &loaded, &session).await;
+            let report = discover_fresh(global, &loaded, &session, *verify_pins).await;
             let lock = crate::capabilities::lock_path(global, &loaded);
             let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
                 UsageError::Capabilities(format!("cannot read {}: {e}", lock.display()))
@@ -95,7 +95,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             dir,
             introspect_output,
         } => {
-            let report = discover(global, &loaded, &session).await;
+            let report = discover_fresh(global, &loaded, &session, true).await;
             let outputs = if *introspect_output {
                 crate::capabilities::introspect_outputs(global, &session, &loaded, &report).await
             } else {
@@ -118,7 +118,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
                     candidates: Vec::new(),
                     warnings: Vec::new(),
                 };
-                Some(discover(global, &only, &session).await)
+                Some(discover_fresh(global, &only, &session, true).await)
             } else {
                 None
             };
@@ -138,7 +138,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         Command::Pins {
             command: crate::cli::PinsCommand::Diff { server },
         } => {
-            let report = discover(global, &loaded, &session).await;
+            let report = discover_fresh(global, &loaded, &session, true).await;
             let lock = crate::capabilities::lock_path(global, &loaded);
             let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
                 UsageError::Capabilities(format!("cannot read {}: {e}", lock.display()))
@@ -315,7 +315,22 @@ async fn discover(
     loaded: &Loaded,
     session: &SessionOptions,
 ) -> DiscoveryReport {
+    discover_fresh(global, loaded, session, false).await
+}
+
+/// Like `discover`; with `fresh`, every server is asked again (the cache is
+/// refreshed, not read): what is reviewed, approved or verified against the
+/// pins is what servers offer now.
+async fn discover_fresh(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    session: &SessionOptions,
+    fresh: bool,
+) -> DiscoveryReport {
     let mut options = options(global);
+    if fresh && options.cache_mode == CacheMode::Use {
+        options.cache_mode = CacheMode::Refresh;
+    }
     options.session = session.clone();
     let enabled = loaded.servers.iter().filter(|s| s.enabled).count();
     let progress = Progress::start(enabled);

@@ -167,7 +167,7 @@ fn export_approve_rug_pull_detected_and_reapproved() {
     assert_eq!(report["pins"]["code"]["tool:delete_branch"], "unchanged");
     let verified = setup.run(&["discover", "--verify-pins"]);
     assert_eq!(verified.status.code(), Some(3), "{}", text(&verified));
-    assert!(text(&verified).contains("changed since approval: tool:search_code"));
+    assert!(text(&verified).contains("not as approved: tool:search_code"));
     let diff = setup.run(&["pins", "diff", "code"]);
     let shown = text(&diff);
     assert!(shown.contains("code tool:search_code: changed"), "{shown}");

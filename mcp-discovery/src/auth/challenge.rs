@@ -51,13 +51,13 @@ pub fn parse(header: &str) -> Option<Challenge> {
             .find(|c: char| c.is_ascii_whitespace() || c == ',')
             .unwrap_or(rest.len());
         let scheme = rest[..end].to_ascii_lowercase();
-        rest = rest[end..].trim_start_matches([' ', '\t', ',']);
+        rest = rest[end..].trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
         let mut challenge = Challenge {
             scheme: scheme.clone(),
             ..Challenge::default()
         };
         while let Some((name, value, after)) = param(rest) {
-            rest = after.trim_start_matches([' ', '\t', ',']);
+            rest = after.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
             match name.to_ascii_lowercase().as_str() {
                 "resource_metadata" => challenge.resource_metadata = Some(value),
                 "scope" => challenge.scope = Some(value),
@@ -142,6 +142,14 @@ mod tests {
         assert_eq!(parse(r#"Basic realm="x""#), None);
         assert_eq!(parse(""), None);
         assert_eq!(parse(r#"Bearer scope="unterminated"#).unwrap().scope, None);
+        // Line breaks and other whitespace between parts end, never loop.
+        assert_eq!(
+            parse("a\nb\x0cc\rBearer\nscope=x")
+                .unwrap()
+                .scope
+                .as_deref(),
+            Some("x")
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use jsonwebtoken::jwk::Jwk;
 #[cfg(test)]
 use jsonwebtoken::jwk::ThumbprintHash;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use p256::pkcs8::EncodePrivateKey;
+use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -19,6 +19,8 @@ use super::store::now_secs;
 pub(crate) struct DpopKey {
     encoding: EncodingKey,
     jwk: Jwk,
+    /// The key as PKCS#8 DER, to be stored with the tokens bound to it.
+    der: Vec<u8>,
 }
 
 impl std::fmt::Debug for DpopKey {
@@ -46,10 +48,29 @@ impl DpopKey {
         let der = secret
             .to_pkcs8_der()
             .map_err(|e| format!("cannot encode the DPoP key: {e}"))?;
-        let encoding = EncodingKey::from_ec_der(der.as_bytes());
+        Self::from_der(der.as_bytes().to_vec())
+    }
+
+    fn from_der(der: Vec<u8>) -> Result<Self, String> {
+        let encoding = EncodingKey::from_ec_der(&der);
         let jwk = Jwk::from_encoding_key(&encoding, Algorithm::ES256)
             .map_err(|e| format!("cannot describe the DPoP key: {e}"))?;
-        Ok(Self { encoding, jwk })
+        Ok(Self { encoding, jwk, der })
+    }
+
+    /// The key as stored (PKCS#8 DER, base64).
+    pub(crate) fn export(&self) -> String {
+        base64::engine::general_purpose::STANDARD.encode(&self.der)
+    }
+
+    /// A stored key back.
+    pub(crate) fn import(text: &str) -> Result<Self, String> {
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|e| format!("the stored DPoP key is not base64: {e}"))?;
+        p256::SecretKey::from_pkcs8_der(&der)
+            .map_err(|e| format!("the stored DPoP key cannot be read: {e}"))?;
+        Self::from_der(der)
     }
 
     /// The key's JWK SHA-256 thumbprint (RFC 7638), what a bound token's `cnf.jkt` names.
@@ -124,5 +145,12 @@ mod tests {
         assert_ne!(claims["jti"], again["jti"]);
         assert!(again.get("nonce").is_none());
         assert_eq!(key.thumbprint().len(), 43);
+        let again = DpopKey::import(&key.export()).unwrap();
+        assert_eq!(
+            again.thumbprint(),
+            key.thumbprint(),
+            "a stored key is the same key"
+        );
+        assert!(DpopKey::import("not a key").is_err());
     }
 }

@@ -184,10 +184,7 @@ impl OAuthClient {
             .idp_token_endpoint
             .as_deref()
             .ok_or_else(|| self.missing("idpTokenEndpoint"))?;
-        let idp_endpoint = url::Url::parse(idp_endpoint).map_err(|e| AuthError::Unsupported {
-            server: self.server.clone(),
-            reason: format!("auth.idpTokenEndpoint is not a URL: {e}"),
-        })?;
+        let idp_endpoint = self.endpoint(Some(idp_endpoint), "idpTokenEndpoint")?;
         let id_token = settings
             .idp_id_token
             .as_ref()

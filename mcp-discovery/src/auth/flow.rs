@@ -27,6 +27,8 @@ use super::{AuthContext, AuthError, AuthSettings, Grant};
 pub(crate) const MAX_STEP_UPS: u32 = 2;
 /// A token this close to its expiry (seconds) is refreshed before use.
 const REFRESH_MARGIN_SECS: u64 = 60;
+/// How long after a failed early refresh none is tried again.
+const REFRESH_BACKOFF: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What `mcp-cli auth status` shows of one stored entry (never a token).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -171,13 +173,15 @@ pub struct OAuthClient {
     /// token run the flow once.
     generation: AtomicU64,
     flow: tokio::sync::Mutex<FlowState>,
+    /// When an early refresh last failed.
+    refresh_failed_at: mcpdisco_transport::sync::Mutex<Option<std::time::Instant>>,
 }
 
 impl std::fmt::Debug for OAuthClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuthClient")
             .field("server", &self.server)
-            .field("resource", &self.resource.as_str())
+            .field("resource", &canonical_resource(&self.resource))
             .field("has_token", &self.current.read().is_some())
             .finish_non_exhaustive()
     }
@@ -219,10 +223,15 @@ impl RequestCredentials for OAuthClient {
     }
 }
 
-/// The resource identifier of an MCP endpoint (RFC 8707): its URL without
-/// fragment.
+/// The resource identifier of an MCP endpoint (RFC 8707, the MCP canonical
+/// server URI): scheme, host, port and path; never its credentials, query
+/// or fragment, which may hold secrets and must not reach an authorization
+/// server.
 pub fn canonical_resource(url: &url::Url) -> String {
     let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_query(None);
     url.set_fragment(None);
     url.to_string()
 }
@@ -246,6 +255,30 @@ impl OAuthClient {
             let tokens = entry.tokens.clone()?;
             Some(Current { entry, tokens })
         });
+        // Tokens bound to a DPoP key need that key: it is stored with them.
+        let dpop_key = OnceLock::new();
+        let mut use_dpop = false;
+        if let Some(current) = &current
+            && current.tokens.token_type.eq_ignore_ascii_case("dpop")
+        {
+            match current
+                .entry
+                .dpop_key
+                .as_ref()
+                .map(|key| DpopKey::import(&key.0))
+            {
+                Some(Ok(key)) => {
+                    let _ = dpop_key.set(Arc::new(key));
+                    use_dpop = true;
+                }
+                _ => {
+                    tracing::warn!(server = %server, "a stored DPoP-bound token has no usable key; authorizing again")
+                }
+            }
+        }
+        let current = current.filter(|c| {
+            !c.tokens.token_type.eq_ignore_ascii_case("dpop") || dpop_key.get().is_some()
+        });
         let masker = settings.masker();
         let client = Arc::new(Self {
             server: server.to_owned(),
@@ -255,11 +288,12 @@ impl OAuthClient {
             context,
             masker,
             current: RwLock::new(current),
-            use_dpop: AtomicBool::new(false),
-            dpop_key: OnceLock::new(),
+            use_dpop: AtomicBool::new(use_dpop),
+            dpop_key,
             dpop_nonces: Arc::new(RwLock::new(DpopNonces::default())),
             generation: AtomicU64::new(0),
             flow: tokio::sync::Mutex::new(FlowState::default()),
+            refresh_failed_at: Default::default(),
         });
         Ok(client)
     }
@@ -315,12 +349,22 @@ impl OAuthClient {
         if !expiring {
             return;
         }
+        // After a failed refresh, requests go on with the token until the
+        // server refuses it, without each one trying again.
+        if self
+            .refresh_failed_at
+            .lock()
+            .is_some_and(|at| at.elapsed() < REFRESH_BACKOFF)
+        {
+            return;
+        }
         let seen = self.generation();
         let mut flow = self.flow.lock().await;
         if self.generation() != seen {
             return;
         }
         if let Err(error) = self.refresh(&mut flow).await {
+            *self.refresh_failed_at.lock() = Some(std::time::Instant::now());
             tracing::debug!(server = %self.server, %error, "refreshing an expiring token failed");
         }
     }
@@ -474,6 +518,24 @@ impl OAuthClient {
             // Before RFC 9728 (2025-03-26): the server's own origin.
             None => self.resource.origin().ascii_serialization(),
         };
+        if self.settings.has_credentials() {
+            match &self.settings.issuer {
+                Some(expected) if *expected != issuer => {
+                    return Err(AuthError::Unsupported {
+                        server: self.server.clone(),
+                        reason: format!(
+                            "the server names the authorization server {issuer}, but the configured credentials belong to {expected} (auth.issuer); they are not sent"
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => tracing::warn!(
+                    server = %self.server,
+                    %issuer,
+                    "sending the configured credentials to the authorization server the MCP server names; set auth.issuer to allow only yours"
+                ),
+            }
+        }
         let server_metadata =
             metadata::fetch_server_metadata(&self.http, &self.server, &issuer).await?;
         if server_metadata
@@ -553,6 +615,13 @@ impl OAuthClient {
 
     /// Stores `tokens` for `entry` and makes them current.
     fn install(&self, mut entry: StoredCredentials, tokens: TokenSet) -> Result<(), AuthError> {
+        entry.dpop_key = if tokens.token_type.eq_ignore_ascii_case("dpop") {
+            self.dpop_key
+                .get()
+                .map(|key| super::store::PrivateKey(key.export()))
+        } else {
+            None
+        };
         entry.tokens = Some(tokens.clone());
         self.context.store.save(&entry)?;
         *self.current.write() = Some(Current { entry, tokens });
@@ -624,10 +693,7 @@ impl OAuthClient {
         server_metadata: &ServerMetadata,
         redirect_uri: &str,
     ) -> Result<ClientRegistration, AuthError> {
-        let url = url::Url::parse(endpoint).map_err(|e| AuthError::Discovery {
-            server: self.server.clone(),
-            reason: format!("the registration endpoint is not a URL: {e}"),
-        })?;
+        let url = self.endpoint(Some(endpoint), "registration_endpoint")?;
         let method = ["none", "client_secret_basic", "client_secret_post"]
             .into_iter()
             .find(|m| server_metadata.supports_auth_method(m))
@@ -916,10 +982,20 @@ impl OAuthClient {
             server: self.server.clone(),
             reason: format!("the authorization server metadata has no {name}"),
         })?;
-        url::Url::parse(value).map_err(|e| AuthError::Discovery {
+        let url = url::Url::parse(value).map_err(|e| AuthError::Discovery {
             server: self.server.clone(),
             reason: format!("the {name} is not a URL: {e}"),
-        })
+        })?;
+        if !metadata::is_secure_endpoint(&url) {
+            return Err(AuthError::Discovery {
+                server: self.server.clone(),
+                reason: format!(
+                    "the {name} {} is neither HTTPS nor on this machine; it is not used",
+                    super::http::origin_and_path(&url)
+                ),
+            });
+        }
+        Ok(url)
     }
 
     fn with_client_auth<A, B, C, D, E>(

@@ -150,6 +150,23 @@ pub fn server_metadata_urls(issuer: &url::Url) -> Vec<url::Url> {
     }
 }
 
+/// Whether an authorization server URL may be used: `https`, or `http` to
+/// this machine (loopback). The MCP specification requires HTTPS for every
+/// authorization-server endpoint; codes, secrets and tokens never travel in
+/// clear text to another host, and no other scheme reaches a browser.
+pub fn is_secure_endpoint(url: &url::Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => match url.host() {
+            Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
 /// Reads the protected-resource metadata: the first URL that answers 2xx
 /// with a document, going on to the next on a 4xx. `None` when none does
 /// (a server from before RFC 9728); a 5xx or a broken exchange is an error.
@@ -199,6 +216,15 @@ pub(crate) async fn fetch_server_metadata(
         server: server.to_owned(),
         reason: format!("the authorization server {issuer:?} is not a URL: {e}"),
     })?;
+    if !is_secure_endpoint(&issuer_url) {
+        return Err(AuthError::Discovery {
+            server: server.to_owned(),
+            reason: format!(
+                "the authorization server {} is neither HTTPS nor on this machine; it is not used",
+                origin_and_path(&issuer_url)
+            ),
+        });
+    }
     let mut tried = Vec::new();
     for url in server_metadata_urls(&issuer_url) {
         let fetched = http.get(&url).await?;
@@ -284,6 +310,19 @@ mod tests {
         assert!(!resource_matches("http://localhost:3000/mc", &server));
         assert!(!resource_matches("http://localhost:3000/mcp/sub", &server));
         assert!(!resource_matches("not a url", &server));
+    }
+
+    #[test]
+    fn only_https_or_loopback_endpoints() {
+        let secure = |u: &str| is_secure_endpoint(&url::Url::parse(u).unwrap());
+        assert!(secure("https://auth.example.com/authorize"));
+        assert!(secure("http://localhost:3000/token"));
+        assert!(secure("http://127.0.0.1:9/x"));
+        assert!(secure("http://[::1]:9/x"));
+        assert!(!secure("http://auth.example.com/token"));
+        assert!(!secure("file:///etc/passwd"));
+        assert!(!secure("javascript:alert(1)"));
+        assert!(!secure("myapp://callback"));
     }
 
     #[test]

@@ -107,6 +107,22 @@ pub struct AuthSettings {
     pub idp_id_token: Option<SecretString>,
     /// Our client id at the identity provider (`Enterprise`).
     pub idp_client_id: Option<String>,
+    /// The authorization server the configured credentials belong to. When
+    /// set, a server naming another one gets none of them (a secret, a key's
+    /// assertion, a workload JWT, an ID token): an MCP server chooses its
+    /// authorization server, so it could otherwise collect them.
+    pub issuer: Option<String>,
+}
+
+impl AuthSettings {
+    /// Whether the settings hold credentials of their own (beyond a public client id).
+    pub fn has_credentials(&self) -> bool {
+        self.client_secret.is_some()
+            || self.private_key.is_some()
+            || self.assertion.is_some()
+            || self.assertion_file.is_some()
+            || self.idp_id_token.is_some()
+    }
 }
 
 impl AuthSettings {

@@ -92,6 +92,17 @@ impl fmt::Debug for TokenSet {
     }
 }
 
+/// A private key as stored; its `Debug` shows nothing of it.
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct PrivateKey(pub String);
+
+impl fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PrivateKey(***)")
+    }
+}
+
 /// Everything kept for one (issuer, resource) pair.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
@@ -112,6 +123,9 @@ pub struct StoredCredentials {
     /// The tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<TokenSet>,
+    /// The DPoP key DPoP-bound tokens are bound to (PKCS#8, base64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<PrivateKey>,
     /// When they were last stored, in seconds since the Unix epoch.
     #[serde(default)]
     pub updated_at: u64,
@@ -378,6 +392,7 @@ mod tests {
             issuer: issuer.into(),
             resource: resource.into(),
             url: String::new(),
+            dpop_key: Some(PrivateKey("dpop-private-key-material".into())),
             client: Some(ClientRegistration {
                 client_id: "id".into(),
                 client_secret: Some("client-secret-value".into()),
@@ -436,6 +451,7 @@ mod tests {
         assert!(!text.contains("access-secret"));
         assert!(!text.contains("refresh-secret"));
         assert!(!text.contains("client-secret-value"));
+        assert!(!text.contains("dpop-private-key-material"));
     }
 
     #[test]

@@ -318,7 +318,8 @@ impl PinFile {
 }
 
 /// The supervisor policy that hides the tools of a pinned server that
-/// changed since approval, until they are approved again: the lock file at
+/// changed since approval, or that were never approved (a new tool, or a
+/// renamed one), until they are approved: the lock file at
 /// `lock` is read at every re-listing, so a re-approval takes effect at the
 /// server's next listing (a `list_changed` or a restart). A server without
 /// pins, or a lock file that cannot be read, hides nothing (a warning is
@@ -335,11 +336,11 @@ pub fn hide_changed(lock: PathBuf) -> crate::supervisor::ItemGate {
         let changed: Vec<String> = pins
             .check(server, &report)
             .into_iter()
-            .filter(|check| check.status == PinStatus::Changed)
+            .filter(|check| matches!(check.status, PinStatus::Changed | PinStatus::New))
             .filter_map(|check| check.key.strip_prefix("tool:").map(str::to_owned))
             .collect();
         if !changed.is_empty() {
-            tracing::warn!(server = %server.name, tools = ?changed, "hiding tools that changed since approval");
+            tracing::warn!(server = %server.name, tools = ?changed, "hiding tools not as approved");
             report.items_retain(crate::session::ListKind::Tools, |tool| {
                 mcpdisco_protocol::raw::ToolView::of(tool)
                     .name()

@@ -331,9 +331,14 @@ impl Converter<'_> {
         match object.get("type") {
             Some(Value::String(name)) => self.of_type(name, object, depth),
             Some(Value::Array(names)) => {
-                let converted = names
-                    .iter()
-                    .filter_map(Value::as_str)
+                let mut unique: Vec<&str> = Vec::new();
+                for name in names.iter().filter_map(Value::as_str) {
+                    if !unique.contains(&name) {
+                        unique.push(name);
+                    }
+                }
+                let converted = unique
+                    .into_iter()
                     .map(|name| {
                         if name == "null" {
                             TypeExpr::Nil
@@ -368,17 +373,23 @@ impl Converter<'_> {
                     .flatten()
                     .filter_map(Value::as_str)
                     .collect();
-                let fields = object
+                let mut fields = Vec::new();
+                for (key, schema) in object
                     .get("properties")
                     .and_then(Value::as_object)
                     .into_iter()
                     .flatten()
-                    .map(|(key, schema)| Field {
+                {
+                    // The budget counts fields too: past it, the map ends.
+                    if self.nodes >= MAX_NODES {
+                        break;
+                    }
+                    fields.push(Field {
                         name: key.clone(),
                         optional: !required.contains(&key.as_str()),
                         ty: self.convert(schema, depth + 1),
-                    })
-                    .collect();
+                    });
+                }
                 TypeExpr::Map(fields)
             }
             _ => TypeExpr::Any,

@@ -790,6 +790,7 @@ impl Reader<'_> {
             "idpTokenEndpoint",
             "idpIdToken",
             "idpClientId",
+            "issuer",
         ];
         for field in object.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
             self.warn(
@@ -862,6 +863,7 @@ impl Reader<'_> {
             idp_token_endpoint: text(self, "idpTokenEndpoint")?,
             idp_id_token: text(self, "idpIdToken")?.map(SecretString::from),
             idp_client_id: text(self, "idpClientId")?,
+            issuer: text(self, "issuer")?,
         }))
     }
 

@@ -181,6 +181,10 @@ pub async fn discover_detached(
     (DiscoveryReport { servers: reports }, closing)
 }
 
+/// The longest one discovery-only session may take to close; the process
+/// is killed after that.
+const CLOSE_LIMIT: Duration = Duration::from_secs(10);
+
 /// The sessions a discovery is still closing.
 #[derive(Debug, Default)]
 pub struct Closing {
@@ -317,8 +321,13 @@ impl<'a> Runner<'a> {
             let name = server.name.clone();
             self.closing.lock().push(tokio::spawn(async move {
                 let closing = Instant::now();
-                if let Err(error) = session.close().await {
-                    tracing::debug!(server = %name, %error, "closing after discovery");
+                match tokio::time::timeout(CLOSE_LIMIT, session.close()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => {
+                        tracing::debug!(server = %name, %error, "closing after discovery")
+                    }
+                    // Dropping the session kills what is left of the process.
+                    Err(_) => tracing::warn!(server = %name, "closing took too long; killed"),
                 }
                 let took = closing.elapsed();
                 tracing::debug!(server = %name, close_ms = took.as_millis() as u64, "closed");

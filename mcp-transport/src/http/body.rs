@@ -83,6 +83,21 @@ pub(crate) async fn read_bounded(
     response: &mut reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, TransportError> {
+    // A body that stalls (headers sent, then nothing) ends with the request timeout.
+    let timeout = config.request_timeout;
+    tokio::time::timeout(timeout, read_body(config, response, limit))
+        .await
+        .map_err(|_| TransportError::Timeout {
+            server: config.name.clone(),
+            after: timeout,
+        })?
+}
+
+async fn read_body(
+    config: &HttpConfig,
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, TransportError> {
     let server = config.name.as_str();
     let mut body = Vec::new();
     loop {

@@ -89,6 +89,7 @@ fn auth_settings(scenario: &str) -> Result<AuthSettings> {
         private_key: text("private_key_pem").map(SecretString::from),
         signing_algorithm: text("signing_algorithm"),
         client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        issuer: text("issuer"),
         ..AuthSettings::default()
     };
     match scenario {

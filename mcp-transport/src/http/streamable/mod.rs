@@ -580,7 +580,10 @@ impl Shared {
         if !status.is_success() || !body::is_event_stream(&response) {
             tracing::debug!(server = %self.server(), %status, "no GET stream");
             let _ = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT).await;
-            return if status.is_client_error() || status.is_success() {
+            // Refused credentials (an expired token) are not "not offered":
+            // the stream is tried again, with the credentials then current.
+            let refused = matches!(status.as_u16(), 401 | 403);
+            return if (status.is_client_error() && !refused) || status.is_success() {
                 GetStream::NotOffered(status.as_u16())
             } else {
                 GetStream::Failed

@@ -150,6 +150,11 @@ impl PendingAuthorization for LoopbackPending {
     async fn finish(self: Box<Self>, authorization_url: url::Url) -> Result<url::Url, AuthError> {
         (self.open)(&authorization_url);
         let server = self.server.clone();
+        // Only the redirect of this authorization ends the wait (its state).
+        let expected_state = authorization_url
+            .query_pairs()
+            .find(|(key, _)| key == "state")
+            .map(|(_, value)| value.into_owned());
         let waited = tokio::time::timeout(self.wait, async {
             loop {
                 let Ok((mut stream, _)) = self.listener.accept().await else {
@@ -161,6 +166,16 @@ impl PendingAuthorization for LoopbackPending {
                 let Ok(url) = url::Url::parse(&format!("http://127.0.0.1{target}")) else {
                     continue;
                 };
+                let state = url
+                    .query_pairs()
+                    .find(|(key, _)| key == "state")
+                    .map(|(_, value)| value.into_owned());
+                if url.path() == CALLBACK_PATH && expected_state.is_some() && state != expected_state {
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                        .await;
+                    continue;
+                }
                 if url.path() != CALLBACK_PATH {
                     let _ = stream
                         .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -239,6 +254,15 @@ mod tests {
                     .write_all(b"GET /favicon.ico HTTP/1.1\r\n\r\n")
                     .await
                     .unwrap();
+                // Another authorization's redirect (a wrong state) does not end the wait.
+                let mut forged = tokio::net::TcpStream::connect(&addr).await.unwrap();
+                forged
+                    .write_all(b"GET /callback?code=evil&state=other HTTP/1.1\r\n\r\n")
+                    .await
+                    .unwrap();
+                let mut refused = String::new();
+                forged.read_to_string(&mut refused).await.unwrap();
+                assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
                 let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
                 stream
                     .write_all(b"GET /callback?code=abc&state=xyz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -250,14 +274,14 @@ mod tests {
             })
         };
         let url = pending
-            .finish(url::Url::parse("https://as.example/authorize?x=1").unwrap())
+            .finish(url::Url::parse("https://as.example/authorize?x=1&state=xyz").unwrap())
             .await
             .unwrap();
         assert_eq!(url.query(), Some("code=abc&state=xyz"));
         assert!(browser.await.unwrap().starts_with("HTTP/1.1 200 OK"));
         assert_eq!(
             seen.lock().as_deref(),
-            Some("https://as.example/authorize?x=1")
+            Some("https://as.example/authorize?x=1&state=xyz")
         );
     }
 }

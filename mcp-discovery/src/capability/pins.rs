@@ -151,9 +151,21 @@ pub struct ItemCheck {
     pub changes: Vec<FieldChange>,
 }
 
-/// The key of a server's pins: a hash of its whole launch configuration.
+/// The key of a server's pins: a hash of its name and what identifies its
+/// launch (transport, command and arguments, or URL), as shown, so secrets
+/// are masked: rotating an API key keeps the pins, while pointing the name
+/// at another server does not.
 pub fn server_key(server: &ServerConfig) -> String {
-    let material = serde_jcs::to_string(&server.fingerprint_material()).unwrap_or_default();
+    let shown = server.redacted();
+    let identity = serde_json::json!({
+        "name": server.name,
+        "transport": shown.get("transport"),
+        "command": shown.get("command"),
+        "args": shown.get("args"),
+        "url": shown.get("url"),
+        "settings": shown.get("settings"),
+    });
+    let material = serde_jcs::to_string(&identity).unwrap_or_default();
     hex(&Sha256::digest(material.as_bytes())[..16])
 }
 
@@ -437,6 +449,18 @@ mod tests {
             vec!["/description", "/inputSchema/properties/q/type"]
         );
         assert_eq!(changed.changes[0].old, json!("Search the web"));
+        // Rotating a secret keeps the pins; another URL does not.
+        let mut rotated =
+            ServerConfig::http("s", "http://127.0.0.1:1/mcp?key=sk-secret-rotated-0001");
+        let mut original =
+            ServerConfig::http("s", "http://127.0.0.1:1/mcp?key=sk-secret-original-01");
+        rotated.description = Some("a new description".into());
+        original.description = None;
+        assert_eq!(server_key(&rotated), server_key(&original));
+        assert_ne!(
+            server_key(&server),
+            server_key(&ServerConfig::http("s", "http://127.0.0.1:2/mcp"))
+        );
         // A server without pins is not checked; the lock file round-trips.
         let other = ServerConfig::http("o", "http://127.0.0.1:2/mcp");
         assert!(pins.check(&other, &report(vec![])).is_empty());

@@ -903,6 +903,25 @@ impl OAuthClient {
                 server: self.server.clone(),
             });
         };
+        // Another process may have refreshed already (and the refresh token
+        // rotated): take its tokens rather than spend the old refresh token.
+        if let Ok(Some(stored)) = self
+            .context
+            .store
+            .load(&current.entry.issuer, &current.entry.resource)
+            && let Some(tokens) = stored.tokens.clone()
+            && tokens.access_token != current.tokens.access_token
+            && !tokens.expires_within(REFRESH_MARGIN_SECS)
+            // A DPoP token is bound to its process's key.
+            && !tokens.token_type.eq_ignore_ascii_case("dpop")
+        {
+            *self.current.write() = Some(Current {
+                entry: stored,
+                tokens,
+            });
+            self.generation.fetch_add(1, Ordering::AcqRel);
+            return Ok(());
+        }
         let server_metadata = match &flow.server_metadata {
             Some(found) if found.issuer == current.entry.issuer => found.clone(),
             _ => {

@@ -292,6 +292,28 @@ impl FileTokenStore {
         }
     }
 
+    /// Runs a read-modify-write under an exclusive lock on `<file>.lock`, so
+    /// two processes saving at once do not lose each other's entries.
+    fn exclusively<T>(&self, work: impl FnOnce() -> Result<T, AuthError>) -> Result<T, AuthError> {
+        let dir = self
+            .path
+            .parent()
+            .ok_or_else(|| self.error("no directory for", "the path has no parent"))?;
+        create_private_dir(dir).map_err(|e| self.error("cannot create the directory of", e))?;
+        let mut lock_path = self.path.clone().into_os_string();
+        lock_path.push(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| self.error("cannot open the lock of", e))?;
+        let _ = set_private(&file);
+        let mut lock = fd_lock::RwLock::new(file);
+        let _held = lock.write().map_err(|e| self.error("cannot lock", e))?;
+        work()
+    }
+
     fn write(&self, file: &StoreFile) -> Result<(), AuthError> {
         use std::io::Write;
         let dir = self
@@ -353,27 +375,31 @@ impl TokenStore for FileTokenStore {
 
     fn save(&self, credentials: &StoredCredentials) -> Result<(), AuthError> {
         let _guard = self.lock.lock();
-        let mut file = self.read()?;
-        file.version = 1;
-        let mut entry = credentials.clone();
-        entry.updated_at = now_secs();
-        file.entries.insert(
-            StoredCredentials::key(&entry.issuer, &entry.resource),
-            entry,
-        );
-        self.write(&file)
+        self.exclusively(|| {
+            let mut file = self.read()?;
+            file.version = 1;
+            let mut entry = credentials.clone();
+            entry.updated_at = now_secs();
+            file.entries.insert(
+                StoredCredentials::key(&entry.issuer, &entry.resource),
+                entry,
+            );
+            self.write(&file)
+        })
     }
 
     fn remove_resource(&self, resource: &str) -> Result<usize, AuthError> {
         let _guard = self.lock.lock();
-        let mut file = self.read()?;
-        let before = file.entries.len();
-        file.entries.retain(|_, entry| !entry.names(resource));
-        let removed = before - file.entries.len();
-        if removed > 0 {
-            self.write(&file)?;
-        }
-        Ok(removed)
+        self.exclusively(|| {
+            let mut file = self.read()?;
+            let before = file.entries.len();
+            file.entries.retain(|_, entry| !entry.names(resource));
+            let removed = before - file.entries.len();
+            if removed > 0 {
+                self.write(&file)?;
+            }
+            Ok(removed)
+        })
     }
 
     fn list(&self) -> Result<Vec<StoredCredentials>, AuthError> {
@@ -443,6 +469,34 @@ mod tests {
         }
         assert_eq!(store.remove_resource("https://mcp/x").unwrap(), 2);
         assert_eq!(store.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn stores_on_one_file_never_lose_each_others_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("credentials.json");
+        let writers: Vec<_> = (0..4)
+            .map(|writer| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    // Each thread its own store: as separate processes would be.
+                    let store = FileTokenStore::new(path);
+                    for n in 0..10 {
+                        store
+                            .save(&entry(
+                                "https://as",
+                                &format!("https://r/{writer}/{n}"),
+                                "t",
+                            ))
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        assert_eq!(FileTokenStore::new(&path).list().unwrap().len(), 40);
     }
 
     #[test]

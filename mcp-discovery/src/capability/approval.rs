@@ -63,8 +63,10 @@ pub struct CapabilityDir {
 const MAX_STEM: usize = 100;
 
 /// A file or folder name for `name` that stays inside its parent: only
-/// `[A-Za-z0-9_.-]`, no leading dot, bounded; a name that had to change gets
-/// a hash of the original, so two names never share a file.
+/// `[A-Za-z0-9_.-]`, no leading dot, bounded; a name that had to change, has
+/// capitals (`Search` and `search` would share a file where case does not
+/// count) or is a Windows device name (`con`, `nul`, `com1`, …) gets a hash
+/// of the original, so two names never share a file.
 pub fn file_stem(name: &str) -> String {
     let mut stem: String = name
         .chars()
@@ -79,7 +81,22 @@ pub fn file_stem(name: &str) -> String {
     if stem.is_empty() || stem.starts_with('.') {
         stem.insert(0, '_');
     }
-    if stem != name || stem.len() > MAX_STEM {
+    let device = {
+        let base = stem
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        matches!(base.as_str(), "con" | "prn" | "aux" | "nul")
+            || ((base.starts_with("com") || base.starts_with("lpt"))
+                && base.len() == 4
+                && base.ends_with(|c: char| c.is_ascii_digit()))
+    };
+    if stem != name
+        || stem.len() > MAX_STEM
+        || stem.chars().any(|c| c.is_ascii_uppercase())
+        || device
+    {
         stem.truncate(MAX_STEM);
         stem.push_str(&format!("-{:08x}", fnv(name.as_bytes())));
     }
@@ -307,6 +324,19 @@ mod tests {
             file_stem("a_b"),
             "a changed name never collides"
         );
+        assert_ne!(
+            file_stem("Search").to_ascii_lowercase(),
+            file_stem("search").to_ascii_lowercase(),
+            "names differing in case never share a file"
+        );
+        for device in ["con", "NUL", "aux.json", "com1", "lpt9"] {
+            assert!(
+                file_stem(device).contains('-'),
+                "{device}: {}",
+                file_stem(device)
+            );
+        }
+        assert_eq!(file_stem("command"), "command");
         assert!(file_stem(&"x".repeat(500)).len() <= MAX_STEM + 9);
     }
 

@@ -85,14 +85,14 @@ impl AuthHttp {
             let mut response = request
                 .send()
                 .await
-                .map_err(|e| self.error(url, mcp_transport_error_text(e)))?;
+                .map_err(|e| self.error(url, mcpdisco_transport::http::error_chain(e)))?;
             let status = response.status().as_u16();
             let headers = response.headers().clone();
             let mut body = Vec::new();
             while let Some(chunk) = response
                 .chunk()
                 .await
-                .map_err(|e| self.error(url, mcp_transport_error_text(e)))?
+                .map_err(|e| self.error(url, mcpdisco_transport::http::error_chain(e)))?
             {
                 if body.len() + chunk.len() > MAX_BODY {
                     return Err(self.error(url, format!("the response exceeds {MAX_BODY} bytes")));
@@ -142,7 +142,7 @@ impl AuthHttp {
         let response = tokio::time::timeout(TIMEOUT, request.send())
             .await
             .map_err(|_| self.error(url, format!("no response within {TIMEOUT:?}")))?
-            .map_err(|e| self.error(url, mcp_transport_error_text(e)))?;
+            .map_err(|e| self.error(url, mcpdisco_transport::http::error_chain(e)))?;
         let location = response
             .headers()
             .get(reqwest::header::LOCATION)
@@ -188,19 +188,4 @@ impl AuthHttp {
 /// The origin and path of a URL, never its query (which may carry a code).
 pub(crate) fn origin_and_path(url: &url::Url) -> String {
     format!("{}{}", url.origin().ascii_serialization(), url.path())
-}
-
-/// A reqwest error as one line, without the URL.
-fn mcp_transport_error_text(error: reqwest::Error) -> String {
-    let error = error.without_url();
-    let mut reason = error.to_string();
-    let mut source = std::error::Error::source(&error);
-    while let Some(inner) = source {
-        let text = inner.to_string();
-        if !reason.ends_with(&text) {
-            reason = format!("{reason}: {text}");
-        }
-        source = inner.source();
-    }
-    reason
 }

@@ -60,8 +60,10 @@ pub(crate) fn request_error(
     }
 }
 
-/// A reqwest error and its sources as one line, without the URL reqwest adds.
-pub(crate) fn error_chain(error: reqwest::Error) -> String {
+/// A reqwest error and its sources as one line, without the URL reqwest
+/// adds (which may carry credentials). Also used by other HTTP clients of
+/// the workspace (the OAuth flow's).
+pub fn error_chain(error: reqwest::Error) -> String {
     let error = error.without_url();
     let mut reason = error.to_string();
     let mut source = std::error::Error::source(&error);

@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use auto::HttpTransport;
+pub use body::error_chain;
 pub use legacy_sse::LegacySseTransport;
 pub use streamable::StreamableHttpTransport;
 

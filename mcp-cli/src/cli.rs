@@ -21,11 +21,23 @@ pub struct Cli {
 /// Options shared by every command.
 #[derive(Debug, Args)]
 pub struct GlobalOptions {
-    /// A config file (repeatable). Without it: ./mcp_config.json, ./.mcp.json,
-    /// ./.vscode/mcp.json, ./.cursor/mcp.json, ~/.cursor/mcp.json, Claude
-    /// Desktop's config, ~/.claude.json; the first found is used.
+    /// A config file (repeatable), in any host's format. Without --config,
+    /// --dir or --all-hosts: the first found of ./mcp_config.json,
+    /// ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json,
+    /// ~/.cursor/mcp.json, Claude Desktop's config, ~/.claude.json, VS Code's
+    /// user mcp.json and settings.json, Windsurf, Zed, Codex CLI, Gemini CLI
+    /// and Goose configs.
     #[arg(long = "config", short = 'c', value_name = "FILE", global = true)]
     pub configs: Vec<PathBuf>,
+    /// A folder of server definitions (repeatable): every *.json in it,
+    /// recursively; a file holds one server (named after the file) or a
+    /// whole config.
+    #[arg(long = "dir", value_name = "PATH", global = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Every host's config found on this machine, merged: the same server
+    /// counts once, a different one under a taken name gets its host's prefix.
+    #[arg(long, global = true)]
+    pub all_hosts: bool,
     /// Only this server (repeatable).
     #[arg(long = "server", short = 's', value_name = "NAME", global = true)]
     pub servers: Vec<String>,
@@ -100,7 +112,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Both)]
         format: ExportFormat,
         /// The capabilities folder.
-        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        #[arg(
+            long = "capabilities",
+            value_name = "DIR",
+            default_value = "capabilities/servers"
+        )]
         dir: PathBuf,
         /// Learn the output type of read-only tools without an outputSchema
         /// by calling each once with the smallest valid input.
@@ -110,7 +126,11 @@ pub enum Command {
     /// The manifests awaiting approval.
     Pending {
         /// The capabilities folder.
-        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        #[arg(
+            long = "capabilities",
+            value_name = "DIR",
+            default_value = "capabilities/servers"
+        )]
         dir: PathBuf,
     },
     /// Approve a server's manifests (all, or the tools named) and pin them.
@@ -121,7 +141,11 @@ pub enum Command {
         /// Its tools (all pending ones when none is named).
         tools: Vec<String>,
         /// The capabilities folder.
-        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        #[arg(
+            long = "capabilities",
+            value_name = "DIR",
+            default_value = "capabilities/servers"
+        )]
         dir: PathBuf,
     },
     /// Take an approval back (all, or the tools named) and unpin them.
@@ -132,7 +156,11 @@ pub enum Command {
         /// Its tools (all approved ones when none is named).
         tools: Vec<String>,
         /// The capabilities folder.
-        #[arg(long, value_name = "DIR", default_value = "capabilities/servers")]
+        #[arg(
+            long = "capabilities",
+            value_name = "DIR",
+            default_value = "capabilities/servers"
+        )]
         dir: PathBuf,
     },
     /// Pinned items: what changed since approval.

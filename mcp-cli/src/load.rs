@@ -1,8 +1,11 @@
 //! Which config files to read, and which of their servers to use.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use mcpdisco::config::{self, Candidate, ConfigError, EnvPolicy, Launch, ProcessEnv, ServerConfig};
+use mcpdisco::config::{
+    self, Candidate, ConfigError, ConfigFile, EnvPolicy, Launch, Merged, Origin, ParseOptions,
+    ProcessEnv, ServerConfig,
+};
 use mcpdisco::secret::Masker;
 
 use crate::cli::GlobalOptions;
@@ -96,24 +99,60 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// Reads the configs named by `--config`, or the first one auto-detection finds.
+/// Reads the configs named by `--config`, the folders of `--dir`, every
+/// host's config with `--all-hosts`, or else the first config
+/// auto-detection finds.
 pub fn load(global: &GlobalOptions) -> Result<Loaded, UsageError> {
     let cwd = std::env::current_dir().map_err(UsageError::CurrentDir)?;
     let home = dirs::home_dir();
-    let (paths, candidates) = if global.configs.is_empty() {
+    let options = ParseOptions::default();
+    let mut sources = Sources::default();
+    if global.configs.is_empty() && global.dirs.is_empty() && !global.all_hosts {
         let candidates = config::candidates(&cwd, home.as_deref());
-        match candidates.iter().find(|candidate| candidate.exists) {
-            Some(found) => (vec![found.path.clone()], candidates),
+        match config::first_found(&candidates, &ProcessEnv, &options) {
+            Some((_, file)) => sources.add(file?, Origin::File),
             None => {
                 return Err(UsageError::NoConfig {
                     searched: candidates.into_iter().map(|c| c.path).collect(),
                 });
             }
         }
-    } else {
-        (global.configs.clone(), Vec::new())
-    };
-    let mut loaded = read(&paths, candidates, &global.servers)?;
+        sources.candidates = candidates;
+    }
+    for path in &global.configs {
+        sources.add(
+            config::load_file_with(path, &ProcessEnv, &options)?,
+            Origin::File,
+        );
+    }
+    for dir in &global.dirs {
+        let read = config::load_dir(dir, &ProcessEnv, &options)?;
+        for error in read.errors {
+            sources.warnings.push(format!("{error}; skipped"));
+        }
+        for file in read.files {
+            sources.add(file, Origin::Dir);
+        }
+    }
+    if global.all_hosts {
+        let candidates = config::candidates(&cwd, home.as_deref());
+        let found = config::read_hosts(&candidates, &ProcessEnv, &options);
+        if found.is_empty() && global.configs.is_empty() && global.dirs.is_empty() {
+            return Err(UsageError::NoConfig {
+                searched: candidates.into_iter().map(|c| c.path).collect(),
+            });
+        }
+        for (candidate, file) in found {
+            match file {
+                // A host's general settings without an MCP section are not an MCP config.
+                Ok(file) if candidate.shared && file.servers.is_empty() => {}
+                Ok(file) => sources.add(file, Origin::Host(candidate.host)),
+                Err(error) => sources.warnings.push(format!("{error}; skipped")),
+            }
+        }
+        sources.candidates = candidates;
+    }
+    let mut loaded = sources.finish(&global.servers)?;
     if global.inherit_env {
         for server in &mut loaded.servers {
             if let Launch::Stdio { env_policy, .. } = &mut server.launch {
@@ -122,6 +161,51 @@ pub fn load(global: &GlobalOptions) -> Result<Loaded, UsageError> {
         }
     }
     Ok(loaded)
+}
+
+/// Files read so far, their servers merged.
+#[derive(Default)]
+struct Sources {
+    files: Vec<PathBuf>,
+    candidates: Vec<Candidate>,
+    merged: Merged,
+    warnings: Vec<String>,
+}
+
+impl Sources {
+    fn add(&mut self, file: ConfigFile, origin: Origin) {
+        self.warnings
+            .extend(file.warnings.iter().map(ToString::to_string));
+        if !self.files.contains(&file.path) {
+            self.files.push(file.path.clone());
+        }
+        self.merged.add(file, origin);
+    }
+
+    /// The servers, kept to `only` when names are given.
+    fn finish(self, only: &[String]) -> Result<Loaded, UsageError> {
+        let mut servers = self.merged.servers;
+        let mut warnings = self.warnings;
+        warnings.extend(self.merged.warnings);
+        for name in only {
+            if !servers.iter().any(|server| &server.name == name) {
+                return Err(UsageError::UnknownServer {
+                    name: name.clone(),
+                    known: servers.iter().map(|s| s.name.clone()).collect(),
+                    files: self.files,
+                });
+            }
+        }
+        if !only.is_empty() {
+            servers.retain(|server| only.contains(&server.name));
+        }
+        Ok(Loaded {
+            files: self.files,
+            candidates: self.candidates,
+            servers,
+            warnings,
+        })
+    }
 }
 
 impl Loaded {
@@ -135,51 +219,13 @@ impl Loaded {
     }
 }
 
-fn read(
-    paths: &[PathBuf],
-    candidates: Vec<Candidate>,
-    only: &[String],
-) -> Result<Loaded, UsageError> {
-    let mut servers: Vec<ServerConfig> = Vec::new();
-    let mut warnings = Vec::new();
+#[cfg(test)]
+fn read(paths: &[PathBuf], only: &[String]) -> Result<Loaded, UsageError> {
+    let mut sources = Sources::default();
     for path in paths {
-        let file = config::load_file(path, &ProcessEnv)?;
-        warnings.extend(file.warnings.iter().map(ToString::to_string));
-        for server in file.servers {
-            if let Some(first) = servers.iter().find(|s| s.name == server.name) {
-                warnings.push(format!(
-                    "{}: server '{}' is also defined in {}; the first definition is used",
-                    shown(path),
-                    server.name,
-                    shown(&first.source)
-                ));
-            } else {
-                servers.push(server);
-            }
-        }
+        sources.add(config::load_file(path, &ProcessEnv)?, Origin::File);
     }
-    for name in only {
-        if !servers.iter().any(|server| &server.name == name) {
-            return Err(UsageError::UnknownServer {
-                name: name.clone(),
-                known: servers.iter().map(|s| s.name.clone()).collect(),
-                files: paths.to_vec(),
-            });
-        }
-    }
-    if !only.is_empty() {
-        servers.retain(|server| only.contains(&server.name));
-    }
-    Ok(Loaded {
-        files: paths.to_vec(),
-        candidates,
-        servers,
-        warnings,
-    })
-}
-
-fn shown(path: &Path) -> String {
-    path.display().to_string()
+    sources.finish(only)
 }
 
 #[cfg(test)]
@@ -197,12 +243,12 @@ mod tests {
             r#"{"mcpServers": {"x": {"command": "two"}, "y": {"command": "three"}}}"#,
         )
         .unwrap();
-        let loaded = read(&[a.clone(), b.clone()], Vec::new(), &[]).unwrap();
+        let loaded = read(&[a.clone(), b.clone()], &[]).unwrap();
         assert_eq!(loaded.servers.len(), 2);
         assert!(loaded.warnings[0].contains("server 'x' is also defined"));
-        let only = read(&[a.clone(), b.clone()], Vec::new(), &["y".to_owned()]).unwrap();
+        let only = read(&[a.clone(), b.clone()], &["y".to_owned()]).unwrap();
         assert_eq!(only.servers.len(), 1);
-        let error = read(&[a, b], Vec::new(), &["nope".to_owned()]).unwrap_err();
+        let error = read(&[a, b], &["nope".to_owned()]).unwrap_err();
         assert!(
             error.to_string().contains("no server named 'nope'"),
             "{error}"

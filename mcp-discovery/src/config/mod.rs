@@ -34,6 +34,8 @@ mod jsonc;
 mod launch;
 mod parse;
 mod redact;
+mod shape;
+mod sources;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -47,12 +49,13 @@ use mcpdisco_transport::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
 pub use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
 
-pub use detect::{Candidate, candidates, detect};
+pub use detect::{Candidate, Host, candidates, candidates_in, detect};
 pub use error::{ConfigError, ConfigWarning};
 pub use expand::{ProcessEnv, VarSource, input_variable};
 pub use filter::{Filter, Filters};
 pub use launch::Launch;
 pub use parse::{ParseOptions, load_file, load_file_with, parse_str, parse_str_with};
+pub use sources::{DirDefinitions, Merged, Origin, first_found, load_dir, read_hosts};
 
 /// Which host's format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +66,17 @@ pub enum ConfigFormat {
     McpServers,
     /// VS Code `.vscode/mcp.json`: `servers` and `inputs`.
     VsCode,
-    /// Claude Code's user file `~/.claude.json`: its top-level `mcpServers`.
+    /// Claude Code's user file `~/.claude.json`: its top-level `mcpServers`
+    /// and the current project's `projects[<dir>].mcpServers`.
     ClaudeUser,
+    /// VS Code's user `settings.json`: `mcp.servers` and `mcp.inputs`.
+    VsCodeSettings,
+    /// Zed's `settings.json`: `context_servers`.
+    Zed,
+    /// Codex CLI's `~/.codex/config.toml`: `[mcp_servers.<name>]`.
+    Codex,
+    /// Goose's `config.yaml`: `extensions`.
+    Goose,
 }
 
 impl fmt::Display for ConfigFormat {
@@ -74,6 +86,10 @@ impl fmt::Display for ConfigFormat {
             Self::McpServers => "mcpServers (Claude, Cursor, .mcp.json)",
             Self::VsCode => "VS Code mcp.json",
             Self::ClaudeUser => "~/.claude.json",
+            Self::VsCodeSettings => "VS Code settings.json (mcp.servers)",
+            Self::Zed => "Zed settings.json (context_servers)",
+            Self::Codex => "Codex config.toml (mcp_servers)",
+            Self::Goose => "Goose config.yaml (extensions)",
         })
     }
 }
@@ -341,3 +357,6 @@ pub struct ConfigFile {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod sources_tests;

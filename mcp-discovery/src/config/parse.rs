@@ -51,6 +51,8 @@ const KNOWN_FIELDS: &[&str] = &[
     "tools",
     "prompts",
     "resources",
+    "serverUrl",
+    "httpUrl",
 ];
 /// Fields every server has whatever its transport (not part of a custom transport's settings).
 const COMMON_FIELDS: &[&str] = &[
@@ -74,6 +76,9 @@ const COMMON_FIELDS: &[&str] = &[
 pub struct ParseOptions {
     /// `type`s served by registered third-party connectors.
     pub custom_types: Vec<String>,
+    /// The project whose entries `~/.claude.json` adds (`projects[<dir>]`);
+    /// the current directory when not set.
+    pub project_dir: Option<PathBuf>,
 }
 
 impl ParseOptions {
@@ -85,6 +90,7 @@ impl ParseOptions {
                 .filter(|t| !crate::connect::BUILTIN_TYPES.contains(t))
                 .map(str::to_owned)
                 .collect(),
+            project_dir: None,
         }
     }
 }
@@ -139,57 +145,63 @@ pub fn parse_str_with(
     options: &ParseOptions,
 ) -> Result<ConfigFile, ConfigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let plain = super::jsonc::to_plain_json(text);
-    let root: Value = serde_json::from_str(&plain).map_err(|error| ConfigError::Syntax {
-        path: path.to_owned(),
-        line: error.line(),
-        column: error.column(),
-        message: syntax_message(&error),
-    })?;
+    let project_dir = match &options.project_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    let shaped = super::shape::read_root(path, text, &project_dir)?;
+    let root = shaped.root;
     let invalid = |message: String| ConfigError::Invalid {
         path: path.to_owned(),
         server: None,
         field: None,
         message,
     };
-    let Value::Object(root) = root else {
-        return Err(invalid(format!(
-            "expected a JSON object at the top, found {}",
-            kind_of(&root)
-        )));
-    };
     let is_claude_user = path.file_name().is_some_and(|name| name == ".claude.json");
     let in_vscode_dir = path
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|name| name == ".vscode");
-    let (format, key) = if root.contains_key("mcpServers") {
-        let format = if is_claude_user {
-            ConfigFormat::ClaudeUser
+    let (format, key) =
+        if let Some(format) = shaped.format.filter(|_| !shaped.settings_without_servers) {
+            let key = if root.contains_key("mcpServers") {
+                "mcpServers"
+            } else {
+                "servers"
+            };
+            (format, key)
+        } else if root.contains_key("mcpServers") {
+            let format = if is_claude_user {
+                ConfigFormat::ClaudeUser
+            } else {
+                ConfigFormat::McpServers
+            };
+            (format, "mcpServers")
+        } else if root.contains_key("servers") {
+            let format = if root.contains_key("inputs") || in_vscode_dir {
+                ConfigFormat::VsCode
+            } else {
+                ConfigFormat::McpConfig
+            };
+            (format, "servers")
+        } else if is_claude_user || shaped.settings_without_servers {
+            // A ~/.claude.json without servers, or a host's settings without an
+            // MCP section: nothing to start.
+            return Ok(ConfigFile {
+                path: path.to_owned(),
+                format: if is_claude_user {
+                    ConfigFormat::ClaudeUser
+                } else {
+                    shaped.format.unwrap_or(ConfigFormat::McpServers)
+                },
+                servers: Vec::new(),
+                warnings: Vec::new(),
+            });
         } else {
-            ConfigFormat::McpServers
+            return Err(invalid(
+                "no \"mcpServers\" or \"servers\" object: not an MCP config".into(),
+            ));
         };
-        (format, "mcpServers")
-    } else if root.contains_key("servers") {
-        let format = if root.contains_key("inputs") || in_vscode_dir {
-            ConfigFormat::VsCode
-        } else {
-            ConfigFormat::McpConfig
-        };
-        (format, "servers")
-    } else if is_claude_user {
-        // A ~/.claude.json without user-level servers: nothing to start.
-        return Ok(ConfigFile {
-            path: path.to_owned(),
-            format: ConfigFormat::ClaudeUser,
-            servers: Vec::new(),
-            warnings: Vec::new(),
-        });
-    } else {
-        return Err(invalid(
-            "no \"mcpServers\" or \"servers\" object: not an MCP config".into(),
-        ));
-    };
 
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
@@ -211,7 +223,14 @@ pub fn parse_str_with(
         },
         warnings: Vec::new(),
     };
-    if format != ConfigFormat::ClaudeUser {
+    for (server, message) in &shaped.skipped {
+        reader.warn(Some(server), None, message);
+    }
+    let ours = matches!(
+        format,
+        ConfigFormat::McpServers | ConfigFormat::McpConfig | ConfigFormat::VsCode
+    );
+    if ours && !shaped.shared_file {
         for name in root
             .keys()
             .filter(|k| !KNOWN_TOP_LEVEL.contains(&k.as_str()))
@@ -265,7 +284,7 @@ fn is_variable_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn syntax_message(error: &serde_json::Error) -> String {
+pub(crate) fn syntax_message(error: &serde_json::Error) -> String {
     let text = error.to_string();
     match text.rfind(" at line ") {
         Some(at) => text[..at].to_owned(),
@@ -273,7 +292,7 @@ fn syntax_message(error: &serde_json::Error) -> String {
     }
 }
 
-fn kind_of(value: &Value) -> &'static str {
+pub(crate) fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -58,6 +58,26 @@ pub struct GlobalOptions {
         global = true
     )]
     pub cache_dir: Option<PathBuf>,
+    /// A shared cache in front of the files, for many hosts to share one
+    /// catalog: redis://[:PASSWORD@]HOST:PORT/DB. When it cannot be reached,
+    /// the file cache is used and a warning says so.
+    #[arg(
+        long = "cache",
+        value_name = "URL",
+        env = "MCP_DISCOVERY_CACHE_URL",
+        hide_env_values = true,
+        global = true
+    )]
+    pub cache_url: Option<String>,
+    /// The prefix of the shared cache's keys.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        env = "MCP_DISCOVERY_CACHE_PREFIX",
+        default_value = mcpdisco::cache::DEFAULT_PREFIX,
+        global = true
+    )]
+    pub cache_prefix: String,
     /// How many servers start at once.
     #[arg(long, value_name = "N", default_value_t = 16, global = true, value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: u16,
@@ -105,6 +125,13 @@ pub enum Command {
         /// Exit 3 when an approved item changed or vanished since approval.
         #[arg(long)]
         verify_pins: bool,
+    },
+    /// Refresh the cache of every enabled server (for a host's start-up or
+    /// cron) and print what was done: succeeded, failed, items cached.
+    Warm {
+        /// Only servers whose cache entry is expired or missing.
+        #[arg(long)]
+        if_stale: bool,
     },
     /// Write a capability manifest per tool to DIR/pending/<server>/ for approval.
     Export {

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcpdisco::cache::{Cache, CacheMode};
+use mcpdisco::cache::{Cache, CacheMode, RedisStore};
 use mcpdisco::catalog::{Catalog, CatalogEntry};
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, connect_with};
@@ -60,12 +60,14 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }
+    open_cache(global)?;
     if let Some(warning) = cache(global).as_ref().and_then(Cache::warning) {
         eprintln!("warning: {warning}");
     }
     let style = Style::detect();
     match command {
         Command::Servers => Ok(servers(global, &loaded, style)),
+        Command::Warm { if_stale } => Ok(warm(global, &loaded, &session, *if_stale).await),
         Command::Discover { verify_pins } => {
             let report = discover_fresh(global, &loaded, &session, *verify_pins).await;
             let lock = crate::capabilities::lock_path(global, &loaded);
@@ -247,14 +249,45 @@ fn enabled_server<'a>(loaded: &'a Loaded, name: &str) -> Result<&'a ServerConfig
     Ok(server)
 }
 
+/// The cache of this run: one for the whole process, so a shared store is
+/// connected once and its failure is said once.
 fn cache(global: &GlobalOptions) -> Option<Cache> {
+    static CACHE: std::sync::OnceLock<Option<Cache>> = std::sync::OnceLock::new();
+    CACHE
+        .get_or_init(|| open_cache(global).ok().flatten())
+        .clone()
+}
+
+/// Opens the cache `global` asks for; a malformed `--cache` URL is an error.
+pub fn open_cache(global: &GlobalOptions) -> Result<Option<Cache>, UsageError> {
     if global.no_cache {
-        return None;
+        return Ok(None);
     }
-    Some(match &global.cache_dir {
-        Some(dir) => Cache::at(dir),
-        None => Cache::open_default(),
-    })
+    let dir = match &global.cache_dir {
+        Some(dir) => Some(dir.clone()),
+        None => Cache::default_dir(),
+    };
+    Ok(Some(match &global.cache_url {
+        Some(url) => {
+            let store = RedisStore::open(url, global.cache_prefix.clone())
+                .map_err(|error| UsageError::CacheUrl(error.to_string()))?;
+            Cache::with_shared(dir, Arc::new(store))
+        }
+        None => match dir {
+            Some(dir) => Cache::at(dir),
+            None => Cache::in_memory(),
+        },
+    }))
+}
+
+/// Says once per run that the shared cache was passed over.
+fn warn_shared_cache(cache: Option<&Cache>) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if let Some(warning) = cache.and_then(Cache::shared_warning)
+        && !SAID.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        eprintln!("warning: {warning}");
+    }
 }
 
 fn deadline(global: &GlobalOptions) -> Duration {
@@ -342,7 +375,57 @@ async fn discover_fresh(
     if let Some(progress) = progress {
         progress.finish();
     }
+    warn_shared_cache(options.cache.as_ref());
     report
+}
+
+/// `warm`: refreshes the cache and prints the statistics.
+async fn warm(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    session: &SessionOptions,
+    if_stale: bool,
+) -> ExitCode {
+    let mut options = options(global);
+    options.session = session.clone();
+    if options.cache.is_none() {
+        eprintln!("warning: --no-cache: the servers are asked, but nothing is stored");
+    }
+    let mode = if if_stale {
+        discovery::WarmMode::IfStale
+    } else {
+        discovery::WarmMode::All
+    };
+    let (stats, report) = discovery::warm(&loaded.servers, &options, mode).await;
+    warn_shared_cache(options.cache.as_ref());
+    if global.json {
+        let servers: Vec<Value> = report
+            .servers
+            .iter()
+            .map(|server| json!({"name": server.name, "status": server.status, "error": server.error}))
+            .collect();
+        print_json(&json!({"stats": stats, "servers": servers}));
+    } else {
+        for server in &report.servers {
+            if let Some(error) = &server.error {
+                eprintln!("{}: {}", server.name, error.message);
+            }
+        }
+        println!(
+            "warmed {} server(s): {} succeeded, {} failed; {} item(s) cached; {} fresh and {} disabled left alone",
+            stats.refreshed,
+            stats.succeeded,
+            stats.failed,
+            stats.items_cached,
+            stats.fresh,
+            stats.disabled
+        );
+    }
+    if stats.failed > 0 {
+        ExitCode::from(exit::SERVER_FAILED)
+    } else {
+        ExitCode::from(exit::OK)
+    }
 }
 
 /// Sessions still closing after the discoveries of this run.

@@ -65,6 +65,9 @@ pub enum UsageError {
         /// Why.
         source: std::io::Error,
     },
+    /// `--cache` is not a usable shared cache URL.
+    #[error("--cache: {0}")]
+    CacheUrl(String),
     /// The current directory is unknown.
     #[error("cannot read the current directory: {0}")]
     CurrentDir(std::io::Error),

@@ -1,4 +1,5 @@
 //! Shared helpers for the workspace's integration tests.
 
+pub mod redis;
 pub mod scripted_http;
 pub mod tools;

@@ -30,6 +30,13 @@ pub const PYTHON_PACKAGES: &[&str] = &[
     "mcp==2.3.0",
 ];
 
+/// The Debian packages unpacked into `.tools/redis` for the shared-cache
+/// tests: the server (`redis-server` links to the binary in `redis-tools`) and the libraries it links that a
+/// minimal Debian lacks. The version is Debian 12's (checked after unpacking).
+pub const REDIS_PACKAGES: &[&str] = &["redis-server", "redis-tools", "libjemalloc2", "liblzf1"];
+/// The Redis release the tests expect (`redis-server --version`).
+pub const REDIS_VERSION: &str = "v=7.0.";
+
 /// The cargo-fuzz version installed into `.tools/cargo`.
 pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
 
@@ -115,7 +122,77 @@ impl Tools {
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
         self.setup_npm()?;
         self.setup_python()?;
+        self.setup_redis()?;
         Ok(())
+    }
+
+    /// `.tools/redis`, where the Debian packages are unpacked.
+    fn redis_root(&self) -> PathBuf {
+        self.dir.join("redis")
+    }
+
+    /// The unpacked `redis-server`.
+    pub fn redis_server(&self) -> PathBuf {
+        self.redis_root().join("usr/bin/redis-server")
+    }
+
+    /// The folder of the libraries `redis-server` needs (for `LD_LIBRARY_PATH`).
+    pub fn redis_lib_dir(&self) -> PathBuf {
+        self.redis_root().join("usr/lib/x86_64-linux-gnu")
+    }
+
+    /// Downloads Debian's Redis packages (`apt-get download`, no root, no
+    /// system change) and unpacks them into `.tools/redis` (`dpkg -x`).
+    fn setup_redis(&self) -> Result<()> {
+        let root = self.redis_root();
+        let wanted = format!("{}\n{REDIS_VERSION}", REDIS_PACKAGES.join("\n"));
+        if stamp_matches(&root, &wanted) && self.redis_server().exists() {
+            println!("setup: redis up to date");
+            return Ok(());
+        }
+        let debs = root.join("debs");
+        if debs.exists() {
+            fs::remove_dir_all(&debs)
+                .with_context(|| format!("cannot clear {}", debs.display()))?;
+        }
+        fs::create_dir_all(&debs).with_context(|| format!("cannot create {}", debs.display()))?;
+        let mut cmd = Command::new("apt-get");
+        cmd.arg("download").args(REDIS_PACKAGES).current_dir(&debs);
+        println!("setup: {} (in {})", process::describe(&cmd), debs.display());
+        process::run_checked(&mut cmd, INSTALL_TIMEOUT)
+            .context("cannot download Debian's redis packages (apt-get download)")?;
+        let mut packages: Vec<PathBuf> = fs::read_dir(&debs)
+            .with_context(|| format!("cannot read {}", debs.display()))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|e| e == "deb"))
+            .collect();
+        packages.sort();
+        if packages.len() != REDIS_PACKAGES.len() {
+            bail!(
+                "apt-get download left {} packages in {}, expected {}",
+                packages.len(),
+                debs.display(),
+                REDIS_PACKAGES.len()
+            );
+        }
+        for package in &packages {
+            let mut cmd = Command::new("dpkg");
+            cmd.arg("-x").arg(package).arg(&root);
+            process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
+        }
+        let version = probe(
+            Command::new(self.redis_server())
+                .arg("--version")
+                .env("LD_LIBRARY_PATH", self.redis_lib_dir()),
+        )?;
+        if !version.contains(REDIS_VERSION) {
+            bail!(
+                "expected Redis {REDIS_VERSION}x in {}, found {version}",
+                self.redis_server().display()
+            );
+        }
+        fs::remove_dir_all(&debs).ok();
+        write_stamp(&root, &wanted)
     }
 
     fn setup_npm(&self) -> Result<()> {

@@ -20,8 +20,16 @@
 //!   memory and [`Cache::warning`] says why.
 //! * What is stored was masked before it got here (discovery reports carry
 //!   no secret value, error texts included).
+//! * A shared store ([`CacheStore`], such as [`RedisStore`]) may stand in
+//!   front of the disk, so many hosts share one catalog: discovery asks it
+//!   first and stores into both. A store that fails or does not answer
+//!   within [`SHARED_LIMIT`] is passed over, with one warning
+//!   ([`Cache::shared_warning`]), for [`SHARED_RETRY`]; the files serve
+//!   meanwhile, so no run fails because the shared store is down.
 
 mod fingerprint;
+mod redis_store;
+mod shared;
 mod store;
 
 use std::collections::HashMap;
@@ -34,12 +42,19 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use fingerprint::Fingerprint;
+pub use redis_store::{DEFAULT_PREFIX, RedisStore};
+pub use shared::{CacheStore, StoreError};
 
 use crate::clock::{millis, now_ms};
 use crate::report::{ServerReport, ServerStatus};
 
 /// How long an entry stays fresh when the server says nothing else.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long one call to the shared store may take.
+pub const SHARED_LIMIT: Duration = Duration::from_secs(3);
+/// How long a shared store that failed is passed over before it is asked again.
+pub const SHARED_RETRY: Duration = Duration::from_secs(30);
 
 /// The environment variable that overrides the cache directory.
 pub const CACHE_DIR_ENV: &str = "MCP_DISCOVERY_CACHE_DIR";
@@ -148,6 +163,12 @@ struct Inner {
     /// bring back an invalidated entry nor overwrite a newer one.
     generations: Mutex<HashMap<Fingerprint, u64>>,
     writers: Arc<tokio::sync::Semaphore>,
+    /// The shared store asked before the disk, if any.
+    shared: Option<Arc<dyn CacheStore>>,
+    /// Until when the shared store is passed over after a failure.
+    shared_down_until: Mutex<Option<std::time::Instant>>,
+    /// The first failure of the shared store, said in words.
+    shared_warning: std::sync::OnceLock<String>,
 }
 
 impl Inner {
@@ -193,7 +214,17 @@ impl Cache {
         Self::with_dir(Self::default_dir())
     }
 
+    /// A cache under `dir` (or in memory only) with `shared` asked first and
+    /// written too: [`RedisStore`] for a fleet's shared catalog.
+    pub fn with_shared(dir: Option<PathBuf>, shared: Arc<dyn CacheStore>) -> Self {
+        Self::build(dir, Some(shared))
+    }
+
     fn with_dir(dir: Option<PathBuf>) -> Self {
+        Self::build(dir, None)
+    }
+
+    fn build(dir: Option<PathBuf>, shared: Option<Arc<dyn CacheStore>>) -> Self {
         let warning = dir.as_deref().and_then(store::unsafe_dir).map(|reason| {
             format!("not using the cache directory: {reason}; the cache is kept in memory only")
         });
@@ -205,6 +236,9 @@ impl Cache {
                 memory: Mutex::new(HashMap::new()),
                 generations: Mutex::new(HashMap::new()),
                 writers: Arc::new(tokio::sync::Semaphore::new(DISK_WRITERS)),
+                shared,
+                shared_down_until: Mutex::new(None),
+                shared_warning: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -226,6 +260,73 @@ impl Cache {
     /// others, or belongs to another user), if it is not.
     pub fn warning(&self) -> Option<&str> {
         self.inner.warning.as_deref()
+    }
+
+    /// The shared store, if there is one.
+    pub fn shared(&self) -> Option<&dyn CacheStore> {
+        self.inner.shared.as_deref()
+    }
+
+    /// Why the shared store was passed over (it failed or did not answer), once it was.
+    pub fn shared_warning(&self) -> Option<&str> {
+        self.inner.shared_warning.get().map(String::as_str)
+    }
+
+    /// Runs one call to the shared store, bounded by [`SHARED_LIMIT`]; a
+    /// failure passes the store over for [`SHARED_RETRY`]. `None` when there
+    /// is no store, it is passed over, or it failed.
+    async fn ask_shared<'a, T, F>(&'a self, call: impl FnOnce(&'a dyn CacheStore) -> F) -> Option<T>
+    where
+        F: std::future::Future<Output = Result<T, StoreError>> + 'a,
+    {
+        let store = self.inner.shared.as_deref()?;
+        let down_until = *self.inner.shared_down_until.lock();
+        if down_until.is_some_and(|until| std::time::Instant::now() < until) {
+            return None;
+        }
+        let failure = match tokio::time::timeout(SHARED_LIMIT, call(store)).await {
+            Ok(Ok(value)) => return Some(value),
+            Ok(Err(error)) => error.message,
+            Err(_) => format!(
+                "{}: no answer within {} s",
+                store.describe(),
+                SHARED_LIMIT.as_secs()
+            ),
+        };
+        *self.inner.shared_down_until.lock() = Some(std::time::Instant::now() + SHARED_RETRY);
+        let warning = format!("shared cache unavailable ({failure}); using the file cache");
+        if self.inner.shared_warning.set(warning.clone()).is_ok() {
+            tracing::warn!("{warning}");
+        } else {
+            tracing::debug!("{warning}");
+        }
+        None
+    }
+
+    /// The entry for `key` if it is fresh at `now_ms`: from memory, else the
+    /// shared store, else the disk.
+    pub async fn lookup_fresh(&self, key: &Fingerprint, now_ms: u64) -> Option<CacheEntry> {
+        if let Some(entry) = self.memory().get(key).filter(|e| e.is_fresh(now_ms)) {
+            return Some(entry.clone());
+        }
+        if let Some(entry) = self
+            .ask_shared(|store| store.get(key))
+            .await
+            .flatten()
+            .filter(|entry| entry.is_fresh(now_ms))
+        {
+            self.memory().insert(key.clone(), entry.clone());
+            return Some(entry);
+        }
+        self.get_fresh(key, now_ms)
+    }
+
+    /// The entry for `key`, fresh or not: the shared store's, else the local one.
+    pub async fn lookup(&self, key: &Fingerprint) -> Option<CacheEntry> {
+        match self.ask_shared(|store| store.get(key)).await.flatten() {
+            Some(entry) => Some(entry),
+            None => self.get(key),
+        }
     }
 
     /// The entry for `key`, fresh or not; `None` when there is none or it cannot be read.
@@ -260,6 +361,9 @@ impl Cache {
         let entry = CacheEntry::of(key, report);
         self.memory().insert(key.clone(), entry.clone());
         let generation = self.inner.next_generation(key);
+        let expires_at_ms = entry.fetched_at_ms.saturating_add(entry.ttl_ms);
+        self.ask_shared(|store| store.put(key, &entry, expires_at_ms))
+            .await;
         let Some(dir) = self.inner.dir.clone() else {
             return Ok(());
         };
@@ -292,6 +396,16 @@ impl Cache {
         *generations.entry(key.clone()).or_insert(0) += 1;
         if let Some(dir) = self.inner.dir.as_deref() {
             store::remove(dir, key);
+        }
+        drop(generations);
+        if self.inner.shared.is_some()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let cache = self.clone();
+            let key = key.clone();
+            runtime.spawn(async move {
+                cache.ask_shared(|store| store.remove(&key)).await;
+            });
         }
     }
 

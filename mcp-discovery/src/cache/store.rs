@@ -53,16 +53,34 @@ pub(super) fn read(dir: &Path, key: &Fingerprint) -> Option<CacheEntry> {
             return None;
         }
     };
-    match serde_json::from_slice::<EntryFile<CacheEntry>>(&bytes) {
+    decode(&bytes, key, &path.display().to_string())
+}
+
+/// An entry in the stored form (the disk files and shared stores alike).
+pub(super) fn encode(entry: &CacheEntry) -> Result<Vec<u8>, CacheError> {
+    serde_json::to_vec(&EntryFile {
+        format: FILE_FORMAT,
+        entry,
+    })
+    .map_err(|source| CacheError::Encode {
+        server: entry.report.name.clone(),
+        source,
+    })
+}
+
+/// The entry for `key` in its stored form; a corrupt, foreign or misfiled
+/// one is a miss (`place` names where it was, for the log).
+pub(super) fn decode(bytes: &[u8], key: &Fingerprint, place: &str) -> Option<CacheEntry> {
+    match serde_json::from_slice::<EntryFile<CacheEntry>>(bytes) {
         Ok(file) if file.format == FILE_FORMAT && file.entry.fingerprint == key.as_str() => {
             Some(file.entry)
         }
         Ok(_) => {
-            tracing::debug!(path = %path.display(), "cache entry of another format; ignoring it");
+            tracing::debug!(place, "cache entry of another format; ignoring it");
             None
         }
         Err(error) => {
-            tracing::warn!(path = %path.display(), %error, "corrupt cache entry; it will be rewritten");
+            tracing::warn!(place, %error, "corrupt cache entry; it will be rewritten");
             None
         }
     }
@@ -76,14 +94,7 @@ pub(super) fn prepare(dir: &Path, entry: &CacheEntry) -> Result<NamedTempFile, C
         path: entries.clone(),
         source,
     })?;
-    let bytes = serde_json::to_vec(&EntryFile {
-        format: FILE_FORMAT,
-        entry,
-    })
-    .map_err(|source| CacheError::Encode {
-        server: entry.report.name.clone(),
-        source,
-    })?;
+    let bytes = encode(entry)?;
     let io_error = |source| CacheError::Io {
         path: entries.clone(),
         source,

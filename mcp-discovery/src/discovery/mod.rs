@@ -17,6 +17,7 @@
 //! ```
 
 mod probe;
+mod warm;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,6 +30,7 @@ use tokio::sync::Semaphore;
 pub use crate::report::{
     DiscoveryReport, Failure, ServerReport, ServerStatus, StatusSummary, Timings,
 };
+pub use warm::{WarmMode, WarmStats, warm};
 
 use crate::cache::{Cache, CacheMode, Fingerprint};
 use crate::clock::{millis, now_ms};
@@ -278,9 +280,11 @@ impl<'a> Runner<'a> {
             CacheMode::Use | CacheMode::Refresh => options.cache.as_ref(),
         };
         let key = cache.map(|_| options.fingerprint(server));
-        if let (Some(cache), Some(key), CacheMode::Use) = (cache, &key, options.cache_mode)
-            && let Some(entry) = cache.get_fresh(key, now_ms())
-        {
+        let cached = match (cache, &key, options.cache_mode) {
+            (Some(cache), Some(key), CacheMode::Use) => cache.lookup_fresh(key, now_ms()).await,
+            _ => None,
+        };
+        if let Some(entry) = cached {
             let mut report = entry.report;
             // Another server with the same launch configuration may have stored it.
             report.name = server.name.clone();

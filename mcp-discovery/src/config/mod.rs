@@ -27,6 +27,7 @@
 //! `"envPassthrough": ["NAME", …]` adds names to the list.
 
 mod detect;
+mod edit;
 mod error;
 mod expand;
 mod filter;
@@ -50,6 +51,7 @@ pub use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
 
 pub use detect::{Candidate, Host, candidates, candidates_in, detect};
+pub use edit::{Added, add_server};
 pub use error::{ConfigError, ConfigWarning};
 pub use expand::{ProcessEnv, VarSource, input_variable};
 pub use filter::{Filter, Filters};
@@ -360,3 +362,6 @@ mod tests;
 
 #[cfg(test)]
 mod sources_tests;
+
+#[cfg(test)]
+mod edit_tests;

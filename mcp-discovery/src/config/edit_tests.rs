@@ -1,0 +1,190 @@
+//! Adding servers to every host's file, the rest of the file kept.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+
+fn vars() -> HashMap<String, String> {
+    [("API_KEY", "k-planted-99")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+fn servers_of(path: &Path) -> Vec<(String, String)> {
+    let file = load_file(path, &vars()).unwrap();
+    file.servers
+        .iter()
+        .map(|server| (server.name.clone(), server.summary()))
+        .collect()
+}
+
+fn npx_entry() -> serde_json::Value {
+    json!({"command": "npx", "args": ["-y", "@acme/mcp@1.2.0"], "env": {"API_KEY": "${env:API_KEY}", "MODE": "fast"}})
+}
+
+#[test]
+fn json_with_comments_keeps_every_other_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".mcp.json");
+    let original = "{\n  // my servers\n  \"mcpServers\": {\n    \"time\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}, /* keep */\n  },\n  \"other\": true\n}\n";
+    std::fs::write(&path, original).unwrap();
+    assert_eq!(
+        add_server(&path, "acme", &npx_entry(), false).unwrap(),
+        Added::Added
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut = original.find(", /* keep */").unwrap();
+    assert_eq!(
+        &text[..cut],
+        &original[..cut],
+        "everything before is untouched"
+    );
+    assert!(
+        text.ends_with(", /* keep */\n  },\n  \"other\": true\n}\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    \"acme\": {\n      \"command\": \"npx\""),
+        "{text}"
+    );
+    assert_eq!(
+        servers_of(&path),
+        [
+            ("time".into(), "stdio: uvx mcp-server-time".into()),
+            ("acme".into(), "stdio: npx -y @acme/mcp@1.2.0".into())
+        ]
+    );
+
+    let clash = add_server(&path, "acme", &npx_entry(), false).unwrap_err();
+    assert!(clash.to_string().contains("already there"), "{clash}");
+    let remote = json!({"type": "http", "url": "https://acme.example.com/mcp"});
+    assert_eq!(
+        add_server(&path, "acme", &remote, true).unwrap(),
+        Added::Replaced
+    );
+    assert_eq!(
+        servers_of(&path)[1].1,
+        "http: https://acme.example.com/mcp (streamable)"
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("// my servers")
+    );
+}
+
+#[test]
+fn json_files_without_a_servers_object_get_one_in_the_hosts_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "{\"mcpServers\": {}}").unwrap();
+    add_server(&empty, "acme", &npx_entry(), false).unwrap();
+    assert_eq!(servers_of(&empty).len(), 1);
+
+    let zed = dir.path().join("zed/settings.json");
+    std::fs::create_dir_all(zed.parent().unwrap()).unwrap();
+    std::fs::write(&zed, "{\n  \"theme\": \"One Dark\"\n}\n").unwrap();
+    add_server(&zed, "acme", &npx_entry(), false).unwrap();
+    let text = std::fs::read_to_string(&zed).unwrap();
+    assert!(
+        text.starts_with("{\n  \"theme\": \"One Dark\",\n  \"context_servers\": {"),
+        "{text}"
+    );
+    assert_eq!(load_file(&zed, &vars()).unwrap().format, ConfigFormat::Zed);
+    assert_eq!(servers_of(&zed)[0].0, "acme");
+
+    let code = dir.path().join("Code/User/settings.json");
+    std::fs::create_dir_all(code.parent().unwrap()).unwrap();
+    std::fs::write(
+        &code,
+        "{\"editor.fontSize\": 14, \"mcp\": {\"inputs\": []}}",
+    )
+    .unwrap();
+    add_server(&code, "acme", &npx_entry(), false).unwrap();
+    let file = load_file(&code, &vars()).unwrap();
+    assert_eq!(file.format, ConfigFormat::VsCodeSettings);
+    assert_eq!(file.servers[0].name, "acme");
+    let text = std::fs::read_to_string(&code).unwrap();
+    assert!(
+        text.contains("\"type\": \"stdio\""),
+        "VS Code gets a type: {text}"
+    );
+
+    let created = dir.path().join("new/.mcp.json");
+    assert_eq!(
+        add_server(&created, "acme", &npx_entry(), false).unwrap(),
+        Added::Created
+    );
+    assert_eq!(servers_of(&created)[0].0, "acme");
+}
+
+#[test]
+fn codex_toml_keeps_comments_and_passes_variables_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let original = "# my Codex settings\nmodel = \"o3\" # the best\n\n[mcp_servers.time]\ncommand = \"uvx\"\nargs = [\"mcp-server-time\"]\n";
+    std::fs::write(&path, original).unwrap();
+    add_server(&path, "acme", &npx_entry(), false).unwrap();
+    let remote = json!({"type": "http", "url": "https://acme.example.com/mcp",
+                        "headers": {"Authorization": "Bearer ${env:API_KEY}", "X-Team": "core"}});
+    add_server(&path, "acme-remote", &remote, false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with(original), "{text}");
+    assert!(text.contains("env_vars = [\"API_KEY\"]"), "{text}");
+    assert!(
+        text.contains("bearer_token_env_var = \"API_KEY\""),
+        "{text}"
+    );
+    let file = load_file(&path, &vars()).unwrap();
+    assert_eq!(file.format, ConfigFormat::Codex);
+    let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["time", "acme", "acme-remote"]);
+    assert_eq!(
+        file.servers[1].env_policy(),
+        Some(&EnvPolicy::Allowlist {
+            passthrough: vec!["API_KEY".into()]
+        })
+    );
+    match &file.servers[2].launch {
+        Launch::Http { headers, .. } => {
+            assert_eq!(
+                headers["Authorization"].expose_secret(),
+                "Bearer k-planted-99"
+            );
+            assert_eq!(headers["X-Team"].expose_secret(), "core");
+        }
+        _ => panic!("http"),
+    }
+    assert!(add_server(&path, "time", &npx_entry(), false).is_err());
+}
+
+#[test]
+fn goose_yaml_gets_an_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.yaml");
+    std::fs::write(
+        &path,
+        "GOOSE_PROVIDER: openai\nextensions:\n  developer:\n    type: builtin\n    enabled: true\n",
+    )
+    .unwrap();
+    add_server(&path, "acme", &npx_entry(), false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("GOOSE_PROVIDER: openai\n"), "{text}");
+    let file = load_file(&path, &vars()).unwrap();
+    assert_eq!(
+        file.servers.len(),
+        1,
+        "the builtin is skipped, acme is read"
+    );
+    assert_eq!(file.servers[0].summary(), "stdio: npx -y @acme/mcp@1.2.0");
+    assert_eq!(
+        file.servers[0].env_policy(),
+        Some(&EnvPolicy::Allowlist {
+            passthrough: vec!["API_KEY".into()]
+        })
+    );
+}

@@ -78,8 +78,8 @@ pub struct GlobalOptions {
         global = true
     )]
     pub cache_prefix: String,
-    /// How many servers start at once.
-    #[arg(long, value_name = "N", default_value_t = 16, global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    /// How many servers start at once (measured: see the README's table).
+    #[arg(long, value_name = "N", default_value_t = 64, global = true, value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: u16,
     /// Between server and item in namespaced names.
     #[arg(long, value_name = "TEXT", default_value = "__", global = true)]

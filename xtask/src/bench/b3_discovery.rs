@@ -16,7 +16,7 @@ use super::{
 };
 
 /// `mcp-cli`'s default `--concurrency`.
-const DEFAULT_CONCURRENCY: usize = 16;
+const DEFAULT_CONCURRENCY: usize = 64;
 
 /// Each server of a set discovered alone, in its own process (the raw client).
 #[derive(Debug, Default)]
@@ -87,6 +87,111 @@ pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
         for servers in SERVER_COUNTS {
             discovery_case(bench, set, servers, &singles, rows)?;
         }
+        for servers in SWEEP_SERVERS {
+            concurrency_sweep(bench, set, servers, rows)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `--concurrency` settings measured against each other (`None`: every server at once).
+const SWEEP: [Option<usize>; 5] = [Some(8), Some(16), Some(32), Some(64), None];
+/// The server counts of the sweep.
+const SWEEP_SERVERS: [usize; 2] = [10, 50];
+/// How much slower than the best setting the default may be, in any case.
+const SWEEP_TOLERANCE: f64 = 1.1;
+
+/// `mcp-cli discover` at every setting of [`SWEEP`], alternating within
+/// each round: the table that backs the default `--concurrency`.
+fn concurrency_sweep(
+    bench: &Bench,
+    set: &ServerSet,
+    servers: usize,
+    rows: &mut Vec<Row>,
+) -> Result<()> {
+    let name = format!("sweep-{}-{servers}", set.start_delay_ms);
+    let config = bench.scratch.join(format!("servers-{name}.json"));
+    let cache_dir = bench.scratch.join(format!("cache-{name}"));
+    let mut args = set_args(set, servers, &["--out"]);
+    args.insert(1, config.display().to_string());
+    let cmd = bench.runner("config", &args);
+    let config_args: Vec<&OsStr> = cmd.get_args().collect();
+    let written = measure(
+        &bench.runner,
+        &bench.runner,
+        &config_args,
+        None,
+        CASE_TIMEOUT,
+    )?;
+    if !written.success() {
+        bail!("cannot write the sweep config: {}", written.stderr.trim());
+    }
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); SWEEP.len()];
+    for round in 0..ROUNDS {
+        for (setting, concurrency) in SWEEP.iter().enumerate() {
+            let shown = concurrency.map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
+            println!(
+                "bench: B3 {} N={servers} --concurrency {shown} (round {})",
+                set.label,
+                round + 1
+            );
+            let limit = concurrency.unwrap_or(usize::from(u16::MAX)).to_string();
+            let args: Vec<&OsStr> = vec![
+                OsStr::new("--config"),
+                config.as_os_str(),
+                OsStr::new("--cache-dir"),
+                cache_dir.as_os_str(),
+                OsStr::new("--refresh"),
+                OsStr::new("--concurrency"),
+                OsStr::new(&limit),
+                OsStr::new("--json"),
+                OsStr::new("discover"),
+            ];
+            let measured = measure(
+                &bench.runner,
+                &bench.cli,
+                &args,
+                Some(&bench.scratch),
+                CASE_TIMEOUT,
+            )?;
+            if !measured.success() {
+                bail!(
+                    "`mcp-cli --concurrency {shown} discover` failed: {}",
+                    measured.stderr.trim()
+                );
+            }
+            samples[setting].push(measured.wall.as_secs_f64() * 1e3);
+        }
+    }
+    let medians: Vec<Option<f64>> = samples.iter().map(|s| median(s)).collect();
+    let best = medians
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    for (setting, concurrency) in SWEEP.iter().enumerate() {
+        let shown = concurrency.map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
+        let value = medians[setting];
+        let ratio = value.map(|v| v / best);
+        let mut row = Row::new(
+            format!(
+                "B3 sweep, {servers} servers, {}, `--concurrency {shown}`: wall time",
+                set.label
+            ),
+            Unit::Milliseconds,
+            [value, None, None],
+        )
+        .with_notes(format!(
+            "÷ the best setting of this case: {}",
+            ratio.map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×"))
+        ));
+        if *concurrency == Some(DEFAULT_CONCURRENCY) {
+            row = row.target(
+                format!("default ≤ {SWEEP_TOLERANCE}× the best setting"),
+                ratio.is_some_and(|r| r <= SWEEP_TOLERANCE),
+            );
+        }
+        rows.push(row);
     }
     Ok(())
 }

@@ -61,6 +61,7 @@ pub mod discovery;
 pub mod doctor;
 pub mod gateway;
 pub mod policy;
+pub mod registry;
 pub mod report;
 pub mod session;
 pub mod supervisor;

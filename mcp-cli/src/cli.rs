@@ -69,6 +69,9 @@ pub struct GlobalOptions {
         global = true
     )]
     pub cache_url: Option<String>,
+    /// The MCP Registry to use (default: the official one).
+    #[arg(long, value_name = "URL", env = "MCP_REGISTRY_URL", global = true)]
+    pub registry: Option<String>,
     /// The prefix of the shared cache's keys.
     #[arg(
         long,
@@ -125,6 +128,18 @@ pub enum Command {
         /// Exit 3 when an approved item changed or vanished since approval.
         #[arg(long)]
         verify_pins: bool,
+        /// Instead of the configured servers: the MCP Registry's servers
+        /// matching QUERY, resolved and discovered; no config is written.
+        #[arg(long, value_name = "QUERY", conflicts_with = "verify_pins")]
+        from_registry: Option<String>,
+        /// With --from-registry: at most N servers.
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 10,
+            requires = "from_registry"
+        )]
+        limit: usize,
     },
     /// Refresh the cache of every enabled server (for a host's start-up or
     /// cron) and print what was done: succeeded, failed, items cached.
@@ -280,6 +295,12 @@ pub enum Command {
     /// Print the man page (roff).
     #[command(hide = true)]
     Manpage,
+    /// The MCP Registry: search it, show a server, add one to a config.
+    Registry {
+        /// What to do.
+        #[command(subcommand)]
+        command: RegistryCommand,
+    },
     /// Diagnose servers step by step (config, command, process, stdout,
     /// era probe, handshake, each list, stderr, HTTP), saying what to do.
     /// Exits 0 when every check passes.
@@ -288,6 +309,75 @@ pub enum Command {
         #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
         servers: Vec<String>,
     },
+}
+
+/// `mcp-cli registry …`.
+#[derive(Debug, Subcommand)]
+pub enum RegistryCommand {
+    /// Servers whose name matches QUERY (latest versions, active ones).
+    Search {
+        /// A part of the name.
+        query: String,
+        /// At most N servers.
+        #[arg(long, value_name = "N", default_value_t = 30)]
+        limit: usize,
+        /// Deprecated and deleted servers too.
+        #[arg(long)]
+        all: bool,
+    },
+    /// A server's `server.json`, and the config entry it resolves to.
+    Show {
+        /// Its registry name, such as io.github.user/server.
+        name: String,
+        /// A version (default: the latest).
+        #[arg(long)]
+        version: Option<String>,
+        /// How to resolve it.
+        #[command(flatten)]
+        resolve: ResolveArgs,
+    },
+    /// Resolve a server and write it into a config file, in that file's
+    /// own format, keeping the rest of the file.
+    Add {
+        /// Its registry name, such as io.github.user/server.
+        name: String,
+        /// A version (default: the latest).
+        #[arg(long)]
+        version: Option<String>,
+        /// The config file (default: the first found, else ./.mcp.json).
+        #[arg(long, value_name = "FILE")]
+        to: Option<PathBuf>,
+        /// Its name in the config (default: the last part of its registry name).
+        #[arg(long = "as", value_name = "NAME")]
+        local_name: Option<String>,
+        /// Replace a server of that name.
+        #[arg(long)]
+        replace: bool,
+        /// How to resolve it.
+        #[command(flatten)]
+        resolve: ResolveArgs,
+    },
+}
+
+/// How a `server.json` is resolved.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ResolveArgs {
+    /// Take its remote endpoint rather than a package.
+    #[arg(long)]
+    pub remote: bool,
+    /// Take the package of this registry type (npm, pypi, oci, nuget, mcpb).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub registry_type: Option<String>,
+    /// A value for a `{variable}` or input (repeatable).
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+}
+
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| "expected NAME=VALUE".to_owned())
 }
 
 /// The form of exported manifests.

@@ -52,9 +52,17 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
                 }
             });
         }
+        Command::Registry { command } => return crate::registry::run(global, command).await,
         _ => {}
     }
-    let loaded = load(global)?;
+    let loaded = match command {
+        Command::Discover {
+            from_registry: Some(query),
+            limit,
+            ..
+        } => crate::registry::servers_from_registry(global, query, *limit).await?,
+        _ => load(global)?,
+    };
     crate::logging::set_masker(loaded.masker());
     let session = session_options(global, &loaded)?;
     for warning in &loaded.warnings {
@@ -68,7 +76,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
     match command {
         Command::Servers => Ok(servers(global, &loaded, style)),
         Command::Warm { if_stale } => Ok(warm(global, &loaded, &session, *if_stale).await),
-        Command::Discover { verify_pins } => {
+        Command::Discover { verify_pins, .. } => {
             let report = discover_fresh(global, &loaded, &session, *verify_pins).await;
             let lock = crate::capabilities::lock_path(global, &loaded);
             let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
@@ -210,7 +218,9 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         Command::Auth {
             command: crate::cli::AuthCommand::Status,
         } => crate::login::status(global),
-        Command::Completions { .. } | Command::Manpage => Ok(ExitCode::from(exit::OK)),
+        Command::Completions { .. } | Command::Manpage | Command::Registry { .. } => {
+            Ok(ExitCode::from(exit::OK))
+        }
         Command::Doctor { servers } => {
             let mut chosen = Vec::new();
             for name in servers {

@@ -65,6 +65,9 @@ pub enum UsageError {
         /// Why.
         source: std::io::Error,
     },
+    /// The MCP Registry could not be used.
+    #[error("{0}")]
+    Registry(String),
     /// `--cache` is not a usable shared cache URL.
     #[error("--cache: {0}")]
     CacheUrl(String),

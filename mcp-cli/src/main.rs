@@ -14,6 +14,7 @@ mod load;
 mod logging;
 mod login;
 mod progress;
+mod registry;
 mod render;
 mod serve;
 

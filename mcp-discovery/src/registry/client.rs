@@ -176,6 +176,9 @@ impl RegistryClient {
                 if let Some(since) = &query.updated_since {
                     pairs.append_pair("updated_since", since);
                 }
+                if query.include_inactive {
+                    pairs.append_pair("include_deleted", "true");
+                }
             }
             if url.query() == Some("") {
                 url.set_query(None);

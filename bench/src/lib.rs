@@ -21,6 +21,7 @@
 //! | [`stdio`] | B2: request latency and throughput over stdio |
 //! | [`discovery`] | B3: the rmcp loop and the single-server limit (ours is `mcp-cli`) |
 //! | [`http`] | B4: `tools/list` over Streamable HTTP, and the connections it opens |
+//! | [`real`] | B6: real Node and Python servers discovered all at once (rmcp with `join_all`, and the raw floor) |
 //! | [`placement`] | which CPUs a client and its server run on (latency on a VM is bimodal) |
 //!
 //! ```no_run
@@ -43,6 +44,7 @@ pub mod measure;
 pub mod pipe;
 pub mod placement;
 pub mod raw_client;
+pub mod real;
 pub mod rss;
 pub mod server;
 pub mod statistics;

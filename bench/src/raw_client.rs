@@ -134,11 +134,22 @@ pub struct RawClient {
 impl RawClient {
     /// Starts `program` with `args`; its stderr is inherited.
     pub fn spawn(program: &Path, args: &[String]) -> Result<Self, BenchError> {
+        Self::spawn_with(program, args, &[], Stdio::inherit())
+    }
+
+    /// Starts `program` with `args`, these variables added to ours, and its stderr to `stderr`.
+    pub fn spawn_with(
+        program: &Path,
+        args: &[String],
+        env: &[(String, String)],
+        stderr: Stdio,
+    ) -> Result<Self, BenchError> {
         let mut child = Command::new(program)
             .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .map_err(|e| BenchError::io(format!("raw: cannot start {}", program.display()), e))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
@@ -163,6 +174,11 @@ impl RawClient {
         self.writer.send(line)?;
         self.writer.flush()?;
         self.reader.receive()
+    }
+
+    /// Kills the server at once and reaps it.
+    pub fn kill(self) {
+        drop(self);
     }
 
     /// Closes stdin and waits (bounded) for the server to exit, killing it after the bound.

@@ -51,7 +51,11 @@ enum Cmd {
         seconds: u64,
     },
     /// Benchmark ours against rmcp and the raw limit; print and write target/bench-report.md.
-    Bench,
+    Bench {
+        /// Only these cases (b1 … b6, repeatable); all when none is given.
+        #[arg(long = "only", value_name = "CASE")]
+        only: Vec<String>,
+    },
     /// Install the pinned tools into `.tools/`.
     Setup,
     /// Write the man page of mcp-cli to target/man/mcp-cli.1.
@@ -102,7 +106,7 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Fuzz { seconds } => report(fuzz::run(&ws, &tools, seconds), "fuzz"),
-        Cmd::Bench => report(bench::run(&ws), "bench"),
+        Cmd::Bench { only } => report(bench::run(&ws, &only), "bench"),
         Cmd::Setup => report(tools.setup(), "setup"),
         Cmd::Man => report(
             release::man(&ws).map(|path| println!("man page: {}", path.display())),

@@ -19,12 +19,16 @@ pub const NPM_PACKAGES: &[&str] = &[
     "node@22.23.3",
     "@modelcontextprotocol/server-everything@2026.8.31",
     "@modelcontextprotocol/server-filesystem@2026.8.31",
+    // With the two above and the Python servers below: the real servers of bench B6.
+    "@modelcontextprotocol/server-memory@2026.8.31",
     "@modelcontextprotocol/conformance@0.2.0-alpha.12",
 ];
 
 /// Python packages installed into the venv at `.tools/venv` (exact versions).
 pub const PYTHON_PACKAGES: &[&str] = &[
     "mcp-server-time==2026.10.19",
+    "mcp-server-git==2026.10.19",
+    "mcp-server-fetch==2026.10.24",
     "fastmcp==4.1.2",
     // The official Python SDK, whose client drives `mcp-cli serve` in the gateway tests.
     "mcp==2.3.0",
@@ -87,6 +91,11 @@ impl Tools {
 
     fn venv(&self) -> PathBuf {
         self.dir.join("venv")
+    }
+
+    /// An executable of the Python venv (`python`, `mcp-server-time`, …).
+    pub fn venv_bin(&self, name: &str) -> PathBuf {
+        self.venv().join("bin").join(name)
     }
 
     fn cargo_root(&self) -> PathBuf {
@@ -202,6 +211,7 @@ impl Tools {
             self.conformance_bin(),
             self.npm_bin_dir().join("mcp-server-everything"),
             self.npm_bin_dir().join("mcp-server-filesystem"),
+            self.npm_bin_dir().join("mcp-server-memory"),
         ];
         let wanted = NPM_PACKAGES.join("\n");
         if stamp_matches(&prefix, &wanted) && expected.iter().all(|p| p.exists()) {
@@ -241,7 +251,12 @@ impl Tools {
     fn setup_python(&self) -> Result<()> {
         let venv = self.venv();
         let python = venv.join("bin").join("python");
-        let expected = [python.clone(), venv.join("bin").join("mcp-server-time")];
+        let expected = [
+            python.clone(),
+            venv.join("bin").join("mcp-server-time"),
+            venv.join("bin").join("mcp-server-git"),
+            venv.join("bin").join("mcp-server-fetch"),
+        ];
         let wanted = PYTHON_PACKAGES.join("\n");
         if stamp_matches(&venv, &wanted) && expected.iter().all(|p| p.exists()) {
             println!("setup: python venv up to date");

@@ -117,6 +117,14 @@ enum Bench {
         #[command(flatten)]
         set: SetOptions,
     },
+    /// B6: real servers from an `mcpServers` config, all at once (rmcp or the raw floor).
+    Real {
+        #[arg(long, value_enum)]
+        contender: Contender,
+        /// The config (the one `mcp-cli` reads).
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// B3: write a server set as an `mcpServers` config for mcp-cli.
     Config {
         #[command(flatten)]
@@ -243,6 +251,18 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                     report(&runtime()?.block_on(mcp_bench::discovery::rmcp_loop(&set))?)
                 }
                 Contender::Raw => report(&mcp_bench::discovery::raw_single(&set, index)?),
+                Contender::Ours => Err(BenchError::Unexpected(
+                    "ours is `mcp-cli discover`, run by the harness".into(),
+                )),
+            }
+        }
+        Bench::Real { contender, config } => {
+            let servers = mcp_bench::real::read_config(&config)?;
+            match contender {
+                Contender::Rmcp => {
+                    report(&runtime()?.block_on(mcp_bench::real::rmcp_all(&servers))?)
+                }
+                Contender::Raw => report(&mcp_bench::real::raw_all(&servers)?),
                 Contender::Ours => Err(BenchError::Unexpected(
                     "ours is `mcp-cli discover`, run by the harness".into(),
                 )),

@@ -177,7 +177,8 @@ fn json_add(
         ConfigFormat::VsCode | ConfigFormat::VsCodeSettings => vscode_entry(entry),
         _ => entry.clone(),
     };
-    let mut servers = Some(&Value::Object(root.clone()));
+    let whole = Value::Object(root.clone());
+    let mut servers = Some(&whole);
     for key in &keys {
         servers = servers.and_then(|value| value.get(*key));
     }

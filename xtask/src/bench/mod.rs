@@ -16,7 +16,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`] | the cases, each adding its rows |
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
 //! | [`criterion`] | the codec micro-benchmarks, read back from criterion's estimates |
@@ -26,6 +26,7 @@ mod b2_stdio;
 mod b3_discovery;
 mod b4_http;
 mod b5_gateway;
+mod b6_real;
 mod criterion;
 mod measure;
 mod report;
@@ -61,16 +62,42 @@ const SERVER_COUNTS: [usize; 3] = [1, 10, 50];
 const SLOW_START_MS: u64 = 300;
 
 /// Runs every benchmark, prints the table and writes `target/bench-report.md`.
-pub fn run(ws: &Workspace) -> Result<()> {
+pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     let started = Instant::now();
+    let known = ["b1", "b2", "b3", "b4", "b5", "b6"];
+    if let Some(unknown) = only.iter().find(|case| !known.contains(&case.as_str())) {
+        bail!(
+            "no bench case '{unknown}'; the cases are {}",
+            known.join(", ")
+        );
+    }
+    let wanted = |case: &str| only.is_empty() || only.iter().any(|o| o == case);
     let bench = Bench::build(ws)?;
     let mut rows = Vec::new();
-    b1_codec::run(&bench, &mut rows)?;
-    b2_stdio::run(&bench, &mut rows)?;
-    b4_http::run(&bench, &mut rows)?;
-    b5_gateway::run(&bench, &mut rows)?;
-    b3_discovery::run(&bench, &mut rows)?;
-    let micro = criterion::run(ws)?;
+    if wanted("b1") {
+        b1_codec::run(&bench, &mut rows)?;
+    }
+    if wanted("b2") {
+        b2_stdio::run(&bench, &mut rows)?;
+    }
+    if wanted("b4") {
+        b4_http::run(&bench, &mut rows)?;
+    }
+    if wanted("b5") {
+        b5_gateway::run(&bench, &mut rows)?;
+    }
+    if wanted("b3") {
+        b3_discovery::run(&bench, &mut rows)?;
+    }
+    if wanted("b6") {
+        b6_real::run(&bench, ws, &mut rows)?;
+    }
+    // The decoder micro-benchmarks go with B1.
+    let micro = if wanted("b1") {
+        criterion::run(ws)?
+    } else {
+        Default::default()
+    };
     let report = report::render(&rows, &micro, &bench, started.elapsed());
     println!("\n{report}");
     let path = ws.root().join("target").join("bench-report.md");
@@ -138,7 +165,7 @@ impl Bench {
     fn runner<S: AsRef<OsStr>>(&self, bench: &str, args: &[S]) -> Command {
         let mut cmd = Command::new(&self.runner);
         cmd.arg(bench).args(args);
-        if bench != "codec" {
+        if bench != "codec" && bench != "real" {
             cmd.arg("--server").arg(&self.server);
         }
         cmd

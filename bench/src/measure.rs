@@ -33,9 +33,13 @@ pub struct Measurement {
     pub code: Option<i32>,
     /// The signal that ended it, when one did.
     pub signal: Option<i32>,
+    /// From just before the spawn to its first byte on stdout, in seconds
+    /// (for a program that prints its whole report at once, when the report
+    /// was ready); `None` when it printed nothing.
+    pub first_output_seconds: Option<f64>,
 }
 
-/// Runs `program` with `args` (stdin empty, stdout and stderr inherited) and
+/// Runs `program` with `args` (stdin empty, stdout passed through, stderr inherited) and
 /// measures it; kills it after `timeout`. Call it from a process with no other child.
 pub fn measure(
     program: &OsString,
@@ -47,8 +51,29 @@ pub fn measure(
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
+        .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| BenchError::io(format!("cannot start {shown}"), e))?;
+    // Its stdout passes through, and the first byte's time is noted.
+    let forwarder = child.stdout.take().map(|mut stdout| {
+        std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let mut first = None;
+            let mut buffer = vec![0u8; 64 * 1024];
+            let mut out = std::io::stdout().lock();
+            loop {
+                match stdout.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(read) => {
+                        first.get_or_insert_with(Instant::now);
+                        let _ = out.write_all(&buffer[..read]);
+                    }
+                }
+            }
+            let _ = out.flush();
+            first
+        })
+    });
     let pid = i32::try_from(child.id())
         .map(Pid::from_raw)
         .map_err(|_| BenchError::Unexpected("process id out of range".into()))?;
@@ -69,6 +94,7 @@ pub fn measure(
         }
     };
     let _ = waiter.join();
+    let first_output = forwarder.and_then(|thread| thread.join().ok().flatten());
     let status = status.map_err(|e| BenchError::io(format!("cannot wait for {shown}"), e))?;
     let usage = getrusage(UsageWho::RUSAGE_CHILDREN)
         .map_err(|e| BenchError::io("getrusage(RUSAGE_CHILDREN)", std::io::Error::from(e)))?;
@@ -78,6 +104,7 @@ pub fn measure(
         cpu_seconds: seconds(usage.user_time()) + seconds(usage.system_time()),
         code: status.code(),
         signal: status.signal(),
+        first_output_seconds: first_output.map(|at| at.duration_since(started).as_secs_f64()),
     })
 }
 
@@ -100,8 +127,17 @@ mod tests {
 
     #[test]
     fn reports_exit_code_time_and_memory() {
-        let measured = shell("sleep 0.05; exit 3", Duration::from_secs(30)).unwrap();
+        let measured = shell(
+            "sleep 0.05; echo x; sleep 0.1; exit 3",
+            Duration::from_secs(30),
+        )
+        .unwrap();
         assert_eq!(measured.code, Some(3));
+        let first = measured.first_output_seconds.unwrap();
+        assert!(
+            first >= 0.05 && first + 0.09 < measured.wall_seconds,
+            "{measured:?}"
+        );
         assert_eq!(measured.signal, None);
         assert!(measured.wall_seconds >= 0.05);
         assert!(measured.max_rss_kib > 0);

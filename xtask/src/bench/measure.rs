@@ -32,6 +32,8 @@ pub(super) struct Measured {
     pub(super) cpu: Duration,
     /// The exit code; `None` when a signal ended it.
     pub(super) code: Option<i32>,
+    /// When its first byte reached stdout (its report, for `mcp-cli`).
+    pub(super) first_output: Option<Duration>,
     pub(super) stdout: String,
     pub(super) stderr: String,
 }
@@ -135,6 +137,10 @@ pub(super) fn measure<S: AsRef<OsStr>>(
     let report: Value = serde_json::from_str(report.trim())
         .with_context(|| format!("`{described}` reported invalid JSON"))?;
     Ok(Measured {
+        first_output: report
+            .get("first_output_seconds")
+            .and_then(Value::as_f64)
+            .map(|s| Duration::from_secs_f64(s.max(0.0))),
         wall: Duration::from_secs_f64(number(&report, "/wall_seconds")?.max(0.0)),
         max_rss_kib: report
             .get("max_rss_kib")
@@ -193,6 +199,7 @@ mod tests {
     fn results_come_from_the_last_bench_result_line() {
         let cmd = Command::new("x");
         let measured = Measured {
+            first_output: None,
             wall: Duration::from_millis(5),
             max_rss_kib: 1024,
             cpu: Duration::from_millis(4),
@@ -202,6 +209,7 @@ mod tests {
         };
         assert_eq!(measured.result(&cmd).unwrap()["x"], 2);
         let failed = Measured {
+            first_output: None,
             code: Some(3),
             ..measured
         };

@@ -3,6 +3,8 @@
 //! approved tool changing afterwards (`discover --verify-pins`).
 
 use std::path::{Path, PathBuf};
+
+use mcpdisco::cache::CacheStore as _;
 use std::process::ExitCode;
 
 use mcpdisco::capability::pins::ItemKind;
@@ -24,6 +26,73 @@ pub fn lock_path(global: &GlobalOptions, loaded: &Loaded) -> PathBuf {
         (None, Some(config)) => PinFile::path_beside(config),
         (None, None) => PathBuf::from(mcpdisco::capability::pins::LOCK_FILE),
     }
+}
+
+/// The key of the pins in a shared Redis cache (after the prefix).
+const SHARED_PINS: &str = "pins";
+/// How long the shared pins may take to read or write.
+const SHARED_PINS_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The shared store of `--cache redis://…`, if one is given.
+fn shared_pins_store(global: &GlobalOptions) -> Option<mcpdisco::cache::RedisStore> {
+    let url = global.cache_url.as_deref().filter(|_| !global.no_cache)?;
+    mcpdisco::cache::RedisStore::open(url, global.cache_prefix.clone()).ok()
+}
+
+/// The pins: with `--cache redis://…` the fleet's shared copy
+/// (`<prefix>pins`), else (or when Redis has none or cannot be reached,
+/// with a warning) the lock file.
+pub async fn load_pins(global: &GlobalOptions, lock: &Path) -> Result<PinFile, UsageError> {
+    if let Some(store) = shared_pins_store(global) {
+        match tokio::time::timeout(SHARED_PINS_LIMIT, store.get_document(SHARED_PINS)).await {
+            Ok(Ok(Some(bytes))) => {
+                return PinFile::from_bytes(&bytes, &format!("{} pins", store.describe()))
+                    .map_err(|e| UsageError::Capabilities(e.to_string()));
+            }
+            Ok(Ok(None)) => {}
+            Ok(Err(error)) => eprintln!(
+                "warning: shared pins unavailable ({error}); using {}",
+                lock.display()
+            ),
+            Err(_) => eprintln!(
+                "warning: shared pins unavailable ({}: no answer within {} s); using {}",
+                store.describe(),
+                SHARED_PINS_LIMIT.as_secs(),
+                lock.display()
+            ),
+        }
+    }
+    PinFile::load(lock).map_err(|e| io_error("cannot read", lock, e))
+}
+
+/// Writes the pins to the lock file and, with `--cache redis://…`, to the
+/// fleet's shared copy (a failure there is a warning: the file has them).
+pub async fn save_pins(
+    global: &GlobalOptions,
+    lock: &Path,
+    pins: &PinFile,
+) -> Result<(), UsageError> {
+    pins.save(lock)
+        .map_err(|e| io_error("cannot write", lock, e))?;
+    if let Some(store) = shared_pins_store(global) {
+        let bytes = pins
+            .to_bytes()
+            .map_err(|e| io_error("cannot encode", lock, e))?;
+        match tokio::time::timeout(SHARED_PINS_LIMIT, store.put_document(SHARED_PINS, &bytes)).await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => eprintln!(
+                "warning: the shared pins were not updated ({error}); {} has them",
+                lock.display()
+            ),
+            Err(_) => eprintln!(
+                "warning: the shared pins were not updated ({}: no answer); {} has them",
+                store.describe(),
+                lock.display()
+            ),
+        }
+    }
+    Ok(())
 }
 
 fn io_error(what: &str, path: &Path, error: std::io::Error) -> UsageError {
@@ -171,7 +240,7 @@ pub fn pending(global: &GlobalOptions, dir: &Path) -> Result<ExitCode, UsageErro
 /// the tools in the lock file.
 /// A whole server's approval also pins (or unpins) its prompts, resources
 /// and templates, from `report` (its discovery).
-pub fn approve_or_revoke(
+pub async fn approve_or_revoke(
     global: &GlobalOptions,
     loaded: &Loaded,
     dir: &Path,
@@ -197,7 +266,7 @@ pub fn approve_or_revoke(
     }
     .map_err(|e| io_error("cannot move manifests in", dir, e))?;
     let lock = lock_path(global, loaded);
-    let mut pins = PinFile::load(&lock).map_err(|e| io_error("cannot read", &lock, e))?;
+    let mut pins = load_pins(global, &lock).await?;
     let mut keys = Vec::new();
     for entry in &moved {
         let Some(json_file) = entry
@@ -233,8 +302,7 @@ pub fn approve_or_revoke(
             keys.extend(pins.unpin_others(server));
         }
     }
-    pins.save(&lock)
-        .map_err(|e| io_error("cannot write", &lock, e))?;
+    save_pins(global, &lock, &pins).await?;
     let verb = if approve { "approved" } else { "revoked" };
     if global.json {
         let tools: Vec<&str> = moved.iter().map(|m| m.tool.as_str()).collect();

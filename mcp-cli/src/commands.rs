@@ -79,9 +79,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         Command::Discover { verify_pins, .. } => {
             let report = discover_fresh(global, &loaded, &session, *verify_pins).await;
             let lock = crate::capabilities::lock_path(global, &loaded);
-            let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
-                UsageError::Capabilities(format!("cannot read {}: {e}", lock.display()))
-            })?;
+            let pins = crate::capabilities::load_pins(global, &lock).await?;
             let checks = crate::capabilities::checks(&loaded, &pins, &report);
             if global.json {
                 let mut document = serde_json::to_value(&report).unwrap_or_default();
@@ -141,18 +139,18 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
                 true,
                 report.as_ref(),
             )
+            .await
         }
         Command::Revoke { server, tools, dir } => {
             crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, false, None)
+                .await
         }
         Command::Pins {
             command: crate::cli::PinsCommand::Diff { server },
         } => {
             let report = discover_fresh(global, &loaded, &session, true).await;
             let lock = crate::capabilities::lock_path(global, &loaded);
-            let pins = mcpdisco::capability::PinFile::load(&lock).map_err(|e| {
-                UsageError::Capabilities(format!("cannot read {}: {e}", lock.display()))
-            })?;
+            let pins = crate::capabilities::load_pins(global, &lock).await?;
             let mut checks = crate::capabilities::checks(&loaded, &pins, &report);
             if let Some(server) = server {
                 checks.retain(|(name, _)| name == server);

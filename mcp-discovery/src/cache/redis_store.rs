@@ -107,6 +107,27 @@ impl RedisStore {
     }
 }
 
+impl RedisStore {
+    /// A whole document stored under `<prefix><name>` with no expiry (the
+    /// pins, `pins`), if there is one.
+    pub async fn get_document(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut connection = self.connection().await?;
+        connection
+            .get(format!("{}{name}", self.prefix))
+            .await
+            .map_err(|error| self.error(&error))
+    }
+
+    /// Stores a whole document under `<prefix><name>`, with no expiry.
+    pub async fn put_document(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let mut connection = self.connection().await?;
+        connection
+            .set::<_, _, ()>(format!("{}{name}", self.prefix), bytes)
+            .await
+            .map_err(|error| self.error(&error))
+    }
+}
+
 #[async_trait]
 impl CacheStore for RedisStore {
     fn describe(&self) -> String {

@@ -200,23 +200,31 @@ impl PinFile {
     /// Reads `path`; a missing file is no pins.
     pub fn load(path: &Path) -> io::Result<Self> {
         match fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}: {e}", path.display()),
-                )
-            }),
+            Ok(bytes) => Self::from_bytes(&bytes, &path.display().to_string()),
             Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Self::default()),
             Err(error) => Err(error),
         }
     }
 
-    /// Writes `path` atomically, sorted and indented so it diffs well.
-    pub fn save(&self, path: &Path) -> io::Result<()> {
+    /// Reads pins stored as `bytes` (a lock file's text, or a shared copy of
+    /// it); `place` names where they came from, for the error.
+    pub fn from_bytes(bytes: &[u8], place: &str) -> io::Result<Self> {
+        serde_json::from_slice(bytes)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{place}: {e}")))
+    }
+
+    /// The pins as the lock file holds them: sorted and indented so they diff well.
+    pub fn to_bytes(&self) -> io::Result<Vec<u8>> {
         let mut file = self.clone();
         file.version = 1;
         let mut text = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
         text.push(b'\n');
+        Ok(text)
+    }
+
+    /// Writes `path` atomically ([`to_bytes`](Self::to_bytes)).
+    pub fn save(&self, path: &Path) -> io::Result<()> {
+        let text = self.to_bytes()?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir)?;
         }

@@ -100,6 +100,8 @@ const SWEEP: [Option<usize>; 5] = [Some(8), Some(16), Some(32), Some(64), None];
 const SWEEP_SERVERS: [usize; 2] = [10, 50];
 /// How much slower than the best setting the default may be, in any case.
 const SWEEP_TOLERANCE: f64 = 1.1;
+/// Rounds of the sweep: its fast cases last 20 ms, where 3 rounds are noise.
+const SWEEP_ROUNDS: usize = 7;
 
 /// `mcp-cli discover` at every setting of [`SWEEP`], alternating within
 /// each round: the table that backs the default `--concurrency`.
@@ -127,7 +129,7 @@ fn concurrency_sweep(
         bail!("cannot write the sweep config: {}", written.stderr.trim());
     }
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); SWEEP.len()];
-    for round in 0..ROUNDS {
+    for round in 0..SWEEP_ROUNDS {
         for (setting, concurrency) in SWEEP.iter().enumerate() {
             let shown = concurrency.map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
             println!(

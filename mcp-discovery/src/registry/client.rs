@@ -8,8 +8,8 @@
 //!   the listing with a warning.
 //! * Entries that are not active are dropped unless asked for; an entry
 //!   that does not read as a server is skipped with a warning naming it.
-//! * Every answer is cached on disk for [`CACHE_TTL`]; an unreachable
-//!   registry falls back to a stale answer, with a warning.
+//! * Every answer is cached on disk for [`CACHE_TTL`]; a registry that is
+//!   unreachable or answers 429 or 5xx falls back to a stale answer, with a warning.
 //! * Every request has a timeout, every body a size limit, and redirects
 //!   are followed only within the registry's origin.
 
@@ -293,7 +293,14 @@ impl RegistryClient {
                 }
                 Ok((body, false, None))
             }
-            Err(error @ RegistryError::Unreachable { .. }) => match cached {
+            // No answer, or a registry that is overloaded or failing: an older answer will do.
+            Err(
+                error @ (RegistryError::Unreachable { .. }
+                | RegistryError::Status {
+                    status: 429 | 500..=599,
+                    ..
+                }),
+            ) => match cached {
                 Some(Cached { body, .. }) => Ok((
                     body,
                     true,

@@ -10,15 +10,16 @@
 //! | `npm` | `npx [runtime args] -y <pkg>@<version> [package args]` |
 //! | `pypi` | `uvx [runtime args] <pkg>==<version> [package args]` |
 //! | `oci` | `docker run -i --rm [-e NAME]… [runtime args] <image>[:<version>] [package args]` |
-//! | `nuget` | `dnx [runtime args] <pkg>@<version> --yes [package args]` |
+//! | `nuget` | `dnx [runtime args] <pkg>@<version> --yes [-- package args]` |
 //! | `mcpb` | the bundle's own command, after the download is verified against `fileSha256` (refused without it) |
 //!
 //! A `runtimeHint` replaces the command. An unknown `registryType` is an
 //! error naming it, never a guess. Required environment variables become
 //! `${env:NAME}` references (the config expands them at load), and
-//! [`Resolved::missing_env`] names the ones not set. Values with
-//! `{variables}` are filled from the caller's values, then the variable's
-//! own value or default; a required one that is still missing becomes an
+//! [`Resolved::missing_env`] names the ones not set. An input's fixed
+//! `value` wins (the schema says users do not change it), then the caller's
+//! value, then its default; `{variables}` are filled the same way; a named
+//! argument of `format: boolean` is a bare flag when true; a required one that is still missing becomes an
 //! `${env:NAME}` reference in an argument or header, and an error in a URL.
 
 use std::collections::BTreeMap;
@@ -277,20 +278,21 @@ impl Resolved {
     }
 }
 
-/// The value of an input: the caller's, its own (variables filled), its
-/// default, or a `${env:…}` reference when it is required. `None` when it
-/// is optional and has no value.
+/// The value of an input: its own fixed value (variables filled; the
+/// schema says a set value is not for users to change), else the caller's,
+/// its default, or a `${env:…}` reference when it is required. `None` when
+/// it is optional and has no value.
 fn input_value(
     label: &str,
     input: &Input,
     options: &ResolveOptions,
     resolved: &mut Resolved,
 ) -> Option<String> {
-    if let Some(given) = options.values.get(label) {
-        return Some(given.clone());
-    }
     if let Some(value) = &input.value {
         return Some(fill_variables(value, &input.variables, options, resolved));
+    }
+    if let Some(given) = options.values.get(label) {
+        return Some(given.clone());
     }
     if let Some(default) = &input.default {
         return Some(default.clone());
@@ -366,6 +368,15 @@ fn arguments(
         match argument.kind.as_str() {
             "named" => {
                 let Some(flag) = &argument.name else { continue };
+                if argument.input.format.as_deref() == Some("boolean") {
+                    // A boolean flag stands alone when true and is left out otherwise.
+                    if input_value(flag, &argument.input, options, resolved).as_deref()
+                        == Some("true")
+                    {
+                        out.push(flag.clone());
+                    }
+                    continue;
+                }
                 match input_value(flag, &argument.input, options, resolved) {
                     Some(value) => {
                         out.push(flag.clone());
@@ -481,6 +492,10 @@ fn resolve_package(
                 None => package.identifier.clone(),
             });
             args.push("--yes".into());
+            // dnx passes what follows `--` to the tool.
+            if !package_args.is_empty() {
+                args.push("--".into());
+            }
             ("dnx", args)
         }
         "mcpb" => {

@@ -26,6 +26,8 @@ fn npm_with_runtime_and_package_arguments_and_env() {
                 {"type": "positional", "valueHint": "root", "value": "{home}/docs", "variables": {"home": {"default": "/home/ada"}}},
                 {"type": "named", "name": "--mode", "default": "ro"},
                 {"type": "named", "name": "--verbose"},
+                {"type": "named", "name": "--read-only", "format": "boolean", "default": "true"},
+                {"type": "named", "name": "--debug", "format": "boolean", "default": "false"},
                 {"type": "positional", "valueHint": "workspace", "isRequired": true}
             ],
             "environmentVariables": [
@@ -41,7 +43,7 @@ fn npm_with_runtime_and_package_arguments_and_env() {
         json!({
             "command": "npx",
             "args": ["--node-options", "--max-old-space-size=512", "-y", "@acme/files@1.2.0",
-                     "/home/ada/docs", "--mode", "ro", "${env:WORKSPACE}"],
+                     "/home/ada/docs", "--mode", "ro", "--read-only", "${env:WORKSPACE}"],
             "env": {"ACME_TOKEN": "${env:ACME_TOKEN}", "ACME_REGION": "eu"},
             "description": "Files"
         })
@@ -85,9 +87,30 @@ fn pypi_oci_and_nuget_launches() {
     );
 
     let nuget = resolved(json!({"name": "a/dotnet", "version": "1", "packages": [
-        {"registryType": "nuget", "identifier": "Acme.Mcp", "version": "2.0.0", "runtimeHint": "dnx", "transport": {"type": "stdio"}}]}));
+        {"registryType": "nuget", "identifier": "Acme.Mcp", "version": "2.0.0", "runtimeHint": "dnx", "transport": {"type": "stdio"},
+         "packageArguments": [{"type": "positional", "value": "mcp"}, {"type": "positional", "value": "start"}]}]}));
     assert_eq!(nuget.entry["command"], "dnx");
-    assert_eq!(nuget.entry["args"], json!(["Acme.Mcp@2.0.0", "--yes"]));
+    assert_eq!(
+        nuget.entry["args"],
+        json!(["Acme.Mcp@2.0.0", "--yes", "--", "mcp", "start"])
+    );
+
+    // A fixed value is not the user's to change; a caller's value fills the rest.
+    let fixed = resolve(
+        &server(json!({"name": "a/f", "version": "1", "packages": [
+            {"registryType": "npm", "identifier": "f", "transport": {"type": "stdio"},
+             "packageArguments": [{"type": "named", "name": "--port", "value": "8080"},
+                                  {"type": "positional", "valueHint": "dir", "isRequired": true}]}]})),
+        &ResolveOptions {
+            values: [("--port".to_owned(), "1".to_owned()), ("dir".to_owned(), "/data".to_owned())].into(),
+            ..ResolveOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        fixed.entry["args"],
+        json!(["-y", "f", "--port", "8080", "/data"])
+    );
 }
 
 #[test]

@@ -137,6 +137,9 @@ pub struct Input {
     /// An example, for prompts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placeholder: Option<String>,
+    /// `string`, `number`, `boolean` or `filepath`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     /// The variables of `value`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub variables: BTreeMap<String, Input>,

@@ -19,6 +19,7 @@
 //! ```
 
 use std::fmt;
+use std::ops::Range;
 
 use bytes::Bytes;
 use serde::de::Error as _;
@@ -28,6 +29,7 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
 use crate::raw::RawJson;
+use crate::raw::scan::{self, Inner, MemberSpan, Outline};
 use crate::types::Key;
 
 /// The only JSON-RPC version MCP speaks.
@@ -287,13 +289,13 @@ impl Message {
     /// Decodes one message from bytes; the result is copied out of them. A
     /// batch array is refused; use [`Incoming::from_slice`] for those.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
-        decode_one(bytes, RawJson::copy_of)
+        decode_one(bytes, Keep::Copy)
     }
 
     /// Decodes one message from shared bytes; the result is a slice of them,
     /// not a copy. A batch array is refused; use [`Incoming::from_bytes`].
     pub fn from_bytes(bytes: &Bytes) -> Result<Self, DecodeError> {
-        decode_one(bytes, |raw| RawJson::slice_of(bytes, raw))
+        decode_one(bytes, Keep::Share(bytes))
     }
 
     /// The message as a JSON value, `jsonrpc` first; `null` when its result
@@ -438,12 +440,12 @@ impl Incoming {
 
     /// Decodes bytes holding one JSON text; results are copied out of them.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, DecodeError> {
-        decode_incoming(bytes, RawJson::copy_of)
+        decode_incoming(bytes, Keep::Copy)
     }
 
     /// Decodes shared bytes holding one JSON text; results are slices of them.
     pub fn from_bytes(bytes: &Bytes) -> Result<Self, DecodeError> {
-        decode_incoming(bytes, |raw| RawJson::slice_of(bytes, raw))
+        decode_incoming(bytes, Keep::Share(bytes))
     }
 
     /// The valid messages, in order; invalid batch elements are dropped.
@@ -455,27 +457,65 @@ impl Incoming {
     }
 }
 
-/// One message from `bytes`, keeping results with `keep`.
-fn decode_one(
-    bytes: &[u8],
-    keep: impl FnOnce(&RawValue) -> RawJson,
-) -> Result<Message, DecodeError> {
-    // Fast path: read the envelope's members straight from the bytes, with no map.
-    match serde_json::from_slice::<Envelope<&RawValue>>(bytes) {
-        Ok(envelope) => Ok(envelope.classify(keep)?),
+/// How a decoded result's text is kept.
+#[derive(Clone, Copy)]
+enum Keep<'a> {
+    /// Copied out of the bytes decoded.
+    Copy,
+    /// A slice of these bytes, which are the bytes decoded.
+    Share(&'a Bytes),
+}
+
+impl Keep<'_> {
+    /// A result serde_json checked.
+    fn raw(self, raw: &RawValue) -> RawJson {
+        match self {
+            Keep::Copy => RawJson::copy_of(raw),
+            Keep::Share(owner) => RawJson::slice_of(owner, raw),
+        }
+    }
+
+    /// The part `range` of `bytes`, which the scanner checked, with its outline.
+    fn scanned(self, bytes: &[u8], range: Range<usize>, outline: Option<Outline>) -> RawJson {
+        // The range lies within `bytes` (`Envelope::scanned` checked), and in
+        // `Share` those are the owner's bytes.
+        let Some(part) = bytes.get(range.clone()) else {
+            return RawJson::null();
+        };
+        let text = match self {
+            Keep::Copy => Bytes::copy_from_slice(part),
+            Keep::Share(owner) => owner.slice(range),
+        };
+        RawJson::scanned(text, outline)
+    }
+}
+
+/// One message from `bytes`, keeping results as `keep` says.
+fn decode_one(bytes: &[u8], keep: Keep<'_>) -> Result<Message, DecodeError> {
+    // Fastest path: one scan checks the whole text and records where the
+    // members are, and those of the result, so a list page is split from the
+    // record without reading its text again.
+    if let Some(envelope) = Envelope::scanned(bytes) {
+        return Ok(envelope.classify(|(range, outline)| keep.scanned(bytes, range, outline))?);
+    }
+    // Fast path: read the envelope's members straight from the bytes, with no
+    // map. It skips unknown members without checking their UTF-8, so a text
+    // that is not UTF-8 takes the slow path, which refuses it.
+    let envelope = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Envelope<&RawValue>>(text).ok());
+    match envelope {
+        Some(envelope) => Ok(envelope.classify(|raw| keep.raw(raw))?),
         // Not an object, or not JSON: the slow path says precisely which.
-        Err(_) => {
+        None => {
             let value: Value = serde_json::from_slice(bytes)?;
             Ok(Message::from_value(value)?)
         }
     }
 }
 
-/// A message or a batch from `bytes`, keeping results with `keep`.
-fn decode_incoming(
-    bytes: &[u8],
-    keep: impl Fn(&RawValue) -> RawJson,
-) -> Result<Incoming, DecodeError> {
+/// A message or a batch from `bytes`, keeping results as `keep` says.
+fn decode_incoming(bytes: &[u8], keep: Keep<'_>) -> Result<Incoming, DecodeError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'[') {
         return decode_one(bytes, keep).map(Incoming::Single);
@@ -486,7 +526,7 @@ fn decode_incoming(
     }
     let messages = elements
         .into_iter()
-        .map(|element| classify_element(element.get(), &keep))
+        .map(|element| classify_element(element.get(), |raw| keep.raw(raw)))
         .collect();
     Ok(Incoming::Batch(messages))
 }
@@ -527,6 +567,57 @@ impl<R> Default for Envelope<R> {
             result: None,
             error: None,
         }
+    }
+}
+
+/// A scanned result: its range in the text, and its members when it is an object.
+type ScannedResult = (Range<usize>, Option<Outline>);
+
+impl Envelope<ScannedResult> {
+    /// The envelope of `bytes` read by the one-pass scanner; `None` when the
+    /// scanner gives up or a member does not read as a value (serde_json then
+    /// decides, and says why).
+    fn scanned(bytes: &[u8]) -> Option<Self> {
+        let (_, members) = scan::object_outline(bytes).ok()?;
+        let mut envelope = Envelope::default();
+        for MemberSpan {
+            key,
+            key_escaped,
+            value,
+            inner,
+        } in members
+        {
+            let decoded;
+            let key = if key_escaped {
+                let quoted = bytes.get(key.start.checked_sub(1)?..key.end + 1)?;
+                decoded = serde_json::from_slice::<String>(quoted).ok()?;
+                decoded.as_bytes()
+            } else {
+                bytes.get(key)?
+            };
+            let slot = match key {
+                b"jsonrpc" => &mut envelope.jsonrpc,
+                b"id" => &mut envelope.id,
+                b"method" => &mut envelope.method,
+                b"params" => &mut envelope.params,
+                b"error" => &mut envelope.error,
+                b"result" => {
+                    bytes.get(value.clone())?;
+                    let outline = match inner {
+                        Inner::Members(members) => Some(Outline {
+                            base: value.start,
+                            members,
+                        }),
+                        _ => None,
+                    };
+                    envelope.result = Some((value, outline));
+                    continue;
+                }
+                _ => continue,
+            };
+            *slot = Some(serde_json::from_slice::<Value>(bytes.get(value)?).ok()?);
+        }
+        Some(envelope)
     }
 }
 
@@ -682,6 +773,39 @@ mod tests {
             panic!("not a response")
         };
         assert_eq!(response.result.as_str(), r#"{"x":[1]}"#);
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_refused_even_in_an_unknown_member() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"x\":{\"k\xef\xff\":1}}";
+        assert!(Message::from_slice(line).is_err());
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[],\"x\":\"\xc3\xa9\"}}";
+        assert!(Message::from_slice(line).is_ok());
+    }
+
+    #[test]
+    fn a_scanned_result_splits_like_a_parsed_one() {
+        let line = Bytes::from_static(
+            br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"},{"name":"b\u0022"}],"nextCursor":"n","ttlMs":9,"tools2":[]}}"#,
+        );
+        let Message::Response(response) = Message::from_bytes(&line).unwrap() else {
+            panic!("not a response")
+        };
+        let page = response.result.list_page("tools").unwrap();
+        let reparsed = RawJson::parse(response.result.as_bytes().to_vec()).unwrap();
+        assert_eq!(Some(&page), reparsed.list_page("tools").as_ref());
+        assert_eq!(page.items.len(), 2);
+        assert_eq!(page.items[1].as_str(), r#"{"name":"b\u0022"}"#);
+        assert_eq!(page.next_cursor.as_deref(), Some("n"));
+        assert_eq!(page.ttl_ms, Some(9));
+        let range = line.as_ptr_range();
+        assert!(
+            page.items
+                .iter()
+                .all(|item| range.contains(&item.as_bytes().as_ptr()))
+        );
+        assert!(response.result.list_page("prompts").is_none());
+        assert!(response.result.list_page("nextCursor").is_none());
     }
 
     #[test]

@@ -351,10 +351,10 @@ impl TracedTransport {
     }
 }
 
-#[async_trait]
-impl Transport for TracedTransport {
-    async fn send(&self, message: Message) -> Result<(), TransportError> {
-        if let Message::Request(request) = &message {
+impl TracedTransport {
+    /// Traces a message going out; a request's time is noted.
+    fn trace_out(&self, message: &Message) {
+        if let Message::Request(request) = message {
             let mut sent = self.sent.lock();
             if sent.len() < MAX_PENDING {
                 sent.insert(request.id.clone(), Instant::now());
@@ -362,20 +362,41 @@ impl Transport for TracedTransport {
         }
         self.tracer
             .message(&self.server, Direction::Out, &message.to_vec(), None);
+    }
+
+    /// Traces a message coming in; an answer carries its request's time.
+    fn trace_in(&self, message: &Message) {
+        let elapsed = message
+            .response_id()
+            .and_then(|id| self.sent.lock().remove(id))
+            .map(|sent| sent.elapsed());
+        self.tracer
+            .message(&self.server, Direction::In, &message.to_vec(), elapsed);
+    }
+}
+
+#[async_trait]
+impl Transport for TracedTransport {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        self.trace_out(&message);
         self.inner.send(message).await
     }
 
     async fn receive(&self) -> Result<Option<Message>, TransportError> {
         let received = self.inner.receive().await?;
         if let Some(message) = &received {
-            let elapsed = message
-                .response_id()
-                .and_then(|id| self.sent.lock().remove(id))
-                .map(|sent| sent.elapsed());
-            self.tracer
-                .message(&self.server, Direction::In, &message.to_vec(), elapsed);
+            self.trace_in(message);
         }
         Ok(received)
+    }
+
+    async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+        self.trace_out(&request);
+        let answer = self.inner.send_request(request).await?;
+        if let Some(message) = &answer {
+            self.trace_in(message);
+        }
+        Ok(answer)
     }
 
     async fn close(&self) -> Result<(), TransportError> {
@@ -437,5 +458,66 @@ mod tests {
         let line = events[0].to_json(SystemTime::now());
         assert_eq!(line["dir"], "out");
         assert_eq!(line["message"]["method"], "tools/call");
+    }
+
+    /// Answers every request at once from `send_request`, as an HTTP POST with a JSON body does.
+    struct AnswersAtOnce;
+
+    #[async_trait]
+    impl Transport for AnswersAtOnce {
+        async fn send(&self, _message: Message) -> Result<(), TransportError> {
+            Ok(())
+        }
+
+        async fn receive(&self) -> Result<Option<Message>, TransportError> {
+            std::future::pending().await
+        }
+
+        async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+            let Message::Request(request) = request else {
+                return Ok(None);
+            };
+            Ok(Some(Message::Response(Response {
+                id: request.id,
+                result: json!({"ok": true}).into(),
+            })))
+        }
+
+        async fn close(&self) -> Result<(), TransportError> {
+            Ok(())
+        }
+
+        fn describe(&self) -> String {
+            "answers at once".into()
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_returned_by_send_request_is_traced_as_received() {
+        let trace = Arc::new(MemoryTrace::default());
+        let tracer = Tracer::new(trace.clone(), Masker::default());
+        let traced = TracedTransport::new("t", Arc::new(AnswersAtOnce), tracer);
+        let answer = traced
+            .send_request(Message::Request(Request {
+                id: RequestId::from(4),
+                method: "ping".into(),
+                params: None,
+            }))
+            .await
+            .unwrap();
+        assert_eq!(
+            answer.and_then(|a| a.response_id().cloned()),
+            Some(RequestId::from(4))
+        );
+        let events = trace.events();
+        assert_eq!(events.len(), 2);
+        let TraceEvent::Message {
+            direction: Direction::In,
+            elapsed: Some(_),
+            ..
+        } = &events[1]
+        else {
+            panic!("{:?}", events[1])
+        };
     }
 }

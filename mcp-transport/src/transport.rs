@@ -39,6 +39,18 @@ pub trait Transport: Send + Sync + 'static {
     /// Waits for the next message from the server.
     async fn receive(&self) -> Result<Option<Message>, TransportError>;
 
+    /// Sends one request, like [`send`](Transport::send), and returns its
+    /// answer when the transport holds it by the time the send completes (an
+    /// HTTP POST answered with a JSON body): that answer is then not also
+    /// yielded by [`receive`](Transport::receive), which saves the session a
+    /// hand-off between tasks. `Ok(None)`: the answer comes through `receive`.
+    ///
+    /// The default sends and returns `Ok(None)`; a transport whose answers
+    /// always arrive on a stream has no reason to override it.
+    async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+        self.send(request).await.map(|()| None)
+    }
+
     /// Closes the connection gracefully. Idempotent.
     async fn close(&self) -> Result<(), TransportError>;
 
@@ -55,6 +67,10 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
 
     async fn receive(&self) -> Result<Option<Message>, TransportError> {
         (**self).receive().await
+    }
+
+    async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+        (**self).send_request(request).await
     }
 
     async fn close(&self) -> Result<(), TransportError> {
@@ -74,6 +90,10 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
 
     async fn receive(&self) -> Result<Option<Message>, TransportError> {
         (**self).receive().await
+    }
+
+    async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+        (**self).send_request(request).await
     }
 
     async fn close(&self) -> Result<(), TransportError> {

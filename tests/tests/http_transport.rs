@@ -324,3 +324,34 @@ async fn credentials_never_follow_a_redirect_to_another_origin() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_json_answer_returns_from_send_request_and_is_not_received_again() {
+    let (url, _server) = start().await;
+    let transport =
+        StreamableHttpTransport::new(HttpConfig::new("local", &url), &HttpClient::new().unwrap())
+            .unwrap();
+    let answer = transport.send_request(ping(7)).await.unwrap();
+    let Some(Message::Response(response)) = answer else {
+        panic!("no direct answer: {answer:?}")
+    };
+    assert_eq!(response.id, RequestId::from(7));
+    assert_eq!(response.result.as_str(), "{}");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), transport.receive())
+            .await
+            .is_err(),
+        "the direct answer is not queued as well"
+    );
+    // A plain send still delivers the answer through receive.
+    transport.send(ping(8)).await.unwrap();
+    let received = tokio::time::timeout(Duration::from_secs(5), transport.receive())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        received.and_then(|m| m.response_id().cloned()),
+        Some(RequestId::from(8))
+    );
+    transport.close().await.unwrap();
+}

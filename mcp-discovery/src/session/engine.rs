@@ -395,15 +395,21 @@ impl Engine {
         };
         let sent = self
             .transport
-            .send(Message::Request(Request {
+            .send_request(Message::Request(Request {
                 id: id.clone(),
                 method: method.to_owned(),
                 params,
             }))
             .await;
-        if let Err(error) = sent {
-            guard.forget();
-            return Err(SessionError::from_send(&self.server, method, error));
+        match sent {
+            Err(error) => {
+                guard.forget();
+                return Err(SessionError::from_send(&self.server, method, error));
+            }
+            // The answer came with the send (an HTTP POST's body): it takes the
+            // reader's path from here, without a hand-off to the reader task.
+            Ok(Some(answer)) => self.dispatch(answer),
+            Ok(None) => {}
         }
         let timeout = options.timeout.unwrap_or(default_timeout);
         let start = Instant::now();

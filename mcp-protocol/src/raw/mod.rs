@@ -24,12 +24,15 @@
 
 mod item;
 mod page;
+pub(crate) mod scan;
 mod view;
 pub use item::{PromptView, ResourceView, ToolView};
 pub use page::RawPage;
 pub use view::JsonView;
 
 use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::de::{self, DeserializeOwned};
@@ -37,11 +40,31 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use scan::Outline;
+
 /// A JSON value kept as text. The text is always one valid JSON value with no
 /// surrounding whitespace.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct RawJson {
     text: Bytes,
+    /// Where an object's members are, when the decoder recorded them while
+    /// checking the text (a message's result): lets [`list_page`](Self::list_page)
+    /// split a page without reading the text again. Not part of the value.
+    outline: Option<Arc<Outline>>,
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for RawJson {}
+
+impl std::hash::Hash for RawJson {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
 }
 
 impl RawJson {
@@ -61,23 +84,41 @@ impl RawJson {
 
     /// The JSON text of anything serde can write.
     pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        serde_json::to_vec(value).map(|text| Self {
-            text: Bytes::from(text),
-        })
+        serde_json::to_vec(value).map(|text| Self::from_text(Bytes::from(text)))
+    }
+
+    /// A text known to be one JSON value, nothing recorded about it.
+    fn from_text(text: Bytes) -> Self {
+        Self {
+            text,
+            outline: None,
+        }
+    }
+
+    /// `text`, checked by the scanner, with what it recorded about it (ranges
+    /// counted from `outline.base`).
+    pub(crate) fn scanned(text: Bytes, outline: Option<Outline>) -> Self {
+        Self {
+            text,
+            outline: outline.map(Arc::new),
+        }
+    }
+
+    /// The part `range` of this text, sharing the bytes; `None` when the range
+    /// does not lie within it.
+    fn part(&self, range: Range<usize>) -> Option<RawJson> {
+        (range.start <= range.end && range.end <= self.text.len())
+            .then(|| Self::from_text(self.text.slice(range)))
     }
 
     /// `null`.
     pub fn null() -> Self {
-        Self {
-            text: Bytes::from_static(b"null"),
-        }
+        Self::from_text(Bytes::from_static(b"null"))
     }
 
     /// `{}`.
     pub fn empty_object() -> Self {
-        Self {
-            text: Bytes::from_static(b"{}"),
-        }
+        Self::from_text(Bytes::from_static(b"{}"))
     }
 
     /// The part of `owner` that `raw` was borrowed from, without copying; a
@@ -94,7 +135,7 @@ impl RawJson {
             Some(end) if start <= owner.len() && end <= owner.len() => owner.slice(start..end),
             _ => Bytes::copy_from_slice(part),
         };
-        Self { text }
+        Self::from_text(text)
     }
 
     /// The part of this text that `part` covers, sharing the bytes. `part` is
@@ -113,9 +154,7 @@ impl RawJson {
 
     /// A copy of `raw`.
     pub(crate) fn copy_of(raw: &RawValue) -> Self {
-        Self {
-            text: Bytes::copy_from_slice(raw.get().as_bytes()),
-        }
+        Self::from_text(Bytes::copy_from_slice(raw.get().as_bytes()))
     }
 
     /// The JSON text.
@@ -246,9 +285,7 @@ impl PartialEq<Value> for RawJson {
 impl From<Box<RawValue>> for RawJson {
     fn from(raw: Box<RawValue>) -> Self {
         let text: Box<str> = raw.into();
-        Self {
-            text: Bytes::from(String::from(text)),
-        }
+        Self::from_text(Bytes::from(String::from(text)))
     }
 }
 

@@ -1,9 +1,10 @@
 //! [`RawPage`]: one page of a list result, its items split out as raw slices.
 //!
-//! One pass of serde_json over the result borrows each item's span, which
-//! then becomes a slice of the result's bytes: no item is parsed or copied.
-//! (A hand-written structural scanner for this pass measured no faster than
-//! serde_json's own skipping on tool lists, so there is none.)
+//! A result decoded from a message carries the outline the decoder's one
+//! pass recorded ([`scan`](super::scan)): the page is split from it, and the
+//! text is not read again. Any other text takes one pass of serde_json, which
+//! borrows each item's span. Either way every item is a slice of the
+//! result's bytes: no item is parsed or copied.
 
 use std::fmt;
 
@@ -13,6 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::RawJson;
+use super::scan::{Inner, Outline};
 
 /// One page of a list result, read without parsing its items.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +33,9 @@ impl RawJson {
     /// parsed, with `nextCursor` and `ttlMs`. `None` when this is not an object,
     /// or `items_key` is missing or not an array.
     pub fn list_page(&self, items_key: &str) -> Option<RawPage> {
+        if let Some(outline) = &self.outline {
+            return self.page_from_outline(outline, items_key);
+        }
         let mut deserializer = serde_json::Deserializer::from_slice(&self.text);
         let page = deserializer
             .deserialize_map(PageVisitor { items_key })
@@ -44,6 +49,50 @@ impl RawJson {
             next_cursor: page.next_cursor,
             ttl_ms: page.ttl_ms,
         })
+    }
+}
+
+impl RawJson {
+    /// [`list_page`](Self::list_page) from what the decoder recorded.
+    fn page_from_outline(&self, outline: &Outline, items_key: &str) -> Option<RawPage> {
+        let mut page = RawPage {
+            items: Vec::new(),
+            next_cursor: None,
+            ttl_ms: None,
+        };
+        let mut found = false;
+        for member in &outline.members {
+            let key = outline.local(&member.key);
+            let decoded;
+            let key = if member.key_escaped {
+                let quoted = self.text.get(key.start.checked_sub(1)?..key.end + 1)?;
+                decoded = serde_json::from_slice::<String>(quoted).ok()?;
+                decoded.as_str()
+            } else {
+                std::str::from_utf8(self.text.get(key)?).ok()?
+            };
+            let value = || {
+                let text = self.text.get(outline.local(&member.value))?;
+                serde_json::from_slice::<Value>(text).ok()
+            };
+            match key {
+                "nextCursor" => page.next_cursor = value()?.as_str().map(str::to_owned),
+                "ttlMs" => page.ttl_ms = value()?.as_i64(),
+                key if key == items_key => {
+                    // Every member of that name must be an array; the last one counts.
+                    let Inner::Elements(elements) = &member.inner else {
+                        return None;
+                    };
+                    page.items = elements
+                        .iter()
+                        .map(|element| self.part(outline.local(element)))
+                        .collect::<Option<_>>()?;
+                    found = true;
+                }
+                _ => {}
+            }
+        }
+        found.then_some(page)
     }
 }
 

@@ -80,13 +80,18 @@ fn is_initialize(message: &Message) -> bool {
     matches!(message, Message::Request(r) if r.method == "initialize")
 }
 
-#[async_trait]
-impl Transport for HttpTransport {
-    async fn send(&self, message: Message) -> Result<(), TransportError> {
+impl HttpTransport {
+    /// Sends `message`; with `direct`, returns a request's answer when the
+    /// Streamable HTTP POST's body held it alone (see [`Transport::send_request`]).
+    async fn send_with(
+        &self,
+        message: Message,
+        direct: bool,
+    ) -> Result<Option<Message>, TransportError> {
         if self.is_legacy_sse() {
             let legacy = self.legacy.lock().await;
             return match legacy.as_ref() {
-                Some(legacy) => legacy.send_message(message).await,
+                Some(legacy) => legacy.send_message(message).await.map(|()| None),
                 None => Err(TransportError::Closed {
                     server: self.config.name.clone(),
                 }),
@@ -94,7 +99,12 @@ impl Transport for HttpTransport {
         }
         let fallback =
             (self.kind == HttpKind::Auto && is_initialize(&message)).then(|| message.clone());
-        match self.streamable.send_message(message).await {
+        let sent = if direct {
+            self.streamable.send_request_message(message).await
+        } else {
+            self.streamable.send_message(message).await.map(|()| None)
+        };
+        match sent {
             Err(TransportError::Http {
                 status: 400 | 404 | 405,
                 ..
@@ -102,7 +112,9 @@ impl Transport for HttpTransport {
                 self.switch_to_legacy().await?;
                 let legacy = self.legacy.lock().await;
                 match (legacy.as_ref(), fallback) {
-                    (Some(legacy), Some(message)) => legacy.send_message(message).await,
+                    (Some(legacy), Some(message)) => {
+                        legacy.send_message(message).await.map(|()| None)
+                    }
                     _ => Err(TransportError::Closed {
                         server: self.config.name.clone(),
                     }),
@@ -110,6 +122,17 @@ impl Transport for HttpTransport {
             }
             other => other,
         }
+    }
+}
+
+#[async_trait]
+impl Transport for HttpTransport {
+    async fn send(&self, message: Message) -> Result<(), TransportError> {
+        self.send_with(message, false).await.map(drop)
+    }
+
+    async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+        self.send_with(request, true).await
     }
 
     async fn receive(&self) -> Result<Option<Message>, TransportError> {

@@ -107,7 +107,15 @@ impl StreamableHttpTransport {
     }
 
     pub(crate) async fn send_message(&self, message: Message) -> Result<(), TransportError> {
-        Shared::send(&self.shared, message).await
+        Shared::send(&self.shared, message, false).await.map(drop)
+    }
+
+    /// Sends a request; its answer when the POST's JSON body held it alone.
+    pub(crate) async fn send_request_message(
+        &self,
+        message: Message,
+    ) -> Result<Option<Message>, TransportError> {
+        Shared::send(&self.shared, message, true).await
     }
 
     pub(crate) async fn close_connection(&self) -> Result<(), TransportError> {
@@ -211,7 +219,14 @@ impl Shared {
         );
     }
 
-    async fn send(self: &Arc<Self>, message: Message) -> Result<(), TransportError> {
+    /// POSTs `message`. With `direct`, a JSON body that holds the request's
+    /// answer and nothing else is returned instead of delivered (the caller
+    /// takes it from here); anything else is delivered in order.
+    async fn send(
+        self: &Arc<Self>,
+        message: Message,
+        direct: bool,
+    ) -> Result<Option<Message>, TransportError> {
         if self.closed.load(Ordering::Acquire) {
             return Err(self.closed_error());
         }
@@ -287,12 +302,22 @@ impl Shared {
                     server: self.server().to_owned(),
                     after: timeout,
                 })??;
-                let messages = self.parse_answer(&outgoing, bytes.into())?;
+                let mut messages = self.parse_answer(&outgoing, bytes.into())?;
                 let answered = outgoing.request_id.as_ref().is_none_or(|id| {
                     messages
                         .iter()
                         .any(|message| message.response_id() == Some(id))
                 });
+                if direct
+                    && messages.len() == 1
+                    && answered
+                    && outgoing.request_id.is_some()
+                    && let Some(mut answer) = messages.pop()
+                {
+                    self.state.lock().observe(self.server(), &mut answer);
+                    self.after_post(&outgoing).await;
+                    return Ok(Some(answer));
+                }
                 for message in messages {
                     self.deliver(message).await;
                 }
@@ -337,13 +362,18 @@ impl Shared {
                 }
             }
         }
+        self.after_post(&outgoing).await;
+        Ok(None)
+    }
+
+    /// After a POST: `notifications/initialized` opens the GET stream (legacy era).
+    async fn after_post(self: &Arc<Self>, outgoing: &Outgoing) {
         if outgoing.is_initialized
             && outgoing.modern_version.is_none()
             && self.config.open_get_stream
         {
             self.open_get_stream().await;
         }
-        Ok(())
     }
 
     /// A failed status, and the JSON-RPC answers its body carries (to be
@@ -730,6 +760,10 @@ fn insert(headers: &mut HeaderMap, name: &str, value: &str) {
 impl Transport for StreamableHttpTransport {
     async fn send(&self, message: Message) -> Result<(), TransportError> {
         self.send_message(message).await
+    }
+
+    async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
+        self.send_request_message(request).await
     }
 
     async fn receive(&self) -> Result<Option<Message>, TransportError> {

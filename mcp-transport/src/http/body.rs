@@ -84,7 +84,7 @@ pub(crate) async fn read_bounded(
     config: &HttpConfig,
     response: &mut reqwest::Response,
     limit: usize,
-) -> Result<Vec<u8>, TransportError> {
+) -> Result<Bytes, TransportError> {
     // A body that stalls (headers sent, then nothing) ends with the request timeout.
     let timeout = config.request_timeout;
     tokio::time::timeout(timeout, read_body(config, response, limit))
@@ -95,41 +95,65 @@ pub(crate) async fn read_bounded(
         })?
 }
 
+/// The most a body's declared length reserves before its bytes arrive.
+const RESERVE_AHEAD: usize = 1024 * 1024;
+
 async fn read_body(
     config: &HttpConfig,
     response: &mut reqwest::Response,
     limit: usize,
-) -> Result<Vec<u8>, TransportError> {
-    let server = config.name.as_str();
-    let mut body = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > limit {
-                    return Err(TransportError::Protocol {
-                        server: server.to_owned(),
-                        reason: format!("response body is larger than {limit} bytes"),
-                    });
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(None) => {
-                // Results slice the body: keep no spare capacity for them to pin.
-                body.shrink_to_fit();
-                return Ok(body);
-            }
-            Err(error) => {
-                return Err(TransportError::Interrupted {
-                    server: server.to_owned(),
-                    url: config.display_url(),
-                    reason: config.masker.mask_string(format!(
-                        "the response body broke off: {}",
-                        error_chain(error)
-                    )),
-                });
-            }
-        }
+) -> Result<Bytes, TransportError> {
+    let too_large = || TransportError::Protocol {
+        server: config.name.clone(),
+        reason: format!("response body is larger than {limit} bytes"),
+    };
+    // A body that comes in one piece is kept as it is: no copy.
+    let Some(first) = next_chunk(config, response).await? else {
+        return Ok(Bytes::new());
+    };
+    if first.len() > limit {
+        return Err(too_large());
     }
+    let Some(second) = next_chunk(config, response).await? else {
+        return Ok(first);
+    };
+    let declared = response
+        .content_length()
+        .and_then(|length| usize::try_from(length).ok())
+        .unwrap_or(0);
+    let mut body = BytesMut::with_capacity(declared.min(limit).min(RESERVE_AHEAD));
+    let mut next = Some(second);
+    body.extend_from_slice(&first);
+    while let Some(chunk) = next {
+        if body.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+        next = next_chunk(config, response).await?;
+    }
+    // Results slice the body: keep no spare capacity for them to pin.
+    if body.capacity() - body.len() > body.len() / 4 {
+        return Ok(Bytes::copy_from_slice(&body));
+    }
+    Ok(body.freeze())
+}
+
+/// The next piece of a body; `None` at its end.
+async fn next_chunk(
+    config: &HttpConfig,
+    response: &mut reqwest::Response,
+) -> Result<Option<Bytes>, TransportError> {
+    response
+        .chunk()
+        .await
+        .map_err(|error| TransportError::Interrupted {
+            server: config.name.clone(),
+            url: config.display_url(),
+            reason: config.masker.mask_string(format!(
+                "the response body broke off: {}",
+                error_chain(error)
+            )),
+        })
 }
 
 /// Decodes a JSON body into messages (a single message or a batch). Invalid

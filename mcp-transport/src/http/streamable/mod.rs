@@ -302,7 +302,7 @@ impl Shared {
                     server: self.server().to_owned(),
                     after: timeout,
                 })??;
-                let mut messages = self.parse_answer(&outgoing, bytes.into())?;
+                let mut messages = self.parse_answer(&outgoing, bytes)?;
                 let answered = outgoing.request_id.as_ref().is_none_or(|id| {
                     messages
                         .iter()
@@ -390,11 +390,9 @@ impl Shared {
             let _ = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT).await;
             return (refused, Vec::new());
         }
-        let bytes: bytes::Bytes =
-            body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
-                .await
-                .unwrap_or_default()
-                .into();
+        let bytes = body::read_bounded(&self.config, &mut response, body::ERROR_BODY_LIMIT)
+            .await
+            .unwrap_or_default();
         let answers: Vec<Message> = body::parse_messages(&self.config, bytes.clone())
             .into_iter()
             .filter(|m| m.response_id().is_some())

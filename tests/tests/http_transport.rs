@@ -355,3 +355,63 @@ async fn a_json_answer_returns_from_send_request_and_is_not_received_again() {
     );
     transport.close().await.unwrap();
 }
+
+/// A server whose every answer is a `tools/list` result for id 1, sent in
+/// three pieces (a chunked body).
+async fn start_chunked() -> String {
+    async fn answer() -> Response {
+        let tools: Vec<Value> = (0..40)
+            .map(|i| json!({"name": format!("tool_{i}"), "inputSchema": {"type": "object"}}))
+            .collect();
+        let text = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}).to_string();
+        let third = text.len() / 3;
+        let pieces: Vec<Result<Bytes, std::io::Error>> = vec![
+            Ok(Bytes::from(text[..third].to_owned())),
+            Ok(Bytes::from(text[third..2 * third].to_owned())),
+            Ok(Bytes::from(text[2 * third..].to_owned())),
+        ];
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            axum::body::Body::from_stream(futures::stream::iter(pieces)),
+        )
+            .into_response()
+    }
+    let app = Router::new().route("/mcp", post(answer));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+fn tools_list(id: i64) -> Message {
+    Message::Request(Request {
+        id: RequestId::from(id),
+        method: "tools/list".into(),
+        params: None,
+    })
+}
+
+#[tokio::test]
+async fn a_body_in_pieces_is_joined_and_one_over_the_limit_refused() {
+    let url = start_chunked().await;
+    let client = HttpClient::new().unwrap();
+    let transport = StreamableHttpTransport::new(HttpConfig::new("local", &url), &client).unwrap();
+    let Some(Message::Response(response)) = transport.send_request(tools_list(1)).await.unwrap()
+    else {
+        panic!("no answer")
+    };
+    let page = response.result.list_page("tools").unwrap();
+    assert_eq!(page.items.len(), 40);
+    assert_eq!(
+        page.items[39].member::<String>("name").unwrap().as_deref(),
+        Some("tool_39")
+    );
+    let mut config = HttpConfig::new("small", &url);
+    config.max_message_len = 200;
+    let transport = StreamableHttpTransport::new(config, &client).unwrap();
+    let error = transport.send_request(tools_list(1)).await.unwrap_err();
+    assert!(
+        error.to_string().contains("larger than 200 bytes"),
+        "{error}"
+    );
+}

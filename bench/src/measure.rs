@@ -60,17 +60,19 @@ pub fn measure(
             use std::io::{Read, Write};
             let mut first = None;
             let mut buffer = vec![0u8; 64 * 1024];
-            let mut out = std::io::stdout().lock();
             loop {
                 match stdout.read(&mut buffer) {
                     Ok(0) | Err(_) => break,
                     Ok(read) => {
                         first.get_or_insert_with(Instant::now);
+                        // Locked per write: another measurement's forwarder
+                        // may be writing too, and must not hold this one up.
+                        let mut out = std::io::stdout().lock();
                         let _ = out.write_all(&buffer[..read]);
+                        let _ = out.flush();
                     }
                 }
             }
-            let _ = out.flush();
             first
         })
     });

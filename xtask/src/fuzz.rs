@@ -61,8 +61,16 @@ pub fn run(ws: &Workspace, tools: &Tools, seconds: u64) -> Result<()> {
     for target in TARGETS {
         let mut cmd = ws.cargo();
         // `cargo fuzz` finds the pinned cargo-fuzz through PATH.
-        cmd.current_dir(&fuzz_dir)
-            .args(["fuzz", "run", target, "--"])
+        cmd.current_dir(&fuzz_dir).args(["fuzz", "run", target]);
+        // Committed seeds (`fuzz/seeds/<target>`) join the git-ignored corpus.
+        let seeds = fuzz_dir.join("seeds").join(target);
+        if seeds.is_dir() {
+            let corpus = fuzz_dir.join("corpus").join(target);
+            fs::create_dir_all(&corpus)
+                .with_context(|| format!("cannot create {}", corpus.display()))?;
+            cmd.arg(&corpus).arg(&seeds);
+        }
+        cmd.arg("--")
             .env("PATH", &path)
             .arg(format!("-max_total_time={seconds}"))
             .env("RUSTC_BOOTSTRAP", "1")

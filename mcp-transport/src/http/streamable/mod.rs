@@ -293,15 +293,10 @@ impl Shared {
                 );
             }
             ResponseClass::Json => {
-                let bytes = tokio::time::timeout(
-                    timeout,
-                    body::read_bounded(&self.config, &mut response, self.config.max_message_len),
-                )
-                .await
-                .map_err(|_| TransportError::Timeout {
-                    server: self.server().to_owned(),
-                    after: timeout,
-                })??;
+                // Bounded in time by the request timeout, as the send was.
+                let bytes =
+                    body::read_bounded(&self.config, &mut response, self.config.max_message_len)
+                        .await?;
                 let mut messages = self.parse_answer(&outgoing, bytes)?;
                 let answered = outgoing.request_id.as_ref().is_none_or(|id| {
                     messages

@@ -102,7 +102,8 @@ impl StreamableState {
                 outgoing.is_initialize = true;
                 self.initialize_id = Some(request.id.clone());
             }
-            if request.method == "tools/list" {
+            // `x-mcp-header` is a modern-era rule: only modern lists are filtered.
+            if request.method == "tools/list" && modern_version.is_some() {
                 self.tool_list_ids.insert(request.id.clone());
             }
         }
@@ -338,6 +339,38 @@ mod tests {
         assert_eq!(header(&call, "mcp-method"), Some("tools/call"));
         assert_eq!(header(&call, "mcp-name"), Some("echo"));
         assert!(header(&call, SESSION_HEADER).is_none());
+    }
+
+    #[test]
+    fn only_modern_tool_lists_are_filtered_for_x_mcp_header() {
+        let bad_tool = json!({"tools": [
+            {"name": "good", "inputSchema": {"type": "object"}},
+            {"name": "bad", "inputSchema": {"type": "object", "properties": {
+                "region": {"type": "object", "x-mcp-header": "Region"}}}}
+        ]});
+        let modern = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+        let mut state = StreamableState::default();
+        let mut listed = |state: &mut StreamableState, id: i64, params: serde_json::Value| {
+            state.prepare(&request(id, "tools/list", params));
+            let mut answer = Message::Response(Response {
+                id: RequestId::from(id),
+                result: bad_tool.clone().into(),
+            });
+            state.observe("s", &mut answer);
+            let Message::Response(response) = answer else {
+                panic!("not a response")
+            };
+            response
+                .result
+                .list_page("tools")
+                .map(|page| page.items.len())
+        };
+        assert_eq!(listed(&mut state, 5, json!({})), Some(2), "legacy: as sent");
+        assert_eq!(
+            listed(&mut state, 6, modern),
+            Some(1),
+            "modern: the bad tool is left out"
+        );
     }
 
     #[test]

@@ -350,7 +350,7 @@ mod tests {
         ]});
         let modern = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
         let mut state = StreamableState::default();
-        let mut listed = |state: &mut StreamableState, id: i64, params: serde_json::Value| {
+        let listed = |state: &mut StreamableState, id: i64, params: serde_json::Value| {
             state.prepare(&request(id, "tools/list", params));
             let mut answer = Message::Response(Response {
                 id: RequestId::from(id),

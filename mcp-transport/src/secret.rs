@@ -423,13 +423,20 @@ impl Masker {
         if compiled.matcher.is_match(text.as_bytes()) {
             return true;
         }
-        if !text.contains('\\') {
+        text.contains('\\') && in_escaped_strings(compiled, text)
+    }
+
+    /// [`finds_secret_in_json`](Self::finds_secret_in_json) for bytes known
+    /// to be UTF-8 JSON: decoded as text only when it holds an escape.
+    fn finds_secret_in_json_bytes(&self, text: &[u8]) -> bool {
+        let Some(compiled) = &self.inner else {
             return false;
+        };
+        if compiled.matcher.is_match(text) {
+            return true;
         }
-        escaped_strings(text).any(|literal| {
-            serde_json::from_str::<String>(literal)
-                .is_ok_and(|decoded| compiled.matcher.is_match(decoded.as_bytes()))
-        })
+        memchr::memchr(b'\\', text).is_some()
+            && std::str::from_utf8(text).is_ok_and(|text| in_escaped_strings(compiled, text))
     }
 
     /// A JSON text, as text, with every known secret masked (see
@@ -452,7 +459,8 @@ impl Masker {
     /// secret (also when a JSON escape spells it, as in `\/`) is parsed,
     /// masked string by string, and written again.
     pub fn mask_json(&self, raw: &RawJson) -> RawJson {
-        if !self.finds_secret_in_json(raw.as_str()) {
+        // Read as bytes: the text is known to be UTF-8, and may be megabytes.
+        if !self.finds_secret_in_json_bytes(raw.as_bytes()) {
             return raw.clone();
         }
         match raw.to_value() {
@@ -464,6 +472,14 @@ impl Masker {
             Err(_) => RawJson::from(Value::String(MASK.to_owned())),
         }
     }
+}
+
+/// Whether a string literal of `text` that holds an escape spells a secret once decoded.
+fn in_escaped_strings(compiled: &Compiled, text: &str) -> bool {
+    escaped_strings(text).any(|literal| {
+        serde_json::from_str::<String>(literal)
+            .is_ok_and(|decoded| compiled.matcher.is_match(decoded.as_bytes()))
+    })
 }
 
 /// Collects secret values for a [`Masker`].

@@ -374,7 +374,7 @@ impl OAuthClient {
     /// `insufficient_scope`). Once for concurrent refusals of one token.
     ///
     /// `step_ups` is how many times the operation that was refused already
-    /// asked for more scope: past [`MAX_STEP_UPS`] it fails.
+    /// asked for more scope: past `MAX_STEP_UPS` it fails.
     pub async fn handle_refusal(
         &self,
         seen: u64,

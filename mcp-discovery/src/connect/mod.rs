@@ -5,7 +5,7 @@
 //! Connectors are registered by transport `type` in [`Connectors`]: the
 //! built-in `stdio` and `http` (Streamable HTTP, legacy SSE, or detect), and
 //! any third party's. A server whose config names another `type`
-//! ([`Launch::Custom`]) is started by the connector registered under it, like
+//! ([`Launch::Custom`](crate::config::Launch::Custom)) is started by the connector registered under it, like
 //! the others: see [`MemoryConnector`] for a complete one, and the crate
 //! docs of `mcp-transport` for writing the transport itself.
 //!

@@ -24,8 +24,8 @@
 //!   went down) reach legacy clients as `notifications/*/list_changed`, and
 //!   modern ones on their `subscriptions/listen`.
 //! - **Servers' questions** (sampling, elicitation, roots) go to the client
-//!   that declared the capability ([`bridge`]); modern clients get them as
-//!   `input_required` ([`input`]).
+//!   that declared the capability (the `bridge` module); modern clients get them as
+//!   `input_required` (the `input` module).
 //! - Not offered (answered -32601): `completion/complete`,
 //!   `logging/setLevel`, `resources/subscribe`, and tasks.
 

@@ -17,7 +17,8 @@
 //! * [`JsonView`] borrows a value's text to read several members, or walk
 //!   a schema, without building a tree.
 //! * [`list_page`](RawJson::list_page) splits a list result into its items
-//!   without parsing them ([`page`]).
+//!   without parsing them: from what the decoder recorded while checking a
+//!   message's result, so a page costs no second pass.
 //!
 //! Equality is equality of the text: `{"a":1}` and `{ "a": 1 }` differ. Use
 //! [`to_value`](RawJson::to_value) to compare meanings.

@@ -1,7 +1,7 @@
 //! [`RawPage`]: one page of a list result, its items split out as raw slices.
 //!
 //! A result decoded from a message carries the outline the decoder's one
-//! pass recorded ([`scan`](super::scan)): the page is split from it, and the
+//! pass recorded (the `scan` module): the page is split from it, and the
 //! text is not read again. Any other text takes one pass of serde_json, which
 //! borrows each item's span. Either way every item is a slice of the
 //! result's bytes: no item is parsed or copied.

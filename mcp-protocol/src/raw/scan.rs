@@ -60,7 +60,9 @@ pub(crate) struct Outline {
 impl Outline {
     /// `range` (offsets in the scanned text) as offsets in the object's own text.
     pub(crate) fn local(&self, range: &Range<usize>) -> Range<usize> {
-        range.start - self.base..range.end - self.base
+        // Recorded ranges lie within the object; were one not to, it would
+        // wrap to an offset past any text, and the caller's `get` says `None`.
+        range.start.wrapping_sub(self.base)..range.end.wrapping_sub(self.base)
     }
 }
 

@@ -589,7 +589,7 @@ impl Envelope<ScannedResult> {
         {
             let decoded;
             let key = if key_escaped {
-                let quoted = bytes.get(key.start.checked_sub(1)?..key.end + 1)?;
+                let quoted = bytes.get(key.start.checked_sub(1)?..key.end.checked_add(1)?)?;
                 decoded = serde_json::from_slice::<String>(quoted).ok()?;
                 decoded.as_bytes()
             } else {

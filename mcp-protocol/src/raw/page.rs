@@ -65,7 +65,9 @@ impl RawJson {
             let key = outline.local(&member.key);
             let decoded;
             let key = if member.key_escaped {
-                let quoted = self.text.get(key.start.checked_sub(1)?..key.end + 1)?;
+                let quoted = self
+                    .text
+                    .get(key.start.checked_sub(1)?..key.end.checked_add(1)?)?;
                 decoded = serde_json::from_slice::<String>(quoted).ok()?;
                 decoded.as_str()
             } else {

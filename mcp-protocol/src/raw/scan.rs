@@ -312,35 +312,65 @@ impl Scanner<'_> {
         }
     }
 
+    /// Steps over a container's opening bracket and the space after it;
+    /// whether `close` follows at once (then it is stepped over too).
+    #[inline(always)]
+    fn open(&mut self, close: u8) -> bool {
+        self.at += 1;
+        self.skip_space();
+        let empty = self.peek() == Some(close);
+        if empty {
+            self.at += 1;
+        }
+        empty
+    }
+
+    /// After a container's member or element: whether `close` ended the
+    /// container (`false`: a comma, another one follows).
+    #[inline(always)]
+    fn after_item(&mut self, close: u8) -> Scan<bool> {
+        self.skip_space();
+        match self.peek() {
+            Some(b',') => {
+                self.at += 1;
+                self.skip_space();
+                Ok(false)
+            }
+            Some(byte) if byte == close => {
+                self.at += 1;
+                Ok(true)
+            }
+            _ => Err(GaveUp),
+        }
+    }
+
+    /// A member's key and the colon after it: the key's text between its
+    /// quotes, and whether it holds an escape.
+    #[inline(always)]
+    fn key(&mut self) -> Scan<(Range<usize>, bool)> {
+        if self.peek() != Some(b'"') {
+            return Err(GaveUp);
+        }
+        let start = self.at + 1;
+        let escaped = self.string()?;
+        let key = start..self.at - 1;
+        self.skip_space();
+        self.expect(b':')?;
+        self.skip_space();
+        Ok((key, escaped))
+    }
+
     /// An object at nesting `depth`, from its `{`, recording nothing.
     fn object(&mut self, depth: usize) -> Scan<()> {
         Self::enter(depth)?;
-        self.at += 1;
-        self.skip_space();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
+        if self.open(b'}') {
             return Ok(());
         }
         loop {
-            if self.peek() != Some(b'"') {
-                return Err(GaveUp);
-            }
-            self.string()?;
-            self.skip_space();
-            self.expect(b':')?;
-            self.skip_space();
+            self.key()?;
             self.value(depth)?;
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.skip_space();
-                }
-                Some(b'}') => {
-                    self.at += 1;
-                    return Ok(());
-                }
-                _ => return Err(GaveUp),
+            if self.after_item(b'}')? {
+                return Ok(());
             }
         }
     }
@@ -353,10 +383,7 @@ impl Scanner<'_> {
         mut elements: Option<&mut Vec<Range<usize>>>,
     ) -> Scan<()> {
         Self::enter(depth)?;
-        self.at += 1;
-        self.skip_space();
-        if self.peek() == Some(b']') {
-            self.at += 1;
+        if self.open(b']') {
             return Ok(());
         }
         loop {
@@ -365,17 +392,8 @@ impl Scanner<'_> {
             if let Some(elements) = elements.as_deref_mut() {
                 elements.push(start..self.at);
             }
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.skip_space();
-                }
-                Some(b']') => {
-                    self.at += 1;
-                    return Ok(());
-                }
-                _ => return Err(GaveUp),
+            if self.after_item(b']')? {
+                return Ok(());
             }
         }
     }
@@ -391,23 +409,12 @@ impl Scanner<'_> {
             return Err(GaveUp);
         }
         let depth = 3 - usize::from(levels);
-        self.at += 1;
-        self.skip_space();
         let mut members = Vec::new();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
+        if self.open(b'}') {
             return Ok(members);
         }
         loop {
-            if self.peek() != Some(b'"') {
-                return Err(GaveUp);
-            }
-            let key_start = self.at + 1;
-            let key_escaped = self.string()?;
-            let key = key_start..self.at - 1;
-            self.skip_space();
-            self.expect(b':')?;
-            self.skip_space();
+            let (key, key_escaped) = self.key()?;
             let value_start = self.at;
             let inner = match self.peek() {
                 Some(b'[') => {
@@ -427,17 +434,8 @@ impl Scanner<'_> {
                 value: value_start..self.at,
                 inner,
             });
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.skip_space();
-                }
-                Some(b'}') => {
-                    self.at += 1;
-                    return Ok(members);
-                }
-                _ => return Err(GaveUp),
+            if self.after_item(b'}')? {
+                return Ok(members);
             }
         }
     }

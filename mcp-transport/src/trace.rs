@@ -349,9 +349,7 @@ impl TracedTransport {
             sent: Mutex::new(HashMap::new()),
         }
     }
-}
 
-impl TracedTransport {
     /// Traces a message going out; a request's time is noted.
     fn trace_out(&self, message: &Message) {
         if let Message::Request(request) = message {

@@ -587,21 +587,13 @@ impl Envelope<ScannedResult> {
             inner,
         } in members
         {
-            let decoded;
-            let key = if key_escaped {
-                let quoted = bytes.get(key.start.checked_sub(1)?..key.end.checked_add(1)?)?;
-                decoded = serde_json::from_slice::<String>(quoted).ok()?;
-                decoded.as_bytes()
-            } else {
-                bytes.get(key)?
-            };
-            let slot = match key {
-                b"jsonrpc" => &mut envelope.jsonrpc,
-                b"id" => &mut envelope.id,
-                b"method" => &mut envelope.method,
-                b"params" => &mut envelope.params,
-                b"error" => &mut envelope.error,
-                b"result" => {
+            let slot = match scan::key_in(bytes, key, key_escaped)?.as_ref() {
+                "jsonrpc" => &mut envelope.jsonrpc,
+                "id" => &mut envelope.id,
+                "method" => &mut envelope.method,
+                "params" => &mut envelope.params,
+                "error" => &mut envelope.error,
+                "result" => {
                     bytes.get(value.clone())?;
                     let outline = match inner {
                         Inner::Members(members) => Some(Outline {

@@ -14,7 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::RawJson;
-use super::scan::{Inner, Outline};
+use super::scan::{Inner, Outline, key_in};
 
 /// One page of a list result, read without parsing its items.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,22 +62,12 @@ impl RawJson {
         };
         let mut found = false;
         for member in &outline.members {
-            let key = outline.local(&member.key);
-            let decoded;
-            let key = if member.key_escaped {
-                let quoted = self
-                    .text
-                    .get(key.start.checked_sub(1)?..key.end.checked_add(1)?)?;
-                decoded = serde_json::from_slice::<String>(quoted).ok()?;
-                decoded.as_str()
-            } else {
-                std::str::from_utf8(self.text.get(key)?).ok()?
-            };
+            let key = key_in(&self.text, outline.local(&member.key), member.key_escaped)?;
             let value = || {
                 let text = self.text.get(outline.local(&member.value))?;
                 serde_json::from_slice::<Value>(text).ok()
             };
-            match key {
+            match key.as_ref() {
                 "nextCursor" => page.next_cursor = value()?.as_str().map(str::to_owned),
                 "ttlMs" => page.ttl_ms = value()?.as_i64(),
                 key if key == items_key => {

@@ -12,6 +12,7 @@
 //! one word test finds the next quote, backslash, control character or
 //! non-ASCII byte (checked as one UTF-8 sequence).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The deepest nesting accepted: serde_json refuses a 128th container.
@@ -63,6 +64,19 @@ impl Outline {
         // Recorded ranges lie within the object; were one not to, it would
         // wrap to an offset past any text, and the caller's `get` says `None`.
         range.start.wrapping_sub(self.base)..range.end.wrapping_sub(self.base)
+    }
+}
+
+/// The key whose text (between its quotes) is `key` in `text`, its escapes
+/// decoded when `escaped`; `None` when the range does not lie in `text`.
+pub(crate) fn key_in(text: &[u8], key: Range<usize>, escaped: bool) -> Option<Cow<'_, str>> {
+    if escaped {
+        let quoted = text.get(key.start.checked_sub(1)?..key.end.checked_add(1)?)?;
+        serde_json::from_slice::<String>(quoted)
+            .ok()
+            .map(Cow::Owned)
+    } else {
+        std::str::from_utf8(text.get(key)?).ok().map(Cow::Borrowed)
     }
 }
 

@@ -195,7 +195,12 @@ impl Engine {
     }
 
     fn complete(&self, id: &RequestId, reply: Reply) {
-        match self.in_flight.lock().remove(id) {
+        // The lock is released before the reply wakes the requester, which
+        // takes it again at once (to drop its entry): held across the wake-up,
+        // the two threads would meet on it and each response cost two more
+        // context switches.
+        let request = self.in_flight.lock().remove(id);
+        match request {
             Some(request) => {
                 let _ = request.reply.send(reply);
             }
@@ -417,6 +422,9 @@ impl Engine {
         let mut deadline = start + timeout;
         let reply = loop {
             tokio::select! {
+                // The reply first: an answer that came with the send is taken
+                // before the timer is ever registered with the runtime.
+                biased;
                 reply = &mut reply_rx => break reply,
                 Some(()) = async {
                     match &mut seen_rx {

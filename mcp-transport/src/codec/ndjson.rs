@@ -210,6 +210,12 @@ fn take_line(buf: &mut BytesMut, len: usize) -> Bytes {
     if len < SHARE_MIN {
         let line = Bytes::copy_from_slice(&buf[..len]);
         buf.advance(len);
+        if buf.is_empty() {
+            // Back to the start of the allocation (nothing to move): the next
+            // line, as long as this one, is read in one go, not in the few
+            // bytes left after this one and then again after a move.
+            buf.reserve(len);
+        }
         return line;
     }
     let line = buf.split_to(len).freeze();
@@ -456,6 +462,22 @@ mod tests {
         assert_eq!(&line[..], b"small\n");
         assert_ne!(line.as_ptr(), start);
         assert_eq!(&buf[..], b"rest");
+    }
+
+    #[test]
+    fn after_a_copied_line_the_whole_buffer_is_free_again() {
+        let mut buf = BytesMut::with_capacity(32 * 1024);
+        let allocation = buf.as_ptr();
+        buf.extend_from_slice(&vec![b'x'; 28 * 1024]);
+        let line = take_line(&mut buf, 28 * 1024);
+        assert_eq!(line.len(), 28 * 1024);
+        assert!(buf.is_empty());
+        assert!(
+            buf.capacity() >= 32 * 1024,
+            "the next line is read in one go, not into the {} bytes after this one",
+            32 * 1024 - 28 * 1024
+        );
+        assert_eq!(buf.as_ptr(), allocation, "the same allocation, reused");
     }
 
     #[test]

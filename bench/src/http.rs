@@ -1,5 +1,8 @@
 //! B4: `tools/list` over Streamable HTTP, sequentially, against `bench-server
 //! http` in its own process; the server counts the TCP connections it accepts.
+//! Client and server are pinned as B2's are ([`Placement`]): unpinned, a
+//! loopback round trip is bimodal too, and which mode a run lands in decides
+//! the result more than the client does.
 //!
 //! * ours: [`Session`] over [`HttpTransport`] (Streamable HTTP, legacy era).
 //! * rmcp: `StreamableHttpClientTransport::from_uri`, its default transport.
@@ -17,6 +20,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdout};
 
+use crate::placement::Placement;
 use crate::raw_client::tools_list_request;
 use crate::server::http::ResponseFormat;
 use crate::statistics::LatencySummary;
@@ -40,6 +44,9 @@ pub struct HttpCase {
     pub server: PathBuf,
     /// Tools the server lists.
     pub tools: usize,
+    /// Where the server runs (the caller has pinned this process to
+    /// [`Placement::CLIENT_CPU`]).
+    pub placement: Placement,
 }
 
 /// What one B4 process measured.
@@ -49,6 +56,8 @@ pub struct HttpResult {
     pub contender: Contender,
     /// How the server answered.
     pub format: ResponseFormat,
+    /// Where the server ran.
+    pub placement: Placement,
     /// Per-request latency.
     pub latency: Option<LatencySummary>,
     /// TCP connections the server accepted over the whole run (handshake,
@@ -69,14 +78,18 @@ impl ServerProcess {
             ResponseFormat::Json => "json",
             ResponseFormat::Sse => "sse",
         };
-        let mut child = tokio::process::Command::new(&case.server)
-            .args([
-                "http",
-                "--tools",
-                &case.tools.to_string(),
-                "--format",
-                format,
-            ])
+        let (program, args) = case.placement.server_command(
+            &case.server,
+            &[
+                "http".to_owned(),
+                "--tools".to_owned(),
+                case.tools.to_string(),
+                "--format".to_owned(),
+                format.to_owned(),
+            ],
+        );
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -136,6 +149,7 @@ pub async fn run(case: HttpCase) -> Result<HttpResult, BenchError> {
     Ok(HttpResult {
         contender: case.contender,
         format: case.format,
+        placement: case.placement,
         latency: LatencySummary::of(&latencies?),
         connections,
     })

@@ -173,6 +173,9 @@ enum Bench {
         contender: Contender,
         #[arg(long, value_enum)]
         format: ResponseFormat,
+        /// Where the server runs; this process runs on CPU 0.
+        #[arg(long, value_enum, default_value_t = Placement::Split)]
+        placement: Placement,
         /// Timed requests.
         #[arg(long, default_value_t = 1000)]
         requests: usize,
@@ -309,6 +312,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
         Bench::Http {
             contender,
             format,
+            placement,
             requests,
             warmup,
             server,
@@ -320,7 +324,10 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 warmup,
                 server: server_program(server.server)?,
                 tools: server.tools,
+                placement,
             };
+            // Before the runtime starts its threads, so they are pinned too.
+            mcp_bench::placement::pin_this_process(Placement::CLIENT_CPU)?;
             report(&runtime()?.block_on(mcp_bench::http::run(case))?)
         }
     }

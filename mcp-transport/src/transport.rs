@@ -40,10 +40,14 @@ pub trait Transport: Send + Sync + 'static {
     async fn receive(&self) -> Result<Option<Message>, TransportError>;
 
     /// Sends one request, like [`send`](Transport::send), and returns its
-    /// answer when the transport holds it by the time the send completes (an
-    /// HTTP POST answered with a JSON body): that answer is then not also
-    /// yielded by [`receive`](Transport::receive), which saves the session a
-    /// hand-off between tasks. `Ok(None)`: the answer comes through `receive`.
+    /// answer when the send itself brings it (an HTTP POST answered with a
+    /// JSON body, or with an event stream whose first message is the
+    /// answer): that answer is then not also yielded by
+    /// [`receive`](Transport::receive), which saves the session a hand-off
+    /// between tasks. `Ok(None)`: the answer comes through `receive`.
+    ///
+    /// Such a send may last until the answer: callers bound it with the
+    /// request's timeout (the session does, and counts progress meanwhile).
     ///
     /// The default sends and returns `Ok(None)`; a transport whose answers
     /// always arrive on a stream has no reason to override it.

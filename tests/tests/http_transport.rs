@@ -1,7 +1,9 @@
 //! The Streamable HTTP transport and the session against a local test server
 //! (axum, 127.0.0.1) whose behaviour each test scripts: session ids and their
 //! expiry, the GET stream refused with 405, DELETE on close, connection reuse,
-//! redirects to another origin, and status classification.
+//! redirects to another origin, status classification, and answers that come
+//! back with the send (a JSON body, an event stream) or after what the server
+//! streamed before them.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,6 +16,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::serve::ListenerExt;
+use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest};
 use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_protocol::{Message, Request, RequestId};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
@@ -414,4 +417,96 @@ async fn a_body_in_pieces_is_joined_and_one_over_the_limit_refused() {
         error.to_string().contains("larger than 200 bytes"),
         "{error}"
     );
+}
+
+/// An event stream of `events` (each an SSE event's text), as a POST's answer.
+fn event_stream(events: &[String]) -> Reply {
+    Reply::Respond {
+        status: 200,
+        headers: vec![("content-type".into(), b"text/event-stream".to_vec())],
+        body: events.concat().into_bytes(),
+    }
+}
+
+fn data_event(id: &str, message: &Value) -> String {
+    format!("id: {id}\ndata: {message}\n\n")
+}
+
+#[tokio::test]
+async fn an_event_stream_holding_only_the_answer_returns_it_from_send_request() {
+    let server = ScriptedServer::start(|request: &SeenRequest, _| {
+        let id = request.body["id"].clone();
+        event_stream(&[
+            // A priming event (no data) first, as servers that resume send it.
+            "id: p-0\ndata: \n\n".to_owned(),
+            data_event(
+                "e-1",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}),
+            ),
+        ])
+    })
+    .await;
+    let transport = StreamableHttpTransport::new(
+        HttpConfig::new("local", &server.url),
+        &HttpClient::new().unwrap(),
+    )
+    .unwrap();
+    let answer = transport.send_request(tools_list(3)).await.unwrap();
+    let Some(Message::Response(response)) = answer else {
+        panic!("no direct answer: {answer:?}")
+    };
+    assert_eq!(response.id, RequestId::from(3));
+    assert_eq!(response.result.as_str(), r#"{"tools":[]}"#);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), transport.receive())
+            .await
+            .is_err(),
+        "the direct answer is not queued as well"
+    );
+    transport.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn progress_before_the_answer_keeps_the_order_the_server_sent() {
+    let server = ScriptedServer::start(|request: &SeenRequest, _| {
+        let id = request.body["id"].clone();
+        event_stream(&[
+            data_event(
+                "e-1",
+                &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": id, "progress": 1, "total": 2}}),
+            ),
+            data_event(
+                "e-2",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}),
+            ),
+        ])
+    })
+    .await;
+    let transport = StreamableHttpTransport::new(
+        HttpConfig::new("local", &server.url),
+        &HttpClient::new().unwrap(),
+    )
+    .unwrap();
+    let call = Message::Request(Request {
+        id: RequestId::from(4),
+        method: "tools/call".into(),
+        params: Some(json!({"name": "slow", "arguments": {}})),
+    });
+    assert!(
+        transport.send_request(call).await.unwrap().is_none(),
+        "the answer comes after the progress, through receive"
+    );
+    let receive = || async {
+        tokio::time::timeout(Duration::from_secs(5), transport.receive())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap()
+    };
+    let first = receive().await;
+    assert_eq!(first.method(), Some("notifications/progress"));
+    let second = receive().await;
+    assert_eq!(second.response_id(), Some(&RequestId::from(4)));
+    transport.close().await.unwrap();
 }

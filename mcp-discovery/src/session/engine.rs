@@ -398,34 +398,38 @@ impl Engine {
             id: id.clone(),
             armed: method != mcpdisco_protocol::methods::Initialize::METHOD,
         };
-        let sent = self
-            .transport
-            .send_request(Message::Request(Request {
-                id: id.clone(),
-                method: method.to_owned(),
-                params,
-            }))
-            .await;
-        match sent {
-            Err(error) => {
-                guard.forget();
-                return Err(SessionError::from_send(&self.server, method, error));
-            }
-            // The answer came with the send (an HTTP POST's body): it takes the
-            // reader's path from here, without a hand-off to the reader task.
-            Ok(Some(answer)) => self.dispatch(answer),
-            Ok(None) => {}
-        }
         let timeout = options.timeout.unwrap_or(default_timeout);
         let start = Instant::now();
         let hard_deadline = start + max_timeout.max(timeout);
         let mut deadline = start + timeout;
+        // The send runs under the request's timeout too: a transport may read
+        // the answer while sending (an HTTP POST's body or event stream), and
+        // progress the server streams meanwhile extends the deadline as usual.
+        let mut send = self.transport.send_request(Message::Request(Request {
+            id: id.clone(),
+            method: method.to_owned(),
+            params,
+        }));
+        let mut sending = true;
         let reply = loop {
             tokio::select! {
                 // The reply first: an answer that came with the send is taken
                 // before the timer is ever registered with the runtime.
                 biased;
                 reply = &mut reply_rx => break reply,
+                sent = &mut send, if sending => {
+                    sending = false;
+                    match sent {
+                        Err(error) => {
+                            guard.forget();
+                            return Err(SessionError::from_send(&self.server, method, error));
+                        }
+                        // The answer came with the send: it takes the reader's
+                        // path from here, without a hand-off to the reader task.
+                        Ok(Some(answer)) => self.dispatch(answer),
+                        Ok(None) => {}
+                    }
+                }
                 Some(()) = async {
                     match &mut seen_rx {
                         Some(rx) => rx.recv().await,
@@ -435,6 +439,9 @@ impl Engine {
                     deadline = (Instant::now() + timeout).min(hard_deadline);
                 }
                 () = tokio::time::sleep_until(deadline) => {
+                    // A send still under way lets go of the transport first
+                    // (a stdio writer's lock), so the cancellation can go out.
+                    drop(send);
                     // Boxed: the cancel path (a timed send) would double every request's future.
                     Box::pin(guard.cancel("timeout")).await;
                     return Err(SessionError::new(&self.server, method, ErrorKind::Timeout { after: deadline - start })

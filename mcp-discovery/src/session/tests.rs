@@ -330,6 +330,76 @@ async fn timeout_sends_cancel_and_late_answer_is_ignored() {
     server_task.await.unwrap();
 }
 
+/// A transport whose `tools/call` sends never finish (a POST that hangs
+/// while its answer streams in, say); everything else passes through.
+struct StuckCalls {
+    inner: MemoryTransport,
+}
+
+#[async_trait]
+impl Transport for StuckCalls {
+    async fn send(&self, message: Message) -> Result<(), mcpdisco_transport::TransportError> {
+        self.inner.send(message).await
+    }
+
+    async fn receive(&self) -> Result<Option<Message>, mcpdisco_transport::TransportError> {
+        self.inner.receive().await
+    }
+
+    async fn send_request(
+        &self,
+        request: Message,
+    ) -> Result<Option<Message>, mcpdisco_transport::TransportError> {
+        if request.method() == Some("tools/call") {
+            std::future::pending().await
+        } else {
+            self.inner.send(request).await.map(|()| None)
+        }
+    }
+
+    async fn close(&self) -> Result<(), mcpdisco_transport::TransportError> {
+        self.inner.close().await
+    }
+
+    fn describe(&self) -> String {
+        "stuck calls".into()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_send_that_never_finishes_times_out_and_is_cancelled() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        // The call itself never arrived: the cancellation does.
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(cancel.method, "notifications/cancelled");
+        assert_eq!(cancel.params.as_ref().unwrap()["reason"], "timeout");
+        let ping = server.next_request().await;
+        server.reply(ping.id, json!({})).await;
+    });
+    let session = Session::connect("stuck", StuckCalls { inner: client }, options())
+        .await
+        .unwrap();
+    let error = session
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "x"})),
+            RequestOptions::with_timeout(Duration::from_millis(100)),
+        )
+        .await
+        .unwrap_err();
+    assert!(error.is_timeout(), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "server 'stuck': tools/call: timed out after 100ms"
+    );
+    session.ping().await.unwrap();
+    server_task.await.unwrap();
+}
+
 #[tokio::test(start_paused = true)]
 async fn dropping_a_call_cancels_it() {
     let (client, server) = pair();

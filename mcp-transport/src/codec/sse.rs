@@ -136,7 +136,12 @@ impl SseDecoder {
             }
             None => (line, &line[..0]),
         };
-        let value = String::from_utf8_lossy(value);
+        // Valid UTF-8 is the rule: checked by the fast validator, and only
+        // text that fails it takes the (much slower) replacing decoder.
+        let value = match std::str::from_utf8(value) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(value),
+        };
         match name {
             b"data" => {
                 if self.oversized {
@@ -321,6 +326,17 @@ mod tests {
         assert_eq!(events[0].retry, Some(Duration::from_millis(500)));
         assert_eq!(events[1].data, "three");
         assert_eq!(events[1].retry, None);
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement_characters_and_valid_text_is_kept() {
+        let events = decode_all(
+            &[b"id: \xffa\ndata: caf\xc3\xa9 \xc3(\ndata: \xe2\x82\n\n"],
+            DEFAULT_MAX_EVENT_LEN,
+        );
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].id.as_deref(), Some("\u{fffd}a"));
+        assert_eq!(events[0].data, "caf\u{e9} \u{fffd}(\n\u{fffd}");
     }
 
     #[test]

@@ -280,6 +280,8 @@ pub(crate) struct SseStream {
     decoder: SseDecoder,
     buffer: BytesMut,
     done: bool,
+    /// What [`ended_now`](Self::ended_now) read, for the next [`next`](Self::next).
+    peeked: Option<Result<Option<SseEvent>, reqwest::Error>>,
 }
 
 impl SseStream {
@@ -289,11 +291,29 @@ impl SseStream {
             decoder: SseDecoder::with_max_event_len(max_event_len),
             buffer: BytesMut::new(),
             done: false,
+            peeked: None,
         }
+    }
+
+    /// Whether the stream has ended by now, without waiting: `false` when
+    /// more may come (or came: it is kept for [`next`](Self::next)).
+    pub(crate) fn ended_now(&mut self) -> bool {
+        use futures::FutureExt;
+        if self.peeked.is_none() {
+            self.peeked = self.read().now_or_never();
+        }
+        matches!(self.peeked, Some(Ok(None)))
     }
 
     /// The next event; `Ok(None)` when the stream ended, `Err` when it broke.
     pub(crate) async fn next(&mut self) -> Result<Option<SseEvent>, reqwest::Error> {
+        match self.peeked.take() {
+            Some(peeked) => peeked,
+            None => self.read().await,
+        }
+    }
+
+    async fn read(&mut self) -> Result<Option<SseEvent>, reqwest::Error> {
         loop {
             if let Ok(Some(event)) = self.decoder.decode(&mut self.buffer) {
                 return Ok(Some(event));

@@ -1,7 +1,10 @@
 //! The Streamable HTTP client transport, for both eras.
 //!
 //! Each message is its own POST. Answers come back as a JSON body or as an SSE
-//! stream, which a spawned task pumps into the inbound queue. What a message
+//! stream. A request sent with `send_request` reads its stream in the
+//! requesting task up to the first message: when that is the answer, it is
+//! returned directly; anything else is delivered, and the rest of the stream
+//! is pumped into the inbound queue by a task of its own. What a message
 //! carries and what a response means is decided by the I/O-free state
 //! machine in [`state`]; this module only moves bytes: the POST, the GET
 //! stream for server-initiated messages, SSE resumption with
@@ -285,12 +288,29 @@ impl Shared {
         }
         match class {
             ResponseClass::EventStream => {
-                let shared = Arc::clone(self);
-                let request_id = outgoing.request_id.clone();
-                let legacy = outgoing.modern_version.is_none();
-                self.spawn(
-                    async move { shared.pump_post_stream(response, request_id, legacy).await },
-                );
+                let mut stream = PostStream {
+                    events: SseStream::new(response, self.config.max_message_len),
+                    last_event_id: None,
+                    retry: None,
+                    ended: false,
+                };
+                let mut awaited = outgoing.request_id.clone();
+                if direct && let Some(id) = &awaited {
+                    match self.first_messages(&mut stream, id).await {
+                        First::Answer(mut answer) => {
+                            self.state.lock().observe(self.server(), &mut answer);
+                            if !stream.events.ended_now() {
+                                // Whatever follows the answer is delivered as it comes.
+                                self.spawn_pump(stream, None, &outgoing);
+                            }
+                            self.after_post(&outgoing).await;
+                            return Ok(Some(answer));
+                        }
+                        First::Delivered { answered: true } => awaited = None,
+                        First::Delivered { answered: false } | First::Ended => {}
+                    }
+                }
+                self.spawn_pump(stream, awaited, &outgoing);
             }
             ResponseClass::Json => {
                 // Bounded in time by the request timeout, as the send was.
@@ -448,6 +468,32 @@ impl Shared {
         }
     }
 
+    /// Traces an event and keeps its id and `retry` for resuming; its data,
+    /// unless it has none (a priming event).
+    fn note_event(
+        &self,
+        event: crate::codec::sse::SseEvent,
+        last_event_id: &mut Option<String>,
+        retry: &mut Option<Duration>,
+    ) -> Option<String> {
+        if let Some(tracer) = &self.config.tracer {
+            tracer.http(
+                self.server(),
+                HttpEvent::SseEvent {
+                    id: event.id.clone(),
+                    event: event.event.clone(),
+                },
+            );
+        }
+        if let Some(id) = event.id {
+            *last_event_id = Some(id);
+        }
+        if event.retry.is_some() {
+            *retry = event.retry;
+        }
+        (!event.data.is_empty()).then_some(event.data)
+    }
+
     /// Reads one SSE stream to its end; returns whether `awaited` was answered, and the resumption state.
     async fn read_events(
         &self,
@@ -460,25 +506,10 @@ impl Shared {
         loop {
             match stream.next().await {
                 Ok(Some(event)) => {
-                    if let Some(tracer) = &self.config.tracer {
-                        tracer.http(
-                            self.server(),
-                            HttpEvent::SseEvent {
-                                id: event.id.clone(),
-                                event: event.event.clone(),
-                            },
-                        );
-                    }
-                    if let Some(id) = event.id {
-                        *last_event_id = Some(id);
-                    }
-                    if event.retry.is_some() {
-                        *retry = event.retry;
-                    }
-                    if event.data.is_empty() {
+                    let Some(data) = self.note_event(event, last_event_id, retry) else {
                         continue;
-                    }
-                    for message in body::parse_messages(&self.config, event.data.into()) {
+                    };
+                    for message in body::parse_messages(&self.config, data.into()) {
                         if awaited.is_some() && message.response_id() == awaited {
                             answered = true;
                         }
@@ -495,26 +526,84 @@ impl Shared {
         }
     }
 
+    /// Reads a POST's response stream in the requesting task up to its first
+    /// event with data. The request's answer alone there is returned, not
+    /// delivered: the caller takes it without a hand-off. Anything else
+    /// (progress, a notification, a server request) is delivered, and so is
+    /// everything after it, so the order the server sent stays the order
+    /// the session sees.
+    async fn first_messages(&self, stream: &mut PostStream, awaited: &RequestId) -> First {
+        loop {
+            let event = match stream.events.next().await {
+                Ok(Some(event)) => event,
+                Ok(None) => {
+                    stream.ended = true;
+                    return First::Ended;
+                }
+                Err(error) => {
+                    let error = body::error_chain(error);
+                    tracing::debug!(server = %self.server(), %error, "SSE stream broke off");
+                    stream.ended = true;
+                    return First::Ended;
+                }
+            };
+            let Some(data) = self.note_event(event, &mut stream.last_event_id, &mut stream.retry)
+            else {
+                continue;
+            };
+            let mut messages = body::parse_messages(&self.config, data.into());
+            if messages.len() == 1
+                && messages[0].response_id() == Some(awaited)
+                && let Some(answer) = messages.pop()
+            {
+                return First::Answer(answer);
+            }
+            let answered = messages
+                .iter()
+                .any(|message| message.response_id() == Some(awaited));
+            for message in messages {
+                self.deliver(message).await;
+            }
+            return First::Delivered { answered };
+        }
+    }
+
+    /// Hands the rest of a POST's response stream to a task of its own.
+    fn spawn_pump(
+        self: &Arc<Self>,
+        stream: PostStream,
+        awaited: Option<RequestId>,
+        outgoing: &Outgoing,
+    ) {
+        let shared = Arc::clone(self);
+        let legacy = outgoing.modern_version.is_none();
+        self.spawn(async move { shared.pump_post_stream(stream, awaited, legacy).await });
+    }
+
     /// Pumps a POST's response stream. If it ends before the answer, a
     /// legacy stream is resumed with `Last-Event-ID` (when the server
     /// supports it); otherwise the request's answer is reported lost at once.
     async fn pump_post_stream(
         self: Arc<Self>,
-        response: reqwest::Response,
+        stream: PostStream,
         request_id: Option<RequestId>,
         legacy: bool,
     ) {
-        let mut stream = SseStream::new(response, self.config.max_message_len);
-        let mut last_event_id = None;
-        let mut retry = None;
-        let answered = self
-            .read_events(
-                &mut stream,
-                request_id.as_ref(),
-                &mut last_event_id,
-                &mut retry,
-            )
-            .await;
+        let PostStream {
+            events: mut stream,
+            mut last_event_id,
+            mut retry,
+            ended,
+        } = stream;
+        let answered = !ended
+            && self
+                .read_events(
+                    &mut stream,
+                    request_id.as_ref(),
+                    &mut last_event_id,
+                    &mut retry,
+                )
+                .await;
         let Some(request_id) = request_id else {
             return;
         };
@@ -701,6 +790,25 @@ impl Shared {
         }
         Ok(())
     }
+}
+
+/// A POST's response stream and what resuming it needs.
+struct PostStream {
+    events: SseStream,
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
+    /// It ended (or broke) already.
+    ended: bool,
+}
+
+/// What the first event with data of a POST's response stream held.
+enum First {
+    /// The request's answer, alone.
+    Answer(Message),
+    /// Something else, delivered; `answered` if the answer was among it.
+    Delivered { answered: bool },
+    /// Nothing: the stream ended or broke first.
+    Ended,
 }
 
 /// How resuming a broken stream ended.

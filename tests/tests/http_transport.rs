@@ -510,3 +510,71 @@ async fn progress_before_the_answer_keeps_the_order_the_server_sent() {
     assert_eq!(second.response_id(), Some(&RequestId::from(4)));
     transport.close().await.unwrap();
 }
+
+/// A server whose event stream sends the answer to id 5, stays open until
+/// `go` is notified, then sends a log notification and ends.
+async fn start_lingering_stream(go: Arc<tokio::sync::Notify>) -> String {
+    async fn answer(State(go): State<Arc<tokio::sync::Notify>>) -> Response {
+        let answer = data_event(
+            "e-1",
+            &json!({"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}),
+        );
+        let later = data_event(
+            "e-2",
+            &json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": "after the answer"}}),
+        );
+        let events = futures::stream::unfold(0, move |step| {
+            let (answer, later, go) = (answer.clone(), later.clone(), Arc::clone(&go));
+            async move {
+                match step {
+                    0 => Some((Ok::<_, std::io::Error>(Bytes::from(answer)), 1)),
+                    1 => {
+                        go.notified().await;
+                        Some((Ok(Bytes::from(later)), 2))
+                    }
+                    _ => None,
+                }
+            }
+        });
+        (
+            [(header::CONTENT_TYPE, "text/event-stream")],
+            axum::body::Body::from_stream(events),
+        )
+            .into_response()
+    }
+    let app = Router::new().route("/mcp", post(answer)).with_state(go);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+#[tokio::test]
+async fn a_stream_left_open_after_its_answer_returns_the_answer_and_delivers_the_rest() {
+    let go = Arc::new(tokio::sync::Notify::new());
+    let url = start_lingering_stream(Arc::clone(&go)).await;
+    let transport =
+        StreamableHttpTransport::new(HttpConfig::new("local", &url), &HttpClient::new().unwrap())
+            .unwrap();
+    // The stream stays open until told: a send that waited for its end would never return.
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        transport.send_request(tools_list(5)),
+    )
+    .await
+    .expect("the answer came before the stream's end")
+    .unwrap();
+    assert_eq!(
+        answer.and_then(|m| m.response_id().cloned()),
+        Some(RequestId::from(5))
+    );
+    go.notify_one();
+    let later = tokio::time::timeout(Duration::from_secs(5), transport.receive())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(later.method(), Some("notifications/message"));
+    transport.close().await.unwrap();
+}

@@ -305,6 +305,11 @@ impl SseStream {
         matches!(self.peeked, Some(Ok(None)))
     }
 
+    /// Puts an event back: the next [`next`](Self::next) returns it.
+    pub(crate) fn put_back(&mut self, event: SseEvent) {
+        self.peeked = Some(Ok(Some(event)));
+    }
+
     /// The next event; `Ok(None)` when the stream ended, `Err` when it broke.
     pub(crate) async fn next(&mut self) -> Result<Option<SseEvent>, reqwest::Error> {
         match self.peeked.take() {

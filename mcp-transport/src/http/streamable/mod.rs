@@ -49,6 +49,8 @@ const MIN_RETRY: Duration = Duration::from_millis(100);
 const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
 /// How long the DELETE on close may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a request that has its answer waits for its stream to end.
+const STREAM_END_GRACE: Duration = Duration::from_millis(5);
 /// How much of an unexpected body an error quotes.
 const QUOTED_BODY: usize = 200;
 
@@ -299,7 +301,7 @@ impl Shared {
                     match self.first_messages(&mut stream, id).await {
                         First::Answer(mut answer) => {
                             self.state.lock().observe(self.server(), &mut answer);
-                            if !stream.events.ended_now() {
+                            if !self.end_follows(&mut stream).await {
                                 // Whatever follows the answer is delivered as it comes.
                                 self.spawn_pump(stream, None, &outgoing);
                             }
@@ -565,6 +567,30 @@ impl Shared {
                 self.deliver(message).await;
             }
             return First::Delivered { answered };
+        }
+    }
+
+    /// Whether a POST's stream ends right after its answer, as servers end
+    /// it. The end is awaited for a moment ([`STREAM_END_GRACE`]) if it has
+    /// not come yet: a body read to its end gives the connection back to the
+    /// pool before the next request wants one. An event that comes instead
+    /// is kept for the pump.
+    async fn end_follows(&self, stream: &mut PostStream) -> bool {
+        if stream.events.ended_now() {
+            return true;
+        }
+        match tokio::time::timeout(STREAM_END_GRACE, stream.events.next()).await {
+            Ok(Ok(None)) => true,
+            Ok(Err(error)) => {
+                let error = body::error_chain(error);
+                tracing::debug!(server = %self.server(), %error, "SSE stream broke off after its answer");
+                true
+            }
+            Ok(Ok(Some(event))) => {
+                stream.events.put_back(event);
+                false
+            }
+            Err(_) => false,
         }
     }
 

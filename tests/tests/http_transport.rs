@@ -218,6 +218,12 @@ async fn sequential_requests_reuse_one_connection() {
     );
 }
 
+/// A Streamable HTTP transport named `local` for `url`, with a client of its own.
+fn local_transport(url: &str) -> StreamableHttpTransport {
+    StreamableHttpTransport::new(HttpConfig::new("local", url), &HttpClient::new().unwrap())
+        .unwrap()
+}
+
 fn ping(id: i64) -> Message {
     Message::Request(Request {
         id: RequestId::from(id),
@@ -229,9 +235,7 @@ fn ping(id: i64) -> Message {
 #[tokio::test]
 async fn statuses_are_classified() {
     let (url, server) = start().await;
-    let transport =
-        StreamableHttpTransport::new(HttpConfig::new("local", &url), &HttpClient::new().unwrap())
-            .unwrap();
+    let transport = local_transport(&url);
     *server.status_override.lock().unwrap() = Some((
         StatusCode::TOO_MANY_REQUESTS,
         vec![("retry-after".into(), "7".into())],
@@ -331,9 +335,7 @@ async fn credentials_never_follow_a_redirect_to_another_origin() {
 #[tokio::test]
 async fn a_json_answer_returns_from_send_request_and_is_not_received_again() {
     let (url, _server) = start().await;
-    let transport =
-        StreamableHttpTransport::new(HttpConfig::new("local", &url), &HttpClient::new().unwrap())
-            .unwrap();
+    let transport = local_transport(&url);
     let answer = transport.send_request(ping(7)).await.unwrap();
     let Some(Message::Response(response)) = answer else {
         panic!("no direct answer: {answer:?}")
@@ -446,11 +448,7 @@ async fn an_event_stream_holding_only_the_answer_returns_it_from_send_request() 
         ])
     })
     .await;
-    let transport = StreamableHttpTransport::new(
-        HttpConfig::new("local", &server.url),
-        &HttpClient::new().unwrap(),
-    )
-    .unwrap();
+    let transport = local_transport(&server.url);
     let answer = transport.send_request(tools_list(3)).await.unwrap();
     let Some(Message::Response(response)) = answer else {
         panic!("no direct answer: {answer:?}")
@@ -483,11 +481,7 @@ async fn progress_before_the_answer_keeps_the_order_the_server_sent() {
         ])
     })
     .await;
-    let transport = StreamableHttpTransport::new(
-        HttpConfig::new("local", &server.url),
-        &HttpClient::new().unwrap(),
-    )
-    .unwrap();
+    let transport = local_transport(&server.url);
     let call = Message::Request(Request {
         id: RequestId::from(4),
         method: "tools/call".into(),
@@ -554,9 +548,7 @@ async fn start_lingering_stream(go: Arc<tokio::sync::Notify>) -> String {
 async fn a_stream_left_open_after_its_answer_returns_the_answer_and_delivers_the_rest() {
     let go = Arc::new(tokio::sync::Notify::new());
     let url = start_lingering_stream(Arc::clone(&go)).await;
-    let transport =
-        StreamableHttpTransport::new(HttpConfig::new("local", &url), &HttpClient::new().unwrap())
-            .unwrap();
+    let transport = local_transport(&url);
     // The stream stays open until told: a send that waited for its end would never return.
     let answer = tokio::time::timeout(
         Duration::from_secs(10),

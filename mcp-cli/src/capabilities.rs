@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use mcpdisco::cache::CacheStore as _;
 use std::process::ExitCode;
 
-use mcpdisco::capability::pins::ItemKind;
 use mcpdisco::capability::{
     CapabilityDir, Formats, ItemCheck, Manifest, PinFile, PinStatus, Stage,
 };
@@ -236,20 +235,108 @@ pub fn pending(global: &GlobalOptions, dir: &Path) -> Result<ExitCode, UsageErro
     Ok(ExitCode::from(exit::OK))
 }
 
-/// `mcp-cli approve` / `revoke`: moves the manifests, and pins (or unpins)
-/// the tools in the lock file.
-/// A whole server's approval also pins (or unpins) its prompts, resources
-/// and templates, from `report` (its discovery).
-pub async fn approve_or_revoke(
+/// `mcp-cli approve`: pins every approved tool from `report`, a discovery
+/// of the server made now, whatever format its manifests were exported in
+/// (the manifest is what the user reviewed; the pin is what the server says
+/// at approval), then moves the manifests. A whole server's approval also
+/// pins its prompts, resources and templates. When the server cannot be
+/// discovered, or no longer offers a tool being approved, nothing is
+/// approved or pinned.
+pub async fn approve(
     global: &GlobalOptions,
     loaded: &Loaded,
     dir: &Path,
     server_name: &str,
     tools: &[String],
-    approve: bool,
-    report: Option<&DiscoveryReport>,
+    report: &DiscoveryReport,
 ) -> Result<ExitCode, UsageError> {
-    let server = loaded
+    let server = find_server(loaded, server_name)?;
+    let capabilities = CapabilityDir::new(dir);
+    let chosen = capabilities
+        .selected(Stage::Pending, server_name, tools)
+        .map_err(|e| io_error("cannot read manifests in", dir, e))?;
+    if chosen.is_empty() {
+        return nothing_to(global, "approve", server_name, dir);
+    }
+    let server_report = report
+        .servers
+        .iter()
+        .find(|r| r.name == server_name)
+        .filter(|r| r.status == ServerStatus::Ready)
+        .ok_or_else(|| {
+            let why = report
+                .servers
+                .iter()
+                .find(|r| r.name == server_name)
+                .and_then(|r| r.error.as_ref())
+                .map_or_else(|| "it was not discovered".to_owned(), |e| e.message.clone());
+            UsageError::Capabilities(format!(
+                "cannot approve '{server_name}': approval pins what the server offers now, \
+                 and discovering it failed: {why}. Nothing was approved or pinned."
+            ))
+        })?;
+    let lock = lock_path(global, loaded);
+    let mut pins = load_pins(global, &lock).await?;
+    let stems: Vec<String> = chosen.iter().map(|c| c.tool.clone()).collect();
+    let mut keys = pins
+        .pin_tools(server, server_report, &stems)
+        .map_err(|missing| {
+            UsageError::Capabilities(format!(
+                "cannot approve '{server_name}': it no longer offers {} (export again to review \
+                 what it offers now). Nothing was approved or pinned.",
+                missing
+                    .iter()
+                    .map(|m| format!("'{}'", printable(m)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    if tools.is_empty() {
+        keys.extend(pins.pin_others(server, server_report));
+    }
+    let moved = capabilities
+        .approve(server_name, tools)
+        .map_err(|e| io_error("cannot move manifests in", dir, e))?;
+    save_pins(global, &lock, &pins).await?;
+    report_moved(global, "approved", server_name, &moved, &keys, &lock);
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// `mcp-cli revoke`: moves the manifests back to pending and unpins their
+/// tools (a whole server's revocation unpins everything of it).
+pub async fn revoke(
+    global: &GlobalOptions,
+    loaded: &Loaded,
+    dir: &Path,
+    server_name: &str,
+    tools: &[String],
+) -> Result<ExitCode, UsageError> {
+    let server = find_server(loaded, server_name)?;
+    let moved = CapabilityDir::new(dir)
+        .revoke(server_name, tools)
+        .map_err(|e| io_error("cannot move manifests in", dir, e))?;
+    let lock = lock_path(global, loaded);
+    let mut pins = load_pins(global, &lock).await?;
+    let mut keys: Vec<String> = moved
+        .iter()
+        .filter_map(|entry| pins.unpin_tool_stem(server, &entry.tool))
+        .collect();
+    if tools.is_empty() {
+        keys.extend(pins.unpin_others(server));
+    }
+    save_pins(global, &lock, &pins).await?;
+    if moved.is_empty() {
+        return nothing_to(global, "revoke", server_name, dir);
+    }
+    report_moved(global, "revoked", server_name, &moved, &keys, &lock);
+    Ok(ExitCode::from(exit::OK))
+}
+
+fn find_server<'a>(
+    loaded: &'a Loaded,
+    server_name: &str,
+) -> Result<&'a mcpdisco::config::ServerConfig, UsageError> {
+    loaded
         .servers
         .iter()
         .find(|s| s.name == server_name)
@@ -257,62 +344,39 @@ pub async fn approve_or_revoke(
             name: server_name.to_owned(),
             known: loaded.servers.iter().map(|s| s.name.clone()).collect(),
             files: loaded.files.clone(),
-        })?;
-    let capabilities = CapabilityDir::new(dir);
-    let moved = if approve {
-        capabilities.approve(server_name, tools)
-    } else {
-        capabilities.revoke(server_name, tools)
-    }
-    .map_err(|e| io_error("cannot move manifests in", dir, e))?;
-    let lock = lock_path(global, loaded);
-    let mut pins = load_pins(global, &lock).await?;
-    let mut keys = Vec::new();
-    for entry in &moved {
-        let Some(json_file) = entry
-            .files
-            .iter()
-            .find(|f| f.extension().is_some_and(|e| e == "json"))
-        else {
-            continue;
-        };
-        let text = std::fs::read(json_file).map_err(|e| io_error("cannot read", json_file, e))?;
-        let manifest: Value = serde_json::from_slice(&text)
-            .map_err(|e| UsageError::Capabilities(format!("{}: {e}", json_file.display())))?;
-        let definition = &manifest["definition"];
-        if approve {
-            keys.extend(pins.pin(server, ItemKind::Tool, definition));
-        } else if let Some(name) = definition.get("name").and_then(Value::as_str) {
-            let key = format!("tool:{name}");
-            if pins.unpin(server, &key) {
-                keys.push(key);
-            }
-        }
-    }
-    if tools.is_empty() {
-        if approve {
-            if let Some(server_report) = report
-                .into_iter()
-                .flat_map(|r| &r.servers)
-                .find(|r| r.name == server_name && r.status == ServerStatus::Ready)
-            {
-                keys.extend(pins.pin_others(server, server_report));
-            }
+        })
+}
+
+fn nothing_to(
+    global: &GlobalOptions,
+    verb: &str,
+    server_name: &str,
+    dir: &Path,
+) -> Result<ExitCode, UsageError> {
+    if global.json {
+        let done = if verb == "approve" {
+            "approved"
         } else {
-            keys.extend(pins.unpin_others(server));
-        }
+            "revoked"
+        };
+        print_json(&json!({"server": server_name, done: [], "pins": []}));
+    } else {
+        println!("nothing to {verb} for '{server_name}' in {}", dir.display());
     }
-    save_pins(global, &lock, &pins).await?;
-    let verb = if approve { "approved" } else { "revoked" };
+    Ok(ExitCode::from(exit::OK))
+}
+
+fn report_moved(
+    global: &GlobalOptions,
+    verb: &str,
+    server_name: &str,
+    moved: &[mcpdisco::capability::approval::Listed],
+    keys: &[String],
+    lock: &Path,
+) {
     if global.json {
         let tools: Vec<&str> = moved.iter().map(|m| m.tool.as_str()).collect();
         print_json(&json!({"server": server_name, verb: tools, "pins": keys, "lock": lock}));
-    } else if moved.is_empty() {
-        println!(
-            "nothing to {} for '{server_name}' in {}",
-            if approve { "approve" } else { "revoke" },
-            dir.display()
-        );
     } else {
         println!(
             "{verb} {} of '{server_name}' ({} pinned in {})",
@@ -321,7 +385,6 @@ pub async fn approve_or_revoke(
             lock.display()
         );
     }
-    Ok(ExitCode::from(exit::OK))
 }
 
 /// The pin checks of every server in `report` that has pins.

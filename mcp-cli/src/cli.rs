@@ -50,6 +50,11 @@ pub struct GlobalOptions {
     /// Ask every server again and update the cache.
     #[arg(long, global = true)]
     pub refresh: bool,
+    /// A server whose discovery fails is reported failed, never with its last
+    /// good cached catalog marked stale (which is the default, for up to its
+    /// `staleMaxAgeMs`, 7 days unless set). The cache keeps that catalog.
+    #[arg(long, global = true)]
+    pub no_stale: bool,
     /// Where the cache lives.
     #[arg(
         long,
@@ -98,12 +103,14 @@ pub struct GlobalOptions {
     /// How many times a failed request is sent again when that is safe (0: never).
     #[arg(long, value_name = "N", default_value_t = 3, global = true)]
     pub retries: usize,
-    /// Requests per second to each server (a server's own `rateLimit` wins).
-    /// Default: 10 for the commands that ask servers themselves; none for
-    /// `serve`, whose clients set the pace.
+    /// Operations per second to each server (a server's own `rateLimit`
+    /// wins): a whole discovery, a `tools/call`, a `resources/read`, a
+    /// `prompts/get`; the pages of a listing never wait. Default: 10 for the
+    /// commands that ask servers themselves; none for `serve`, whose
+    /// clients set the pace.
     #[arg(long, value_name = "RPS", global = true, value_parser = parse_rate)]
     pub rate_limit: Option<f64>,
-    /// How many requests may go to a server at once before the rate limit applies.
+    /// How many operations may go to a server at once before the rate limit applies.
     #[arg(long, value_name = "N", default_value_t = 20, global = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub burst: u32,
     /// The pins of approved tools (default: mcp-lock.json beside the first config).

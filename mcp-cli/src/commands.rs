@@ -113,37 +113,23 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
         }
         Command::Pending { dir } => crate::capabilities::pending(global, dir),
         Command::Approve { server, tools, dir } => {
-            // A whole server's approval pins its prompts and resources too: what it offers now.
-            let report = if tools.is_empty() {
-                let only = Loaded {
-                    servers: loaded
-                        .servers
-                        .iter()
-                        .filter(|s| &s.name == server)
-                        .cloned()
-                        .collect(),
-                    files: loaded.files.clone(),
-                    candidates: Vec::new(),
-                    warnings: Vec::new(),
-                };
-                Some(discover_fresh(global, &only, &session, true).await)
-            } else {
-                None
+            // Approval pins what the server offers now: discover it afresh.
+            let only = Loaded {
+                servers: loaded
+                    .servers
+                    .iter()
+                    .filter(|s| &s.name == server)
+                    .cloned()
+                    .collect(),
+                files: loaded.files.clone(),
+                candidates: Vec::new(),
+                warnings: Vec::new(),
             };
-            crate::capabilities::approve_or_revoke(
-                global,
-                &loaded,
-                dir,
-                server,
-                tools,
-                true,
-                report.as_ref(),
-            )
-            .await
+            let report = discover_fresh(global, &only, &session, true).await;
+            crate::capabilities::approve(global, &loaded, dir, server, tools, &report).await
         }
         Command::Revoke { server, tools, dir } => {
-            crate::capabilities::approve_or_revoke(global, &loaded, dir, server, tools, false, None)
-                .await
+            crate::capabilities::revoke(global, &loaded, dir, server, tools).await
         }
         Command::Pins {
             command: crate::cli::PinsCommand::Diff { server },
@@ -346,6 +332,7 @@ fn options(global: &GlobalOptions) -> DiscoveryOptions {
             CacheMode::Use
         },
         auth: crate::login::stored_context(),
+        serve_stale: !global.no_stale,
         ..DiscoveryOptions::default()
     }
 }
@@ -371,6 +358,11 @@ async fn discover_fresh(
     let mut options = options(global);
     if fresh && options.cache_mode == CacheMode::Use {
         options.cache_mode = CacheMode::Refresh;
+    }
+    // What is reviewed, approved or verified is never stale data: a server
+    // that cannot be asked now fails.
+    if fresh {
+        options.serve_stale = false;
     }
     options.session = session.clone();
     let enabled = loaded.servers.iter().filter(|s| s.enabled).count();
@@ -606,7 +598,7 @@ fn servers(global: &GlobalOptions, loaded: &Loaded, style: Style) -> ExitCode {
         let last = match last_status(server) {
             Some(entry) => {
                 let age = render::age(entry.fetched_at_ms, now);
-                let status = render::status(entry.report.status, style);
+                let status = render::server_status(&entry.report, style);
                 match &entry.report.error {
                     Some(error) => format!("{status} {age} ({})", error.kind),
                     None => format!("{status} {age}"),

@@ -29,6 +29,16 @@ pub fn table(header: &[&str], style: Style) -> Table {
     table
 }
 
+/// A server's status in a table: `stale` (in red) for the last good
+/// catalog kept after a failed refresh, else its status.
+pub fn server_status(report: &ServerReport, style: Style) -> String {
+    if report.stale {
+        style.bad("stale")
+    } else {
+        status(report.status, style)
+    }
+}
+
 /// `ready` in green, `failed` in red, `disabled` dim.
 pub fn status(status: ServerStatus, style: Style) -> String {
     let text = status.to_string();
@@ -50,10 +60,16 @@ pub fn age(fetched_at_ms: u64, now_ms: u64) -> String {
     }
 }
 
-/// "4 configured, 3 enabled: 2 ready, 1 failed; 1 disabled".
+/// "4 configured, 3 enabled: 2 ready, 1 failed; 1 disabled", with "(1
+/// stale)" after the ready count when some are.
 pub fn summary(summary: &StatusSummary) -> String {
+    let stale = if summary.stale > 0 {
+        format!(" ({} stale)", summary.stale)
+    } else {
+        String::new()
+    };
     format!(
-        "{} configured, {} enabled: {} ready, {} failed; {} disabled",
+        "{} configured, {} enabled: {} ready{stale}, {} failed; {} disabled",
         summary.configured, summary.enabled, summary.ready, summary.failed, summary.disabled
     )
 }
@@ -136,7 +152,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
         };
         overview.add_row(vec![
             server.name.clone(),
-            status(server.status, style),
+            server_status(server, style),
             server.era.map(|era| era.to_string()).unwrap_or_default(),
             server.protocol_version.clone().unwrap_or_default(),
             server_info(server),
@@ -298,17 +314,29 @@ pub fn first_line(description: Option<JsonView<'_>>) -> String {
     shorten(line.to_owned(), 100)
 }
 
-/// Appends a "failed" section naming each failed server's cause.
+/// Appends a "failed" section naming each failed server's cause, and a
+/// "stale" one naming why each stale server's refresh failed.
 pub fn failures(out: &mut String, servers: &[ServerReport], style: Style) {
     let failed: Vec<&ServerReport> = servers
         .iter()
         .filter(|s| s.status == ServerStatus::Failed)
         .collect();
-    if failed.is_empty() {
+    cause_section(out, "failed", &failed, style);
+    let stale: Vec<&ServerReport> = servers.iter().filter(|s| s.stale).collect();
+    cause_section(
+        out,
+        "stale (refreshing failed; the last good catalog is shown)",
+        &stale,
+        style,
+    );
+}
+
+fn cause_section(out: &mut String, heading: &str, servers: &[&ServerReport], style: Style) {
+    if servers.is_empty() {
         return;
     }
-    out.push_str(&format!("\n{}\n", style.bad("failed")));
-    for server in failed {
+    out.push_str(&format!("\n{}\n", style.bad(heading)));
+    for server in servers {
         let message = server
             .error
             .as_ref()

@@ -118,6 +118,11 @@ pub struct ServerReport {
     pub list_errors: BTreeMap<String, Failure>,
     /// Whether this report was served from the cache.
     pub from_cache: bool,
+    /// Whether this is the last good catalog, served because the latest
+    /// attempt to refresh it failed (`error` says how). The status stays
+    /// `ready`: the items are what the server offered when last asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
     /// When the server was actually asked, in milliseconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fetched_at_ms: Option<u64>,
@@ -152,6 +157,7 @@ impl ServerReport {
             prompts: Vec::new(),
             list_errors: BTreeMap::new(),
             from_cache: false,
+            stale: false,
             fetched_at_ms: None,
             duration_ms: 0,
             timings: None,
@@ -209,6 +215,20 @@ impl ServerReport {
         self.items_mut(kind).retain(keep);
     }
 
+    /// This (good) report, kept after `failure`: the last good catalog,
+    /// marked stale with the failure beside it.
+    pub fn into_stale(mut self, failure: Failure) -> Self {
+        self.stale = true;
+        self.error = Some(failure);
+        self
+    }
+
+    /// Whether the server answered in this run or its cached entry: ready
+    /// and not stale.
+    pub fn is_current(&self) -> bool {
+        self.status == ServerStatus::Ready && !self.stale
+    }
+
     /// The `serverInfo.name` the server reported, if any.
     pub fn server_info_name(&self) -> Option<&str> {
         self.server_info.as_ref().map(|info| info.name.as_str())
@@ -222,8 +242,12 @@ pub struct StatusSummary {
     pub configured: usize,
     /// The enabled ones.
     pub enabled: usize,
-    /// Ready (fresh or from the cache).
+    /// Ready (fresh or from the cache), stale ones included.
     pub ready: usize,
+    /// Of the ready ones, how many are stale: the last good catalog, kept
+    /// after a failed refresh.
+    #[serde(default)]
+    pub stale: usize,
     /// Failed.
     pub failed: usize,
     /// Disabled.
@@ -239,6 +263,7 @@ impl StatusSummary {
             configured: reports.len(),
             enabled: reports.len() - disabled,
             ready: count(ServerStatus::Ready),
+            stale: reports.iter().filter(|r| r.stale).count(),
             failed: count(ServerStatus::Failed),
             disabled,
         }
@@ -326,6 +351,7 @@ mod tests {
                 configured: 3,
                 enabled: 2,
                 ready: 1,
+                stale: 0,
                 failed: 1,
                 disabled: 1
             }

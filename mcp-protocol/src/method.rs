@@ -13,6 +13,9 @@ pub trait RequestMethod {
     /// request that may already have reached the server can be sent again
     /// (lists, reads, `ping`). `tools/call` is not: a tool may act.
     const IDEMPOTENT: bool;
+    /// What the request is to the client that sends it: part of the
+    /// handshake, one page of a listing, or an operation of its own.
+    const KIND: RequestKind;
     /// The params type.
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
     /// The result type.
@@ -25,4 +28,17 @@ pub trait NotificationMethod {
     const METHOD: &'static str;
     /// The params type.
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
+}
+
+/// What a request is to the client that sends it. A client's policies count
+/// work by it: a whole discovery (the handshake and every page of every
+/// list) is one operation, as is each call, read or prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RequestKind {
+    /// Opens or renews a session: `initialize`, `server/discover`.
+    Handshake,
+    /// One page of a list: `tools/list`, `resources/list`, …
+    Listing,
+    /// Anything else: a call, a read, a prompt, a ping, a subscription.
+    Operation,
 }

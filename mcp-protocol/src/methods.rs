@@ -8,7 +8,7 @@
 //! assert!(is_idempotent("resources/read") && !is_idempotent("tools/call"));
 //! ```
 
-use crate::method::{NotificationMethod, RequestMethod};
+use crate::method::{NotificationMethod, RequestKind, RequestMethod};
 use crate::types::{
     CallToolParams, CallToolResult, CancelledParams, CompleteParams, CompleteResult,
     CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
@@ -21,9 +21,15 @@ use crate::types::{
 
 macro_rules! request {
     ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty) => {
-        request!($(#[$doc])* $name, $method, $params, $result, idempotent = true);
+        request!($(#[$doc])* $name, $method, $params, $result, idempotent = true, kind = Operation);
+    };
+    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty, kind = $kind:ident) => {
+        request!($(#[$doc])* $name, $method, $params, $result, idempotent = true, kind = $kind);
     };
     ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty, idempotent = $idempotent:literal) => {
+        request!($(#[$doc])* $name, $method, $params, $result, idempotent = $idempotent, kind = Operation);
+    };
+    ($(#[$doc:meta])* $name:ident, $method:literal, $params:ty, $result:ty, idempotent = $idempotent:literal, kind = $kind:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum $name {}
@@ -31,6 +37,7 @@ macro_rules! request {
         impl RequestMethod for $name {
             const METHOD: &'static str = $method;
             const IDEMPOTENT: bool = $idempotent;
+            const KIND: RequestKind = RequestKind::$kind;
             type Params = $params;
             type Result = $result;
         }
@@ -52,7 +59,7 @@ macro_rules! notification {
 
 request!(
     /// `initialize` (legacy era): the handshake.
-    Initialize, "initialize", InitializeParams, InitializeResult
+    Initialize, "initialize", InitializeParams, InitializeResult, kind = Handshake
 );
 request!(
     /// `ping` (legacy era).
@@ -60,11 +67,11 @@ request!(
 );
 request!(
     /// `server/discover` (2026-07-28).
-    Discover, "server/discover", MetaParams, DiscoverResult
+    Discover, "server/discover", MetaParams, DiscoverResult, kind = Handshake
 );
 request!(
     /// `tools/list`.
-    ListTools, "tools/list", PaginatedParams, ListToolsResult
+    ListTools, "tools/list", PaginatedParams, ListToolsResult, kind = Listing
 );
 request!(
     /// `tools/call`. Not idempotent: a tool may act, so a call that may have
@@ -73,11 +80,11 @@ request!(
 );
 request!(
     /// `resources/list`.
-    ListResources, "resources/list", PaginatedParams, ListResourcesResult
+    ListResources, "resources/list", PaginatedParams, ListResourcesResult, kind = Listing
 );
 request!(
     /// `resources/templates/list`.
-    ListResourceTemplates, "resources/templates/list", PaginatedParams, ListResourceTemplatesResult
+    ListResourceTemplates, "resources/templates/list", PaginatedParams, ListResourceTemplatesResult, kind = Listing
 );
 request!(
     /// `resources/read`.
@@ -93,7 +100,7 @@ request!(
 );
 request!(
     /// `prompts/list`.
-    ListPrompts, "prompts/list", PaginatedParams, ListPromptsResult
+    ListPrompts, "prompts/list", PaginatedParams, ListPromptsResult, kind = Listing
 );
 request!(
     /// `prompts/get`.
@@ -187,6 +194,19 @@ pub fn is_idempotent(method: &str) -> bool {
     )
 }
 
+/// What the request method named `method` is to its client; unknown
+/// methods are operations.
+pub fn kind_of(method: &str) -> RequestKind {
+    match method {
+        Initialize::METHOD | Discover::METHOD => RequestKind::Handshake,
+        ListTools::METHOD
+        | ListResources::METHOD
+        | ListResourceTemplates::METHOD
+        | ListPrompts::METHOD => RequestKind::Listing,
+        _ => RequestKind::Operation,
+    }
+}
+
 /// The `tasks/*` methods (2025-11-25, experimental) a client must recognise and may refuse.
 pub const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"];
 
@@ -196,10 +216,11 @@ mod tests {
 
     fn agrees<M: RequestMethod>() {
         assert_eq!(is_idempotent(M::METHOD), M::IDEMPOTENT, "{}", M::METHOD);
+        assert_eq!(kind_of(M::METHOD), M::KIND, "{}", M::METHOD);
     }
 
     #[test]
-    fn idempotency_by_name_agrees_with_the_types() {
+    fn idempotency_and_kind_by_name_agree_with_the_types() {
         agrees::<Initialize>();
         agrees::<Ping>();
         agrees::<Discover>();
@@ -219,5 +240,6 @@ mod tests {
         agrees::<CreateMessage>();
         agrees::<Elicit>();
         assert!(!is_idempotent("x-vendor/do-something"));
+        assert_eq!(kind_of("x-vendor/list"), RequestKind::Operation);
     }
 }

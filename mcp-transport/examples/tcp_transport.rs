@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
 use mcpdisco_protocol::{Message, RawJson, Request, RequestId, Response};
 use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
-use mcpdisco_transport::{Transport, TransportError};
+use mcpdisco_transport::{ConnectCause, Transport, TransportError};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
@@ -33,6 +33,12 @@ impl TcpTransport {
             .map_err(|e| TransportError::Connect {
                 server: address.to_owned(),
                 url: address.to_owned(),
+                cause: match e.kind() {
+                    std::io::ErrorKind::ConnectionRefused => ConnectCause::Refused,
+                    std::io::ErrorKind::TimedOut => ConnectCause::TimedOut,
+                    std::io::ErrorKind::ConnectionReset => ConnectCause::Reset,
+                    _ => ConnectCause::Other,
+                },
                 reason: e.to_string(),
             })?;
         let (read, write) = stream.into_split();

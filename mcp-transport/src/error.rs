@@ -104,13 +104,16 @@ pub enum TransportError {
     },
     /// No connection could be made (refused, unreachable, DNS, TLS): the
     /// message was never sent.
-    #[error("server '{server}': cannot connect to {url}: {reason}")]
+    #[error("server '{server}': cannot connect to {url}: {cause}: {reason}")]
     Connect {
         /// The server's name.
         server: String,
         /// The URL, without credentials.
         url: String,
-        /// Why.
+        /// What kind of failure it was, which decides whether trying again
+        /// can help.
+        cause: ConnectCause,
+        /// Why, in the words of the layer that failed.
         reason: String,
     },
     /// The connection broke while the message was being sent or its answer
@@ -204,6 +207,58 @@ pub enum TransportError {
     },
 }
 
+/// Why a connection could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConnectCause {
+    /// Nothing listens at the address: the connection was refused.
+    Refused,
+    /// The host name does not resolve.
+    Dns,
+    /// The TLS handshake failed (an untrusted certificate, a server that
+    /// does not speak TLS, …).
+    Tls,
+    /// The connection was reset or aborted while it was being made.
+    Reset,
+    /// The connection was not made in time.
+    TimedOut,
+    /// Anything else (an unreachable network, say).
+    Other,
+}
+
+impl ConnectCause {
+    /// Whether trying again soon may succeed: a reset or a timeout may pass;
+    /// a refusal, a DNS failure, a TLS failure or an unknown cause is
+    /// reported at once.
+    pub fn is_transient(self) -> bool {
+        matches!(self, ConnectCause::Reset | ConnectCause::TimedOut)
+    }
+
+    /// A short name, such as `connection_refused`, for logs and telemetry.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConnectCause::Refused => "connection_refused",
+            ConnectCause::Dns => "dns_failure",
+            ConnectCause::Tls => "tls_failure",
+            ConnectCause::Reset => "connection_reset",
+            ConnectCause::TimedOut => "connect_timeout",
+            ConnectCause::Other => "connect_failure",
+        }
+    }
+}
+
+impl std::fmt::Display for ConnectCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ConnectCause::Refused => "connection refused",
+            ConnectCause::Dns => "the host name does not resolve",
+            ConnectCause::Tls => "the TLS handshake failed",
+            ConnectCause::Reset => "the connection was reset",
+            ConnectCause::TimedOut => "no connection in time",
+            ConnectCause::Other => "no connection",
+        })
+    }
+}
+
 impl TransportError {
     /// The same error with every known secret in its texts masked (the
     /// stderr tail, reasons, bodies, a server's JSON-RPC error).
@@ -225,10 +280,12 @@ impl TransportError {
             TransportError::Connect {
                 server,
                 url,
+                cause,
                 reason,
             } => TransportError::Connect {
                 server,
                 url: mask(url),
+                cause,
                 reason: mask(reason),
             },
             TransportError::Interrupted {
@@ -302,14 +359,18 @@ impl TransportError {
         )
     }
 
-    /// Whether the same message may succeed if sent again later: no
-    /// connection (refused, reset), HTTP 429, 502, 503 and 504, an expired
-    /// session (once re-initialized). Whether it *may* be sent again also
-    /// depends on [`delivery`](Self::delivery) and on the method.
+    /// Whether the same message may succeed if sent again soon: a
+    /// connection reset or timed out while connecting, one that broke off
+    /// (a lost answer), HTTP 429, 502, 503 and 504, an expired session
+    /// (once re-initialized). A refused connection, a name that does not
+    /// resolve and a failed TLS handshake are not: nobody is there, or
+    /// nobody we can trust, and waiting does not change that. Whether it
+    /// *may* be sent again also depends on [`delivery`](Self::delivery) and
+    /// on the method.
     pub fn is_retryable(&self) -> bool {
         match self {
-            TransportError::Connect { .. }
-            | TransportError::Interrupted { .. }
+            TransportError::Connect { cause, .. } => cause.is_transient(),
+            TransportError::Interrupted { .. }
             | TransportError::RateLimited { .. }
             | TransportError::SessionExpired { .. } => true,
             TransportError::Http { status, .. } => matches!(status, 502..=504),

@@ -76,6 +76,6 @@ pub mod sync;
 pub mod trace;
 pub mod transport;
 
-pub use error::{Delivery, ExitStatus, TransportError};
+pub use error::{ConnectCause, Delivery, ExitStatus, TransportError};
 pub use memory::MemoryTransport;
 pub use transport::{LOST_ANSWER_CODE, Transport, is_lost_answer, lost_answer};

@@ -207,6 +207,92 @@ fn export_approve_rug_pull_detected_and_reapproved() {
 }
 
 #[test]
+fn approval_pins_every_tool_in_every_export_format() {
+    for format in ["rtfs", "json", "both"] {
+        let tools_file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(tools_file.path(), tools("Searches code.")).unwrap();
+        let setup = Setup::new(json!({
+            "code": {"command": FIXTURE, "args": ["well-behaved"],
+                     "env": {"FIXTURE_TOOLS_FILE": tools_file.path()}}
+        }));
+        let exported = setup.run(&["export", "--format", format]);
+        assert_eq!(
+            exported.status.code(),
+            Some(0),
+            "{format}: {}",
+            text(&exported)
+        );
+
+        // One tool alone, then the rest of the server.
+        let one = setup.run(&["approve", "code", "search_code"]);
+        assert_eq!(one.status.code(), Some(0), "{format}: {}", text(&one));
+        assert!(
+            text(&one).contains("approved 1 of 'code' (1 pinned"),
+            "{format}: {}",
+            text(&one)
+        );
+        let rest = setup.run(&["approve", "code"]);
+        assert!(
+            text(&rest).contains("approved 1 of 'code' (1 pinned"),
+            "{format}: {}",
+            text(&rest)
+        );
+        let clean = setup.run(&["discover", "--verify-pins"]);
+        assert_eq!(clean.status.code(), Some(0), "{format}: {}", text(&clean));
+
+        // The rug pull is caught whatever was exported.
+        std::fs::write(tools_file.path(), tools("Searches code, and more.")).unwrap();
+        let verified = setup.run(&["discover", "--verify-pins"]);
+        assert_eq!(
+            verified.status.code(),
+            Some(3),
+            "{format}: {}",
+            text(&verified)
+        );
+        assert!(
+            text(&verified).contains("not as approved: tool:search_code"),
+            "{format}: {}",
+            text(&verified)
+        );
+
+        // Revoking unpins by the manifest's name, in any format.
+        let revoked = setup.run(&["--json", "revoke", "code", "search_code"]);
+        let said: Value = serde_json::from_slice(&revoked.stdout).unwrap();
+        assert_eq!(said["pins"], json!(["tool:search_code"]), "{format}");
+    }
+}
+
+#[test]
+fn approval_of_a_server_that_cannot_be_discovered_pins_nothing_and_says_why() {
+    let start_log = tempfile::NamedTempFile::new().unwrap();
+    let setup = Setup::new(json!({
+        "code": {"command": FIXTURE, "args": ["start-once"],
+                 "env": {"FIXTURE_START_LOG": start_log.path()}}
+    }));
+    // The first start exports; every later start fails (the server is down).
+    let exported = setup.run(&["export", "--format", "rtfs"]);
+    assert_eq!(exported.status.code(), Some(0), "{}", text(&exported));
+    let refused = setup.run(&["approve", "code"]);
+    assert_ne!(refused.status.code(), Some(0), "{}", text(&refused));
+    let said = text(&refused);
+    assert!(said.contains("cannot approve 'code'"), "{said}");
+    assert!(said.contains("Nothing was approved or pinned"), "{said}");
+    assert!(
+        said.contains("refusing to start again") || said.contains("status 3"),
+        "{said}"
+    );
+    assert!(!setup.dir.path().join("mcp-lock.json").exists());
+    assert!(
+        setup
+            .dir
+            .path()
+            .join("capabilities/servers/pending/code/echo.rtfs")
+            .exists(),
+        "the manifests stay pending"
+    );
+}
+
+#[test]
 fn output_types_are_learnt_only_from_read_only_tools() {
     let tools_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(

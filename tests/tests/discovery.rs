@@ -353,3 +353,40 @@ async fn the_report_comes_at_the_last_answer_and_closing_reaps_after() {
         "{timings:?}"
     );
 }
+
+#[tokio::test]
+async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fixture("paged", "paged", dir.path());
+    let options = mcpdisco::session::SessionOptions::default();
+    assert!(
+        options.rate_limit.is_some(),
+        "the default policy has a limit"
+    );
+    let session = mcpdisco::connect::connect(&server, None, &options)
+        .await
+        .unwrap();
+    let tools = session
+        .list_all(mcpdisco::session::ListKind::Tools)
+        .await
+        .unwrap();
+    assert_eq!(tools.len(), 1000);
+    assert_eq!(
+        tools[999].member::<String>("name").unwrap().as_deref(),
+        Some("tool_0999")
+    );
+    assert_eq!(session.rate_limit_waits(), 0, "a page waited for a token");
+    // Operations still take tokens: the bucket (burst 20, one taken by the
+    // handshake) makes the twentieth call in a row wait.
+    for _ in 0..20 {
+        session.ping().await.unwrap();
+    }
+    assert_eq!(session.rate_limit_waits(), 1);
+    session.close().await.unwrap();
+
+    // The same server discovered whole, under the default options.
+    let report = discover(&[server], &DiscoveryOptions::default()).await;
+    let paged = report.server("paged").unwrap();
+    assert_eq!(paged.status, ServerStatus::Ready, "{:?}", paged.error);
+    assert_eq!(paged.tools.len(), 1000);
+}

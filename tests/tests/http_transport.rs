@@ -275,8 +275,65 @@ async fn connection_refused_is_a_connect_error() {
         StreamableHttpTransport::new(HttpConfig::new("down", &url), &HttpClient::new().unwrap())
             .unwrap();
     let error = transport.send(ping(1)).await.unwrap_err();
-    assert!(matches!(error, TransportError::Connect { .. }), "{error:?}");
-    assert!(error.is_retryable());
+    assert!(
+        matches!(
+            error,
+            TransportError::Connect {
+                cause: mcpdisco_transport::ConnectCause::Refused,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        !error.is_retryable(),
+        "nobody is there: waiting cannot help"
+    );
+    assert!(error.to_string().contains("connection refused"), "{error}");
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_a_dns_failure() {
+    // `.invalid` never resolves (RFC 6761), and needs no network to say so.
+    let transport = StreamableHttpTransport::new(
+        HttpConfig::new("nowhere", "http://mcp.example.invalid/mcp"),
+        &HttpClient::new().unwrap(),
+    )
+    .unwrap();
+    let error = transport.send(ping(1)).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TransportError::Connect {
+                cause: mcpdisco_transport::ConnectCause::Dns,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(!error.is_retryable());
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_speak_tls_is_a_tls_failure() {
+    // A plain HTTP server asked for HTTPS: the handshake fails.
+    let (url, _server) = start().await;
+    let url = url.replacen("http://", "https://", 1);
+    let transport =
+        StreamableHttpTransport::new(HttpConfig::new("plain", &url), &HttpClient::new().unwrap())
+            .unwrap();
+    let error = transport.send(ping(1)).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TransportError::Connect {
+                cause: mcpdisco_transport::ConnectCause::Tls,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(!error.is_retryable());
 }
 
 #[tokio::test]

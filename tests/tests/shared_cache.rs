@@ -276,3 +276,42 @@ fn pins_approved_on_one_host_are_verified_on_another() {
     let changed = run(&host_b, &["discover", "--verify-pins"]);
     assert_eq!(changed.status.code(), Some(3), "{}", text(&changed));
 }
+
+#[tokio::test]
+async fn a_failure_in_redis_never_replaces_the_good_entry() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store =
+        || -> Arc<dyn CacheStore> { Arc::new(RedisStore::open(&redis.url(7), "stale:").unwrap()) };
+    let key = key('d');
+    // One host stores the good catalog; another's refresh fails a moment later.
+    let writer = Cache::with_shared(None, store());
+    writer.store(&key, &report("good")).await.unwrap();
+    let mut failed = ServerReport::failed(
+        "good",
+        mcpdisco::report::Failure {
+            kind: "timeout".into(),
+            message: "server 'good': no answer within 2s".into(),
+        },
+        std::time::Duration::from_millis(5),
+    );
+    failed.fetched_at_ms = Some(mcpdisco_now() + 1);
+    let other = Cache::with_shared(None, store());
+    other.store(&key, &failed).await.unwrap();
+
+    // A third host reads the good catalog, marked stale with the failure.
+    let reader = Cache::with_shared(None, store());
+    let entry = reader.lookup(&key).await.expect("the good entry is kept");
+    assert_eq!(entry.report.status, ServerStatus::Ready);
+    assert_eq!(entry.report.tools.len(), 1);
+    assert!(entry.report.stale);
+    assert_eq!(entry.report.error.unwrap().kind, "timeout");
+
+    // A later good store clears the failure.
+    writer.store(&key, &report("good")).await.unwrap();
+    let fresh = Cache::with_shared(None, store());
+    let entry = fresh.lookup(&key).await.unwrap();
+    assert!(!entry.report.stale);
+    assert!(entry.report.error.is_none());
+}

@@ -12,6 +12,15 @@
 //! * An entry is fresh for its TTL: 24 hours by default, or the server's own
 //!   modern `ttlMs` when it gives a positive one. A `list_changed`
 //!   notification invalidates it ([`Cache::invalidate`]).
+//! * A failure never replaces a good entry. Each key has two records: the
+//!   last good discovery and the last failure, each written on its own
+//!   (another file; another Redis key), so processes refreshing one cache
+//!   at once leave a good entry for every server that succeeded in any of
+//!   them. Read back, a good entry with a newer failure is the last good
+//!   catalog marked stale, the failure beside it
+//!   ([`ServerReport::stale`]); discovery serves it until a refresh
+//!   succeeds or it is older than the server's maximum stale age
+//!   ([`DEFAULT_STALE_MAX_AGE`]).
 //! * The directory is created `0700` and files `0600`: they may describe
 //!   servers whose configuration carries credentials (the key includes them,
 //!   so a `cacheScope: "private"` result is never served to other
@@ -47,9 +56,13 @@ pub use shared::{CacheStore, StoreError};
 
 use crate::clock::{millis, now_ms};
 use crate::report::{ServerReport, ServerStatus};
+use store::Record;
 
 /// How long an entry stays fresh when the server says nothing else.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long the last good catalog may be served after refreshing it failed.
+pub const DEFAULT_STALE_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
 /// How long one call to the shared store may take.
 pub const SHARED_LIMIT: Duration = Duration::from_secs(3);
@@ -101,6 +114,31 @@ impl CacheEntry {
         self.report.status == ServerStatus::Ready
             && now_ms >= self.fetched_at_ms
             && now_ms - self.fetched_at_ms < self.ttl_ms
+    }
+
+    /// Whether the entry holds a good catalog fetched less than `max_age`
+    /// before `now_ms`, so it may still be served stale.
+    pub fn is_servable_stale(&self, now_ms: u64, max_age: Duration) -> bool {
+        self.report.status == ServerStatus::Ready
+            && now_ms.saturating_sub(self.fetched_at_ms) < millis(max_age)
+    }
+}
+
+/// What a key's two records read as together: the good entry, marked stale
+/// when a failure came after it; else the failure (the last known status).
+fn combine(good: Option<CacheEntry>, failure: Option<CacheEntry>) -> Option<CacheEntry> {
+    match (good, failure) {
+        (Some(mut good), Some(failure))
+            if good.report.status == ServerStatus::Ready
+                && failure.fetched_at_ms >= good.fetched_at_ms =>
+        {
+            if let Some(error) = failure.report.error {
+                good.report = good.report.into_stale(error);
+            }
+            Some(good)
+        }
+        (Some(good), _) => Some(good),
+        (None, failure) => failure,
     }
 }
 
@@ -161,7 +199,7 @@ struct Inner {
     /// came in the meantime (checked under this lock, which `invalidate`
     /// also holds while it removes the file), so a slow write can neither
     /// bring back an invalidated entry nor overwrite a newer one.
-    generations: Mutex<HashMap<Fingerprint, u64>>,
+    generations: Mutex<HashMap<(Fingerprint, Record), u64>>,
     writers: Arc<tokio::sync::Semaphore>,
     /// The shared store asked before the disk, if any.
     shared: Option<Arc<dyn CacheStore>>,
@@ -172,15 +210,17 @@ struct Inner {
 }
 
 impl Inner {
-    /// A new generation for `key`: pending writes of older ones will not land.
-    fn next_generation(&self, key: &Fingerprint) -> u64 {
+    /// A new generation for `record` of `key`: pending writes of older ones will not land.
+    fn next_generation(&self, key: &Fingerprint, record: Record) -> u64 {
         let mut generations = self.generations.lock();
-        let generation = generations.entry(key.clone()).or_insert(0);
+        let generation = generations.entry((key.clone(), record)).or_insert(0);
         *generation += 1;
         *generation
     }
 
-    /// Writes `entry` to disk if `generation` is still the newest for `key`.
+    /// Writes `entry` to disk as its record if `generation` is still the
+    /// newest for it. A good entry then removes the failure record it
+    /// supersedes.
     fn write_if_current(
         &self,
         dir: &Path,
@@ -188,13 +228,21 @@ impl Inner {
         entry: &CacheEntry,
         generation: u64,
     ) -> Result<(), CacheError> {
+        let record = Record::of(entry);
         let prepared = store::prepare(dir, entry)?;
         let generations = self.generations.lock();
-        if generations.get(key) != Some(&generation) {
+        if generations.get(&(key.clone(), record)) != Some(&generation) {
             // Superseded: the temporary file is removed when dropped.
             return Ok(());
         }
-        store::commit(prepared, dir, key)
+        store::commit(prepared, dir, key, record)?;
+        if record == Record::Good
+            && store::read(dir, key, Record::Failure)
+                .is_some_and(|failure| failure.fetched_at_ms <= entry.fetched_at_ms)
+        {
+            store::remove(dir, key, Record::Failure);
+        }
+        Ok(())
     }
 }
 
@@ -304,15 +352,15 @@ impl Cache {
     }
 
     /// The entry for `key` if it is fresh at `now_ms`: from memory, else the
-    /// shared store, else the disk.
+    /// shared store, else the disk. A fresh entry may be marked stale (a
+    /// refresh failed since): it is served all the same.
     pub async fn lookup_fresh(&self, key: &Fingerprint, now_ms: u64) -> Option<CacheEntry> {
         if let Some(entry) = self.memory().get(key).filter(|e| e.is_fresh(now_ms)) {
             return Some(entry.clone());
         }
         if let Some(entry) = self
-            .ask_shared(|store| store.get(key))
+            .shared_entry(key)
             .await
-            .flatten()
             .filter(|entry| entry.is_fresh(now_ms))
         {
             self.memory().insert(key.clone(), entry.clone());
@@ -323,10 +371,16 @@ impl Cache {
 
     /// The entry for `key`, fresh or not: the shared store's, else the local one.
     pub async fn lookup(&self, key: &Fingerprint) -> Option<CacheEntry> {
-        match self.ask_shared(|store| store.get(key)).await.flatten() {
+        match self.shared_entry(key).await {
             Some(entry) => Some(entry),
             None => self.get(key),
         }
+    }
+
+    /// The shared store's two records of `key`, read as one.
+    async fn shared_entry(&self, key: &Fingerprint) -> Option<CacheEntry> {
+        let (good, failure) = self.ask_shared(|store| store.get_both(key)).await?;
+        combine(good, failure)
     }
 
     /// The entry for `key`, fresh or not; `None` when there is none or it cannot be read.
@@ -335,7 +389,10 @@ impl Cache {
             return Some(entry.clone());
         }
         let dir = self.inner.dir.as_deref()?;
-        let entry = store::read(dir, key)?;
+        let entry = combine(
+            store::read(dir, key, Record::Good),
+            store::read(dir, key, Record::Failure),
+        )?;
         self.memory().insert(key.clone(), entry.clone());
         Some(entry)
     }
@@ -345,10 +402,25 @@ impl Cache {
         self.get(key).filter(|entry| entry.is_fresh(now_ms))
     }
 
-    /// Stores an entry (memory at once, then disk atomically).
+    /// Keeps `entry` in memory: a good one as it is; a failure beside the
+    /// good entry already there, which it marks stale.
+    fn remember(&self, key: &Fingerprint, entry: &CacheEntry) {
+        let merged = match Record::of(entry) {
+            Record::Good => entry.clone(),
+            Record::Failure => {
+                // The good entry this one goes beside: in memory, else on disk.
+                let good = self.get(key).filter(|e| Record::of(e) == Record::Good);
+                combine(good, Some(entry.clone())).unwrap_or_else(|| entry.clone())
+            }
+        };
+        self.memory().insert(key.clone(), merged);
+    }
+
+    /// Stores an entry (memory at once, then disk atomically). A failure
+    /// never replaces a good entry: it is kept beside it.
     pub fn put(&self, key: &Fingerprint, entry: CacheEntry) -> Result<(), CacheError> {
-        self.memory().insert(key.clone(), entry.clone());
-        let generation = self.inner.next_generation(key);
+        self.remember(key, &entry);
+        let generation = self.inner.next_generation(key, Record::of(&entry));
         match self.inner.dir.as_deref() {
             Some(dir) => self.inner.write_if_current(dir, key, &entry, generation),
             None => Ok(()),
@@ -357,13 +429,39 @@ impl Cache {
 
     /// Stores what discovery found for `key`: in memory at once, then on disk
     /// from a blocking thread, so a slow disk never stalls other servers' I/O.
+    /// A failure is kept beside the last good entry, never in its place.
+    /// A good entry is kept in a shared store for [`DEFAULT_STALE_MAX_AGE`]
+    /// past its TTL, so it can be served stale.
     pub async fn store(&self, key: &Fingerprint, report: &ServerReport) -> Result<(), CacheError> {
+        self.store_retained(key, report, DEFAULT_STALE_MAX_AGE)
+            .await
+    }
+
+    /// Like [`store`](Self::store), keeping a good entry in a shared store
+    /// for `stale_max_age` past its fetch (or its TTL, when longer).
+    pub async fn store_retained(
+        &self,
+        key: &Fingerprint,
+        report: &ServerReport,
+        stale_max_age: Duration,
+    ) -> Result<(), CacheError> {
         let entry = CacheEntry::of(key, report);
-        self.memory().insert(key.clone(), entry.clone());
-        let generation = self.inner.next_generation(key);
-        let expires_at_ms = entry.fetched_at_ms.saturating_add(entry.ttl_ms);
-        self.ask_shared(|store| store.put(key, &entry, expires_at_ms))
-            .await;
+        let record = Record::of(&entry);
+        self.remember(key, &entry);
+        let generation = self.inner.next_generation(key, record);
+        match record {
+            Record::Good => {
+                let keep = entry.ttl_ms.max(millis(stale_max_age));
+                let expires_at_ms = entry.fetched_at_ms.saturating_add(keep);
+                self.ask_shared(|store| store.put(key, &entry, expires_at_ms))
+                    .await;
+            }
+            Record::Failure => {
+                let expires_at_ms = entry.fetched_at_ms.saturating_add(entry.ttl_ms);
+                self.ask_shared(|store| store.put_failure(key, &entry, expires_at_ms))
+                    .await;
+            }
+        }
         let Some(dir) = self.inner.dir.clone() else {
             return Ok(());
         };
@@ -387,15 +485,17 @@ impl Cache {
         })
     }
 
-    /// Forgets the entry for `key` (a `list_changed` arrived, say).
+    /// Forgets the entry for `key` (a `list_changed` arrived, say): both records.
     pub fn invalidate(&self, key: &Fingerprint) {
         self.memory().remove(key);
         // One critical section: no pending write can land between the new
         // generation and the removal.
         let mut generations = self.inner.generations.lock();
-        *generations.entry(key.clone()).or_insert(0) += 1;
-        if let Some(dir) = self.inner.dir.as_deref() {
-            store::remove(dir, key);
+        for record in [Record::Good, Record::Failure] {
+            *generations.entry((key.clone(), record)).or_insert(0) += 1;
+            if let Some(dir) = self.inner.dir.as_deref() {
+                store::remove(dir, key, record);
+            }
         }
         drop(generations);
         if self.inner.shared.is_some()

@@ -1,10 +1,14 @@
 //! [`RedisStore`]: cache entries in Redis, for fleets of hosts sharing one
 //! catalog (`--cache redis://HOST:PORT/DB`).
 //!
-//! * Keys are `<prefix>entry:<fingerprint>`; the prefix is `mcp-discovery:`
-//!   unless configured, so many catalogs can share a database.
+//! * Keys are `<prefix>entry:<fingerprint>` for the last good discovery and
+//!   `<prefix>failed:<fingerprint>` for the last failure, so a failure never
+//!   replaces a good entry; the prefix is `mcp-discovery:` unless
+//!   configured, so many catalogs can share a database.
 //! * Values are the bytes of a disk cache file (the same format version).
-//! * Expiry is Redis's own (`SET … PX`), from the entry's fetch time and TTL.
+//! * Expiry is Redis's own (`SET … PX`), at the time the cache gives: a
+//!   good entry is kept while it may be served stale.
+//! * Storing a good entry forgets the failure in the same transaction.
 //! * One multiplexed connection, opened at first use, with a connect
 //!   timeout and a response timeout: an unreachable Redis costs one
 //!   bounded wait, after which the cache uses its files.
@@ -83,6 +87,40 @@ impl RedisStore {
         format!("{}entry:{key}", self.prefix)
     }
 
+    fn failure_key(&self, key: &Fingerprint) -> String {
+        format!("{}failed:{key}", self.prefix)
+    }
+
+    fn decode(&self, bytes: Option<Vec<u8>>, key: &Fingerprint) -> Option<CacheEntry> {
+        bytes.and_then(|bytes| store::decode(&bytes, key, &self.shown))
+    }
+
+    async fn set_until(
+        &self,
+        redis_key: String,
+        entry: &CacheEntry,
+        expires_at_ms: u64,
+        forget: Option<String>,
+    ) -> Result<(), StoreError> {
+        let left = expires_at_ms.saturating_sub(now_ms());
+        if left == 0 {
+            return Ok(());
+        }
+        let bytes = store::encode(entry).map_err(|error| StoreError::new(error.to_string()))?;
+        let mut connection = self.connection().await?;
+        let options = redis::SetOptions::default().with_expiration(redis::SetExpiry::PX(left));
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .set_options(redis_key, bytes, options)
+            .ignore();
+        if let Some(forget) = forget {
+            pipe.del(forget).ignore();
+        }
+        pipe.query_async::<()>(&mut connection)
+            .await
+            .map_err(|error| self.error(&error))
+    }
+
     fn error(&self, error: &redis::RedisError) -> StoreError {
         StoreError::new(format!(
             "{}: {}",
@@ -140,7 +178,28 @@ impl CacheStore for RedisStore {
             .get(self.key(key))
             .await
             .map_err(|error| self.error(&error))?;
-        Ok(bytes.and_then(|bytes| store::decode(&bytes, key, &self.shown)))
+        Ok(self.decode(bytes, key))
+    }
+
+    async fn get_failure(&self, key: &Fingerprint) -> Result<Option<CacheEntry>, StoreError> {
+        let mut connection = self.connection().await?;
+        let bytes: Option<Vec<u8>> = connection
+            .get(self.failure_key(key))
+            .await
+            .map_err(|error| self.error(&error))?;
+        Ok(self.decode(bytes, key))
+    }
+
+    async fn get_both(
+        &self,
+        key: &Fingerprint,
+    ) -> Result<(Option<CacheEntry>, Option<CacheEntry>), StoreError> {
+        let mut connection = self.connection().await?;
+        let (good, failure): (Option<Vec<u8>>, Option<Vec<u8>>) = connection
+            .mget(&[self.key(key), self.failure_key(key)])
+            .await
+            .map_err(|error| self.error(&error))?;
+        Ok((self.decode(good, key), self.decode(failure, key)))
     }
 
     async fn put(
@@ -149,23 +208,29 @@ impl CacheStore for RedisStore {
         entry: &CacheEntry,
         expires_at_ms: u64,
     ) -> Result<(), StoreError> {
-        let left = expires_at_ms.saturating_sub(now_ms());
-        if left == 0 {
-            return Ok(());
-        }
-        let bytes = store::encode(entry).map_err(|error| StoreError::new(error.to_string()))?;
-        let mut connection = self.connection().await?;
-        let options = redis::SetOptions::default().with_expiration(redis::SetExpiry::PX(left));
-        connection
-            .set_options::<_, _, ()>(self.key(key), bytes, options)
+        self.set_until(
+            self.key(key),
+            entry,
+            expires_at_ms,
+            Some(self.failure_key(key)),
+        )
+        .await
+    }
+
+    async fn put_failure(
+        &self,
+        key: &Fingerprint,
+        entry: &CacheEntry,
+        expires_at_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.set_until(self.failure_key(key), entry, expires_at_ms, None)
             .await
-            .map_err(|error| self.error(&error))
     }
 
     async fn remove(&self, key: &Fingerprint) -> Result<(), StoreError> {
         let mut connection = self.connection().await?;
         connection
-            .del::<_, ()>(self.key(key))
+            .del::<_, ()>(&[self.key(key), self.failure_key(key)])
             .await
             .map_err(|error| self.error(&error))
     }

@@ -27,18 +27,32 @@ impl StoreError {
 }
 
 /// A shared store of entries, keyed by [`Fingerprint`]. Entries are stored in
-/// the same form as the files of the disk cache, and each expires when its
-/// TTL ends. Every call is bounded in time by the caller.
+/// the same form as the files of the disk cache, and each expires at the
+/// time its writer gives. Each key has two records, like the disk cache:
+/// the last good discovery ([`put`](Self::put)) and the last failure
+/// ([`put_failure`](Self::put_failure)), so a failure never replaces a good
+/// entry. Every call is bounded in time by the caller.
 #[async_trait]
 pub trait CacheStore: Send + Sync + fmt::Debug {
     /// The store for messages, without credentials: `redis://cache.internal:6379/0`.
     fn describe(&self) -> String;
 
-    /// The entry for `key`, if the store has one.
+    /// The good entry for `key`, if the store has one.
     async fn get(&self, key: &Fingerprint) -> Result<Option<CacheEntry>, StoreError>;
 
-    /// Stores `entry` under `key` until `expires_at_ms` (milliseconds since
-    /// the Unix epoch); an entry already expired is not stored.
+    /// The good entry for `key` and its last failure, each if the store has
+    /// one. By default, [`get`](Self::get) and [`get_failure`](Self::get_failure)
+    /// one after the other; a store may read both at once.
+    async fn get_both(
+        &self,
+        key: &Fingerprint,
+    ) -> Result<(Option<CacheEntry>, Option<CacheEntry>), StoreError> {
+        Ok((self.get(key).await?, self.get_failure(key).await?))
+    }
+
+    /// Stores the good `entry` under `key` until `expires_at_ms`
+    /// (milliseconds since the Unix epoch), and forgets the key's failure;
+    /// an entry already expired is not stored.
     async fn put(
         &self,
         key: &Fingerprint,
@@ -46,6 +60,25 @@ pub trait CacheStore: Send + Sync + fmt::Debug {
         expires_at_ms: u64,
     ) -> Result<(), StoreError>;
 
-    /// Forgets the entry for `key`.
+    /// The last failure recorded for `key`, if the store keeps failures. By
+    /// default it keeps none.
+    async fn get_failure(&self, key: &Fingerprint) -> Result<Option<CacheEntry>, StoreError> {
+        let _ = key;
+        Ok(None)
+    }
+
+    /// Records a failed discovery of `key` until `expires_at_ms`, beside
+    /// (never in place of) its good entry. By default nothing is recorded.
+    async fn put_failure(
+        &self,
+        key: &Fingerprint,
+        entry: &CacheEntry,
+        expires_at_ms: u64,
+    ) -> Result<(), StoreError> {
+        let _ = (key, entry, expires_at_ms);
+        Ok(())
+    }
+
+    /// Forgets the entry for `key`, and its failure.
     async fn remove(&self, key: &Fingerprint) -> Result<(), StoreError>;
 }

@@ -34,13 +34,37 @@ fn entries_dir(dir: &Path) -> PathBuf {
     dir.join("entries")
 }
 
-fn entry_path(dir: &Path, key: &Fingerprint) -> PathBuf {
-    entries_dir(dir).join(format!("{key}.json"))
+/// Which of a key's two files: the last good discovery, or the last
+/// failure. A failure never overwrites a good entry: it has a file of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Record {
+    /// `<key>.json`: the last good discovery.
+    Good,
+    /// `<key>.failed.json`: the last failed one.
+    Failure,
 }
 
-/// Reads the entry for `key`. Missing, unreadable, corrupt or foreign files are misses.
-pub(super) fn read(dir: &Path, key: &Fingerprint) -> Option<CacheEntry> {
-    let path = entry_path(dir, key);
+impl Record {
+    /// The record a report of `entry` goes to.
+    pub(super) fn of(entry: &CacheEntry) -> Self {
+        if entry.report.status == crate::report::ServerStatus::Ready {
+            Record::Good
+        } else {
+            Record::Failure
+        }
+    }
+}
+
+fn entry_path(dir: &Path, key: &Fingerprint, record: Record) -> PathBuf {
+    entries_dir(dir).join(match record {
+        Record::Good => format!("{key}.json"),
+        Record::Failure => format!("{key}.failed.json"),
+    })
+}
+
+/// Reads the `record` of `key`. Missing, unreadable, corrupt or foreign files are misses.
+pub(super) fn read(dir: &Path, key: &Fingerprint, record: Record) -> Option<CacheEntry> {
+    let path = entry_path(dir, key, record);
     let metadata = fs::metadata(&path).ok()?;
     if metadata.len() > MAX_ENTRY_BYTES {
         tracing::warn!(path = %path.display(), "cache entry too large; ignoring it");
@@ -109,10 +133,15 @@ pub(super) fn prepare(dir: &Path, entry: &CacheEntry) -> Result<NamedTempFile, C
     Ok(file)
 }
 
-/// Renames a prepared entry into place for `key`: a reader sees the old
-/// entry or this one, never half of one.
-pub(super) fn commit(file: NamedTempFile, dir: &Path, key: &Fingerprint) -> Result<(), CacheError> {
-    let path = entry_path(dir, key);
+/// Renames a prepared entry into place as the `record` of `key`: a reader
+/// sees the old entry or this one, never half of one.
+pub(super) fn commit(
+    file: NamedTempFile,
+    dir: &Path,
+    key: &Fingerprint,
+    record: Record,
+) -> Result<(), CacheError> {
+    let path = entry_path(dir, key, record);
     file.persist(&path).map_err(|error| CacheError::Io {
         path,
         source: error.error,
@@ -120,9 +149,9 @@ pub(super) fn commit(file: NamedTempFile, dir: &Path, key: &Fingerprint) -> Resu
     Ok(())
 }
 
-/// Removes the entry for `key`, if any.
-pub(super) fn remove(dir: &Path, key: &Fingerprint) {
-    let path = entry_path(dir, key);
+/// Removes the `record` of `key`, if any.
+pub(super) fn remove(dir: &Path, key: &Fingerprint, record: Record) {
+    let path = entry_path(dir, key, record);
     match fs::remove_file(&path) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}

@@ -170,7 +170,7 @@ fn a_write_overtaken_by_an_invalidation_does_not_land() {
     let dir = tempfile::tempdir().unwrap();
     let k = key(9);
     let cache = Cache::at(dir.path());
-    let stale = cache.inner.next_generation(&k);
+    let stale = cache.inner.next_generation(&k, Record::Good);
     cache.invalidate(&k);
     cache
         .inner
@@ -185,7 +185,7 @@ fn a_write_overtaken_by_an_invalidation_does_not_land() {
         .filter_map(Result::ok)
         .count();
     assert_eq!(leftovers, 0, "the superseded temporary file was removed");
-    let current = cache.inner.next_generation(&k);
+    let current = cache.inner.next_generation(&k, Record::Good);
     cache
         .inner
         .write_if_current(dir.path(), &k, &entry(&k, 6, 3), current)
@@ -228,6 +228,92 @@ fn the_directory_is_private_and_a_shared_one_is_not_used() {
     assert!(
         !dir.join("entries")
             .join(format!("{}.json", key(2)))
+            .exists()
+    );
+}
+
+fn failure(key: &Fingerprint, fetched_at_ms: u64) -> CacheEntry {
+    let mut report = ServerReport::empty("alpha", ServerStatus::Failed);
+    report.error = Some(crate::report::Failure {
+        kind: "timeout".into(),
+        message: "server 'alpha': no answer".into(),
+    });
+    CacheEntry {
+        fingerprint: key.to_string(),
+        fetched_at_ms,
+        ttl_ms: 1_000,
+        report,
+    }
+}
+
+#[test]
+fn a_failure_never_replaces_a_good_entry_and_marks_it_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(4);
+    let cache = Cache::at(dir.path());
+    cache.put(&k, entry(&k, 10, 3)).unwrap();
+    cache.put(&k, failure(&k, 20)).unwrap();
+    for reader in [cache.clone(), Cache::at(dir.path())] {
+        let got = reader.get(&k).unwrap();
+        assert_eq!(got.report.status, ServerStatus::Ready);
+        assert_eq!(got.report.tools.len(), 3);
+        assert!(got.report.stale, "a failure came after it");
+        assert_eq!(got.report.error.as_ref().unwrap().kind, "timeout");
+        assert_eq!(got.fetched_at_ms, 10, "the catalog's own age");
+    }
+    // A good entry again clears the failure, in memory and on disk.
+    cache.put(&k, entry(&k, 30, 2)).unwrap();
+    for reader in [cache.clone(), Cache::at(dir.path())] {
+        let got = reader.get(&k).unwrap();
+        assert!(!got.report.stale);
+        assert!(got.report.error.is_none());
+        assert_eq!(got.report.tools.len(), 2);
+    }
+    assert!(
+        !dir.path()
+            .join("entries")
+            .join(format!("{k}.failed.json"))
+            .exists()
+    );
+    // An older failure (written late by a slower process) does not mark it.
+    cache.put(&k, failure(&k, 25)).unwrap();
+    assert!(!Cache::at(dir.path()).get(&k).unwrap().report.stale);
+}
+
+#[test]
+fn a_failure_without_a_good_entry_is_the_last_known_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(5);
+    Cache::at(dir.path()).put(&k, failure(&k, 20)).unwrap();
+    let got = Cache::at(dir.path()).get(&k).unwrap();
+    assert_eq!(got.report.status, ServerStatus::Failed);
+    assert!(!got.is_fresh(20));
+    assert!(!got.is_servable_stale(20, DEFAULT_STALE_MAX_AGE));
+}
+
+#[test]
+fn a_stale_entry_is_servable_until_its_maximum_age() {
+    let k = key(6);
+    let good = entry(&k, 10_000, 1);
+    let week = DEFAULT_STALE_MAX_AGE.as_millis() as u64;
+    assert!(good.is_servable_stale(10_000 + week - 1, DEFAULT_STALE_MAX_AGE));
+    assert!(!good.is_servable_stale(10_000 + week, DEFAULT_STALE_MAX_AGE));
+    assert!(!good.is_servable_stale(10_001, Duration::ZERO));
+}
+
+#[test]
+fn invalidate_forgets_the_failure_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key(8);
+    let cache = Cache::at(dir.path());
+    cache.put(&k, entry(&k, 5, 1)).unwrap();
+    cache.put(&k, failure(&k, 6)).unwrap();
+    cache.invalidate(&k);
+    assert!(Cache::at(dir.path()).get(&k).is_none());
+    assert!(
+        !dir.path()
+            .join("entries")
+            .join(format!("{k}.failed.json"))
             .exists()
     );
 }

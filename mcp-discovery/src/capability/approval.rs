@@ -204,6 +204,22 @@ impl CapabilityDir {
         Ok(listed)
     }
 
+    /// `server`'s manifests at `stage`: all, or those of `tools`.
+    pub fn selected(
+        &self,
+        stage: Stage,
+        server: &str,
+        tools: &[String],
+    ) -> io::Result<Vec<Listed>> {
+        let server_stem = file_stem(server);
+        let stems: Vec<String> = tools.iter().map(|t| file_stem(t)).collect();
+        Ok(self
+            .list(stage)?
+            .into_iter()
+            .filter(|l| l.server == server_stem && (stems.is_empty() || stems.contains(&l.tool)))
+            .collect())
+    }
+
     /// Moves `server`'s manifests (all, or those of `tools`) from `from` to
     /// `to`; what was moved.
     fn shift(
@@ -213,13 +229,7 @@ impl CapabilityDir {
         server: &str,
         tools: &[String],
     ) -> io::Result<Vec<Listed>> {
-        let server_stem = file_stem(server);
-        let stems: Vec<String> = tools.iter().map(|t| file_stem(t)).collect();
-        let chosen: Vec<Listed> = self
-            .list(from)?
-            .into_iter()
-            .filter(|l| l.server == server_stem && (stems.is_empty() || stems.contains(&l.tool)))
-            .collect();
+        let chosen = self.selected(from, server, tools)?;
         if chosen.is_empty() {
             return Ok(chosen);
         }

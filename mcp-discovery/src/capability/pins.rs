@@ -241,7 +241,8 @@ impl PinFile {
     }
 
     /// Pins every prompt, resource and resource template of `report` (tools
-    /// are pinned from their approved manifests); the keys pinned.
+    /// are pinned one by one as their manifests are approved,
+    /// [`pin_tools`](Self::pin_tools)); the keys pinned.
     pub fn pin_others(&mut self, server: &ServerConfig, report: &ServerReport) -> Vec<String> {
         items(report)
             .into_iter()
@@ -269,6 +270,57 @@ impl PinFile {
             self.servers.remove(&key);
         }
         removed
+    }
+
+    /// Pins, from `report` (a discovery made at approval time), the tool
+    /// whose manifest file stem is each of `stems`: the keys pinned, or the
+    /// stems whose tool the server no longer offers (then nothing is pinned).
+    pub fn pin_tools(
+        &mut self,
+        server: &ServerConfig,
+        report: &ServerReport,
+        stems: &[String],
+    ) -> Result<Vec<String>, Vec<String>> {
+        let offered: Vec<Value> = report
+            .tools
+            .iter()
+            .filter_map(|tool| tool.to_value().ok())
+            .collect();
+        let mut chosen = Vec::new();
+        let mut missing = Vec::new();
+        for stem in stems {
+            match offered.iter().find(|tool| {
+                tool.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| super::approval::file_stem(name) == *stem)
+            }) {
+                Some(tool) => chosen.push(tool),
+                None => missing.push(stem.clone()),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(missing);
+        }
+        Ok(chosen
+            .into_iter()
+            .filter_map(|tool| self.pin(server, ItemKind::Tool, tool))
+            .collect())
+    }
+
+    /// Removes the pin of the tool whose manifest file stem is `stem`; its
+    /// key, if it was pinned.
+    pub fn unpin_tool_stem(&mut self, server: &ServerConfig, stem: &str) -> Option<String> {
+        let key = self
+            .servers
+            .get(&server_key(server))?
+            .items
+            .keys()
+            .find(|key| {
+                key.strip_prefix("tool:")
+                    .is_some_and(|name| super::approval::file_stem(name) == stem)
+            })?
+            .clone();
+        self.unpin(server, &key).then_some(key)
     }
 
     /// Removes the pin of `key` (`tool:<name>`) for `server`.

@@ -13,7 +13,8 @@
 //! environment), `${workspaceFolder}` and `${userHome}`. A command with a
 //! path separator and a relative `cwd` resolve against the file's directory,
 //! which is also the default working directory. A per-server `timeout`
-//! (seconds) or `timeoutMs` sets its discovery deadline.
+//! (seconds) or `timeoutMs` sets its discovery deadline; `staleMaxAgeMs`
+//! how long its last good catalog may be served after a failed refresh.
 //!
 //! Secrets (env values, header values, tokens in arguments, URL userinfo and
 //! secret query parameters) never appear in [`ServerConfig::redacted`],
@@ -111,6 +112,9 @@ pub struct ServerConfig {
     pub description: Option<String>,
     /// Its own discovery deadline, if set.
     pub timeout: Option<Duration>,
+    /// How long its last good catalog may be served after a failed refresh
+    /// (`staleMaxAgeMs`); the cache's default (7 days) when not set.
+    pub stale_max_age: Option<Duration>,
     /// Its own rate limit (`rateLimit`), instead of the session's.
     pub rate_limit: Option<RateLimit>,
     /// Its own health pings (`health`), instead of the supervisor's.
@@ -161,6 +165,7 @@ impl ServerConfig {
             enabled: true,
             description: None,
             timeout: None,
+            stale_max_age: None,
             rate_limit: None,
             ping: PingSettings::default(),
             auth: None,

@@ -46,6 +46,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "inheritEnv",
     "envPassthrough",
     "rateLimit",
+    "staleMaxAgeMs",
     "health",
     "auth",
     "tools",
@@ -65,6 +66,7 @@ const COMMON_FIELDS: &[&str] = &[
     "timeoutMs",
     "name",
     "rateLimit",
+    "staleMaxAgeMs",
     "health",
     "tools",
     "prompts",
@@ -488,6 +490,7 @@ impl Reader<'_> {
         );
         let description = self.string(name, entry, "description")?;
         let timeout = self.timeout(name, entry)?;
+        let stale_max_age = self.stale_max_age(name, entry)?;
         let rate_limit = self.rate_limit(name, entry)?;
         let ping = self.ping(name, entry)?;
         let auth = self.auth(name, entry)?;
@@ -543,6 +546,7 @@ impl Reader<'_> {
         server.enabled = enabled;
         server.description = description;
         server.timeout = timeout;
+        server.stale_max_age = stale_max_age;
         server.rate_limit = rate_limit;
         server.ping = ping;
         server.auth = auth;
@@ -776,6 +780,34 @@ impl Reader<'_> {
         Ok(self
             .seconds(server, entry, "timeoutMs", "timeoutMs", 0.001)?
             .or(self.seconds(server, entry, "timeout", "timeout", 1.0)?))
+    }
+
+    /// `staleMaxAgeMs`: how long the last good catalog may be served after
+    /// refreshing it failed; 0 never serves it stale.
+    fn stale_max_age(
+        &self,
+        server: &str,
+        entry: &Map<String, Value>,
+    ) -> Result<Option<Duration>, ConfigError> {
+        const FIELD: &str = "staleMaxAgeMs";
+        /// A year, in milliseconds.
+        const MOST: u64 = 366 * 24 * 60 * 60 * 1000;
+        match entry.get(FIELD) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(number)) => match number.as_u64() {
+                Some(ms) if ms <= MOST => Ok(Some(Duration::from_millis(ms))),
+                _ => Err(self.error(
+                    server,
+                    Some(FIELD),
+                    "must be a whole number of milliseconds from 0 to a year",
+                )),
+            },
+            Some(other) => Err(self.error(
+                server,
+                Some(FIELD),
+                format!("expected a number, found {}", kind_of(other)),
+            )),
+        }
     }
 
     /// `auth`: `{"clientId", "clientSecret", "privateKey", "signingAlgorithm",

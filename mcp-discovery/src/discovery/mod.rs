@@ -32,7 +32,7 @@ pub use crate::report::{
 };
 pub use warm::{WarmMode, WarmStats, warm};
 
-use crate::cache::{Cache, CacheMode, Fingerprint};
+use crate::cache::{Cache, CacheMode, DEFAULT_STALE_MAX_AGE, Fingerprint};
 use crate::clock::{millis, now_ms};
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{ConnectContext, Connectors, StopGraces};
@@ -91,6 +91,12 @@ pub struct DiscoveryOptions {
     /// Tokens for HTTP servers that need authorization (discovery never asks
     /// a user: give a context without a provider).
     pub auth: Option<crate::auth::AuthContext>,
+    /// Whether a server whose discovery fails is reported with its last good
+    /// cached catalog, marked stale with the failure beside it (for up to its
+    /// `staleMaxAgeMs`, [`DEFAULT_STALE_MAX_AGE`] by default). On by
+    /// default; off (`--no-stale`) for a run that must be strict. The cache
+    /// keeps a good entry either way.
+    pub serve_stale: bool,
 }
 
 impl Default for DiscoveryOptions {
@@ -110,6 +116,7 @@ impl Default for DiscoveryOptions {
             },
             observer: None,
             connectors: Connectors::builtin(),
+            serve_stale: true,
             auth: None,
         }
     }
@@ -346,12 +353,29 @@ impl<'a> Runner<'a> {
         report.mask_failures(&session_masker(server, options));
 
         if let (Some(cache), Some(key)) = (cache, &key) {
+            let stale_max_age = server.stale_max_age.unwrap_or(DEFAULT_STALE_MAX_AGE);
             if probed.saw_list_changed {
                 cache.invalidate(key);
-            } else {
-                if let Err(error) = cache.store(key, &report).await {
-                    tracing::warn!(server = %server.name, %error, "could not store the discovery result");
-                }
+            } else if let Err(error) = cache.store_retained(key, &report, stale_max_age).await {
+                tracing::warn!(server = %server.name, %error, "could not store the discovery result");
+            }
+            // A failed refresh: the last good catalog, stale, rather than nothing.
+            if options.serve_stale
+                && !probed.saw_list_changed
+                && let Some(failure) = report
+                    .error
+                    .clone()
+                    .filter(|_| report.status == ServerStatus::Failed)
+                && let Some(entry) = cache.lookup(key).await
+                && entry.is_servable_stale(now_ms(), stale_max_age)
+            {
+                tracing::info!(server = %server.name, error = %failure.message, "refresh failed; serving the last good catalog, stale");
+                let mut stale = entry.report.into_stale(failure);
+                stale.name = server.name.clone();
+                stale.from_cache = true;
+                stale.fetched_at_ms = Some(entry.fetched_at_ms);
+                stale.duration_ms = report.duration_ms;
+                report = stale;
             }
         }
         // Cached whole; filtered as the host sees it (the gateway hides the same items).

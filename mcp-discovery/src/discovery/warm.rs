@@ -7,7 +7,7 @@ use super::{DiscoveryOptions, discover};
 use crate::cache::CacheMode;
 use crate::clock::now_ms;
 use crate::config::ServerConfig;
-use crate::report::{DiscoveryReport, ServerStatus};
+use crate::report::DiscoveryReport;
 
 /// Which servers to ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,7 +27,8 @@ pub struct WarmStats {
     pub refreshed: usize,
     /// Of those, how many answered and are cached.
     pub succeeded: usize,
-    /// Of those, how many failed (their last known status is cached).
+    /// Of those, how many failed (their last known status is cached beside
+    /// any last good entry, which is kept).
     pub failed: usize,
     /// Servers left alone because their entry was still fresh (`IfStale`).
     pub fresh: usize,
@@ -71,7 +72,7 @@ pub async fn warm(
     let report = discover(&wanted, &refreshing).await;
     stats.refreshed = report.servers.len();
     for server in &report.servers {
-        if server.status == ServerStatus::Ready {
+        if server.is_current() {
             stats.succeeded += 1;
             stats.items_cached += server.tools.len()
                 + server.resources.len()

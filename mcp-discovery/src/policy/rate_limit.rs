@@ -1,11 +1,17 @@
 //! Rate limit: a token bucket per server (`governor`'s GCRA), so a host
-//! never sends one server more than it allows. A request waits for its
-//! token; none is refused. The bucket runs on tokio's clock, so it can be
-//! tested on the paused clock.
+//! never sends one server more operations than it allows. A token is one
+//! operation a user asked for: a whole discovery of the server (the
+//! handshake and every page of every list), one `tools/call`, one
+//! `resources/read`, one `prompts/get`. An operation waits for its token;
+//! none is refused. The handshake takes the discovery's token when one is
+//! there and never waits for it, and the pages of a listing take none, so a
+//! server that lists in many pages is discovered as fast as with no limit.
+//! The bucket runs on tokio's clock, so it can be tested on the paused clock.
 
 use std::num::NonZeroU32;
 use std::ops::Add;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -15,16 +21,20 @@ use governor::nanos::Nanos;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestKind;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::session::{McpRequest, ResponseFuture, SessionError};
 
-/// How fast requests may go to one server.
+/// How fast operations may go to one server. An operation is a whole
+/// discovery, a `tools/call`, a `resources/read`, a `prompts/get` (any
+/// request but the handshake and the pages of a listing).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RateLimit {
-    /// The sustained rate.
+    /// The sustained rate, in operations per second (the name is the
+    /// config's `requestsPerSecond`).
     pub requests_per_second: f64,
-    /// How many requests may go at once after a quiet spell.
+    /// How many operations may go at once after a quiet spell.
     pub burst: u32,
 }
 
@@ -97,6 +107,7 @@ type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<T
 #[derive(Clone)]
 pub struct RateLimitLayer {
     limiter: Arc<Limiter>,
+    waits: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for RateLimitLayer {
@@ -110,7 +121,13 @@ impl RateLimitLayer {
     pub fn new(limit: RateLimit) -> Self {
         Self {
             limiter: Arc::new(RateLimiter::direct_with_clock(limit.quota(), TokioClock)),
+            waits: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// How many requests through this bucket have had to wait for a token.
+    pub fn waits(&self) -> u64 {
+        self.waits.load(Ordering::Relaxed)
     }
 
     /// `inner`, limited.
@@ -126,15 +143,18 @@ impl<S> Layer<S> for RateLimitLayer {
         RateLimited {
             inner,
             limiter: Arc::clone(&self.limiter),
+            waits: Arc::clone(&self.waits),
         }
     }
 }
 
-/// A request service that takes a token before each request, waiting for one.
+/// A request service that takes a token before each operation, waiting for
+/// one; a handshake takes one only if it is there, a listing's page none.
 #[derive(Clone)]
 pub struct RateLimited<S> {
     inner: S,
     limiter: Arc<Limiter>,
+    waits: Arc<AtomicU64>,
 }
 
 impl<S> Service<McpRequest> for RateLimited<S>
@@ -152,9 +172,24 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let inner = self.inner.clone();
+        match request.kind {
+            RequestKind::Listing => return Box::pin(inner.oneshot(request)),
+            RequestKind::Handshake => {
+                // The discovery's token: counted when there, never waited for.
+                let _ = self.limiter.check();
+                return Box::pin(inner.oneshot(request));
+            }
+            RequestKind::Operation => {}
+        }
         let limiter = Arc::clone(&self.limiter);
+        let waits = Arc::clone(&self.waits);
         Box::pin(async move {
+            let mut waited = false;
             while let Err(not_until) = limiter.check() {
+                if !waited {
+                    waited = true;
+                    waits.fetch_add(1, Ordering::Relaxed);
+                }
                 tokio::time::sleep(not_until.wait_time_from(TokioClock.now())).await;
             }
             inner.oneshot(request).await
@@ -193,10 +228,46 @@ mod tests {
         McpRequest::untyped("ping", None, RequestOptions::default())
     }
 
+    fn page() -> McpRequest {
+        McpRequest::untyped("tools/list", None, RequestOptions::default())
+    }
+
+    fn handshake() -> McpRequest {
+        McpRequest::untyped("initialize", None, RequestOptions::default())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pages_and_the_handshake_never_wait_even_with_the_bucket_empty() {
+        let inner = Instant200::default();
+        let layer = RateLimitLayer::new(RateLimit::default());
+        let service = layer.wrap(inner.clone());
+        let started = Instant::now();
+        service.clone().oneshot(handshake()).await.unwrap();
+        for _ in 0..100 {
+            service.clone().oneshot(page()).await.unwrap();
+        }
+        // Operations drain the bucket; pages and a renewed handshake still go at once.
+        for _ in 0..19 {
+            service.clone().oneshot(ping()).await.unwrap();
+        }
+        service.clone().oneshot(handshake()).await.unwrap();
+        for _ in 0..100 {
+            service.clone().oneshot(page()).await.unwrap();
+        }
+        assert_eq!(started.elapsed(), Duration::ZERO);
+        assert_eq!(layer.waits(), 0);
+        assert_eq!(inner.count.load(std::sync::atomic::Ordering::SeqCst), 221);
+        // The handshake took the discovery's token: the burst is spent.
+        service.clone().oneshot(ping()).await.unwrap();
+        assert_eq!(layer.waits(), 1);
+        assert_eq!(started.elapsed(), Duration::from_millis(100));
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_hundred_requests_at_ten_per_second_with_a_burst_of_twenty_take_eight_seconds() {
         let inner = Instant200::default();
-        let service = RateLimitLayer::new(RateLimit::default()).wrap(inner.clone());
+        let layer = RateLimitLayer::new(RateLimit::default());
+        let service = layer.wrap(inner.clone());
         let started = Instant::now();
         let calls = (0..100).map(|_| service.clone().oneshot(ping()));
         for result in futures::future::join_all(calls).await {
@@ -204,6 +275,7 @@ mod tests {
         }
         let took = started.elapsed();
         assert_eq!(inner.count.load(std::sync::atomic::Ordering::SeqCst), 100);
+        assert_eq!(layer.waits(), 80);
         // 20 at once, then 80 more at 10 per second: the last leaves at 8 s.
         assert!(
             took >= Duration::from_millis(7_900) && took <= Duration::from_millis(8_100),

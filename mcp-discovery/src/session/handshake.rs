@@ -60,6 +60,9 @@ pub struct ServerState {
 pub struct Negotiation {
     /// What the `server/discover` probe got, when it was sent.
     pub probe: Option<String>,
+    /// Whether the probe went unanswered within the probe timeout (a slow
+    /// server, or a busy machine): then a refused `initialize` means modern.
+    pub probe_timed_out: bool,
     /// The versions we offered.
     pub offered: Vec<String>,
     /// What the server answered (its `protocolVersion`, or its supported versions).
@@ -242,8 +245,13 @@ pub(crate) async fn handshake(
                 Some(state) => Ok(state),
                 None => match initialize(engine, path, options, negotiation.clone()).await {
                     // A slow modern server may answer the probe after it timed out, and then
-                    // refuse `initialize` naming the modern versions: it is modern after all.
-                    Err(error) if speaks_modern(&error) => {
+                    // refuse `initialize`: naming the modern versions, or, when the probe
+                    // timed out, as a method it does not know (a legacy server never
+                    // answers `initialize` so). It is modern after all: probe again, strictly.
+                    Err(error)
+                        if speaks_modern(&error)
+                            || (negotiation.probe_timed_out && refuses_initialize(&error)) =>
+                    {
                         tracing::debug!(server = %engine.server(), "initialize refused in favour of 2026-07-28; discovering again");
                         discover(engine, path, options, true, &mut negotiation)
                             .await?
@@ -338,7 +346,10 @@ async fn discover(
                     ErrorKind::Server { code, message, .. } => {
                         format!("answered with error {code}: {message}")
                     }
-                    ErrorKind::Timeout { after } => format!("no answer within {after:?}"),
+                    ErrorKind::Timeout { after } => {
+                        negotiation.probe_timed_out = true;
+                        format!("no answer within {after:?}")
+                    }
                     _ => error.to_string(),
                 });
                 if let Some(supported) = supported_from_error(&error) {
@@ -361,6 +372,18 @@ async fn discover(
         }
     }
     Err(mismatch(engine, Discover::METHOD, &[]))
+}
+
+/// Whether `initialize` was refused as a method the server does not have:
+/// -32601, or HTTP 404 or 405 on the modern wire.
+fn refuses_initialize(error: &SessionError) -> bool {
+    match error.kind() {
+        ErrorKind::Server { code, .. } => *code == ErrorCode::METHOD_NOT_FOUND,
+        ErrorKind::Transport(mcpdisco_transport::TransportError::Http { status, .. }) => {
+            matches!(status, 404 | 405)
+        }
+        _ => false,
+    }
 }
 
 /// Whether an error is a -32022 that lists a modern version we speak.

@@ -66,6 +66,8 @@ pub struct Session {
 struct Inner {
     connection: Arc<Connection>,
     service: RequestService,
+    /// The session's rate-limit bucket, when it has one.
+    rate_limit: Option<crate::policy::RateLimitLayer>,
     reader: tokio::task::JoinHandle<()>,
 }
 
@@ -118,7 +120,7 @@ impl Session {
             options.masker.clone(),
         );
         let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
-        let service = service::build(&connection);
+        let (service, rate_limit) = service::build(&connection);
         let handshake = handshake::handshake(
             &engine,
             &handshake::Path::Policies(&service),
@@ -135,6 +137,7 @@ impl Session {
                     inner: Arc::new(Inner {
                         connection,
                         service,
+                        rate_limit,
                         reader,
                     }),
                 })
@@ -232,6 +235,16 @@ impl Session {
     /// a request as it is, without the modern `_meta` envelope or masking.
     pub fn service(&self) -> RequestService {
         self.inner.service.clone()
+    }
+
+    /// How many requests of this session have waited for a rate-limit token
+    /// (0 without a limit). Only operations ever wait: the handshake and
+    /// the pages of a listing never do.
+    pub fn rate_limit_waits(&self) -> u64 {
+        self.inner
+            .rate_limit
+            .as_ref()
+            .map_or(0, crate::policy::RateLimitLayer::waits)
     }
 
     /// Sends a typed request and returns its result as the server sent it

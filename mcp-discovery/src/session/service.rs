@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use mcpdisco_protocol::RawJson;
-use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::method::{RequestKind, RequestMethod};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::TransportError;
 use mcpdisco_transport::sync::RwLock;
@@ -49,6 +49,9 @@ pub struct McpRequest {
     /// Whether sending it twice has the effect of sending it once; a request
     /// that may have run is sent again only if it is.
     pub idempotent: bool,
+    /// Part of the handshake, a page of a listing, or an operation of its
+    /// own: the rate limit charges a whole discovery once, not each page.
+    pub kind: RequestKind,
 }
 
 impl McpRequest {
@@ -68,6 +71,7 @@ impl McpRequest {
             params,
             options,
             idempotent: M::IDEMPOTENT,
+            kind: M::KIND,
         })
     }
 
@@ -81,11 +85,13 @@ impl McpRequest {
     ) -> Self {
         let method: String = method.into();
         let idempotent = mcpdisco_protocol::methods::is_idempotent(&method);
+        let kind = mcpdisco_protocol::methods::kind_of(&method);
         Self {
             method: Cow::Owned(method),
             params,
             options,
             idempotent,
+            kind,
         }
     }
 }
@@ -329,18 +335,21 @@ fn is_session_expired(error: &SessionError) -> bool {
     )
 }
 
-/// The request path of a session: the core and the options' policies (retry outermost, then the rate limit, then the caller's
-/// own layers).
-pub(crate) fn build(connection: &Arc<Connection>) -> RequestService {
+/// The request path of a session: the core and the options' policies
+/// (retry outermost, then the rate limit, then the caller's own layers),
+/// and the rate limit's bucket, when there is one.
+pub(crate) fn build(
+    connection: &Arc<Connection>,
+) -> (RequestService, Option<crate::policy::RateLimitLayer>) {
     let options = &connection.options;
     let server = connection.engine.server().to_owned();
     let mut service = RequestService::from_ready(SessionCore::new(Arc::clone(connection)));
     for layer in options.layers.iter().rev() {
         service = layer(service);
     }
-    if let Some(limit) = &options.rate_limit {
-        service =
-            RequestService::from_ready(crate::policy::RateLimitLayer::new(*limit).wrap(service));
+    let rate_limit = options.rate_limit.map(crate::policy::RateLimitLayer::new);
+    if let Some(layer) = &rate_limit {
+        service = RequestService::from_ready(layer.wrap(service));
     }
     if let Some(retry) = &options.retry {
         service = RequestService::from_ready(
@@ -351,5 +360,5 @@ pub(crate) fn build(connection: &Arc<Connection>) -> RequestService {
                 .wrap(service),
         );
     }
-    service
+    (service, rate_limit)
 }

@@ -864,3 +864,68 @@ async fn initialize_refused_for_the_modern_era_switches_to_modern() {
     assert_eq!(session.era(), Era::Modern);
     server_task.await.unwrap();
 }
+
+/// A modern-only server on a busy machine: it answers nothing until the
+/// probe has timed out, then refuses `initialize` as an unknown method.
+async fn slow_modern_only(server: FakeServer, refusal: ErrorCode) {
+    let probe = server.next_request().await;
+    assert_eq!(probe.method, "server/discover");
+    let Message::Notification(cancel) = server.next().await else {
+        panic!("expected cancel")
+    };
+    assert_eq!(cancel.method, "notifications/cancelled");
+    let init = server.next_request().await;
+    assert_eq!(init.method, "initialize");
+    server
+        .fail(init.id, refusal, "Method not found: initialize", None)
+        .await;
+    let discover = server.next_request().await;
+    assert_eq!(discover.method, "server/discover");
+    server
+        .reply(
+            discover.id,
+            json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}),
+        )
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_modern_only_server_refusing_initialize_is_modern() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(slow_modern_only(server, ErrorCode::METHOD_NOT_FOUND));
+    let session = Session::connect("slow-modern", client, options())
+        .await
+        .unwrap();
+    assert_eq!(session.era(), Era::Modern);
+    assert!(session.state().negotiation.probe_timed_out);
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_initialize_after_an_answered_probe_is_not_retried_as_modern() {
+    // The probe was answered (-32601: not modern), so a -32601 to
+    // `initialize` is the server's last word: no second probe.
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .fail(probe.id, ErrorCode::METHOD_NOT_FOUND, "nope", None)
+            .await;
+        let init = server.next_request().await;
+        server
+            .fail(init.id, ErrorCode::METHOD_NOT_FOUND, "nope", None)
+            .await;
+        server
+    });
+    let error = Session::connect("neither", client, options())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("initialize"), "{error}");
+    let server = server_task.await.unwrap();
+    // Nothing more was asked: the connection was closed.
+    assert!(
+        tokio::time::timeout(Duration::from_secs(1), server.end.receive())
+            .await
+            .map_or(true, |next| !matches!(next, Ok(Some(Message::Request(_))))),
+    );
+}

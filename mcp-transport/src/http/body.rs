@@ -10,7 +10,7 @@ use tokio_util::codec::Decoder;
 
 use super::HttpConfig;
 use crate::codec::sse::{SseDecoder, SseEvent};
-use crate::error::TransportError;
+use crate::error::{ConnectCause, TransportError};
 use crate::secret::Masker;
 
 /// How many inbound messages may wait for the session before senders wait.
@@ -41,14 +41,15 @@ pub(crate) fn request_error(
             after: timeout,
         };
     }
-    let connect = error.is_connect();
+    let connect = error.is_connect().then(|| connect_cause(&error));
     let server = config.name.clone();
     let url = config.display_url();
     let reason = config.masker.mask_string(error_chain(error));
-    if connect {
+    if let Some(cause) = connect {
         TransportError::Connect {
             server,
             url,
+            cause,
             reason,
         }
     } else {
@@ -58,6 +59,51 @@ pub(crate) fn request_error(
             reason,
         }
     }
+}
+
+/// What kind of connect failure a reqwest error is, read from its chain
+/// of sources: the OS error's kind where there is one, else the words of
+/// the connector (`dns error`) or of TLS.
+pub(crate) fn connect_cause(error: &reqwest::Error) -> ConnectCause {
+    use std::io::ErrorKind;
+    if error.is_timeout() {
+        return ConnectCause::TimedOut;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut cause = ConnectCause::Other;
+    while let Some(inner) = source {
+        #[cfg(unix)]
+        if inner.downcast_ref::<rustls::Error>().is_some() {
+            return ConnectCause::Tls;
+        }
+        let text = inner.to_string().to_ascii_lowercase();
+        if text.starts_with("dns error") || text.contains("failed to lookup address") {
+            return ConnectCause::Dns;
+        }
+        if text.contains("certificate") || text.contains("tls") || text.contains("ssl") {
+            cause = ConnectCause::Tls;
+        }
+        source = match inner.downcast_ref::<std::io::Error>() {
+            Some(io) => {
+                match io.kind() {
+                    ErrorKind::ConnectionRefused => return ConnectCause::Refused,
+                    ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::UnexpectedEof => return ConnectCause::Reset,
+                    ErrorKind::TimedOut => return ConnectCause::TimedOut,
+                    _ => {}
+                }
+                // An I/O error's `source` skips the error it wraps (rustls's, say).
+                match io.get_ref() {
+                    Some(wrapped) => Some(wrapped as &(dyn std::error::Error + 'static)),
+                    None => inner.source(),
+                }
+            }
+            None => inner.source(),
+        };
+    }
+    cause
 }
 
 /// A reqwest error and its sources as one line, without the URL reqwest

@@ -21,9 +21,12 @@
 //! | `mute-pings` | behaves well, but never answers `ping` |
 //! | `start-once` | with `FIXTURE_START_LOG`: its first start behaves well until its first `tools/call`, where it exits with status 4; every later start exits at once with status 3 |
 //! | `tools-in-initialize` | puts its tools in the `initialize` result and declares no capability (non-standard) |
+//! | `paged` | behaves well, but lists `FIXTURE_TOOL_COUNT` tools (default 1000) in pages of `FIXTURE_PAGE_SIZE` (default 10) |
 //! | `sleep` | sleeps forever |
 //!
-//! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file.
+//! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file
+//! (a `start-once` start that refuses does not). With `FIXTURE_ATTEMPT_LOG=<file>`,
+//! every start appends the same, refused ones included.
 //! With `FIXTURE_TOOLS_FILE=<file>`, the tools listed are that file's JSON array
 //! (read at every listing, so a test can change a tool under a running client).
 
@@ -72,6 +75,7 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
             tools[0]["description"] = json!(format!("Echoes its text (key {}).", api_key()));
             json!({"tools": tools})
         }
+        "tools/list" if mode == "paged" => paged_tools(&params),
         "tools/list" => json!({"tools": tools()}),
         "tools/call" if mode == "env" => {
             json!({"content": [{"type": "text", "text": environment().to_string()}], "structuredContent": environment()})
@@ -107,6 +111,32 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
         }
     };
     Some(json!({"result": result, "jsonrpc": "2.0", "id": id}))
+}
+
+/// One page of `paged` mode's tools; the cursor is the offset.
+fn paged_tools(params: &Value) -> Value {
+    let number = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let count = number("FIXTURE_TOOL_COUNT", 1000);
+    let size = number("FIXTURE_PAGE_SIZE", 10).max(1);
+    let start: usize = params
+        .get("cursor")
+        .and_then(Value::as_str)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let end = (start + size).min(count);
+    let tools: Vec<Value> = (start..end)
+        .map(|i| json!({"name": format!("tool_{i:04}"), "description": format!("Tool number {i}."), "inputSchema": {"type": "object"}}))
+        .collect();
+    if end < count {
+        json!({"tools": tools, "nextCursor": end.to_string()})
+    } else {
+        json!({"tools": tools})
+    }
 }
 
 fn api_key() -> String {
@@ -181,6 +211,14 @@ fn main() {
     let mode = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "well-behaved".into());
+    if let Some(log) = std::env::var_os("FIXTURE_ATTEMPT_LOG") {
+        let line = format!("{mode} {}\n", std::process::id());
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .and_then(|mut file| file.write_all(line.as_bytes()));
+    }
     if mode == "start-once"
         && let Some(log) = std::env::var_os("FIXTURE_START_LOG")
         && std::fs::read_to_string(&log).is_ok_and(|text| !text.is_empty())

@@ -4,8 +4,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
-use mcpdisco_transport::TransportError;
 use mcpdisco_transport::sync::Mutex;
+use mcpdisco_transport::{ConnectCause, TransportError};
 use tokio::time::Instant;
 
 use super::*;
@@ -52,16 +52,22 @@ impl Service<McpRequest> for Scripted {
     }
 }
 
-fn refused() -> SessionError {
+fn connect_failure(cause: ConnectCause, reason: &str) -> SessionError {
     SessionError::from_send(
         "s",
         "tools/list",
         TransportError::Connect {
             server: "s".into(),
             url: "http://127.0.0.1:9/mcp".into(),
-            reason: "connection refused".into(),
+            cause,
+            reason: reason.into(),
         },
     )
+}
+
+/// A connection reset while it was being made: it may pass.
+fn reset() -> SessionError {
+    connect_failure(ConnectCause::Reset, "connection reset by peer")
 }
 
 fn rate_limited(after: u64) -> SessionError {
@@ -102,8 +108,8 @@ fn no_jitter() -> RetryPolicy {
 }
 
 #[tokio::test(start_paused = true)]
-async fn refused_connections_back_off_exponentially_then_succeed() {
-    let inner = Scripted::failing(vec![refused(), refused()]);
+async fn reset_connections_back_off_exponentially_then_succeed() {
+    let inner = Scripted::failing(vec![reset(), reset()]);
     let started = Instant::now();
     RetryLayer::new(no_jitter())
         .wrap(inner.clone())
@@ -132,14 +138,14 @@ async fn retry_after_replaces_the_backoff() {
 
 #[tokio::test(start_paused = true)]
 async fn gives_up_after_the_last_retry_with_the_last_error() {
-    let inner = Scripted::failing(vec![refused(), refused(), refused(), refused(), refused()]);
+    let inner = Scripted::failing(vec![reset(), reset(), reset(), reset(), reset()]);
     let error = RetryLayer::new(no_jitter())
         .wrap(inner.clone())
         .oneshot(list())
         .await
         .unwrap_err();
     assert_eq!(inner.calls(), 4, "one try and three retries");
-    assert!(error.to_string().contains("connection refused"), "{error}");
+    assert!(error.to_string().contains("connection reset"), "{error}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -168,7 +174,7 @@ async fn a_call_that_may_have_run_is_never_sent_again_and_says_so() {
 
 #[tokio::test(start_paused = true)]
 async fn a_call_that_never_left_is_sent_again() {
-    let inner = Scripted::failing(vec![refused()]);
+    let inner = Scripted::failing(vec![reset()]);
     RetryLayer::new(RetryPolicy::default())
         .wrap(inner.clone())
         .oneshot(call())
@@ -221,7 +227,7 @@ async fn errors_that_do_not_go_away_are_returned_at_once() {
 
 #[tokio::test(start_paused = true)]
 async fn no_retry_starts_past_the_deadline() {
-    let inner = Scripted::failing(vec![refused(), refused(), refused()]);
+    let inner = Scripted::failing(vec![reset(), reset(), reset()]);
     let started = Instant::now();
     let error = RetryLayer::new(no_jitter())
         .with_deadline(Deadline::new(Some(started + Duration::from_millis(2500))))
@@ -232,7 +238,7 @@ async fn no_retry_starts_past_the_deadline() {
     // Tried at 0 s and 1 s; the next retry (at 3 s) would pass the deadline.
     assert_eq!(inner.calls(), 2);
     assert_eq!(started.elapsed(), Duration::from_secs(1));
-    assert!(error.to_string().contains("connection refused"));
+    assert!(error.to_string().contains("connection reset"));
 }
 
 #[test]
@@ -305,7 +311,7 @@ async fn a_retried_attempt_ends_at_the_deadline() {
             };
             Box::pin(async move {
                 if first {
-                    Err(refused())
+                    Err(reset())
                 } else {
                     std::future::pending().await
                 }
@@ -321,4 +327,42 @@ async fn a_retried_attempt_ends_at_the_deadline() {
         .unwrap_err();
     assert_eq!(started.elapsed(), Duration::from_secs(5));
     assert!(error.is_timeout(), "{error}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_connection_a_dns_failure_and_a_tls_failure_fail_at_once() {
+    for (cause, reason) in [
+        (
+            ConnectCause::Refused,
+            "tcp connect error: Connection refused (os error 111)",
+        ),
+        (
+            ConnectCause::Dns,
+            "dns error: failed to lookup address information",
+        ),
+        (ConnectCause::Tls, "invalid peer certificate: UnknownIssuer"),
+    ] {
+        let inner = Scripted::failing(vec![connect_failure(cause, reason)]);
+        let started = Instant::now();
+        let error = RetryLayer::new(RetryPolicy::default())
+            .wrap(inner.clone())
+            .oneshot(list())
+            .await
+            .unwrap_err();
+        assert_eq!(inner.calls(), 1, "{cause:?} was tried again");
+        assert_eq!(started.elapsed(), Duration::ZERO);
+        assert!(error.to_string().contains(reason), "{error}");
+        assert!(error.to_string().contains(&cause.to_string()), "{error}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connect_timeout_is_tried_again() {
+    let inner = Scripted::failing(vec![connect_failure(ConnectCause::TimedOut, "timed out")]);
+    RetryLayer::new(no_jitter())
+        .wrap(inner.clone())
+        .oneshot(list())
+        .await
+        .unwrap();
+    assert_eq!(inner.calls(), 2);
 }

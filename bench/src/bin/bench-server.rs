@@ -1,7 +1,7 @@
 //! `bench-server`: a minimal legacy-era MCP server that answers `initialize`,
 //! `ping` and `tools/list` at once.
 //!
-//! * `bench-server stdio [--name N] [--tools 50] [--start-delay-ms 300] [--start-log FILE]`:
+//! * `bench-server stdio [--name N] [--tools 50] [--page-size N] [--start-delay-ms 300] [--start-log FILE]`:
 //!   newline JSON on stdin/stdout until stdin ends. The delay comes before it
 //!   reads anything, like a server that takes time to start; the start log
 //!   gets one line per start (name, pid, start time in µs since the epoch),
@@ -40,6 +40,9 @@ enum Mode {
         /// How many tools `tools/list` returns.
         #[arg(long, default_value_t = 50)]
         tools: usize,
+        /// List the tools in pages of this many (one page without it).
+        #[arg(long)]
+        page_size: Option<usize>,
         /// Wait this long before reading anything.
         #[arg(long, default_value_t = 0)]
         start_delay_ms: u64,
@@ -67,9 +70,10 @@ fn main() -> ExitCode {
         Mode::Stdio {
             name,
             tools,
+            page_size,
             start_delay_ms,
             start_log,
-        } => stdio(name, tools, start_delay_ms, start_log),
+        } => stdio(name, tools, page_size, start_delay_ms, start_log),
         Mode::Http {
             name,
             tools,
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
 fn stdio(
     name: String,
     tools: usize,
+    page_size: Option<usize>,
     start_delay_ms: u64,
     start_log: Option<std::path::PathBuf>,
 ) -> Result<(), BenchError> {
@@ -105,7 +110,10 @@ fn stdio(
         log.write_all(line.as_bytes())
             .map_err(|e| BenchError::io(format!("cannot write {}", path.display()), e))?;
     }
-    let responder = Responder::new(name, tools);
+    let responder = match page_size {
+        Some(size) => Responder::new(name, 0).paged(tools, size),
+        None => Responder::new(name, tools),
+    };
     std::thread::sleep(Duration::from_millis(start_delay_ms));
     let mut input = BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
     let mut output = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());

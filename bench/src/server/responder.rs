@@ -40,6 +40,8 @@ struct Incoming {
 pub struct Responder {
     name: String,
     tools_result: String,
+    /// With a page size: the tools in pages of that many, and how many in all.
+    pages: Option<(usize, usize)>,
 }
 
 impl Responder {
@@ -48,7 +50,33 @@ impl Responder {
         Self {
             name: name.into(),
             tools_result: crate::workload::tools_list_result(tools),
+            pages: None,
         }
+    }
+
+    /// The same server listing its tools in pages of `size`, the cursor
+    /// being the offset of the next page.
+    pub fn paged(mut self, tools: usize, size: usize) -> Self {
+        self.pages = Some((tools, size.max(1)));
+        self
+    }
+
+    /// One page of the tools, from the request's cursor.
+    fn page(&self, params: Option<&Value>, tools: usize, size: usize) -> String {
+        let start = params
+            .and_then(|params| params.get("cursor"))
+            .and_then(Value::as_str)
+            .and_then(|cursor| cursor.parse::<usize>().ok())
+            .unwrap_or(0)
+            .min(tools);
+        let end = (start + size).min(tools);
+        let items: Vec<String> = (start..end).map(crate::workload::tool).collect();
+        let next = if end < tools {
+            format!(r#","nextCursor":"{end}""#)
+        } else {
+            String::new()
+        };
+        format!(r#"{{"tools":[{}]{next}}}"#, items.join(","))
     }
 
     /// Whether this message (a request or a notification) starts a session: `initialize`.
@@ -68,7 +96,10 @@ impl Responder {
         let id = id.to_string();
         let result = match method.as_str() {
             "ping" => "{}".to_owned(),
-            "tools/list" => return Answer::Reply(result_line(&id, &self.tools_result)),
+            "tools/list" => match self.pages {
+                Some((tools, size)) => self.page(incoming.params.as_ref(), tools, size),
+                None => return Answer::Reply(result_line(&id, &self.tools_result)),
+            },
             "tools/call" => r#"{"content":[{"type":"text","text":"done"}]}"#.to_owned(),
             "initialize" => self.initialize_result(incoming.params.as_ref()),
             _ => {
@@ -130,6 +161,32 @@ mod tests {
         );
         assert_eq!(value["id"], "a");
         assert_eq!(value["result"]["protocolVersion"], "2025-11-25");
+    }
+
+    #[test]
+    fn a_paged_list_follows_its_cursor_to_the_end() {
+        let responder = Responder::new("s", 0).paged(25, 10);
+        let mut cursor: Option<String> = None;
+        let mut names = Vec::new();
+        loop {
+            let params = match &cursor {
+                Some(c) => format!(r#","params":{{"cursor":"{c}"}}"#),
+                None => String::new(),
+            };
+            let value = reply(
+                &responder,
+                &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list"{params}}}"#),
+            );
+            for tool in value["result"]["tools"].as_array().unwrap() {
+                names.push(tool["name"].as_str().unwrap().to_owned());
+            }
+            match value["result"]["nextCursor"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        assert_eq!(names.len(), 25);
+        assert_eq!(names[24], "tool_24");
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`] | the cases, each adding its rows |
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`], [`b7_policies`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
 //! | [`criterion`] | the codec micro-benchmarks, read back from criterion's estimates |
@@ -27,6 +27,7 @@ mod b3_discovery;
 mod b4_http;
 mod b5_gateway;
 mod b6_real;
+mod b7_policies;
 mod criterion;
 mod measure;
 mod report;
@@ -64,7 +65,7 @@ const SLOW_START_MS: u64 = 300;
 /// Runs every benchmark, prints the table and writes `target/bench-report.md`.
 pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     let started = Instant::now();
-    let known = ["b1", "b2", "b3", "b4", "b5", "b6"];
+    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7"];
     if let Some(unknown) = only.iter().find(|case| !known.contains(&case.as_str())) {
         bail!(
             "no bench case '{unknown}'; the cases are {}",
@@ -91,6 +92,9 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     }
     if wanted("b6") {
         b6_real::run(&bench, ws, &mut rows)?;
+    }
+    if wanted("b7") {
+        b7_policies::run(&bench, &mut rows)?;
     }
     // The decoder micro-benchmarks go with B1.
     let micro = if wanted("b1") {

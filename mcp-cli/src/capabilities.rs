@@ -163,7 +163,7 @@ pub type Outputs = std::collections::HashMap<(String, String), mcpdisco::capabil
 /// unknown.
 pub async fn introspect_outputs(
     global: &GlobalOptions,
-    session: &mcpdisco::session::SessionOptions,
+    session: &mcpdisco_client::session::SessionOptions,
     loaded: &Loaded,
     report: &DiscoveryReport,
 ) -> Outputs {

@@ -5,8 +5,8 @@ use comfy_table::{ContentArrangement, Table};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::{CheckStatus, Diagnosis};
-use mcpdisco::session::ListKind;
 use mcpdisco::{JsonView, RawJson, ResourceView};
+use mcpdisco_client::session::ListKind;
 use serde_json::Value;
 
 use crate::columns::{self, Layout};

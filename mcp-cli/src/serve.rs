@@ -10,8 +10,8 @@ use mcpdisco::gateway::{Gateway, GatewayOptions};
 use mcpdisco::secret::SecretString;
 use mcpdisco::server::http::{HttpServer, HttpServerOptions};
 use mcpdisco::server::stdio::StdioServer;
-use mcpdisco::session::SessionOptions;
 use mcpdisco::supervisor::SupervisorOptions;
+use mcpdisco_client::session::SessionOptions;
 
 use crate::load::{Loaded, UsageError};
 

@@ -50,7 +50,6 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod auth;
 pub mod cache;
 pub mod capability;
 pub mod catalog;
@@ -60,10 +59,8 @@ pub mod connect;
 pub mod discovery;
 pub mod doctor;
 pub mod gateway;
-pub mod policy;
 pub mod registry;
 pub mod report;
-pub mod session;
 pub mod supervisor;
 
 /// The protocol types this crate speaks ([`mcpdisco_protocol`]).

@@ -358,7 +358,7 @@ async fn the_report_comes_at_the_last_answer_and_closing_reaps_after() {
 async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit() {
     let dir = tempfile::tempdir().unwrap();
     let server = fixture("paged", "paged", dir.path());
-    let options = mcpdisco::session::SessionOptions::default();
+    let options = mcpdisco_client::session::SessionOptions::default();
     assert!(
         options.rate_limit.is_some(),
         "the default policy has a limit"
@@ -367,7 +367,7 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
         .await
         .unwrap();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1000);

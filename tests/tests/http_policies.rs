@@ -13,7 +13,7 @@ use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest, legacy_answer
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::connect;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco::session::{EraPreference, SessionError, SessionOptions};
+use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
 use mcpdisco_transport::Delivery;
 use serde_json::json;
 
@@ -32,7 +32,7 @@ fn server(url: &str) -> ServerConfig {
 async fn connect_to(
     url: &str,
     options: &SessionOptions,
-) -> Result<mcpdisco::session::Session, SessionError> {
+) -> Result<mcpdisco_client::session::Session, SessionError> {
     connect(&server(url), None, options).await
 }
 
@@ -54,7 +54,7 @@ async fn a_rate_limit_with_retry_after_is_waited_out() {
     assert_eq!(server.count("initialize"), 3);
     assert_eq!(
         session
-            .list_all(mcpdisco::session::ListKind::Tools)
+            .list_all(mcpdisco_client::session::ListKind::Tools)
             .await
             .unwrap()
             .len(),
@@ -74,7 +74,7 @@ async fn a_passing_outage_is_retried() {
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1);
@@ -189,7 +189,7 @@ async fn a_session_that_expires_under_concurrent_requests_is_initialized_again_o
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let lists = futures::future::join_all(
-        (0..4).map(|_| session.list_all(mcpdisco::session::ListKind::Tools)),
+        (0..4).map(|_| session.list_all(mcpdisco_client::session::ListKind::Tools)),
     )
     .await;
     for list in lists {
@@ -248,7 +248,7 @@ async fn a_broken_stream_that_cannot_be_resumed_is_reissued_when_idempotent() {
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1);
@@ -376,7 +376,7 @@ async fn a_modern_stream_that_breaks_before_its_answer_is_reissued_when_idempote
     let session = connect_to(&server.url, &options).await.unwrap();
     let started = Instant::now();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1);

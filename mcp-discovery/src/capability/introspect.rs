@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::types::{Field, TypeExpr};
-use crate::session::{RequestOptions, Session};
+use mcpdisco_client::session::{RequestOptions, Session};
 
 /// How long an introspection call may take.
 pub const INTROSPECTION_TIMEOUT: Duration = Duration::from_secs(5);

@@ -413,7 +413,7 @@ pub fn hide_changed(lock: PathBuf) -> crate::supervisor::ItemGate {
             .collect();
         if !changed.is_empty() {
             tracing::warn!(server = %server.name, tools = ?changed, "hiding tools not as approved");
-            report.items_retain(crate::session::ListKind::Tools, |tool| {
+            report.items_retain(mcpdisco_client::session::ListKind::Tools, |tool| {
                 mcpdisco_protocol::raw::ToolView::of(tool)
                     .name()
                     .is_none_or(|name| !changed.iter().any(|c| *c == name))

@@ -36,7 +36,7 @@ use crate::cache::{Cache, CacheMode, DEFAULT_STALE_MAX_AGE, Fingerprint};
 use crate::clock::{millis, now_ms};
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{ConnectContext, Connectors, StopGraces};
-use crate::session::{Session, SessionOptions};
+use mcpdisco_client::session::{Session, SessionOptions};
 pub(crate) use probe::describe;
 use probe::{ProbeSettings, probe};
 
@@ -90,7 +90,7 @@ pub struct DiscoveryOptions {
     pub connectors: Connectors,
     /// Tokens for HTTP servers that need authorization (discovery never asks
     /// a user: give a context without a provider).
-    pub auth: Option<crate::auth::AuthContext>,
+    pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// Whether a server whose discovery fails is reported with its last good
     /// cached catalog, marked stale with the failure beside it (for up to its
     /// `staleMaxAgeMs`, [`DEFAULT_STALE_MAX_AGE`] by default). On by

@@ -13,7 +13,7 @@ use crate::clock::{millis, now_ms};
 use crate::config::ServerConfig;
 use crate::connect::{ConnectContext, Connection, Connectors};
 use crate::report::{Failure, ServerReport, ServerStatus, Timings};
-use crate::session::{ListKind, Session, SessionError, SessionOptions};
+use mcpdisco_client::session::{ListKind, Session, SessionError, SessionOptions};
 
 /// The longest a failed server's transport may take to close.
 const CLOSE_LIMIT: Duration = Duration::from_secs(5);
@@ -192,7 +192,9 @@ pub(crate) async fn describe(session: &Session) -> Result<(ServerReport, bool), 
 
 /// Whether any pending notification invalidates lists (a lag counts: we cannot tell).
 fn drain_list_changes(
-    notifications: &mut tokio::sync::broadcast::Receiver<crate::session::ServerNotification>,
+    notifications: &mut tokio::sync::broadcast::Receiver<
+        mcpdisco_client::session::ServerNotification,
+    >,
 ) -> bool {
     let mut changed = false;
     loop {

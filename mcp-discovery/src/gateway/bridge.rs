@@ -25,9 +25,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::client::ClientLink;
-use crate::session::ClientHandler;
-use crate::session::handler::declared;
 use crate::supervisor::HandlerFactory;
+use mcpdisco_client::session::ClientHandler;
 
 /// A question for a modern client, answered through its retry.
 #[derive(Debug)]
@@ -57,8 +56,8 @@ pub(crate) enum Caller {
 impl Caller {
     fn declares(&self, method: &str) -> bool {
         match self {
-            Self::Connection(link) => declared(&link.capabilities(), method),
-            Self::Input { capabilities, .. } => declared(capabilities, method),
+            Self::Connection(link) => link.capabilities().allow_request(method),
+            Self::Input { capabilities, .. } => capabilities.allow_request(method),
         }
     }
 }
@@ -152,7 +151,7 @@ impl Bridge {
                     .iter()
                     .rev()
                     .filter_map(Weak::upgrade)
-                    .find(|link| link.is_legacy() && declared(&link.capabilities(), method))
+                    .find(|link| link.is_legacy() && link.capabilities().allow_request(method))
                     .map(Caller::Connection)
             });
         let Some(caller) = caller else {

@@ -29,8 +29,8 @@ use tokio::task::AbortHandle;
 use super::Shared;
 use super::requests;
 use crate::catalog::Catalog;
-use crate::session::ListKind;
 use crate::supervisor::SupervisorEvent;
+use mcpdisco_client::session::ListKind;
 
 /// The most requests one client may have in progress; more are refused.
 const MAX_RUNNING: usize = 512;

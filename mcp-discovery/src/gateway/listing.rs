@@ -19,7 +19,7 @@ use mcpdisco_protocol::{JsonView, ResourceView};
 use serde_json::Value;
 
 use crate::catalog::{Catalog, CatalogEntry, namespace_of};
-use crate::session::ListKind;
+use mcpdisco_client::session::ListKind;
 
 /// The scheme of URIs the gateway had to qualify with their server.
 pub const GATEWAY_URI_PREFIX: &str = "mcp-gateway://";

@@ -23,8 +23,8 @@ use super::Shared;
 use super::bridge::Caller;
 use super::client::ClientLink;
 use super::input::RunningCall;
-use crate::session::{ListKind, Progress, RequestOptions};
 use crate::supervisor::SupervisorError;
+use mcpdisco_client::session::{ListKind, Progress, RequestOptions};
 
 /// Requests answered in order, without waiting for any server.
 pub(crate) fn is_immediate(method: &str) -> bool {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{Connectors, MemoryConnector};
-use crate::session::{EraPreference, SessionOptions};
+use mcpdisco_client::session::{EraPreference, SessionOptions};
 
 /// What the scripted server saw.
 #[derive(Default)]

@@ -43,12 +43,13 @@ use crate::config::ServerConfig;
 use crate::connect::{ConnectContext, Connectors, StopGraces, options_for};
 use crate::discovery::describe;
 use crate::report::ServerReport;
-use crate::session::{ListKind, RequestOptions, Session, SessionError, SessionOptions};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError, SessionOptions};
 
-/// Makes the [`ClientHandler`](crate::session::ClientHandler) of each
+/// Makes the [`ClientHandler`](mcpdisco_client::session::ClientHandler) of each
 /// server's sessions from the server's name (the gateway forwards each
 /// server's requests to the client whose call it is serving).
-pub type HandlerFactory = Arc<dyn Fn(&str) -> Arc<dyn crate::session::ClientHandler> + Send + Sync>;
+pub type HandlerFactory =
+    Arc<dyn Fn(&str) -> Arc<dyn mcpdisco_client::session::ClientHandler> + Send + Sync>;
 
 /// How a supervisor runs its servers.
 #[derive(Clone)]
@@ -73,7 +74,7 @@ pub struct SupervisorOptions {
     /// The handler of each server's sessions; `session.handler` for all when `None`.
     pub handlers: Option<HandlerFactory>,
     /// Tokens for HTTP servers that need authorization.
-    pub auth: Option<crate::auth::AuthContext>,
+    pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// A policy that hides items after the config's filters (such as
     /// [`crate::capability::pins::hide_changed`]): hidden items are neither
     /// listed nor routed.

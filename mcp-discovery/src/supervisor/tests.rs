@@ -141,7 +141,7 @@ fn supervised(script: &Arc<Script>, filters: Filters) -> Supervisor {
     let options = SupervisorOptions {
         connectors,
         session: SessionOptions {
-            era: crate::session::EraPreference::Legacy,
+            era: mcpdisco_client::session::EraPreference::Legacy,
             ..SessionOptions::default()
         },
         ..SupervisorOptions::default()

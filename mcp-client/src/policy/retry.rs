@@ -30,7 +30,8 @@ use tower::{Layer, Service, ServiceExt};
 use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::sync::Mutex;
 
-use crate::session::{ErrorKind, McpRequest, ResponseFuture, SessionError};
+use crate::error::{ErrorKind, SessionError};
+use crate::request::{McpRequest, ResponseFuture};
 
 /// When and how often to try again.
 #[derive(Debug, Clone, PartialEq)]

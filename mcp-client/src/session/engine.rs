@@ -23,10 +23,10 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::error::{ErrorKind, SessionError};
 use super::handler::{self, ClientHandler};
-use super::notification::{Progress, ServerNotification};
-use super::options::RequestOptions;
+use crate::error::{ErrorKind, SessionError};
+use crate::notification::{Progress, ServerNotification};
+use crate::request::RequestOptions;
 
 /// How long sending `notifications/cancelled` may take before we give up on it.
 const CANCEL_SEND_TIMEOUT: Duration = Duration::from_secs(2);

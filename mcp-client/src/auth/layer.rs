@@ -9,9 +9,8 @@ use std::sync::Arc;
 use mcpdisco_transport::TransportError;
 
 use super::{AuthError, OAuthClient};
-use crate::session::{
-    ErrorKind, McpRequest, PolicyLayer, RequestService, ResponseFuture, SessionError,
-};
+use crate::error::{ErrorKind, SessionError};
+use crate::request::{McpRequest, PolicyLayer, RequestService, ResponseFuture};
 
 /// Rounds of "refused, new token, again" for one request (a refresh, a
 /// full authorization, a step-up or two).
@@ -29,7 +28,7 @@ impl AuthLayer {
         Self { client }
     }
 
-    /// The layer as a session policy ([`crate::session::SessionOptions::layers`]).
+    /// The layer as a session policy (for a session's `SessionOptions::layers`).
     pub fn policy(self) -> PolicyLayer {
         Arc::new(move |inner: RequestService| {
             let client = Arc::clone(&self.client);

@@ -1,4 +1,5 @@
-//! [`SessionError`]: the one error type of a session, naming the server and the operation.
+//! [`SessionError`]: the one error type of a session, naming the server and
+//! the operation; and [`AuthError`], why authorization failed.
 
 use std::fmt;
 use std::time::Duration;
@@ -63,7 +64,7 @@ pub enum ErrorKind {
         reason: String,
     },
     /// The server needs authorization, and it could not be obtained.
-    Auth(crate::auth::AuthError),
+    Auth(AuthError),
     /// The session was closed by its owner.
     Closed,
 }
@@ -369,6 +370,106 @@ impl SessionError {
             ErrorKind::Unsupported { reason } => write!(f, "server '{server}': {op}: {reason}"),
             ErrorKind::Auth(error) => write!(f, "{op}: {error}"),
             ErrorKind::Closed => write!(f, "server '{server}': {op}: session is closed"),
+        }
+    }
+}
+
+/// Why authorization failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// The server needs authorization and no usable token exists; this
+    /// process may not ask a user.
+    #[error("server '{server}' requires authorization: run `mcp-cli login {server}`")]
+    Required {
+        /// The server's name.
+        server: String,
+    },
+    /// The metadata could not be found or was refused.
+    #[error("server '{server}': authorization discovery failed: {reason}")]
+    Discovery {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The authorization server refused (registration, token, refresh).
+    #[error("server '{server}': the authorization server refused: {reason}")]
+    Refused {
+        /// The server's name.
+        server: String,
+        /// Why (the server's error code and description, masked).
+        reason: String,
+    },
+    /// The authorization response was not accepted (state, issuer, an error).
+    #[error("server '{server}': the authorization response was rejected: {reason}")]
+    Rejected {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The flow cannot be run with what the server offers or the config says.
+    #[error("server '{server}': cannot authorize: {reason}")]
+    Unsupported {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// An HTTP exchange of the flow failed.
+    #[error("server '{server}': authorization request failed: {reason}")]
+    Http {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The token store failed.
+    #[error("token store: {reason}")]
+    Store {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl AuthError {
+    /// `auth_required` for [`AuthError::Required`], `auth_failed` otherwise.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            AuthError::Required { .. } => "auth_required",
+            _ => "auth_failed",
+        }
+    }
+
+    /// The same error with every secret `masker` knows replaced.
+    pub fn masked(self, masker: &Masker) -> Self {
+        let mask = |text: String| masker.mask_string(text);
+        match self {
+            AuthError::Discovery { server, reason } => AuthError::Discovery {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Refused { server, reason } => AuthError::Refused {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Rejected { server, reason } => AuthError::Rejected {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Unsupported { server, reason } => AuthError::Unsupported {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Http { server, reason } => AuthError::Http {
+                server,
+                reason: mask(reason),
+            },
+            AuthError::Store { reason } => AuthError::Store {
+                reason: mask(reason),
+            },
+            required @ AuthError::Required { .. } => required,
         }
     }
 }

@@ -20,9 +20,10 @@ use serde_json::{Map, Value};
 use tower::ServiceExt;
 
 use super::engine::Engine;
-use super::error::{ErrorKind, SessionError};
-use super::options::{EraPreference, RequestOptions, SessionOptions};
-use super::service::{McpRequest, RequestService};
+use super::options::{EraPreference, SessionOptions};
+use crate::error::{ErrorKind, SessionError};
+use crate::request::RequestOptions;
+use crate::request::{McpRequest, RequestService};
 
 /// The versions we offer in the legacy handshake, newest first.
 pub(crate) const LEGACY_OFFER: ProtocolVersion = ProtocolVersion::V2025_11_25;

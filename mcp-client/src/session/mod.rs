@@ -6,8 +6,8 @@
 //! timeout, and a timed-out or dropped request is cancelled on the server.
 //!
 //! ```no_run
-//! # async fn demo(transport: mcpdisco_transport::memory::MemoryTransport) -> Result<(), mcpdisco::session::SessionError> {
-//! use mcpdisco::session::{ListKind, Session, SessionOptions};
+//! # async fn demo(transport: mcpdisco_transport::memory::MemoryTransport) -> Result<(), mcpdisco_client::session::SessionError> {
+//! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 //! let session = Session::connect("demo", transport, SessionOptions::default()).await?;
 //! let tools = session.list_all(ListKind::Tools).await?;
 //! println!("{} speaks {} and has {} tools", session.name(), session.protocol_version(), tools.len());
@@ -16,13 +16,11 @@
 //! ```
 
 mod engine;
-mod error;
 pub(crate) mod handler;
 mod handshake;
 mod list;
-mod notification;
 mod options;
-mod service;
+mod request_path;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -46,16 +44,16 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tower::ServiceExt;
 
-pub use error::{ErrorKind, SessionError};
+pub use crate::error::{ErrorKind, SessionError};
+pub use crate::notification::{Progress, ServerNotification};
+pub use crate::request::{McpRequest, PolicyLayer, RequestOptions, RequestService, ResponseFuture};
 pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
 pub use handshake::{Negotiation, ServerState};
 pub use list::{CompleteList, ListKind, ListPage};
-pub use notification::{Progress, ServerNotification};
-pub use options::{EraPreference, RequestOptions, SessionOptions};
-pub use service::{McpRequest, PolicyLayer, RequestService, ResponseFuture};
+pub use options::{EraPreference, SessionOptions};
 
 use engine::Engine;
-use service::Connection;
+use request_path::Connection;
 
 /// A connected MCP session. Cheap to clone; clones share the connection.
 #[derive(Clone)]
@@ -120,7 +118,7 @@ impl Session {
             options.masker.clone(),
         );
         let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
-        let (service, rate_limit) = service::build(&connection);
+        let (service, rate_limit) = request_path::build(&connection);
         let handshake = handshake::handshake(
             &engine,
             &handshake::Path::Policies(&service),

@@ -39,16 +39,6 @@ pub struct NoHandler;
 #[async_trait]
 impl ClientHandler for NoHandler {}
 
-/// The capability a server request needs, by method.
-pub(crate) fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
-    match method {
-        ListRoots::METHOD => capabilities.roots.is_some(),
-        CreateMessage::METHOD => capabilities.sampling.is_some(),
-        Elicit::METHOD => capabilities.elicitation.is_some(),
-        _ => false,
-    }
-}
-
 /// Answers one server request (or modern input request) through the handler,
 /// refusing methods whose capability we did not declare.
 pub(crate) async fn answer(
@@ -57,7 +47,7 @@ pub(crate) async fn answer(
     method: &str,
     params: Value,
 ) -> Result<Value, ErrorObject> {
-    if !declared(capabilities, method) {
+    if !capabilities.allow_request(method) {
         return Err(ErrorObject::method_not_found(method));
     }
     match method {

@@ -9,7 +9,8 @@ use mcpdisco_transport::{ConnectCause, TransportError};
 use tokio::time::Instant;
 
 use super::*;
-use crate::session::{ErrorKind, RequestOptions};
+use crate::error::ErrorKind;
+use crate::request::RequestOptions;
 
 /// Fails with the scripted errors in turn, then answers; counts the calls.
 #[derive(Clone, Default)]

@@ -24,7 +24,8 @@ use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::RequestKind;
 use tower::{Layer, Service, ServiceExt};
 
-use crate::session::{McpRequest, ResponseFuture, SessionError};
+use crate::error::SessionError;
+use crate::request::{McpRequest, ResponseFuture};
 
 /// How fast operations may go to one server. An operation is a whole
 /// discovery, a `tools/call`, a `resources/read`, a `prompts/get` (any
@@ -200,7 +201,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::RequestOptions;
+    use crate::request::RequestOptions;
     use tokio::time::Instant;
 
     /// Answers every request at once, counting them.

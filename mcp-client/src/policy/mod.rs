@@ -1,5 +1,5 @@
 //! Policies: layers around a session's request service
-//! ([`RequestService`](crate::session::RequestService)), each a type of its
+//! ([`RequestService`](crate::request::RequestService)), each a type of its
 //! own with its own tests. The session and the transports stay policy-free.
 //!
 //! | policy | what it does | default |

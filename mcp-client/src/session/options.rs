@@ -1,4 +1,5 @@
-//! How a session behaves: [`SessionOptions`] for the whole session, [`RequestOptions`] per call.
+//! How a session behaves: [`SessionOptions`] for the whole session (a
+//! request's own are [`RequestOptions`](crate::request::RequestOptions)).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -6,13 +7,11 @@ use std::time::Duration;
 use mcpdisco_protocol::types::{ClientCapabilities, Implementation};
 use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::trace::Tracer;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::handler::{ClientHandler, NoHandler};
-use super::notification::Progress;
-use super::service::PolicyLayer;
 use crate::policy::{RateLimit, RetryPolicy};
+use crate::request::PolicyLayer;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,37 +105,5 @@ impl std::fmt::Debug for SessionOptions {
             .field("rate_limit", &self.rate_limit)
             .field("layers", &self.layers.len())
             .finish_non_exhaustive()
-    }
-}
-
-/// Options for one request.
-#[derive(Debug, Clone, Default)]
-pub struct RequestOptions {
-    /// Overrides the session's request timeout.
-    pub timeout: Option<Duration>,
-    /// Receives `notifications/progress` for this request; a progress token is attached.
-    pub progress: Option<mpsc::UnboundedSender<Progress>>,
-    /// Whether each progress notification restarts the timeout (up to the hard maximum).
-    pub progress_extends_timeout: bool,
-    /// No retry of this request starts at or past this instant.
-    pub deadline: Option<Instant>,
-}
-
-impl RequestOptions {
-    /// Options with this timeout.
-    pub fn with_timeout(timeout: Duration) -> Self {
-        Self {
-            timeout: Some(timeout),
-            ..Self::default()
-        }
-    }
-
-    /// Options that report progress to `sender` and let it extend the timeout.
-    pub fn with_progress(sender: mpsc::UnboundedSender<Progress>) -> Self {
-        Self {
-            progress: Some(sender),
-            progress_extends_timeout: true,
-            ..Self::default()
-        }
     }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::columns::{self, Layout};
 use crate::style::Style;
-use mcpdisco::capability::signature::{
+use mcpdisco_capability::signature::{
     PromptView, ToolView, prompt_signature, shorten, text_or, tool_signature,
 };
 

@@ -60,7 +60,7 @@ pub async fn serve(
         auth: crate::login::stored_context(),
         gate: options
             .hide_changed_tools
-            .map(mcpdisco::capability::pins::hide_changed),
+            .map(mcpdisco::approval::pins::hide_changed),
         ..SupervisorOptions::default()
     };
     let gateway = Gateway::new(

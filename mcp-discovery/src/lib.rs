@@ -51,7 +51,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod cache;
-pub mod capability;
+pub mod approval;
 pub mod catalog;
 mod clock;
 pub mod config;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::types::{Field, TypeExpr};
+use mcpdisco_capability::types::{Field, TypeExpr};
 use mcpdisco_client::session::{RequestOptions, Session};
 
 /// How long an introspection call may take.

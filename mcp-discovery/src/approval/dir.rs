@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::manifest::Manifest;
+use mcpdisco_capability::Manifest;
 
 /// Which forms `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -358,7 +358,7 @@ mod tests {
         let manifests: Vec<Manifest> = ["list_issues", "create_issue", "../escape"]
             .iter()
             .filter_map(|name| {
-                Manifest::of(
+                crate::approval::manifest_of(
                     &server,
                     &RawJson::from_value(&json!({"name": name, "inputSchema": {"type": "object"}})),
                 )

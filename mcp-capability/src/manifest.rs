@@ -4,13 +4,10 @@
 //! the pins are computed from. Every text that came from the server or the
 //! config passes through the server's masker.
 
-use mcpdisco_protocol::RawJson;
-use mcpdisco_protocol::raw::ToolView;
 use serde_json::{Value, json};
 
-use super::infer;
-use super::types::{TypeExpr, write_string};
-use crate::config::ServerConfig;
+use crate::infer;
+use crate::types::{TypeExpr, write_string};
 
 /// The version given to a manifest made from discovery.
 pub const MANIFEST_VERSION: &str = "1.0.0";
@@ -65,14 +62,12 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// The manifest of `tool` (as listed by `server`); `None` for an item
-    /// that has no name.
-    pub fn of(server: &ServerConfig, tool: &RawJson) -> Option<Manifest> {
-        let masker = server.masker();
-        let view = ToolView::of(tool);
-        let name = view.name()?.into_owned();
-        let mut definition = tool.to_value().ok()?;
-        masker.mask_value(&mut definition);
+    /// The manifest of `tool` (as listed by the server named `server`,
+    /// reached through `provider`); `None` for an item that has no name.
+    /// `tool` is taken as it is: mask what it may carry first.
+    pub fn of(server: &str, provider: Provider, tool: &Value) -> Option<Manifest> {
+        let name = tool.get("name")?.as_str()?.to_owned();
+        let definition = tool.clone();
         let description = definition
             .get("description")
             .and_then(Value::as_str)
@@ -87,29 +82,10 @@ impl Manifest {
                 .and_then(|a| a.get(key))
                 .and_then(Value::as_bool)
         };
-        let shown = server.redacted();
-        let provider = match shown.get("transport").and_then(Value::as_str) {
-            Some("http") => Provider::Http {
-                url: shown["url"].as_str().unwrap_or_default().to_owned(),
-            },
-            Some("stdio") => Provider::Stdio {
-                command: shown["command"].as_str().unwrap_or_default().to_owned(),
-                args: shown["args"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect(),
-            },
-            other => Provider::Other {
-                transport: other.unwrap_or("custom").to_owned(),
-            },
-        };
         Some(Manifest {
-            id: format!("mcp.{}.{}", keyword_part(&server.name), keyword_part(&name)),
-            server: server.name.clone(),
-            domains: infer::infer_domains(&server.name, &name),
+            id: format!("mcp.{}.{}", keyword_part(server), keyword_part(&name)),
+            server: server.to_owned(),
+            domains: infer::infer_domains(server, &name),
             categories: infer::infer_category_with(
                 &name,
                 hint("readOnlyHint"),
@@ -228,17 +204,18 @@ fn write_strings(out: &mut String, items: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ServerConfig;
 
-    fn tool(value: Value) -> RawJson {
-        RawJson::from_value(&value)
+    fn tool(value: Value) -> Value {
+        value
     }
 
     #[test]
     fn the_issue_example() {
-        let server = ServerConfig::http("github", "https://api.github.com/mcp");
         let manifest = Manifest::of(
-            &server,
+            "github",
+            Provider::Http {
+                url: "https://api.github.com/mcp".into(),
+            },
             &tool(json!({
                 "name": "list_issues",
                 "description": "List issues in a GitHub repository",
@@ -259,15 +236,14 @@ mod tests {
     }
 
     #[test]
-    fn stdio_provider_is_masked_and_strings_escaped() {
-        let server = ServerConfig::stdio(
-            "fs",
-            "npx",
-            ["-y", "server-fs", "--token", "sk-live-0123456789abcdef"],
-            "/",
-        );
+    fn stdio_provider_and_strings_are_escaped() {
+        let provider = Provider::Stdio {
+            command: "npx".into(),
+            args: ["-y", "server-fs", "--token", "***"].map(String::from).to_vec(),
+        };
         let manifest = Manifest::of(
-            &server,
+            "fs",
+            provider.clone(),
             &tool(json!({"name": "read \"file\"", "description": "line one\nline two"})),
         )
         .unwrap();
@@ -285,7 +261,6 @@ mod tests {
             "{rtfs}"
         );
         assert!(rtfs.contains(":tool-name \"read \\\"file\\\"\""), "{rtfs}");
-        assert!(!rtfs.contains("sk-live"));
-        assert!(Manifest::of(&server, &tool(json!({"description": "no name"}))).is_none());
+        assert!(Manifest::of("fs", provider, &tool(json!({"description": "no name"}))).is_none());
     }
 }

@@ -8,7 +8,7 @@ use mcpdisco::cache::{Cache, CacheMode};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::config::ServerConfig;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
+use mcpdisco_gateway::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use serde_json::json;
 

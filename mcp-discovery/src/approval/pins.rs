@@ -283,36 +283,6 @@ impl PinStore {
     }
 }
 
-/// The supervisor policy that hides the tools of a pinned server that
-/// changed since approval, or that were never approved (a new tool, or a
-/// renamed one), until they are approved: the lock file at `lock` is read
-/// at every re-listing, so a re-approval takes effect at the server's next
-/// listing (a `list_changed` or a restart). A server without pins, or a
-/// lock file that cannot be read, hides nothing (a warning is logged for
-/// the latter).
-pub fn hide_changed(lock: PathBuf) -> crate::supervisor::ItemGate {
-    let store = PinStore::new(lock);
-    std::sync::Arc::new(move |server: &ServerConfig, mut report: ServerReport| {
-        let pins = match store.load_lock_file() {
-            Ok(pins) => pins,
-            Err(error) => {
-                tracing::warn!(%error, "cannot read the pins; nothing is hidden");
-                return report;
-            }
-        };
-        let changed = tools_not_as_approved(&pins, server, &report);
-        if !changed.is_empty() {
-            tracing::warn!(server = %server.name, tools = ?changed, "hiding tools not as approved");
-            report.items_retain(mcpdisco_client::session::ListKind::Tools, |tool| {
-                mcpdisco_protocol::raw::ToolView::of(tool)
-                    .name()
-                    .is_none_or(|name| !changed.iter().any(|c| *c == name))
-            });
-        }
-        report
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,7 +311,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_lock_file_round_trips_and_the_gate_hides_what_changed() {
+    async fn the_lock_file_round_trips_and_a_changed_tool_is_not_as_approved() {
         let server = ServerConfig::http("s", "http://127.0.0.1:1/mcp");
         let search = json!({"name": "search", "description": "Search the web"});
         let fetch = json!({"name": "fetch", "description": "Fetch a page"});
@@ -364,20 +334,12 @@ mod tests {
         let (loaded, warnings) = store.load().await.unwrap();
         assert!(warnings.is_empty());
         assert_eq!(loaded.servers, pins.servers);
-        // The gateway policy hides the changed tool, and only it.
-        let gate = hide_changed(store.lock().to_owned());
+        // Only the changed tool is not as approved.
         let rugged = json!({"name": "search", "description": "Search the web, and more"});
-        let gated = gate(&server, report(vec![rugged, fetch]));
-        let names: Vec<String> = gated
-            .tools
-            .iter()
-            .filter_map(|t| {
-                mcpdisco_protocol::raw::ToolView::of(t)
-                    .name()
-                    .map(|n| n.into_owned())
-            })
-            .collect();
-        assert_eq!(names, vec!["fetch"]);
+        assert_eq!(
+            tools_not_as_approved(&loaded, &server, &report(vec![rugged, fetch])),
+            ["search"]
+        );
         assert_eq!(
             unpin_tool_stem(&mut loaded.clone(), &server, "fetch").as_deref(),
             Some("tool:fetch")

@@ -4,7 +4,7 @@
 //! One server's failure (a spawn error, a crash, a hang, garbage output, an
 //! oversized message) never delays the others beyond its own deadline. After
 //! discovery the sessions are closed and their processes reaped; a
-//! [`Supervisor`](crate::supervisor::Supervisor) keeps them open instead.
+//! supervisor (`mcpdisco-gateway`) keeps them open instead.
 //!
 //! ```no_run
 //! # async fn demo(servers: Vec<mcpdisco::config::ServerConfig>) {
@@ -37,7 +37,7 @@ use crate::clock::{millis, now_ms};
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{ConnectContext, Connectors, StopGraces};
 use mcpdisco_client::session::{Session, SessionOptions};
-pub(crate) use probe::describe;
+pub use probe::describe;
 use probe::{ProbeSettings, probe};
 
 /// The default number of servers discovered at once: measured (`cargo

@@ -176,7 +176,7 @@ async fn run(
 /// A `list_changed` that arrives while listing (server-everything sends one
 /// right after `initialized`) means the lists may predate the change: they
 /// are taken once more. The flag says whether the lists changed again even then.
-pub(crate) async fn describe(session: &Session) -> Result<(ServerReport, bool), SessionError> {
+pub async fn describe(session: &Session) -> Result<(ServerReport, bool), SessionError> {
     let mut notifications = session.notifications();
     let mut report = list_everything(session).await?;
     if !drain_list_changes(&mut notifications) {

@@ -10,8 +10,8 @@ use mcpdisco_transport::{MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::config::{Filter, Filters};
-use crate::connect::MemoryConnector;
+use mcpdisco::config::{Filter, Filters};
+use mcpdisco::connect::MemoryConnector;
 
 /// How a fake backend behaves; shared with the test, which changes it.
 #[derive(Default)]
@@ -132,7 +132,7 @@ fn supervised(script: &Arc<Script>, filters: Filters) -> Supervisor {
     );
     let mut server = ServerConfig::new(
         "fake",
-        crate::config::Launch::Custom {
+        mcpdisco::config::Launch::Custom {
             transport: "fake".into(),
             settings: serde_json::Map::new(),
         },

@@ -21,6 +21,7 @@
 //!   again after every `list_changed` and every restart, and shared as an
 //!   `Arc` indexed by name.
 
+mod gate;
 pub mod state;
 
 use std::collections::{BTreeMap, HashMap};
@@ -36,13 +37,14 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+pub use gate::{ItemGate, hide_changed};
 pub use state::{Health, Status};
 
-use crate::catalog::{Catalog, DEFAULT_SEPARATOR};
-use crate::config::ServerConfig;
-use crate::connect::{ConnectContext, Connectors, StopGraces, options_for};
-use crate::discovery::describe;
-use crate::report::ServerReport;
+use mcpdisco::catalog::{Catalog, DEFAULT_SEPARATOR};
+use mcpdisco::config::ServerConfig;
+use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, options_for};
+use mcpdisco::discovery::describe;
+use mcpdisco::report::ServerReport;
 use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError, SessionOptions};
 
 /// Makes the [`ClientHandler`](mcpdisco_client::session::ClientHandler) of each
@@ -76,14 +78,11 @@ pub struct SupervisorOptions {
     /// Tokens for HTTP servers that need authorization.
     pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// A policy that hides items after the config's filters (such as
-    /// [`crate::capability::pins::hide_changed`]): hidden items are neither
+    /// [`mcpdisco::approval::pins::hide_changed`]): hidden items are neither
     /// listed nor routed.
     pub gate: Option<ItemGate>,
 }
 
-/// Hides items of a server's report (applied after its filters, at every
-/// re-listing).
-pub type ItemGate = Arc<dyn Fn(&ServerConfig, ServerReport) -> ServerReport + Send + Sync>;
 
 impl Default for SupervisorOptions {
     fn default() -> Self {
@@ -219,7 +218,7 @@ impl Supervisor {
         let (events, _) = broadcast::channel(1024);
         let needs_http = servers
             .iter()
-            .any(|s| matches!(s.launch, crate::config::Launch::Http { .. }));
+            .any(|s| matches!(s.launch, mcpdisco::config::Launch::Http { .. }));
         let http = match &options.http {
             Some(client) => Some(client.clone()),
             None if needs_http => HttpClient::shared().ok(),
@@ -433,7 +432,7 @@ impl Supervisor {
         let separator = &self.inner.options.separator;
         self.inner.units.values().find_map(|unit| {
             let own = qualified_name
-                .strip_prefix(&crate::catalog::namespace_of(&unit.config.name))?
+                .strip_prefix(&mcpdisco::catalog::namespace_of(&unit.config.name))?
                 .strip_prefix(separator.as_str())?;
             let filter = unit.config.filters.of(kind);
             (!filter.allows(own)).then(|| SupervisorError::Hidden {

@@ -28,7 +28,7 @@ use tokio::task::AbortHandle;
 
 use super::Shared;
 use super::requests;
-use crate::catalog::Catalog;
+use mcpdisco::catalog::Catalog;
 use crate::supervisor::SupervisorEvent;
 use mcpdisco_client::session::ListKind;
 

@@ -2,7 +2,7 @@
 //! gateway serves, and the way back from a served name or URI to its server.
 //!
 //! - Tools and prompts are served under their catalog names
-//!   (`<server>__<name>`, made safe for models; see [`crate::catalog`]).
+//!   (`<server>__<name>`, made safe for models; see [`mcpdisco::catalog`]).
 //! - Resources and templates keep their URIs, so clients can read them as
 //!   they are. A URI that more than one server offers stays plain for the
 //!   first server in name order; the others serve it as
@@ -18,7 +18,7 @@ use std::sync::Arc;
 use mcpdisco_protocol::{JsonView, ResourceView};
 use serde_json::Value;
 
-use crate::catalog::{Catalog, CatalogEntry, namespace_of};
+use mcpdisco::catalog::{Catalog, CatalogEntry, namespace_of};
 use mcpdisco_client::session::ListKind;
 
 /// The scheme of URIs the gateway had to qualify with their server.
@@ -185,7 +185,7 @@ fn served_uris(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ServerReport, ServerStatus};
+    use mcpdisco::report::{ServerReport, ServerStatus};
     use serde_json::json;
 
     fn server(name: &str, tools: &[&str], resources: &[&str], templates: &[&str]) -> ServerReport {

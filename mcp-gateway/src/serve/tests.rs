@@ -13,8 +13,8 @@ use mcpdisco_transport::{MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::config::{Launch, ServerConfig};
-use crate::connect::{Connectors, MemoryConnector};
+use mcpdisco::config::{Launch, ServerConfig};
+use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco_client::session::{EraPreference, SessionOptions};
 
 /// What the scripted server saw.

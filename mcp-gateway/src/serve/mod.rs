@@ -13,7 +13,7 @@
 //!   `resources/templates/list`): every ready server's items, filters
 //!   applied, paginated (`page_size` per page). Tools and prompts carry
 //!   their catalog names (`<server>__<name>`, at most 64 characters of
-//!   `[a-zA-Z0-9_-]`, see [`crate::catalog`]); resource URIs are kept, and
+//!   `[a-zA-Z0-9_-]`, see [`mcpdisco::catalog`]); resource URIs are kept, and
 //!   map back to their server ([`listing`]).
 //! - **Calls** (`tools/call`, `resources/read`, `prompts/get`) go through
 //!   the supervisor: a server that is down is waited for, a call that was
@@ -51,7 +51,7 @@ use mcpdisco_transport::sync::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 
-use crate::config::ServerConfig;
+use mcpdisco::config::ServerConfig;
 use crate::supervisor::{Supervisor, SupervisorOptions};
 use bridge::Bridge;
 use input::{Inputs, RunningCall};

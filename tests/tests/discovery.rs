@@ -376,12 +376,12 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
         Some("tool_0999")
     );
     assert_eq!(session.rate_limit_waits(), 0, "a page waited for a token");
-    // Operations still take tokens: the bucket (burst 20, one taken by the
-    // handshake) makes the twentieth call in a row wait.
-    for _ in 0..20 {
+    // Operations still take tokens: forty in a row outrun the bucket
+    // (a burst of 20, refilled at 10 per second).
+    for _ in 0..40 {
         session.ping().await.unwrap();
     }
-    assert_eq!(session.rate_limit_waits(), 1);
+    assert!(session.rate_limit_waits() >= 1, "operations are limited");
     session.close().await.unwrap();
 
     // The same server discovered whole, under the default options.

@@ -3,15 +3,17 @@
 //! operation a user asked for: a whole discovery of the server (the
 //! handshake and every page of every list), one `tools/call`, one
 //! `resources/read`, one `prompts/get`. An operation waits for its token;
-//! none is refused. The handshake takes the discovery's token when one is
-//! there and never waits for it, and the pages of a listing take none, so a
+//! none is refused. The session's first handshake request takes the
+//! discovery's token when one is there and never waits for it (a legacy
+//! fallback after the probe, or a renewed session, takes none), and the
+//! pages of a listing take none, so a
 //! server that lists in many pages is discovered as fast as with no limit.
 //! The bucket runs on tokio's clock, so it can be tested on the paused clock.
 
 use std::num::NonZeroU32;
 use std::ops::Add;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -109,6 +111,7 @@ type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<T
 pub struct RateLimitLayer {
     limiter: Arc<Limiter>,
     waits: Arc<AtomicU64>,
+    discovery_charged: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for RateLimitLayer {
@@ -123,6 +126,7 @@ impl RateLimitLayer {
         Self {
             limiter: Arc::new(RateLimiter::direct_with_clock(limit.quota(), TokioClock)),
             waits: Arc::new(AtomicU64::new(0)),
+            discovery_charged: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -145,6 +149,7 @@ impl<S> Layer<S> for RateLimitLayer {
             inner,
             limiter: Arc::clone(&self.limiter),
             waits: Arc::clone(&self.waits),
+            discovery_charged: Arc::clone(&self.discovery_charged),
         }
     }
 }
@@ -156,6 +161,7 @@ pub struct RateLimited<S> {
     inner: S,
     limiter: Arc<Limiter>,
     waits: Arc<AtomicU64>,
+    discovery_charged: Arc<AtomicBool>,
 }
 
 impl<S> Service<McpRequest> for RateLimited<S>
@@ -176,8 +182,11 @@ where
         match request.kind {
             RequestKind::Listing => return Box::pin(inner.oneshot(request)),
             RequestKind::Handshake => {
-                // The discovery's token: counted when there, never waited for.
-                let _ = self.limiter.check();
+                // The discovery's token, at the first handshake request:
+                // counted when there, never waited for.
+                if !self.discovery_charged.swap(true, Ordering::Relaxed) {
+                    let _ = self.limiter.check();
+                }
                 return Box::pin(inner.oneshot(request));
             }
             RequestKind::Operation => {}
@@ -247,6 +256,8 @@ mod tests {
         for _ in 0..100 {
             service.clone().oneshot(page()).await.unwrap();
         }
+        // A second handshake request (a legacy fallback) takes no token.
+        service.clone().oneshot(handshake()).await.unwrap();
         // Operations drain the bucket; pages and a renewed handshake still go at once.
         for _ in 0..19 {
             service.clone().oneshot(ping()).await.unwrap();
@@ -257,7 +268,7 @@ mod tests {
         }
         assert_eq!(started.elapsed(), Duration::ZERO);
         assert_eq!(layer.waits(), 0);
-        assert_eq!(inner.count.load(std::sync::atomic::Ordering::SeqCst), 221);
+        assert_eq!(inner.count.load(std::sync::atomic::Ordering::SeqCst), 222);
         // The handshake took the discovery's token: the burst is spent.
         service.clone().oneshot(ping()).await.unwrap();
         assert_eq!(layer.waits(), 1);

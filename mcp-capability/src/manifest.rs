@@ -239,7 +239,9 @@ mod tests {
     fn stdio_provider_and_strings_are_escaped() {
         let provider = Provider::Stdio {
             command: "npx".into(),
-            args: ["-y", "server-fs", "--token", "***"].map(String::from).to_vec(),
+            args: ["-y", "server-fs", "--token", "***"]
+                .map(String::from)
+                .to_vec(),
         };
         let manifest = Manifest::of(
             "fs",

@@ -171,10 +171,12 @@ pub fn server_key(identity: &Value) -> String {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
 }
 
 /// Why a lock file's text could not be read.
@@ -427,7 +429,12 @@ mod tests {
         assert!(pins.check(&other, &tools(vec![])).is_empty());
         let again = PinFile::from_bytes(&pins.to_bytes(), "test").unwrap();
         assert_eq!(again.servers, pins.servers);
-        assert!(PinFile::from_bytes(b"{", "lock").unwrap_err().to_string().starts_with("lock: "));
+        assert!(
+            PinFile::from_bytes(b"{", "lock")
+                .unwrap_err()
+                .to_string()
+                .starts_with("lock: ")
+        );
         assert!(pins.unpin(&server, "tool:fetch"));
         assert!(!pins.unpin(&server, "tool:fetch"));
         assert_eq!(pins.keys(&server).count(), 2);

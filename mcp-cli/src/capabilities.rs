@@ -252,8 +252,8 @@ pub async fn approve(
     let lock = lock_path(global, loaded);
     let mut pins = load_pins(global, &lock).await?;
     let stems: Vec<String> = chosen.iter().map(|c| c.tool.clone()).collect();
-    let mut keys = pin_rules::pin_tools(&mut pins, server, server_report, &stems)
-        .map_err(|missing| {
+    let mut keys =
+        pin_rules::pin_tools(&mut pins, server, server_report, &stems).map_err(|missing| {
             UsageError::Capabilities(format!(
                 "cannot approve '{server_name}': it no longer offers {} (export again to review \
                  what it offers now). Nothing was approved or pinned.",

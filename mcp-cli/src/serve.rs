@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
 use mcpdisco::secret::SecretString;
+use mcpdisco_client::session::SessionOptions;
+use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
 use mcpdisco_gateway::server::http::{HttpServer, HttpServerOptions};
 use mcpdisco_gateway::server::stdio::StdioServer;
 use mcpdisco_gateway::supervisor::SupervisorOptions;
-use mcpdisco_client::session::SessionOptions;
 
 use crate::load::{Loaded, UsageError};
 

@@ -48,8 +48,8 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod cache;
 pub mod approval;
+pub mod cache;
 pub mod catalog;
 mod clock;
 pub mod config;
@@ -67,7 +67,6 @@ pub use mcpdisco_transport::secret;
 
 /// The poison-tolerant locks of the workspace ([`mcpdisco_transport::sync`]).
 pub use mcpdisco_transport::sync;
-
 
 /// The wire trace ([`mcpdisco_transport::trace`]).
 pub use mcpdisco_transport::trace;

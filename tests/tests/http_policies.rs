@@ -1,6 +1,6 @@
 //! The request policies and the Streamable HTTP state machine against local
 //! servers that misbehave the way real deployments do: rate limits and
-//! outages that pass, a server that starts late, a connection dropped after
+//! outages that pass, a refused connection (not retried), a connection dropped after
 //! a tool call, a login page, a body that is not JSON, a session that
 //! expires under concurrent requests, a session id that cannot be sent back,
 //! and a response stream that breaks and cannot be resumed.
@@ -14,7 +14,7 @@ use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::connect;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
-use mcpdisco_transport::Delivery;
+use mcpdisco_transport::{Delivery, TransportError};
 use serde_json::json;
 
 /// Legacy only, so the probe does not muddle the counts.
@@ -83,26 +83,24 @@ async fn a_passing_outage_is_retried() {
 }
 
 #[tokio::test]
-async fn a_server_that_starts_listening_late_is_reached() {
+async fn a_refused_connection_fails_at_once_with_its_cause() {
+    // Nobody listens: waiting does not bring a server, so the request is
+    // not retried (a server that starts later is the supervisor's business).
     let port = mcp_tests::tools::free_ports::<1>().unwrap()[0];
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let late = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-            .await
-            .unwrap();
-        ScriptedServer::serve(
-            listener,
-            port,
-            Arc::new(|request: &SeenRequest, _| legacy_answer(request, "s1")),
-        )
-    });
-    let started = Instant::now();
-    let session = connect_to(&url, &legacy()).await.unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(1500));
-    let server = late.await.unwrap();
-    assert_eq!(server.count("initialize"), 1);
-    session.close().await.unwrap();
+    let error = connect_to(&url, &legacy()).await.unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            mcpdisco_client::session::ErrorKind::Transport(TransportError::Connect {
+                cause: mcpdisco_transport::ConnectCause::Refused,
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("connection refused"), "{error}");
+    assert_eq!(error.delivery(), Delivery::NotSent);
 }
 
 #[tokio::test]

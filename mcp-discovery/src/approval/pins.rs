@@ -7,8 +7,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use mcpdisco_capability::pins::{self, ItemCheck, ItemKind, PinFile, PinFileError, PinScope};
 use mcpdisco_capability::PinStatus;
+use mcpdisco_capability::pins::{self, ItemCheck, ItemKind, PinFile, PinFileError, PinScope};
 use serde_json::Value;
 
 use super::dir::{file_stem, write_atomically};
@@ -349,6 +349,13 @@ mod tests {
         assert!(missing.load().await.unwrap().0.servers.is_empty());
         std::fs::write(dir.path().join("bad.json"), "{").unwrap();
         let broken = PinStore::new(dir.path().join("bad.json"));
-        assert!(broken.load().await.unwrap_err().to_string().contains("bad.json"));
+        assert!(
+            broken
+                .load()
+                .await
+                .unwrap_err()
+                .to_string()
+                .contains("bad.json")
+        );
     }
 }

@@ -28,8 +28,8 @@ use tokio::task::AbortHandle;
 
 use super::Shared;
 use super::requests;
-use mcpdisco::catalog::Catalog;
 use crate::supervisor::SupervisorEvent;
+use mcpdisco::catalog::Catalog;
 use mcpdisco_client::session::ListKind;
 
 /// The most requests one client may have in progress; more are refused.

@@ -51,11 +51,11 @@ use mcpdisco_transport::sync::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 
-use mcpdisco::config::ServerConfig;
 use crate::supervisor::{Supervisor, SupervisorOptions};
 use bridge::Bridge;
 use input::{Inputs, RunningCall};
 use listing::{Listing, ResourceRoute};
+use mcpdisco::config::ServerConfig;
 
 /// How the gateway serves its clients.
 #[derive(Debug, Clone)]

@@ -41,4 +41,3 @@ pub fn hide_changed(lock: PathBuf) -> ItemGate {
         report
     })
 }
-

@@ -83,7 +83,6 @@ pub struct SupervisorOptions {
     pub gate: Option<ItemGate>,
 }
 
-
 impl Default for SupervisorOptions {
     fn default() -> Self {
         Self {

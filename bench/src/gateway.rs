@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 

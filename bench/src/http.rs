@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;

@@ -3,14 +3,12 @@
 //! approved tool changing afterwards (`discover --verify-pins`).
 
 use std::path::{Path, PathBuf};
-
-use mcpdisco::cache::CacheStore as _;
 use std::process::ExitCode;
 
-use mcpdisco::capability::{
-    CapabilityDir, Formats, ItemCheck, Manifest, PinFile, PinStatus, Stage,
-};
+use mcpdisco::approval::pins::{self as pin_rules, PinStore};
+use mcpdisco::approval::{CapabilityDir, Formats, Stage};
 use mcpdisco::discovery::{DiscoveryReport, ServerStatus};
+use mcpdisco_capability::{ItemCheck, PinFile, PinStatus};
 use serde_json::{Value, json};
 
 use crate::cli::{ExportFormat, GlobalOptions};
@@ -22,46 +20,35 @@ use crate::render::printable_str as printable;
 pub fn lock_path(global: &GlobalOptions, loaded: &Loaded) -> PathBuf {
     match (&global.lock, loaded.files.first()) {
         (Some(path), _) => path.clone(),
-        (None, Some(config)) => PinFile::path_beside(config),
-        (None, None) => PathBuf::from(mcpdisco::capability::pins::LOCK_FILE),
+        (None, Some(config)) => PinStore::path_beside(config),
+        (None, None) => PathBuf::from(pin_rules::LOCK_FILE),
     }
 }
 
-/// The key of the pins in a shared Redis cache (after the prefix).
-const SHARED_PINS: &str = "pins";
-/// How long the shared pins may take to read or write.
-const SHARED_PINS_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// The shared store of `--cache redis://…`, if one is given.
-fn shared_pins_store(global: &GlobalOptions) -> Option<mcpdisco::cache::RedisStore> {
-    let url = global.cache_url.as_deref().filter(|_| !global.no_cache)?;
-    mcpdisco::cache::RedisStore::open(url, global.cache_prefix.clone()).ok()
+/// Where the pins live: the lock file, and with `--cache redis://…` the
+/// fleet's shared copy (`<prefix>pins`).
+pub fn pin_store(global: &GlobalOptions, lock: &Path) -> PinStore {
+    let store = PinStore::new(lock);
+    match global.cache_url.as_deref().filter(|_| !global.no_cache) {
+        Some(url) => match mcpdisco::cache::RedisStore::open(url, global.cache_prefix.clone()) {
+            Ok(shared) => store.with_shared(shared),
+            Err(_) => store,
+        },
+        None => store,
+    }
 }
 
-/// The pins: with `--cache redis://…` the fleet's shared copy
-/// (`<prefix>pins`), else (or when Redis has none or cannot be reached,
-/// with a warning) the lock file.
+/// The pins (the shared copy first, when there is one); what was passed
+/// over is a warning.
 pub async fn load_pins(global: &GlobalOptions, lock: &Path) -> Result<PinFile, UsageError> {
-    if let Some(store) = shared_pins_store(global) {
-        match tokio::time::timeout(SHARED_PINS_LIMIT, store.get_document(SHARED_PINS)).await {
-            Ok(Ok(Some(bytes))) => {
-                return PinFile::from_bytes(&bytes, &format!("{} pins", store.describe()))
-                    .map_err(|e| UsageError::Capabilities(e.to_string()));
-            }
-            Ok(Ok(None)) => {}
-            Ok(Err(error)) => eprintln!(
-                "warning: shared pins unavailable ({error}); using {}",
-                lock.display()
-            ),
-            Err(_) => eprintln!(
-                "warning: shared pins unavailable ({}: no answer within {} s); using {}",
-                store.describe(),
-                SHARED_PINS_LIMIT.as_secs(),
-                lock.display()
-            ),
-        }
+    let (pins, warnings) = pin_store(global, lock)
+        .load()
+        .await
+        .map_err(|e| UsageError::Capabilities(e.to_string()))?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
     }
-    PinFile::load(lock).map_err(|e| io_error("cannot read", lock, e))
+    Ok(pins)
 }
 
 /// Writes the pins to the lock file and, with `--cache redis://…`, to the
@@ -71,25 +58,12 @@ pub async fn save_pins(
     lock: &Path,
     pins: &PinFile,
 ) -> Result<(), UsageError> {
-    pins.save(lock)
-        .map_err(|e| io_error("cannot write", lock, e))?;
-    if let Some(store) = shared_pins_store(global) {
-        let bytes = pins
-            .to_bytes()
-            .map_err(|e| io_error("cannot encode", lock, e))?;
-        match tokio::time::timeout(SHARED_PINS_LIMIT, store.put_document(SHARED_PINS, &bytes)).await
-        {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => eprintln!(
-                "warning: the shared pins were not updated ({error}); {} has them",
-                lock.display()
-            ),
-            Err(_) => eprintln!(
-                "warning: the shared pins were not updated ({}: no answer); {} has them",
-                store.describe(),
-                lock.display()
-            ),
-        }
+    let warnings = pin_store(global, lock)
+        .save(pins)
+        .await
+        .map_err(|e| UsageError::Capabilities(e.to_string()))?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
     }
     Ok(())
 }
@@ -113,7 +87,7 @@ pub fn export(
             continue;
         };
         for tool in &server_report.tools {
-            let Some(mut manifest) = Manifest::of(server, tool) else {
+            let Some(mut manifest) = mcpdisco::approval::manifest_of(server, tool) else {
                 continue;
             };
             if manifest.output.is_none() {
@@ -156,18 +130,18 @@ pub fn export(
 }
 
 /// Output types learnt by calling tools, by (server, tool).
-pub type Outputs = std::collections::HashMap<(String, String), mcpdisco::capability::TypeExpr>;
+pub type Outputs = std::collections::HashMap<(String, String), mcpdisco_capability::TypeExpr>;
 
 /// `--introspect-output`: each eligible tool (read-only, not destructive, no
 /// output schema) of each ready server called once; failures leave the type
 /// unknown.
 pub async fn introspect_outputs(
     global: &GlobalOptions,
-    session: &mcpdisco::session::SessionOptions,
+    session: &mcpdisco_client::session::SessionOptions,
     loaded: &Loaded,
     report: &DiscoveryReport,
 ) -> Outputs {
-    use mcpdisco::capability::introspect;
+    use mcpdisco::approval::introspect;
     let mut outputs = Outputs::new();
     for server_report in report
         .servers
@@ -278,9 +252,8 @@ pub async fn approve(
     let lock = lock_path(global, loaded);
     let mut pins = load_pins(global, &lock).await?;
     let stems: Vec<String> = chosen.iter().map(|c| c.tool.clone()).collect();
-    let mut keys = pins
-        .pin_tools(server, server_report, &stems)
-        .map_err(|missing| {
+    let mut keys =
+        pin_rules::pin_tools(&mut pins, server, server_report, &stems).map_err(|missing| {
             UsageError::Capabilities(format!(
                 "cannot approve '{server_name}': it no longer offers {} (export again to review \
                  what it offers now). Nothing was approved or pinned.",
@@ -292,7 +265,10 @@ pub async fn approve(
             ))
         })?;
     if tools.is_empty() {
-        keys.extend(pins.pin_others(server, server_report));
+        keys.extend(pins.pin_others(
+            &pin_rules::scope_of(server),
+            &pin_rules::items_of(server_report),
+        ));
     }
     let moved = capabilities
         .approve(server_name, tools)
@@ -319,10 +295,10 @@ pub async fn revoke(
     let mut pins = load_pins(global, &lock).await?;
     let mut keys: Vec<String> = moved
         .iter()
-        .filter_map(|entry| pins.unpin_tool_stem(server, &entry.tool))
+        .filter_map(|entry| pin_rules::unpin_tool_stem(&mut pins, server, &entry.tool))
         .collect();
     if tools.is_empty() {
-        keys.extend(pins.unpin_others(server));
+        keys.extend(pins.unpin_others(&pin_rules::scope_of(server)));
     }
     save_pins(global, &lock, &pins).await?;
     if moved.is_empty() {
@@ -370,7 +346,7 @@ fn report_moved(
     global: &GlobalOptions,
     verb: &str,
     server_name: &str,
-    moved: &[mcpdisco::capability::approval::Listed],
+    moved: &[mcpdisco::approval::Listed],
     keys: &[String],
     lock: &Path,
 ) {
@@ -399,7 +375,7 @@ pub fn checks(
         .filter(|r| r.status == ServerStatus::Ready)
         .filter_map(|r| {
             let server = loaded.servers.iter().find(|s| s.name == r.name)?;
-            let checks = pins.check(server, r);
+            let checks = pin_rules::check(pins, server, r);
             (!checks.is_empty()).then(|| (r.name.clone(), checks))
         })
         .collect()

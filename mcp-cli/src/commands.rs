@@ -10,9 +10,9 @@ use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, connect_with};
 use mcpdisco::discovery::{self, DiscoveryOptions, DiscoveryReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::DoctorOptions;
-use mcpdisco::policy::{RateLimit, RetryPolicy};
-use mcpdisco::session::{ListKind, SessionError, SessionOptions};
 use mcpdisco::trace::{JsonLinesTrace, Tracer};
+use mcpdisco_client::policy::{RateLimit, RetryPolicy};
+use mcpdisco_client::session::{ListKind, SessionError, SessionOptions};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -629,7 +629,7 @@ pub(crate) async fn connect_to(
     global: &GlobalOptions,
     session: &SessionOptions,
     server: &ServerConfig,
-) -> Result<mcpdisco::session::Session, SessionError> {
+) -> Result<mcpdisco_client::session::Session, SessionError> {
     let deadline = server.timeout.unwrap_or_else(|| deadline(global));
     let mut session_options = session.clone();
     session_options.deadline = Some(tokio::time::Instant::now() + deadline);
@@ -650,7 +650,7 @@ pub(crate) async fn connect_to(
         Err(_) => Err(SessionError::new(
             &server.name,
             "connect",
-            mcpdisco::session::ErrorKind::Timeout { after: deadline },
+            mcpdisco_client::session::ErrorKind::Timeout { after: deadline },
         )),
     }
 }

@@ -6,13 +6,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpdisco::auth::{
-    AuthContext, AuthStatus, FileTokenStore, LoopbackBrowser, TokenStore, canonical_resource,
-};
 use mcpdisco::config::{Launch, ServerConfig};
 use mcpdisco::connect::{ConnectContext, Connectors, connect_with};
 use mcpdisco::secret::redact_url;
-use mcpdisco::session::{ListKind, SessionOptions};
+use mcpdisco_client::auth::{
+    AuthContext, AuthStatus, FileTokenStore, LoopbackBrowser, TokenStore, canonical_resource,
+};
+use mcpdisco_client::session::{ListKind, SessionOptions};
 use serde_json::json;
 
 use crate::cli::GlobalOptions;
@@ -57,7 +57,7 @@ pub async fn login(
 ) -> Result<ExitCode, UsageError> {
     let resource = resource_of(server)?;
     let store = Arc::new(store()?);
-    let started = mcpdisco::auth::now_secs();
+    let started = mcpdisco_client::auth::now_secs();
     let name = server.name.clone();
     let open = Arc::new(move |url: &url::Url| {
         if !no_browser && webbrowser::open(url.as_str()).is_ok() {
@@ -202,7 +202,7 @@ fn scopes_text(status: &AuthStatus) -> String {
 }
 
 fn expiry_text(status: &AuthStatus) -> String {
-    let now = mcpdisco::auth::now_secs();
+    let now = mcpdisco_client::auth::now_secs();
     match status.expires_at {
         None => "no expiry given".into(),
         Some(at) if at <= now => "expired".into(),

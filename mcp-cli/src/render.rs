@@ -5,13 +5,13 @@ use comfy_table::{ContentArrangement, Table};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::{CheckStatus, Diagnosis};
-use mcpdisco::session::ListKind;
 use mcpdisco::{JsonView, RawJson, ResourceView};
+use mcpdisco_client::session::ListKind;
 use serde_json::Value;
 
 use crate::columns::{self, Layout};
 use crate::style::Style;
-use mcpdisco::capability::signature::{
+use mcpdisco_capability::signature::{
     PromptView, ToolView, prompt_signature, shorten, text_or, tool_signature,
 };
 

@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcpdisco::gateway::{Gateway, GatewayOptions};
 use mcpdisco::secret::SecretString;
-use mcpdisco::server::http::{HttpServer, HttpServerOptions};
-use mcpdisco::server::stdio::StdioServer;
-use mcpdisco::session::SessionOptions;
-use mcpdisco::supervisor::SupervisorOptions;
+use mcpdisco_client::session::SessionOptions;
+use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
+use mcpdisco_gateway::server::http::{HttpServer, HttpServerOptions};
+use mcpdisco_gateway::server::stdio::StdioServer;
+use mcpdisco_gateway::supervisor::SupervisorOptions;
 
 use crate::load::{Loaded, UsageError};
 
@@ -60,7 +60,7 @@ pub async fn serve(
         auth: crate::login::stored_context(),
         gate: options
             .hide_changed_tools
-            .map(mcpdisco::capability::pins::hide_changed),
+            .map(mcpdisco_gateway::supervisor::hide_changed),
         ..SupervisorOptions::default()
     };
     let gateway = Gateway::new(

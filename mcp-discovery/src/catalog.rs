@@ -18,7 +18,7 @@ use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
 use serde::Serialize;
 
 use crate::report::{ServerReport, ServerStatus, StatusSummary};
-use crate::session::ListKind;
+use mcpdisco_client::session::ListKind;
 
 /// The default separator of namespaced names.
 pub const DEFAULT_SEPARATOR: &str = "__";

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{ConnectContext, Connectors, StopGraces, options_for};
-use crate::session::{ErrorKind, ListKind, Session, SessionError, SessionOptions};
+use mcpdisco_client::session::{ErrorKind, ListKind, Session, SessionError, SessionOptions};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -94,7 +94,7 @@ pub struct DoctorOptions {
     /// What starts the server.
     pub connectors: Connectors,
     /// Tokens and the interactive step for HTTP servers that need authorization.
-    pub auth: Option<crate::auth::AuthContext>,
+    pub auth: Option<mcpdisco_client::auth::AuthContext>,
 }
 
 impl Default for DoctorOptions {
@@ -440,7 +440,7 @@ fn handshake_hint(error: &SessionError) -> Option<String> {
             }
             | mcpdisco_transport::TransportError::Unauthorized { .. },
         ) => "the server wants authorization: configure credentials (a header, or OAuth)".into(),
-        ErrorKind::Auth(crate::auth::AuthError::Required { server }) => {
+        ErrorKind::Auth(mcpdisco_client::auth::AuthError::Required { server }) => {
             format!("the server requires OAuth: run `mcp-cli login {server}`")
         }
         ErrorKind::Auth(_) => {

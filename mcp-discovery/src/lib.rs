@@ -5,8 +5,6 @@
 //!   `mcp_config.json`, Claude Desktop / Cursor / Claude Code `.mcp.json`,
 //!   VS Code `.vscode/mcp.json`), with variable expansion and secrets kept
 //!   out of every message.
-//! * [`session`]: the MCP client session for both protocol eras over any
-//!   [`mcpdisco_transport::Transport`].
 //! * [`connect`]: from a configured server to a connected session.
 //! * [`discovery`]: every server at once, each under its own deadline, each
 //!   ending `ready`, `failed` or `disabled`.
@@ -14,10 +12,10 @@
 //! * [`cache`]: discovery results in memory and on disk, keyed by a
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
-//! * [`supervisor`]: servers kept running, with states, health, restarts, routing and events.
-//! * [`gateway`]: one MCP server in front of every supervised server (`mcp-cli serve`).
-//! * [`policy`]: retry and rate limit, layers around a session's request service.
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
+//! * [`approval`]: capability manifests a person approves, and the pins of
+//!   what was approved.
+//! * [`registry`]: the MCP Registry client and bundle downloads.
 //!
 //! # No secret leaves
 //!
@@ -50,21 +48,16 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod auth;
+pub mod approval;
 pub mod cache;
-pub mod capability;
 pub mod catalog;
 mod clock;
 pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod doctor;
-pub mod gateway;
-pub mod policy;
 pub mod registry;
 pub mod report;
-pub mod session;
-pub mod supervisor;
 
 /// The protocol types this crate speaks ([`mcpdisco_protocol`]).
 pub use mcpdisco_protocol as protocol;
@@ -74,10 +67,6 @@ pub use mcpdisco_transport::secret;
 
 /// The poison-tolerant locks of the workspace ([`mcpdisco_transport::sync`]).
 pub use mcpdisco_transport::sync;
-
-/// The server side of the transports (stdio; Streamable HTTP with feature
-/// `server-http`), which the [`gateway`] serves on.
-pub use mcpdisco_transport::server;
 
 /// The wire trace ([`mcpdisco_transport::trace`]).
 pub use mcpdisco_transport::trace;

@@ -17,7 +17,7 @@ use mcpdisco_transport::secret::Masker;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{millis, now_ms};
-use crate::session::{ListKind, SessionError};
+use mcpdisco_client::session::{ListKind, SessionError};
 
 /// How a server came out of discovery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -79,12 +79,12 @@ fn gateway_tools(setup: &Setup) -> Vec<String> {
         let session = mcpdisco::connect::connect(
             &server,
             None,
-            &mcpdisco::session::SessionOptions::default(),
+            &mcpdisco_client::session::SessionOptions::default(),
         )
         .await
         .unwrap();
         let tools = session
-            .list_all(mcpdisco::session::ListKind::Tools)
+            .list_all(mcpdisco_client::session::ListKind::Tools)
             .await
             .unwrap();
         session.close().await.unwrap();

@@ -11,7 +11,7 @@ use mcpdisco::config::{self, ParseOptions, ProcessEnv, ServerConfig};
 use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcpdisco::secret::Masker;
-use mcpdisco::supervisor::{Supervisor, SupervisorOptions};
+use mcpdisco_gateway::supervisor::{Supervisor, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::MemoryTransport;
 use mcpdisco_transport::trace::{Direction, MemoryTrace, TraceEvent, Tracer};

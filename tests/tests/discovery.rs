@@ -8,7 +8,7 @@ use mcpdisco::cache::{Cache, CacheMode};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::config::ServerConfig;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
+use mcpdisco_gateway::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use serde_json::json;
 
@@ -358,7 +358,7 @@ async fn the_report_comes_at_the_last_answer_and_closing_reaps_after() {
 async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit() {
     let dir = tempfile::tempdir().unwrap();
     let server = fixture("paged", "paged", dir.path());
-    let options = mcpdisco::session::SessionOptions::default();
+    let options = mcpdisco_client::session::SessionOptions::default();
     assert!(
         options.rate_limit.is_some(),
         "the default policy has a limit"
@@ -367,7 +367,7 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
         .await
         .unwrap();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1000);
@@ -376,12 +376,12 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
         Some("tool_0999")
     );
     assert_eq!(session.rate_limit_waits(), 0, "a page waited for a token");
-    // Operations still take tokens: the bucket (burst 20, one taken by the
-    // handshake) makes the twentieth call in a row wait.
-    for _ in 0..20 {
+    // Operations still take tokens: forty in a row outrun the bucket
+    // (a burst of 20, refilled at 10 per second).
+    for _ in 0..40 {
         session.ping().await.unwrap();
     }
-    assert_eq!(session.rate_limit_waits(), 1);
+    assert!(session.rate_limit_waits() >= 1, "operations are limited");
     session.close().await.unwrap();
 
     // The same server discovered whole, under the default options.

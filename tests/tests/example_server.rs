@@ -3,7 +3,7 @@
 
 use mcp_example_server::{Server, ServerOptions, serve_http};
 use mcp_tests::tools::workspace_bin;
-use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};

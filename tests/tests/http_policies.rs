@@ -1,6 +1,6 @@
 //! The request policies and the Streamable HTTP state machine against local
 //! servers that misbehave the way real deployments do: rate limits and
-//! outages that pass, a server that starts late, a connection dropped after
+//! outages that pass, a refused connection (not retried), a connection dropped after
 //! a tool call, a login page, a body that is not JSON, a session that
 //! expires under concurrent requests, a session id that cannot be sent back,
 //! and a response stream that breaks and cannot be resumed.
@@ -13,8 +13,8 @@ use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest, legacy_answer
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::connect;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco::session::{EraPreference, SessionError, SessionOptions};
-use mcpdisco_transport::Delivery;
+use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
+use mcpdisco_transport::{Delivery, TransportError};
 use serde_json::json;
 
 /// Legacy only, so the probe does not muddle the counts.
@@ -32,7 +32,7 @@ fn server(url: &str) -> ServerConfig {
 async fn connect_to(
     url: &str,
     options: &SessionOptions,
-) -> Result<mcpdisco::session::Session, SessionError> {
+) -> Result<mcpdisco_client::session::Session, SessionError> {
     connect(&server(url), None, options).await
 }
 
@@ -54,7 +54,7 @@ async fn a_rate_limit_with_retry_after_is_waited_out() {
     assert_eq!(server.count("initialize"), 3);
     assert_eq!(
         session
-            .list_all(mcpdisco::session::ListKind::Tools)
+            .list_all(mcpdisco_client::session::ListKind::Tools)
             .await
             .unwrap()
             .len(),
@@ -74,7 +74,7 @@ async fn a_passing_outage_is_retried() {
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1);
@@ -83,26 +83,24 @@ async fn a_passing_outage_is_retried() {
 }
 
 #[tokio::test]
-async fn a_server_that_starts_listening_late_is_reached() {
+async fn a_refused_connection_fails_at_once_with_its_cause() {
+    // Nobody listens: waiting does not bring a server, so the request is
+    // not retried (a server that starts later is the supervisor's business).
     let port = mcp_tests::tools::free_ports::<1>().unwrap()[0];
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let late = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-            .await
-            .unwrap();
-        ScriptedServer::serve(
-            listener,
-            port,
-            Arc::new(|request: &SeenRequest, _| legacy_answer(request, "s1")),
-        )
-    });
-    let started = Instant::now();
-    let session = connect_to(&url, &legacy()).await.unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(1500));
-    let server = late.await.unwrap();
-    assert_eq!(server.count("initialize"), 1);
-    session.close().await.unwrap();
+    let error = connect_to(&url, &legacy()).await.unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            mcpdisco_client::session::ErrorKind::Transport(TransportError::Connect {
+                cause: mcpdisco_transport::ConnectCause::Refused,
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("connection refused"), "{error}");
+    assert_eq!(error.delivery(), Delivery::NotSent);
 }
 
 #[tokio::test]
@@ -189,7 +187,7 @@ async fn a_session_that_expires_under_concurrent_requests_is_initialized_again_o
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let lists = futures::future::join_all(
-        (0..4).map(|_| session.list_all(mcpdisco::session::ListKind::Tools)),
+        (0..4).map(|_| session.list_all(mcpdisco_client::session::ListKind::Tools)),
     )
     .await;
     for list in lists {
@@ -248,7 +246,7 @@ async fn a_broken_stream_that_cannot_be_resumed_is_reissued_when_idempotent() {
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1);
@@ -376,7 +374,7 @@ async fn a_modern_stream_that_breaks_before_its_answer_is_reissued_when_idempote
     let session = connect_to(&server.url, &options).await.unwrap();
     let started = Instant::now();
     let tools = session
-        .list_all(mcpdisco::session::ListKind::Tools)
+        .list_all(mcpdisco_client::session::ListKind::Tools)
         .await
         .unwrap();
     assert_eq!(tools.len(), 1);

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest};
-use mcpdisco::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_protocol::{Message, Request, RequestId};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
 use mcpdisco_transport::{Transport, TransportError};

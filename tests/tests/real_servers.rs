@@ -7,7 +7,7 @@ use std::time::Duration;
 use mcp_tests::tools::{
     BackgroundServer as Server, FastMcpTransport, Tools, free_port, require_tools,
 };
-use mcpdisco::session::{ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::StdioTransport;

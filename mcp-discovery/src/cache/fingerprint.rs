@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::config::ServerConfig;
-use crate::session::SessionOptions;
+use mcpdisco_client::session::SessionOptions;
 
 /// The version of the key's layout; bumping it misses every old entry.
 const KEY_LAYOUT: u32 = 1;

@@ -29,7 +29,8 @@
 //!   memory and [`Cache::warning`] says why.
 //! * What is stored was masked before it got here (discovery reports carry
 //!   no secret value, error texts included).
-//! * A shared store ([`CacheStore`], such as [`RedisStore`]) may stand in
+//! * A shared store ([`CacheStore`], such as `RedisStore` with the `redis`
+//!   feature) may stand in
 //!   front of the disk, so many hosts share one catalog: discovery asks it
 //!   first and stores into both. A store that fails or does not answer
 //!   within [`SHARED_LIMIT`] is passed over, with one warning
@@ -37,6 +38,7 @@
 //!   meanwhile, so no run fails because the shared store is down.
 
 mod fingerprint;
+#[cfg(feature = "redis")]
 mod redis_store;
 mod shared;
 mod store;
@@ -51,12 +53,16 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use fingerprint::Fingerprint;
-pub use redis_store::{DEFAULT_PREFIX, RedisStore};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use shared::{CacheStore, StoreError};
 
 use crate::clock::{millis, now_ms};
 use crate::report::{ServerReport, ServerStatus};
 use store::Record;
+
+/// The key prefix of a shared store when none is configured.
+pub const DEFAULT_PREFIX: &str = "mcp-discovery:";
 
 /// How long an entry stays fresh when the server says nothing else.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -263,7 +269,7 @@ impl Cache {
     }
 
     /// A cache under `dir` (or in memory only) with `shared` asked first and
-    /// written too: [`RedisStore`] for a fleet's shared catalog.
+    /// written too: `RedisStore` (feature `redis`) for a fleet's shared catalog.
     pub fn with_shared(dir: Option<PathBuf>, shared: Arc<dyn CacheStore>) -> Self {
         Self::build(dir, Some(shared))
     }

@@ -22,8 +22,6 @@ use super::{CacheEntry, Fingerprint, store};
 use crate::clock::now_ms;
 use mcpdisco_transport::secret::Masker;
 
-/// The key prefix when none is configured.
-pub const DEFAULT_PREFIX: &str = "mcp-discovery:";
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long one command may take.

@@ -1,5 +1,5 @@
 //! [`CacheStore`]: a store of cache entries shared beyond this process and
-//! its disk, so many hosts keep one catalog. [`RedisStore`](super::RedisStore)
+//! its disk, so many hosts keep one catalog. `RedisStore` (feature `redis`)
 //! is the one we ship; a host can bring its own.
 
 use std::fmt;

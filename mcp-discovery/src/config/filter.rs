@@ -12,7 +12,7 @@
 use glob::Pattern;
 
 use crate::report::ServerReport;
-use crate::session::ListKind;
+use mcpdisco_client::session::ListKind;
 
 /// Allow and deny globs for one kind of item.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -46,7 +46,7 @@ use std::time::Duration;
 
 use mcpdisco_transport::http::HttpKind;
 
-use crate::policy::RateLimit;
+use mcpdisco_client::policy::RateLimit;
 use mcpdisco_transport::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
 pub use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Value, json};
@@ -122,7 +122,7 @@ pub struct ServerConfig {
     /// How to authorize with it (`auth`; HTTP servers only). Without it, an
     /// HTTP server that asks for authorization is still authorized, by
     /// dynamic registration or a client ID metadata document.
-    pub auth: Option<crate::auth::AuthSettings>,
+    pub auth: Option<mcpdisco_client::auth::AuthSettings>,
     /// Which of its tools, prompts and resources a host sees (`tools`,
     /// `prompts`, `resources`: `{"allow": [glob…], "deny": [glob…]}`).
     pub filters: Filters,

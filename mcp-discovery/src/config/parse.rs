@@ -12,8 +12,8 @@ use super::error::{ConfigError, ConfigWarning};
 use super::expand::{Expanded, Expander, VarSource};
 use super::redact;
 use super::{ConfigFile, ConfigFormat, EnvPolicy, Filter, Filters, Launch, ServerConfig};
-use crate::auth::{AuthSettings, Grant};
-use crate::policy::RateLimit;
+use mcpdisco_client::auth::{AuthSettings, Grant};
+use mcpdisco_client::policy::RateLimit;
 use mcpdisco_transport::secret::{SecretString, SecretUrl};
 
 /// The largest config file read (`~/.claude.json` can be big, but not this big).
@@ -864,7 +864,7 @@ impl Reader<'_> {
         };
         let scopes = match object.get("scopes") {
             None | Some(Value::Null) => None,
-            Some(Value::String(text)) => Some(crate::auth::split_scopes(text)),
+            Some(Value::String(text)) => Some(mcpdisco_client::auth::split_scopes(text)),
             Some(Value::Array(items)) => Some(
                 items
                     .iter()

@@ -7,12 +7,12 @@ use async_trait::async_trait;
 use mcpdisco_transport::codec::ndjson::SkipLog;
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpTransport, RequestCredentials};
 
-use crate::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
+use mcpdisco_client::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 
 use super::{ConnectContext, Connection, ConnectionDetails, Connector};
 use crate::config::{Launch, ServerConfig};
-use crate::session::{ErrorKind, SessionError};
+use mcpdisco_client::session::{ErrorKind, SessionError};
 
 /// Starts [`Launch::Stdio`] servers as child processes.
 #[derive(Debug, Clone, Copy, Default)]
@@ -157,7 +157,7 @@ fn authorization(
         SessionError::new(
             &server.name,
             "connect",
-            crate::session::ErrorKind::Auth(error),
+            mcpdisco_client::session::ErrorKind::Auth(error),
         )
     })
 }

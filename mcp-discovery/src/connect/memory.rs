@@ -9,7 +9,7 @@ use mcpdisco_transport::MemoryTransport;
 
 use super::{ConnectContext, Connection, Connector};
 use crate::config::ServerConfig;
-use crate::session::{ErrorKind, SessionError};
+use mcpdisco_client::session::{ErrorKind, SessionError};
 
 /// Makes the client end of an in-memory connection for a configured server
 /// (and starts whatever serves the other end), or says why it cannot.

@@ -46,7 +46,7 @@ pub use builtin::{HttpConnector, StdioConnector};
 pub use memory::MemoryConnector;
 
 use crate::config::ServerConfig;
-use crate::session::{ErrorKind, Session, SessionError, SessionOptions};
+use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
 
 /// How a launched server is stopped: the graces of the stdio shutdown sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ pub struct ConnectContext {
     /// Where HTTP servers' tokens live and how a user approves; without it,
     /// tokens live for the process and a server that needs a user fails
     /// with `auth_required`.
-    pub auth: Option<crate::auth::AuthContext>,
+    pub auth: Option<mcpdisco_client::auth::AuthContext>,
 }
 
 impl std::fmt::Debug for ConnectContext {
@@ -117,7 +117,7 @@ pub struct Connection {
     transport: Arc<dyn Transport>,
     details: Arc<dyn ConnectionDetails>,
     /// Policies the session over it needs (an HTTP server's authorization).
-    policies: Vec<crate::session::PolicyLayer>,
+    policies: Vec<mcpdisco_client::session::PolicyLayer>,
     /// Secrets those policies hold.
     masker: Masker,
 }
@@ -143,7 +143,11 @@ impl Connection {
 
     /// The same, with a policy the session over it must run (innermost, inside
     /// the options' own layers), and the secrets it holds.
-    pub fn with_policy(mut self, policy: crate::session::PolicyLayer, masker: Masker) -> Self {
+    pub fn with_policy(
+        mut self,
+        policy: mcpdisco_client::session::PolicyLayer,
+        masker: Masker,
+    ) -> Self {
         self.policies.push(policy);
         self.masker = self.masker.union(&masker);
         self

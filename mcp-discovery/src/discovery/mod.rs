@@ -4,7 +4,7 @@
 //! One server's failure (a spawn error, a crash, a hang, garbage output, an
 //! oversized message) never delays the others beyond its own deadline. After
 //! discovery the sessions are closed and their processes reaped; a
-//! [`Supervisor`](crate::supervisor::Supervisor) keeps them open instead.
+//! supervisor (`mcpdisco-gateway`) keeps them open instead.
 //!
 //! ```no_run
 //! # async fn demo(servers: Vec<mcpdisco::config::ServerConfig>) {
@@ -36,8 +36,8 @@ use crate::cache::{Cache, CacheMode, DEFAULT_STALE_MAX_AGE, Fingerprint};
 use crate::clock::{millis, now_ms};
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{ConnectContext, Connectors, StopGraces};
-use crate::session::{Session, SessionOptions};
-pub(crate) use probe::describe;
+use mcpdisco_client::session::{Session, SessionOptions};
+pub use probe::describe;
 use probe::{ProbeSettings, probe};
 
 /// The default number of servers discovered at once: measured (`cargo
@@ -90,7 +90,7 @@ pub struct DiscoveryOptions {
     pub connectors: Connectors,
     /// Tokens for HTTP servers that need authorization (discovery never asks
     /// a user: give a context without a provider).
-    pub auth: Option<crate::auth::AuthContext>,
+    pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// Whether a server whose discovery fails is reported with its last good
     /// cached catalog, marked stale with the failure beside it (for up to its
     /// `staleMaxAgeMs`, [`DEFAULT_STALE_MAX_AGE`] by default). On by

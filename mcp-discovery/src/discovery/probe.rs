@@ -13,7 +13,7 @@ use crate::clock::{millis, now_ms};
 use crate::config::ServerConfig;
 use crate::connect::{ConnectContext, Connection, Connectors};
 use crate::report::{Failure, ServerReport, ServerStatus, Timings};
-use crate::session::{ListKind, Session, SessionError, SessionOptions};
+use mcpdisco_client::session::{ListKind, Session, SessionError, SessionOptions};
 
 /// The longest a failed server's transport may take to close.
 const CLOSE_LIMIT: Duration = Duration::from_secs(5);
@@ -176,7 +176,7 @@ async fn run(
 /// A `list_changed` that arrives while listing (server-everything sends one
 /// right after `initialized`) means the lists may predate the change: they
 /// are taken once more. The flag says whether the lists changed again even then.
-pub(crate) async fn describe(session: &Session) -> Result<(ServerReport, bool), SessionError> {
+pub async fn describe(session: &Session) -> Result<(ServerReport, bool), SessionError> {
     let mut notifications = session.notifications();
     let mut report = list_everything(session).await?;
     if !drain_list_changes(&mut notifications) {
@@ -192,7 +192,9 @@ pub(crate) async fn describe(session: &Session) -> Result<(ServerReport, bool), 
 
 /// Whether any pending notification invalidates lists (a lag counts: we cannot tell).
 fn drain_list_changes(
-    notifications: &mut tokio::sync::broadcast::Receiver<crate::session::ServerNotification>,
+    notifications: &mut tokio::sync::broadcast::Receiver<
+        mcpdisco_client::session::ServerNotification,
+    >,
 ) -> bool {
     let mut changed = false;
     loop {

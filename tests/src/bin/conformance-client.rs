@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
-use mcpdisco::auth::{
+use mcpdisco::secret::SecretString;
+use mcpdisco_client::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
-use mcpdisco::secret::SecretString;
-use mcpdisco::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use serde_json::{Map, Value, json};

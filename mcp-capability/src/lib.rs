@@ -1,0 +1,44 @@
+//! From discovered MCP tools to capabilities a host can review and trust.
+//! Pure: no I/O, no runtime; it reads items as their servers sent them.
+//!
+//! * [`types`]: a tool's JSON Schemas as type expressions, written as RTFS
+//!   (`[:map [:query :string] [:limit {:optional true} :int]]`).
+//! * [`infer`]: what a tool is about (its domains) and what it does (its
+//!   categories: `crud.read`, `search`, …).
+//! * [`manifest`]: one tool as a capability manifest, in RTFS and JSON.
+//! * [`pins`]: what a person approved, as a canonical hash (RFC 8785) over
+//!   the fields that say what an item does; the lock file's format; and the
+//!   checks that tell an unchanged item from a changed, new or removed one,
+//!   field by field.
+//! * [`signature`]: compact signatures for people
+//!   (`search(query: string, limit?: integer) -> {hits}`).
+//!
+//! ```
+//! use mcpdisco_capability::{Manifest, Provider};
+//! let tool = serde_json::json!({
+//!     "name": "search_issues",
+//!     "description": "Searches the issues.",
+//!     "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+//!     "annotations": {"readOnlyHint": true},
+//! });
+//! let provider = Provider::Http { url: "https://example.com/mcp".into() };
+//! let manifest = Manifest::of("tracker", provider, &tool).unwrap();
+//! assert_eq!(manifest.id, "mcp.tracker.search_issues");
+//! assert!(manifest.to_rtfs().contains(":input-schema [:map [:query :string]]"));
+//! ```
+
+#![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod infer;
+pub mod manifest;
+pub mod pins;
+pub mod signature;
+pub mod types;
+
+pub use infer::{
+    extract_primary_domain, extract_sub_domain, infer_category, infer_category_with, infer_domains,
+};
+pub use manifest::{Manifest, Provider};
+pub use pins::{ItemCheck, ItemKind, PinFile, PinScope, PinStatus};
+pub use types::{Field, TypeExpr};

@@ -1,0 +1,108 @@
+//! [`AuthLayer`]: the credentials policy on a session's request service.
+//! A request the server refuses (401, or 403 `insufficient_scope`) is
+//! handed to the [`OAuthClient`], and sent once more with the new token;
+//! a request that was refused was not acted on, so resending it is safe
+//! whatever its method.
+
+use std::sync::Arc;
+
+use mcpdisco_transport::TransportError;
+
+use super::{AuthError, OAuthClient};
+use crate::error::{ErrorKind, SessionError};
+use crate::request::{McpRequest, PolicyLayer, RequestService, ResponseFuture};
+
+/// Rounds of "refused, new token, again" for one request (a refresh, a
+/// full authorization, a step-up or two).
+const MAX_ROUNDS: u32 = 4;
+
+/// Wraps a request service with an [`OAuthClient`].
+#[derive(Debug, Clone)]
+pub struct AuthLayer {
+    client: Arc<OAuthClient>,
+}
+
+impl AuthLayer {
+    /// A layer authorizing with `client`.
+    pub fn new(client: Arc<OAuthClient>) -> Self {
+        Self { client }
+    }
+
+    /// The layer as a session policy (for a session's `SessionOptions::layers`).
+    pub fn policy(self) -> PolicyLayer {
+        Arc::new(move |inner: RequestService| {
+            let client = Arc::clone(&self.client);
+            RequestService::from_fn(move |request| {
+                Box::pin(send(Arc::clone(&client), inner.clone(), request)) as ResponseFuture
+            })
+        })
+    }
+}
+
+/// The refusal in a session error: its status and challenge.
+fn refusal(error: &SessionError) -> Option<(u16, Option<String>, Option<String>)> {
+    match error.kind() {
+        ErrorKind::Transport(TransportError::Unauthorized {
+            status,
+            challenge,
+            dpop_nonce,
+            ..
+        }) => Some((*status, challenge.clone(), dpop_nonce.clone())),
+        _ => None,
+    }
+}
+
+async fn send(
+    client: Arc<OAuthClient>,
+    inner: RequestService,
+    request: McpRequest,
+) -> Result<mcpdisco_protocol::RawJson, SessionError> {
+    use tower::ServiceExt;
+    client.refresh_if_expiring().await;
+    let mut rounds = 0;
+    let mut step_ups = 0;
+    loop {
+        let seen = client.generation();
+        let result = inner.clone().oneshot(request.clone()).await;
+        let error = match result {
+            Ok(value) => return Ok(value),
+            Err(error) => error,
+        };
+        let Some((status, challenge, dpop_nonce)) = refusal(&error) else {
+            return Err(error);
+        };
+        if rounds >= MAX_ROUNDS {
+            return Err(auth_error(
+                &error,
+                AuthError::Refused {
+                    server: client.server().to_owned(),
+                    reason: format!(
+                        "the server still refuses (HTTP {status}) after {MAX_ROUNDS} new tokens"
+                    ),
+                },
+            ));
+        }
+        rounds += 1;
+        let refused = client
+            .handle_refusal(
+                seen,
+                status,
+                challenge.as_deref(),
+                dpop_nonce.as_deref(),
+                step_ups,
+            )
+            .await;
+        if status == 403 {
+            step_ups += 1;
+        }
+        if let Err(auth) = refused {
+            return Err(auth_error(&error, auth));
+        }
+    }
+}
+
+/// The session error for a failed authorization of `refused`'s request.
+fn auth_error(refused: &SessionError, auth: AuthError) -> SessionError {
+    SessionError::new(refused.server(), refused.operation(), ErrorKind::Auth(auth))
+        .with_delivery(mcpdisco_transport::Delivery::Answered)
+}

@@ -1,0 +1,323 @@
+//! Rate limit: a token bucket per server (`governor`'s GCRA), so a host
+//! never sends one server more operations than it allows. A token is one
+//! operation a user asked for: a whole discovery of the server (the
+//! handshake and every page of every list), one `tools/call`, one
+//! `resources/read`, one `prompts/get`. An operation waits for its token;
+//! none is refused. The session's first handshake request takes the
+//! discovery's token when one is there and never waits for it (a legacy
+//! fallback after the probe, or a renewed session, takes none), and the
+//! pages of a listing take none, so a
+//! server that lists in many pages is discovered as fast as with no limit.
+//! The bucket runs on tokio's clock, so it can be tested on the paused clock.
+
+use std::num::NonZeroU32;
+use std::ops::Add;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use governor::clock::{Clock, Reference};
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestKind;
+use tower::{Layer, Service, ServiceExt};
+
+use crate::error::SessionError;
+use crate::request::{McpRequest, ResponseFuture};
+
+/// How fast operations may go to one server. An operation is a whole
+/// discovery, a `tools/call`, a `resources/read`, a `prompts/get` (any
+/// request but the handshake and the pages of a listing).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimit {
+    /// The sustained rate, in operations per second (the name is the
+    /// config's `requestsPerSecond`).
+    pub requests_per_second: f64,
+    /// How many operations may go at once after a quiet spell.
+    pub burst: u32,
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        Self {
+            requests_per_second: 10.0,
+            burst: 20,
+        }
+    }
+}
+
+impl RateLimit {
+    fn quota(self) -> Quota {
+        let rate = if self.requests_per_second.is_finite() && self.requests_per_second > 0.0 {
+            self.requests_per_second
+        } else {
+            1.0
+        };
+        // One request a day at the slowest: the number may come from a config.
+        let period =
+            Duration::from_secs_f64((1.0 / rate).min(86_400.0)).max(Duration::from_nanos(1));
+        let burst = NonZeroU32::new(self.burst).unwrap_or(NonZeroU32::MIN);
+        Quota::with_period(period)
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(burst)
+    }
+}
+
+/// An instant of tokio's clock, for `governor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TokioInstant(tokio::time::Instant);
+
+impl Add<Nanos> for TokioInstant {
+    type Output = Self;
+
+    fn add(self, other: Nanos) -> Self {
+        Self(self.0 + Duration::from(other))
+    }
+}
+
+impl Reference for TokioInstant {
+    fn duration_since(&self, earlier: Self) -> Nanos {
+        self.0.saturating_duration_since(earlier.0).into()
+    }
+
+    fn saturating_sub(&self, duration: Nanos) -> Self {
+        self.0
+            .checked_sub(Duration::from(duration))
+            .map_or(*self, Self)
+    }
+}
+
+/// tokio's clock (paused in tests), for `governor`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TokioClock;
+
+impl Clock for TokioClock {
+    type Instant = TokioInstant;
+
+    fn now(&self) -> TokioInstant {
+        TokioInstant(tokio::time::Instant::now())
+    }
+}
+
+type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
+
+/// Adds a [`RateLimited`] bucket around a request service. Services made
+/// by one layer share its bucket.
+#[derive(Clone)]
+pub struct RateLimitLayer {
+    limiter: Arc<Limiter>,
+    waits: Arc<AtomicU64>,
+    discovery_charged: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for RateLimitLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimitLayer").finish_non_exhaustive()
+    }
+}
+
+impl RateLimitLayer {
+    /// A new bucket for `limit`, full.
+    pub fn new(limit: RateLimit) -> Self {
+        Self {
+            limiter: Arc::new(RateLimiter::direct_with_clock(limit.quota(), TokioClock)),
+            waits: Arc::new(AtomicU64::new(0)),
+            discovery_charged: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// How many requests through this bucket have had to wait for a token.
+    pub fn waits(&self) -> u64 {
+        self.waits.load(Ordering::Relaxed)
+    }
+
+    /// `inner`, limited.
+    pub fn wrap<S>(&self, inner: S) -> RateLimited<S> {
+        self.layer(inner)
+    }
+}
+
+impl<S> Layer<S> for RateLimitLayer {
+    type Service = RateLimited<S>;
+
+    fn layer(&self, inner: S) -> RateLimited<S> {
+        RateLimited {
+            inner,
+            limiter: Arc::clone(&self.limiter),
+            waits: Arc::clone(&self.waits),
+            discovery_charged: Arc::clone(&self.discovery_charged),
+        }
+    }
+}
+
+/// A request service that takes a token before each operation, waiting for
+/// one; a handshake takes one only if it is there, a listing's page none.
+#[derive(Clone)]
+pub struct RateLimited<S> {
+    inner: S,
+    limiter: Arc<Limiter>,
+    waits: Arc<AtomicU64>,
+    discovery_charged: Arc<AtomicBool>,
+}
+
+impl<S> Service<McpRequest> for RateLimited<S>
+where
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = RawJson;
+    type Error = SessionError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let inner = self.inner.clone();
+        match request.kind {
+            RequestKind::Listing => return Box::pin(inner.oneshot(request)),
+            RequestKind::Handshake => {
+                // The discovery's token, at the first handshake request:
+                // counted when there, never waited for.
+                if !self.discovery_charged.swap(true, Ordering::Relaxed) {
+                    let _ = self.limiter.check();
+                }
+                return Box::pin(inner.oneshot(request));
+            }
+            RequestKind::Operation => {}
+        }
+        let limiter = Arc::clone(&self.limiter);
+        let waits = Arc::clone(&self.waits);
+        Box::pin(async move {
+            let mut waited = false;
+            while let Err(not_until) = limiter.check() {
+                if !waited {
+                    waited = true;
+                    waits.fetch_add(1, Ordering::Relaxed);
+                }
+                tokio::time::sleep(not_until.wait_time_from(TokioClock.now())).await;
+            }
+            inner.oneshot(request).await
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::RequestOptions;
+    use tokio::time::Instant;
+
+    /// Answers every request at once, counting them.
+    #[derive(Clone, Default)]
+    struct Instant200 {
+        count: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Service<McpRequest> for Instant200 {
+        type Response = RawJson;
+        type Error = SessionError;
+        type Future = ResponseFuture;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _: McpRequest) -> Self::Future {
+            self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async { Ok(RawJson::empty_object()) })
+        }
+    }
+
+    fn ping() -> McpRequest {
+        McpRequest::untyped("ping", None, RequestOptions::default())
+    }
+
+    fn page() -> McpRequest {
+        McpRequest::untyped("tools/list", None, RequestOptions::default())
+    }
+
+    fn handshake() -> McpRequest {
+        McpRequest::untyped("initialize", None, RequestOptions::default())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pages_and_the_handshake_never_wait_even_with_the_bucket_empty() {
+        let inner = Instant200::default();
+        let layer = RateLimitLayer::new(RateLimit::default());
+        let service = layer.wrap(inner.clone());
+        let started = Instant::now();
+        service.clone().oneshot(handshake()).await.unwrap();
+        for _ in 0..100 {
+            service.clone().oneshot(page()).await.unwrap();
+        }
+        // A second handshake request (a legacy fallback) takes no token.
+        service.clone().oneshot(handshake()).await.unwrap();
+        // Operations drain the bucket; pages and a renewed handshake still go at once.
+        for _ in 0..19 {
+            service.clone().oneshot(ping()).await.unwrap();
+        }
+        service.clone().oneshot(handshake()).await.unwrap();
+        for _ in 0..100 {
+            service.clone().oneshot(page()).await.unwrap();
+        }
+        assert_eq!(started.elapsed(), Duration::ZERO);
+        assert_eq!(layer.waits(), 0);
+        assert_eq!(inner.count.load(std::sync::atomic::Ordering::SeqCst), 222);
+        // The handshake took the discovery's token: the burst is spent.
+        service.clone().oneshot(ping()).await.unwrap();
+        assert_eq!(layer.waits(), 1);
+        assert_eq!(started.elapsed(), Duration::from_millis(100));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_hundred_requests_at_ten_per_second_with_a_burst_of_twenty_take_eight_seconds() {
+        let inner = Instant200::default();
+        let layer = RateLimitLayer::new(RateLimit::default());
+        let service = layer.wrap(inner.clone());
+        let started = Instant::now();
+        let calls = (0..100).map(|_| service.clone().oneshot(ping()));
+        for result in futures::future::join_all(calls).await {
+            result.unwrap();
+        }
+        let took = started.elapsed();
+        assert_eq!(inner.count.load(std::sync::atomic::Ordering::SeqCst), 100);
+        assert_eq!(layer.waits(), 80);
+        // 20 at once, then 80 more at 10 per second: the last leaves at 8 s.
+        assert!(
+            took >= Duration::from_millis(7_900) && took <= Duration::from_millis(8_100),
+            "{took:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_goes_at_once_and_the_bucket_refills() {
+        let service = RateLimitLayer::new(RateLimit {
+            requests_per_second: 2.0,
+            burst: 3,
+        })
+        .wrap(Instant200::default());
+        let started = Instant::now();
+        for _ in 0..3 {
+            service.clone().oneshot(ping()).await.unwrap();
+        }
+        assert_eq!(
+            started.elapsed(),
+            Duration::ZERO,
+            "the burst waits for nothing"
+        );
+        service.clone().oneshot(ping()).await.unwrap();
+        assert_eq!(started.elapsed(), Duration::from_millis(500));
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        let refilled = Instant::now();
+        for _ in 0..3 {
+            service.clone().oneshot(ping()).await.unwrap();
+        }
+        assert_eq!(refilled.elapsed(), Duration::ZERO, "the bucket refilled");
+    }
+}

@@ -1,0 +1,208 @@
+//! The seam every policy wraps: a request on its way to a server
+//! ([`McpRequest`], with its [`RequestOptions`]) and a session's requests as
+//! one [`tower::Service`] ([`RequestService`]), from a request to the raw
+//! result. Policies (retry, rate limit, authorization, yours) are layers
+//! over it; the session's core is its innermost service.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::{RequestKind, RequestMethod};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tower::Service;
+
+use crate::error::SessionError;
+use crate::notification::Progress;
+
+/// One request on its way to the server.
+#[derive(Debug, Clone)]
+pub struct McpRequest {
+    /// The method, such as `tools/list`.
+    pub method: Cow<'static, str>,
+    /// The params, `_meta` included (the session adds the modern envelope
+    /// before the request enters the stack).
+    pub params: Option<Value>,
+    /// Timeout, progress, deadline.
+    pub options: RequestOptions,
+    /// Whether sending it twice has the effect of sending it once; a request
+    /// that may have run is sent again only if it is.
+    pub idempotent: bool,
+    /// Part of the handshake, a page of a listing, or an operation of its
+    /// own: the rate limit charges a whole discovery once, not each page.
+    pub kind: RequestKind,
+}
+
+impl McpRequest {
+    /// A request of typed method `M` (its name and idempotency from the type).
+    /// An empty params object is left out.
+    pub fn typed<M: RequestMethod>(
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<Self, serde_json::Error> {
+        let params = match serde_json::to_value(params)? {
+            Value::Object(object) if object.is_empty() => None,
+            Value::Null => None,
+            other => Some(other),
+        };
+        Ok(Self {
+            method: Cow::Borrowed(M::METHOD),
+            params,
+            options,
+            idempotent: M::IDEMPOTENT,
+            kind: M::KIND,
+        })
+    }
+
+    /// A request of a method the protocol crate has no type for (a vendor
+    /// extension, say); its idempotency comes from the method name
+    /// ([`mcpdisco_protocol::methods::is_idempotent`]: unknown methods are not).
+    pub fn untyped(
+        method: impl Into<String>,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Self {
+        let method: String = method.into();
+        let idempotent = mcpdisco_protocol::methods::is_idempotent(&method);
+        let kind = mcpdisco_protocol::methods::kind_of(&method);
+        Self {
+            method: Cow::Owned(method),
+            params,
+            options,
+            idempotent,
+            kind,
+        }
+    }
+}
+
+/// The boxed future of a request service.
+pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<RawJson, SessionError>> + Send>>;
+
+/// A session's request path: what every policy layer wraps and returns. A
+/// `tower::Service` that is cheap to clone (one `Arc`, no allocation), so a
+/// request costs no more than the layers it passes through.
+///
+/// Services put in it must be ready at once (`poll_ready` is not awaited
+/// when the inner future is already a [`ResponseFuture`], see
+/// [`from_ready`](Self::from_ready)); [`new`](Self::new) accepts any service
+/// and waits for it to be ready before each call.
+#[derive(Clone)]
+pub struct RequestService {
+    call: Arc<dyn Fn(McpRequest) -> ResponseFuture + Send + Sync>,
+}
+
+impl std::fmt::Debug for RequestService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestService").finish_non_exhaustive()
+    }
+}
+
+impl RequestService {
+    /// Erases any service: each call clones it, waits until it is ready, and calls it.
+    pub fn new<S>(service: S) -> Self
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Self {
+            call: Arc::new(move |request| {
+                let mut service = service.clone();
+                Box::pin(async move {
+                    std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                    service.call(request).await
+                })
+            }),
+        }
+    }
+
+    /// Erases a service that is always ready and already returns boxed
+    /// futures (every layer of this crate): each call clones it and calls
+    /// it, with no further allocation.
+    pub fn from_ready<S>(service: S) -> Self
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError, Future = ResponseFuture>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+    {
+        Self {
+            call: Arc::new(move |request| service.clone().call(request)),
+        }
+    }
+}
+
+impl RequestService {
+    /// A service from a function returning boxed futures (a policy written
+    /// as an `async fn` over the inner service, such as
+    /// the authorization layer).
+    pub fn from_fn<F>(call: F) -> Self
+    where
+        F: Fn(McpRequest) -> ResponseFuture + Send + Sync + 'static,
+    {
+        Self {
+            call: Arc::new(call),
+        }
+    }
+}
+
+impl Service<McpRequest> for RequestService {
+    type Response = RawJson;
+    type Error = SessionError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> ResponseFuture {
+        (self.call)(request)
+    }
+}
+
+/// A policy of your own: wraps the request service (inside retry and the
+/// rate limit, outside the core). `tower::Layer`s fit through
+/// `Arc::new(|inner| RequestService::new(my_layer.layer(inner)))`.
+pub type PolicyLayer = Arc<dyn Fn(RequestService) -> RequestService + Send + Sync>;
+
+/// Options for one request.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Overrides the session's request timeout.
+    pub timeout: Option<Duration>,
+    /// Receives `notifications/progress` for this request; a progress token is attached.
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Whether each progress notification restarts the timeout (up to the hard maximum).
+    pub progress_extends_timeout: bool,
+    /// No retry of this request starts at or past this instant.
+    pub deadline: Option<Instant>,
+}
+
+impl RequestOptions {
+    /// Options with this timeout.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        Self {
+            timeout: Some(timeout),
+            ..Self::default()
+        }
+    }
+
+    /// Options that report progress to `sender` and let it extend the timeout.
+    pub fn with_progress(sender: mpsc::UnboundedSender<Progress>) -> Self {
+        Self {
+            progress: Some(sender),
+            progress_extends_timeout: true,
+            ..Self::default()
+        }
+    }
+}

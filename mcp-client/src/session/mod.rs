@@ -1,0 +1,656 @@
+//! The MCP client session: speaks MCP over any [`Transport`], in either era.
+//!
+//! [`Session::connect`] detects the era (a `server/discover` probe, falling
+//! back to the legacy `initialize` handshake) unless it is pinned, and then
+//! offers typed calls. Many requests can be in flight at once; each has a
+//! timeout, and a timed-out or dropped request is cancelled on the server.
+//!
+//! ```no_run
+//! # async fn demo(transport: mcpdisco_transport::memory::MemoryTransport) -> Result<(), mcpdisco_client::session::SessionError> {
+//! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+//! let session = Session::connect("demo", transport, SessionOptions::default()).await?;
+//! let tools = session.list_all(ListKind::Tools).await?;
+//! println!("{} speaks {} and has {} tools", session.name(), session.protocol_version(), tools.len());
+//! session.close().await?;
+//! # Ok(()) }
+//! ```
+
+mod engine;
+pub(crate) mod handler;
+mod handshake;
+mod list;
+mod options;
+mod request_path;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{
+    CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
+    ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
+};
+use mcpdisco_protocol::types::{
+    CallToolParams, CompleteParams, GetPromptParams, Implementation, LoggingLevel, MetaParams,
+    PaginatedParams, ReadResourceParams, ServerCapabilities, SetLevelParams, SubscribeParams,
+    SubscriptionFilter, SubscriptionsListenParams,
+};
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_protocol::{RawJson, RequestId};
+use mcpdisco_transport::Transport;
+use mcpdisco_transport::trace::TracedTransport;
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, mpsc};
+use tower::ServiceExt;
+
+pub use crate::error::{ErrorKind, SessionError};
+pub use crate::notification::{Progress, ServerNotification};
+pub use crate::request::{McpRequest, PolicyLayer, RequestOptions, RequestService, ResponseFuture};
+pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
+pub use handshake::{Negotiation, ServerState};
+pub use list::{CompleteList, ListKind, ListPage};
+pub use options::{EraPreference, SessionOptions};
+
+use engine::Engine;
+use request_path::Connection;
+
+/// A connected MCP session. Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    connection: Arc<Connection>,
+    service: RequestService,
+    /// The session's rate-limit bucket, when it has one.
+    rate_limit: Option<crate::policy::RateLimitLayer>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("server", &self.name())
+            .field("state", &self.state())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Connects over `transport`: detects the era and completes the handshake.
+    /// On failure the transport is closed.
+    pub async fn connect(
+        name: &str,
+        transport: impl Transport,
+        options: SessionOptions,
+    ) -> Result<Self, SessionError> {
+        Self::connect_shared(name, Arc::new(transport), options).await
+    }
+
+    /// Like [`connect`](Self::connect), for a transport that is already shared.
+    /// With [`SessionOptions::tracer`], every message is traced.
+    pub async fn connect_shared(
+        name: &str,
+        transport: Arc<dyn Transport>,
+        options: SessionOptions,
+    ) -> Result<Self, SessionError> {
+        let transport: Arc<dyn Transport> = match &options.tracer {
+            Some(tracer) => Arc::new(TracedTransport::new(
+                name,
+                transport,
+                tracer.with_masker(&options.masker),
+            )),
+            None => transport,
+        };
+        let (engine, reader) = Engine::start(
+            name,
+            transport,
+            Arc::clone(&options.handler),
+            options.capabilities.clone(),
+            options.masker.clone(),
+        );
+        let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
+        let (service, rate_limit) = request_path::build(&connection);
+        let handshake = handshake::handshake(
+            &engine,
+            &handshake::Path::Policies(&service),
+            &connection.options,
+        )
+        .await;
+        match handshake {
+            Ok(state) => {
+                let state = state.masked(&connection.options.masker);
+                tracing::debug!(server = name, era = ?state.era, version = %state.protocol_version, "connected");
+                *connection.state.write() = state;
+                connection.established.store(true, Ordering::Release);
+                Ok(Self {
+                    inner: Arc::new(Inner {
+                        connection,
+                        service,
+                        rate_limit,
+                        reader,
+                    }),
+                })
+            }
+            Err(error) => {
+                let _ = engine.close().await;
+                reader.abort();
+                Err(error.masked(&connection.options.masker))
+            }
+        }
+    }
+
+    fn engine(&self) -> &Arc<Engine> {
+        &self.inner.connection.engine
+    }
+
+    fn options(&self) -> &SessionOptions {
+        &self.inner.connection.options
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        self.engine().server()
+    }
+
+    /// What the server said about itself when we connected.
+    pub fn state(&self) -> ServerState {
+        self.inner.connection.state.read().clone()
+    }
+
+    /// Reads part of the state without cloning the rest (on every request).
+    fn read_state<T>(&self, read: impl FnOnce(&ServerState) -> T) -> T {
+        read(&self.inner.connection.state.read())
+    }
+
+    /// The era in use.
+    pub fn era(&self) -> Era {
+        self.read_state(|state| state.era)
+    }
+
+    /// The protocol version in use.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.read_state(|state| state.protocol_version)
+    }
+
+    /// The server's `serverInfo`.
+    pub fn server_info(&self) -> Implementation {
+        self.read_state(|state| state.server_info.clone())
+    }
+
+    /// The server's capabilities.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        self.read_state(|state| state.capabilities.clone())
+    }
+
+    /// The server's instructions.
+    pub fn instructions(&self) -> Option<String> {
+        self.read_state(|state| state.instructions.clone())
+    }
+
+    /// Whether the server advertised a capability (`tools`, `resources`, `prompts`, `logging`, ...).
+    pub fn has_capability(&self, name: &str) -> bool {
+        self.read_state(|state| state.has_capability(name))
+    }
+
+    /// Notifications from the server: list changes, resource updates, logs, stray progress.
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.engine().subscribe()
+    }
+
+    /// Resolves once the connection is gone: the server exited or closed its
+    /// output, the HTTP connection failed, or the session was closed. At
+    /// once if it already is. A supervisor notices a crash by it, not at the
+    /// next request.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.engine().closed()
+    }
+
+    /// Why the connection is gone (exit status and stderr tail, say), when it is.
+    pub fn gone(&self) -> Option<SessionError> {
+        self.engine()
+            .gone_error("connection")
+            .map(|error| error.masked(&self.options().masker))
+    }
+
+    /// Moves the deadline past which no request of this session is retried
+    /// (`None`: no deadline). Discovery sets one; a session kept afterwards
+    /// (by the hub) should not keep it.
+    pub fn set_deadline(&self, deadline: Option<tokio::time::Instant>) {
+        self.inner.connection.deadline.set(deadline);
+    }
+
+    /// The request path every request of this session takes: the policies
+    /// (retry, rate limit, yours) around the core. Calling it directly sends
+    /// a request as it is, without the modern `_meta` envelope or masking.
+    pub fn service(&self) -> RequestService {
+        self.inner.service.clone()
+    }
+
+    /// How many requests of this session have waited for a rate-limit token
+    /// (0 without a limit). Only operations ever wait: the handshake and
+    /// the pages of a listing never do.
+    pub fn rate_limit_waits(&self) -> u64 {
+        self.inner
+            .rate_limit
+            .as_ref()
+            .map_or(0, crate::policy::RateLimitLayer::waits)
+    }
+
+    /// Sends a typed request and returns its result as the server sent it
+    /// ([`RawJson`], read on demand), known secrets masked. In the modern
+    /// era the per-request `_meta` is added and `input_required` rounds are
+    /// fulfilled through the handler.
+    pub async fn send<M: RequestMethod>(
+        &self,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<RawJson, SessionError> {
+        let request = McpRequest::typed::<M>(params, options)
+            .map_err(|e| self.violation(M::METHOD, format!("cannot encode params: {e}")))?;
+        self.exchange(request).await
+    }
+
+    /// Sends a typed request and decodes its result.
+    pub async fn request<M: RequestMethod>(
+        &self,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<M::Result, SessionError> {
+        self.send::<M>(params, options)
+            .await?
+            .decode()
+            .map_err(|e| self.violation(M::METHOD, format!("malformed result: {e}")))
+    }
+
+    /// Sends a request of a method `mcp-protocol` has no type for (a vendor
+    /// extension, say), with raw params; like [`send`](Self::send) otherwise.
+    /// Unknown methods count as not idempotent.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<RawJson, SessionError> {
+        self.exchange(McpRequest::untyped(method, params, options))
+            .await
+    }
+
+    /// One request through the policies, in the era's envelope, masked.
+    async fn exchange(&self, request: McpRequest) -> Result<RawJson, SessionError> {
+        let masker = &self.options().masker;
+        match self.exchange_unmasked(request).await {
+            Ok(result) => Ok(masker.mask_json(&result)),
+            Err(error) => Err(error.masked(masker)),
+        }
+    }
+
+    async fn exchange_unmasked(&self, request: McpRequest) -> Result<RawJson, SessionError> {
+        let (era, protocol_version) = self.read_state(|state| (state.era, state.protocol_version));
+        if era == Era::Legacy {
+            return self.service().oneshot(request).await;
+        }
+        // Boxed: the rounds' state would make every request's future large.
+        Box::pin(self.exchange_modern(request, protocol_version)).await
+    }
+
+    /// A modern request: the `_meta` envelope, and `input_required` rounds.
+    async fn exchange_modern(
+        &self,
+        request: McpRequest,
+        protocol_version: ProtocolVersion,
+    ) -> Result<RawJson, SessionError> {
+        let opts = self.options();
+        let meta = handshake::modern_meta(opts, protocol_version);
+        let method = request.method.clone();
+        let original = request
+            .params
+            .clone()
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        let mut params = original.clone();
+        for round in 0..=opts.max_input_rounds {
+            let mut attempt = request.clone();
+            attempt.params = handshake::with_meta(Some(params), &meta);
+            let result = self.service().oneshot(attempt).await?;
+            match mcpdisco_protocol::meta::ResultType::of(&result) {
+                Ok(mcpdisco_protocol::meta::ResultType::Complete) => return Ok(result),
+                Ok(mcpdisco_protocol::meta::ResultType::InputRequired) => {
+                    if round == opts.max_input_rounds {
+                        return Err(self.violation(
+                            &method,
+                            format!("still input_required after {round} rounds"),
+                        ));
+                    }
+                    let result = result
+                        .to_value()
+                        .map_err(|e| self.violation(&method, format!("unreadable result: {e}")))?;
+                    params = self.fulfil_input(&method, &original, &result).await?;
+                }
+                Err(error) => return Err(self.violation(&method, error.to_string())),
+            }
+        }
+        Err(self.violation(&method, "too many input_required rounds".into()))
+    }
+
+    /// Answers the `inputRequests` of an `input_required` result and builds the retry's params.
+    async fn fulfil_input(
+        &self,
+        method: &str,
+        original: &Value,
+        result: &Value,
+    ) -> Result<Value, SessionError> {
+        let mut responses = Map::new();
+        if let Some(requests) = result.get("inputRequests").and_then(Value::as_object) {
+            for (key, request) in requests {
+                let input_method =
+                    request
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| {
+                            self.violation(method, format!("input request '{key}' has no method"))
+                        })?;
+                let input_params = request
+                    .get("params")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let answer = handler::answer(
+                    self.options().handler.as_ref(),
+                    &self.options().capabilities,
+                    input_method,
+                    input_params,
+                )
+                .await
+                .map_err(|error| {
+                    SessionError::from_rpc(self.name(), format!("{method} ({input_method})"), error)
+                })?;
+                responses.insert(key.clone(), answer);
+            }
+        }
+        let mut params = original.clone();
+        if let Some(object) = params.as_object_mut() {
+            object.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => {
+                    object.insert("requestState".into(), state.clone());
+                }
+                None => {
+                    object.remove("requestState");
+                }
+            }
+        }
+        Ok(params)
+    }
+
+    fn violation(&self, method: &str, reason: String) -> SessionError {
+        SessionError::new(self.name(), method, ErrorKind::ProtocolViolation { reason })
+    }
+
+    /// A typed request whose (small) result is read as a JSON value.
+    async fn send_value<M: RequestMethod>(
+        &self,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
+        self.send::<M>(params, options)
+            .await?
+            .to_value()
+            .map_err(|e| self.violation(M::METHOD, format!("unreadable result: {e}")))
+    }
+
+    /// `ping` (legacy); in the modern era, where ping is gone, `server/discover` serves as a liveness check.
+    pub async fn ping(&self) -> Result<(), SessionError> {
+        let params = MetaParams::default();
+        match self.era() {
+            Era::Legacy => self.send::<Ping>(&params, RequestOptions::default()).await,
+            Era::Modern => {
+                self.send::<Discover>(&params, RequestOptions::default())
+                    .await
+            }
+        }
+        .map(drop)
+    }
+
+    /// One page of a list.
+    pub async fn list(
+        &self,
+        kind: ListKind,
+        cursor: Option<&str>,
+    ) -> Result<ListPage, SessionError> {
+        let params = PaginatedParams::after(cursor.map(str::to_owned));
+        let options = RequestOptions::default();
+        let result = match kind {
+            ListKind::Tools => self.send::<ListTools>(&params, options).await,
+            ListKind::Resources => self.send::<ListResources>(&params, options).await,
+            ListKind::ResourceTemplates => {
+                self.send::<ListResourceTemplates>(&params, options).await
+            }
+            ListKind::Prompts => self.send::<ListPrompts>(&params, options).await,
+        }?;
+        ListPage::from_result(kind, &result).ok_or_else(|| {
+            self.violation(
+                kind.method(),
+                format!("result has no \"{}\" array", kind.items_key()),
+            )
+        })
+    }
+
+    /// Every page of a list, following cursors up to the page cap; a repeated cursor is an error.
+    pub async fn list_all(&self, kind: ListKind) -> Result<Vec<RawJson>, SessionError> {
+        self.list_complete(kind).await.map(|list| list.items)
+    }
+
+    /// Like [`list_all`](Self::list_all), also telling how many pages it took
+    /// and the smallest `ttlMs` any page carried.
+    pub async fn list_complete(&self, kind: ListKind) -> Result<CompleteList, SessionError> {
+        let mut list = CompleteList::default();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        let page_cap = self.options().page_cap;
+        for _ in 0..page_cap {
+            let page = self.list(kind, cursor.as_deref()).await?;
+            list.items.extend(page.items);
+            list.pages += 1;
+            list.ttl_ms = match (list.ttl_ms, page.ttl_ms) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match page.next_cursor {
+                None => return Ok(list),
+                Some(next) => {
+                    if !seen.insert(next.clone()) {
+                        return Err(self.violation(
+                            kind.method(),
+                            format!("the server repeated cursor {next:?}"),
+                        ));
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(self.violation(kind.method(), format!("more than {page_cap} pages")))
+    }
+
+    /// `tools/call`: the raw result (`content`, `structuredContent`, `isError`).
+    /// Never sent twice once it may have reached the server.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
+        self.call_tool_with(name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// `tools/call` with request options (progress, timeout).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
+        self.send_value::<CallTool>(&CallToolParams::new(name, Some(arguments)), options)
+            .await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value, SessionError> {
+        self.read_resource_with(uri, RequestOptions::default())
+            .await
+    }
+
+    /// `resources/read` with request options.
+    pub async fn read_resource_with(
+        &self,
+        uri: &str,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
+        self.send_value::<ReadResource>(&ReadResourceParams::new(uri), options)
+            .await
+    }
+
+    /// `prompts/get`; `arguments` is an object of strings (anything else sends none).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
+        self.get_prompt_with(name, arguments, RequestOptions::default())
+            .await
+    }
+
+    /// `prompts/get` with request options.
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<Value, SessionError> {
+        let arguments = match arguments {
+            Value::Object(arguments) => Some(arguments),
+            _ => None,
+        };
+        self.send_value::<GetPrompt>(&GetPromptParams::new(name, arguments), options)
+            .await
+    }
+
+    /// `completion/complete` for a reference (`ref/prompt` or `ref/resource`) and an argument.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument_name: &str,
+        argument_value: &str,
+    ) -> Result<Value, SessionError> {
+        let mut argument = Map::new();
+        argument.insert("name".into(), Value::from(argument_name));
+        argument.insert("value".into(), Value::from(argument_value));
+        self.send_value::<Complete>(
+            &CompleteParams::new(reference, Value::Object(argument)),
+            RequestOptions::default(),
+        )
+        .await
+    }
+
+    /// `logging/setLevel` (legacy only: the modern era sets the level per request).
+    pub async fn set_log_level(&self, level: &str) -> Result<(), SessionError> {
+        if self.era() == Era::Modern {
+            return Err(SessionError::new(
+                self.name(),
+                SetLevel::METHOD,
+                ErrorKind::Unsupported {
+                    reason: "2026-07-28 has no logging/setLevel; set SessionOptions::log_level"
+                        .into(),
+                },
+            ));
+        }
+        let params = SetLevelParams::new(LoggingLevel::from(level));
+        self.send::<SetLevel>(&params, RequestOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// `resources/subscribe` (legacy).
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), SessionError> {
+        self.send::<Subscribe>(&SubscribeParams::new(uri), RequestOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// Modern `subscriptions/listen`: notifications for this filter (such as
+    /// `{"toolsListChanged": true}`) arrive on the returned subscription, demultiplexed
+    /// by subscription id. Dropping it cancels the listen request.
+    pub async fn listen(&self, filter: Value) -> Result<Subscription, SessionError> {
+        const METHOD: &str = SubscriptionsListen::METHOD;
+        let state = self.state();
+        if state.era != Era::Modern {
+            return Err(SessionError::new(
+                self.name(),
+                METHOD,
+                ErrorKind::Unsupported {
+                    reason: "subscriptions/listen needs the modern era; legacy notifications arrive on notifications()".into(),
+                },
+            ));
+        }
+        let filter: SubscriptionFilter = serde_json::from_value(filter)
+            .map_err(|e| self.violation(METHOD, format!("invalid filter: {e}")))?;
+        let request = McpRequest::typed::<SubscriptionsListen>(
+            &SubscriptionsListenParams::new(filter),
+            RequestOptions::default(),
+        )
+        .map_err(|e| self.violation(METHOD, format!("cannot encode params: {e}")))?;
+        let engine = self.engine();
+        let id = engine.next_id();
+        let receiver = engine.add_subscription(id.clone());
+        let meta = handshake::modern_meta(self.options(), state.protocol_version);
+        let params = handshake::with_meta(request.params, &meta);
+        // A long-lived request, answered only when it ends: sent past the policies.
+        if let Err(error) = engine.send_detached(id.clone(), METHOD, params).await {
+            engine.remove_subscription(&id);
+            return Err(error);
+        }
+        Ok(Subscription {
+            engine: Arc::clone(engine),
+            id,
+            receiver,
+        })
+    }
+
+    /// Closes the session and its transport (the child process is reaped, the HTTP session deleted).
+    pub async fn close(&self) -> Result<(), SessionError> {
+        let result = self.engine().close().await;
+        self.inner.reader.abort();
+        result
+    }
+}
+
+/// A modern `subscriptions/listen` stream.
+pub struct Subscription {
+    engine: Arc<Engine>,
+    id: RequestId,
+    receiver: mpsc::UnboundedReceiver<ServerNotification>,
+}
+
+impl Subscription {
+    /// The subscription id (the listen request's id).
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The next notification of this subscription; `None` once the connection is gone.
+    pub async fn next(&mut self) -> Option<ServerNotification> {
+        self.receiver.recv().await
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.engine.remove_subscription(&self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let engine = Arc::clone(&self.engine);
+            let id = self.id.clone();
+            runtime.spawn(async move { engine.send_cancel(&id, "subscription dropped").await });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+//! Requests from servers to the client (`sampling/createMessage`,
+//! `elicitation/create`, `roots/list`), passed on to the gateway's client.
+//!
+//! A server's request goes to the client whose call that server is serving
+//! (the newest such call, when there are several), provided that client
+//! declared the capability; otherwise to the newest connected legacy client
+//! that declared it (`roots/list` often comes outside any call). A legacy
+//! client is asked over its connection; a modern request is answered
+//! `input_required` and the question waits for the client's retry
+//! ([`super::input`]). Nobody to ask is -32601, as if the gateway had not
+//! declared the capability. A client that does not answer within the
+//! gateway's `client_request_timeout` is an error to the server.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
+use mcpdisco_protocol::types::ClientCapabilities;
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::sync::Mutex;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use super::client::ClientLink;
+use crate::supervisor::HandlerFactory;
+use mcpdisco_client::session::ClientHandler;
+
+/// A question for a modern client, answered through its retry.
+#[derive(Debug)]
+pub(crate) struct InputAsk {
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+    pub(crate) method: &'static str,
+    /// Its params.
+    pub(crate) params: Value,
+    /// Where the client's answer goes.
+    pub(crate) reply: oneshot::Sender<Result<Value, ErrorObject>>,
+}
+
+/// Who is waiting on a call, and how to ask them.
+#[derive(Clone)]
+pub(crate) enum Caller {
+    /// A legacy client, asked over its connection.
+    Connection(Arc<ClientLink>),
+    /// A modern request, asked through `input_required`.
+    Input {
+        /// Questions for the request's driver.
+        asks: mpsc::Sender<InputAsk>,
+        /// What the request's `_meta` declared.
+        capabilities: Arc<ClientCapabilities>,
+    },
+}
+
+impl Caller {
+    fn declares(&self, method: &str) -> bool {
+        match self {
+            Self::Connection(link) => link.capabilities().allow_request(method),
+            Self::Input { capabilities, .. } => capabilities.allow_request(method),
+        }
+    }
+}
+
+struct CallRecord {
+    seq: u64,
+    server: String,
+    caller: Caller,
+}
+
+/// Routes servers' requests to the gateway's clients.
+pub(crate) struct Bridge {
+    calls: Mutex<Vec<CallRecord>>,
+    clients: Mutex<Vec<Weak<ClientLink>>>,
+    seq: AtomicU64,
+    timeout: Duration,
+}
+
+/// Keeps a call on record while it runs.
+pub(crate) struct CallGuard {
+    bridge: Arc<Bridge>,
+    seq: u64,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        self.bridge.calls.lock().retain(|call| call.seq != self.seq);
+    }
+}
+
+impl Bridge {
+    /// A bridge whose clients get `timeout` to answer.
+    pub(crate) fn new(timeout: Duration) -> Self {
+        Self {
+            calls: Mutex::new(Vec::new()),
+            clients: Mutex::new(Vec::new()),
+            seq: AtomicU64::new(0),
+            timeout,
+        }
+    }
+
+    /// The handlers of the supervised servers' sessions.
+    pub(crate) fn handlers(self: &Arc<Self>) -> HandlerFactory {
+        let bridge = Arc::downgrade(self);
+        Arc::new(move |server: &str| {
+            Arc::new(ServerHandler {
+                server: server.to_owned(),
+                bridge: bridge.clone(),
+            }) as Arc<dyn ClientHandler>
+        })
+    }
+
+    /// Records that `caller` waits on a call to `server`, until the guard drops.
+    pub(crate) fn enter(self: &Arc<Self>, server: &str, caller: Caller) -> CallGuard {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        self.calls.lock().push(CallRecord {
+            seq,
+            server: server.to_owned(),
+            caller,
+        });
+        CallGuard {
+            bridge: Arc::clone(self),
+            seq,
+        }
+    }
+
+    /// A connected client, asked when no call of it is running.
+    pub(crate) fn add_client(&self, link: &Arc<ClientLink>) {
+        let mut clients = self.clients.lock();
+        clients.retain(|client| client.strong_count() > 0);
+        clients.push(Arc::downgrade(link));
+    }
+
+    /// Asks the right client to answer `server`'s request.
+    async fn forward(
+        &self,
+        server: &str,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Value, ErrorObject> {
+        let caller = self
+            .calls
+            .lock()
+            .iter()
+            .rev()
+            .find(|call| call.server == server && call.caller.declares(method))
+            .map(|call| call.caller.clone())
+            .or_else(|| {
+                self.clients
+                    .lock()
+                    .iter()
+                    .rev()
+                    .filter_map(Weak::upgrade)
+                    .find(|link| link.is_legacy() && link.capabilities().allow_request(method))
+                    .map(Caller::Connection)
+            });
+        let Some(caller) = caller else {
+            return Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("{method}: no client of the gateway declared this capability"),
+            ));
+        };
+        let timed_out = || {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "{method}: the gateway's client did not answer within {:?}",
+                    self.timeout
+                ),
+            )
+        };
+        match caller {
+            Caller::Connection(link) => {
+                tokio::time::timeout(self.timeout, link.request(method, params))
+                    .await
+                    .map_err(|_| timed_out())?
+            }
+            Caller::Input { asks, .. } => {
+                let (reply, answer) = oneshot::channel();
+                let ask = InputAsk {
+                    method,
+                    params,
+                    reply,
+                };
+                let gone = || {
+                    ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!("{method}: the client's request ended before it answered"),
+                    )
+                };
+                asks.send(ask).await.map_err(|_| gone())?;
+                match tokio::time::timeout(self.timeout, answer).await {
+                    Ok(Ok(answer)) => answer,
+                    Ok(Err(_)) => Err(gone()),
+                    Err(_) => Err(timed_out()),
+                }
+            }
+        }
+    }
+}
+
+/// The handler of one server's sessions.
+struct ServerHandler {
+    server: String,
+    bridge: Weak<Bridge>,
+}
+
+impl ServerHandler {
+    async fn forward(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
+        match self.bridge.upgrade() {
+            Some(bridge) => bridge.forward(&self.server, method, params).await,
+            None => Err(ErrorObject::method_not_found(method)),
+        }
+    }
+}
+
+#[async_trait]
+impl ClientHandler for ServerHandler {
+    async fn list_roots(&self, params: Value) -> Result<Value, ErrorObject> {
+        self.forward(ListRoots::METHOD, params).await
+    }
+
+    async fn create_message(&self, params: Value) -> Result<Value, ErrorObject> {
+        self.forward(CreateMessage::METHOD, params).await
+    }
+
+    async fn elicit(&self, params: Value) -> Result<Value, ErrorObject> {
+        self.forward(Elicit::METHOD, params).await
+    }
+}

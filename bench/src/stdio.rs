@@ -67,6 +67,10 @@ pub struct StdioCase {
     /// Where the server runs (the caller has pinned this process to
     /// [`Placement::CLIENT_CPU`]).
     pub placement: Placement,
+    /// The raw loop only: check each answer as JSON (serde_json into
+    /// `IgnoredAny`), as a client that validates its input must. The floor
+    /// such a client can reach.
+    pub check_json: bool,
 }
 
 impl StdioCase {
@@ -321,7 +325,10 @@ fn raw(case: &StdioCase) -> Result<Outcome, BenchError> {
                 id += 1;
                 let line = request_line(case.method, id);
                 let started = Instant::now();
-                client.exchange(&line)?;
+                let answer = client.exchange(&line)?;
+                if case.check_json {
+                    check_json(answer)?;
+                }
                 latencies.push(started.elapsed());
             }
             Outcome::Latencies(latencies)
@@ -329,12 +336,26 @@ fn raw(case: &StdioCase) -> Result<Outcome, BenchError> {
         Mode::Inflight => {
             let started = Instant::now();
             let RawClient { writer, reader, .. } = &mut client;
-            raw_in_flight(writer, reader, case.method, case.requests, id)?;
+            raw_in_flight(
+                writer,
+                reader,
+                case.method,
+                case.requests,
+                id,
+                case.check_json,
+            )?;
             Outcome::Batch(started.elapsed())
         }
     };
     client.close()?;
     Ok(outcome)
+}
+
+/// Reads `answer` as JSON and throws it away: what checking costs.
+fn check_json(answer: &[u8]) -> Result<(), BenchError> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(answer)
+        .map(|_| ())
+        .map_err(|e| BenchError::Raw(format!("an answer is not JSON: {e}")))
 }
 
 /// Keeps [`IN_FLIGHT`] requests outstanding: a writer thread sends one more
@@ -345,6 +366,7 @@ fn raw_in_flight(
     method: Method,
     total: usize,
     first_id: u64,
+    check: bool,
 ) -> Result<(), BenchError> {
     let (credit, credits) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
@@ -377,7 +399,10 @@ fn raw_in_flight(
         });
         let received = (|| {
             for _ in 0..total {
-                reader.receive()?;
+                let answer = reader.receive()?;
+                if check {
+                    check_json(answer)?;
+                }
                 // The writer may have finished sending: a closed channel is fine.
                 let _ = credit.send(());
             }
@@ -407,7 +432,7 @@ mod tests {
     fn raw_in_flight_keeps_the_window_and_reads_every_response() {
         let mut client = RawClient::spawn(Path::new("cat"), &[]).unwrap();
         let RawClient { writer, reader, .. } = &mut client;
-        raw_in_flight(writer, reader, Method::Ping, 1000, 0).unwrap();
+        raw_in_flight(writer, reader, Method::Ping, 1000, 0, true).unwrap();
         assert!(client.close().unwrap().success());
     }
 }

@@ -15,7 +15,8 @@
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
 //! * [`approval`]: capability manifests a person approves, and the pins of
 //!   what was approved.
-//! * [`registry`]: the MCP Registry client and bundle downloads.
+//! * `registry` (feature `registry`): the MCP Registry client and bundle
+//!   downloads.
 //!
 //! # No secret leaves
 //!
@@ -56,6 +57,7 @@ pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod doctor;
+#[cfg(feature = "registry")]
 pub mod registry;
 pub mod report;
 

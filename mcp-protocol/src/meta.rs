@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::RawJson;
+use crate::raw::RawJson;
 
 /// `_meta` key: the protocol version of a modern request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";

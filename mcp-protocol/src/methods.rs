@@ -10,13 +10,13 @@
 
 use crate::method::{NotificationMethod, RequestKind, RequestMethod};
 use crate::types::{
-    CallToolParams, CallToolResult, CancelledParams, CompleteParams, CompleteResult,
-    CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
-    ElicitationCompleteParams, EmptyResult, GetPromptParams, GetPromptResult, InitializeParams,
-    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListRootsResult, ListToolsResult, LoggingMessageParams, MetaParams, PaginatedParams,
-    ProgressParams, ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams,
-    SubscribeParams, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, CompleteParams,
+    CompleteResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams,
+    ElicitResult, ElicitationCompleteParams, EmptyResult, GetPromptParams, GetPromptResult,
+    InitializeParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingMessageParams, MetaParams,
+    PaginatedParams, ProgressParams, ReadResourceParams, ReadResourceResult, ResourceUpdatedParams,
+    SetLevelParams, SubscribeParams, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
 };
 
 macro_rules! request {
@@ -204,6 +204,22 @@ pub fn kind_of(method: &str) -> RequestKind {
         | ListResourceTemplates::METHOD
         | ListPrompts::METHOD => RequestKind::Listing,
         _ => RequestKind::Operation,
+    }
+}
+
+impl ClientCapabilities {
+    /// Whether these capabilities allow a server to send the request named
+    /// `method` to the client: `roots/list` needs `roots`,
+    /// `sampling/createMessage` needs `sampling`, `elicitation/create` needs
+    /// `elicitation`; no other server request is covered. (Here, beside the
+    /// method names, so the types never import the methods.)
+    pub fn allow_request(&self, method: &str) -> bool {
+        match method {
+            ListRoots::METHOD => self.roots.is_some(),
+            CreateMessage::METHOD => self.sampling.is_some(),
+            Elicit::METHOD => self.elicitation.is_some(),
+            _ => false,
+        }
     }
 }
 

@@ -18,12 +18,24 @@ use crate::workspace::Workspace;
 pub const PUBLISHED: &[&str] = &[
     "mcpdisco-protocol",
     "mcpdisco-transport",
+    "mcpdisco-client",
+    "mcpdisco-capability",
     "mcpdisco",
+    "mcpdisco-gateway",
     "mcpdisco-cli",
 ];
 
-/// The packages with features, checked without their defaults too.
-const WITH_FEATURES: &[&str] = &["mcpdisco-transport", "mcpdisco"];
+/// The library packages, each checked alone without its default features
+/// and with all of them (alone, so no other package's choice of its
+/// features hides a combination that does not build).
+const LIBRARIES: &[&str] = &[
+    "mcpdisco-protocol",
+    "mcpdisco-transport",
+    "mcpdisco-client",
+    "mcpdisco-capability",
+    "mcpdisco",
+    "mcpdisco-gateway",
+];
 
 const PACKAGE_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 const TOOLCHAIN_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -136,14 +148,17 @@ pub fn check_windows(ws: &Workspace) -> Result<()> {
     Ok(())
 }
 
-/// The packages with features build without their defaults.
+/// Each library package builds alone without its default features and
+/// with all of them.
 pub fn check_features(ws: &Workspace) -> Result<()> {
-    let mut cmd = ws.cargo();
-    cmd.args(["check", "--no-default-features"]);
-    for package in WITH_FEATURES {
-        cmd.args(["-p", package]);
+    for package in LIBRARIES {
+        for features in ["--no-default-features", "--all-features"] {
+            let mut cmd = ws.cargo();
+            cmd.args(["check", "--locked", features, "-p", package]);
+            println!("release: {}", process::describe(&cmd));
+            process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
+        }
     }
-    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
     Ok(())
 }
 

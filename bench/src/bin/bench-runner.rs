@@ -104,6 +104,9 @@ enum Bench {
         /// Untimed requests first.
         #[arg(long, default_value_t = 500)]
         warmup: usize,
+        /// The raw loop only: check each answer as JSON.
+        #[arg(long)]
+        check_json: bool,
         #[command(flatten)]
         server: ServerOptions,
     },
@@ -220,6 +223,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             runtime: flavour,
             requests,
             warmup,
+            check_json,
             server,
         } => {
             let case = StdioCase {
@@ -231,6 +235,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 server: server_program(server.server)?,
                 tools: server.tools,
                 placement,
+                check_json,
             };
             // Before the runtime starts its threads, so they are pinned too.
             mcp_bench::placement::pin_this_process(Placement::CLIENT_CPU)?;

@@ -9,7 +9,7 @@
 //!
 //! * Cloning is O(1): the text is a reference-counted [`Bytes`].
 //! * Decoding a line yields results that are slices of the line, not copies
-//!   ([`Message::from_bytes`](crate::Message::from_bytes)).
+//!   (`Message::from_bytes`).
 //! * [`decode`](RawJson::decode) reads it into any type straight from the text;
 //!   [`member`](RawJson::member) reads one member of an object and skips the rest.
 //! * Writing it back (serde, [`as_str`](RawJson::as_str)) reproduces the text byte for byte.
@@ -24,6 +24,7 @@
 //! [`to_value`](RawJson::to_value) to compare meanings.
 
 mod item;
+pub(crate) mod key;
 mod page;
 pub(crate) mod scan;
 mod view;

@@ -112,7 +112,7 @@ impl<'de> Visitor<'de> for PageVisitor<'_> {
             next_cursor: None,
             ttl_ms: None,
         };
-        while let Some(key) = map.next_key::<crate::types::Key<'de>>()? {
+        while let Some(key) = map.next_key::<super::key::Key<'de>>()? {
             match key.as_str() {
                 "nextCursor" => {
                     page.next_cursor = map.next_value::<Value>()?.as_str().map(str::to_owned)

@@ -14,7 +14,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::RawJson;
-use crate::types::Key;
+use crate::raw::key::Key;
 
 /// A JSON value borrowed from a text that is known to be valid JSON.
 #[derive(Clone, Copy)]

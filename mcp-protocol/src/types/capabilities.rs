@@ -95,23 +95,6 @@ super::struct_with_extra! {
     }
 }
 
-impl ClientCapabilities {
-    /// Whether these capabilities allow a server to send the request named
-    /// `method` to the client: `roots/list` needs `roots`,
-    /// `sampling/createMessage` needs `sampling`, `elicitation/create` needs
-    /// `elicitation`; no other server request is covered.
-    pub fn allow_request(&self, method: &str) -> bool {
-        use crate::method::RequestMethod;
-        use crate::methods::{CreateMessage, Elicit, ListRoots};
-        match method {
-            ListRoots::METHOD => self.roots.is_some(),
-            CreateMessage::METHOD => self.sampling.is_some(),
-            Elicit::METHOD => self.elicitation.is_some(),
-            _ => false,
-        }
-    }
-}
-
 super::struct_with_extra! {
     /// What a server offers.
     #[derive(Debug, Clone, PartialEq, Default)]

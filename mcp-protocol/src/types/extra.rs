@@ -4,7 +4,7 @@
 //! serde's `#[serde(flatten)]` would do this by first buffering the whole
 //! object (every member, however large) into serde's private `Content` tree
 //! and then reading the struct from it: it doubles the work on a large list,
-//! and it cannot carry a [`RawJson`](crate::RawJson) member. Instead,
+//! and it cannot carry a [`RawJson`](crate::raw::RawJson) member. Instead,
 //! [`struct_with_extra!`] defines the struct with `extra` flattened for
 //! writing only, and reads it through a private twin that holds the known
 //! fields, driven by [`CollectUnknown`]: a deserializer that hands the twin
@@ -13,12 +13,12 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::Extra;
+use crate::raw::key::Key;
 
 /// Defines a struct whose unknown members are kept in `pub extra: Extra` and
 /// written back after the known ones. Write the struct without `Serialize`,
@@ -57,49 +57,6 @@ macro_rules! struct_with_extra {
     };
 }
 pub(crate) use struct_with_extra;
-
-/// A map key, borrowed from the input when it can be.
-pub(crate) struct Key<'de>(Cow<'de, str>);
-
-impl<'de> Key<'de> {
-    /// The key.
-    pub(crate) fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The key itself.
-    pub(crate) fn into_cow(self) -> Cow<'de, str> {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string key")
-            }
-
-            fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(key)))
-            }
-
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(key.to_owned())))
-            }
-
-            fn visit_string<E: de::Error>(self, key: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(key)))
-            }
-        }
-
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
 
 /// A deserializer that reads a struct through `inner`, giving the struct's
 /// own visitor only the members it names and putting the others in `extra`.
@@ -215,7 +172,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for FilteredMap<'_, A> {
 mod tests {
     use serde_json::json;
 
-    use crate::RawJson;
+    use crate::raw::RawJson;
 
     struct_with_extra! {
         /// A test struct.

@@ -7,7 +7,7 @@ use serde::de::{DeserializeOwned, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::RawJson;
+use crate::raw::RawJson;
 
 /// One item of a list: readable, or kept raw with the reason it is not.
 #[derive(Debug, Clone, PartialEq)]

@@ -58,7 +58,7 @@ macro_rules! open_string_enum {
 }
 pub(crate) use open_string_enum;
 
-pub(crate) use extra::{Key, struct_with_extra};
+pub(crate) use extra::struct_with_extra;
 
 mod capabilities;
 mod content;
@@ -122,6 +122,6 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
 /// Like [`present`], keeping the value raw.
 pub(crate) fn present_raw<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<crate::RawJson>, D::Error> {
-    <crate::RawJson as serde::Deserialize>::deserialize(deserializer).map(Some)
+) -> Result<Option<crate::raw::RawJson>, D::Error> {
+    <crate::raw::RawJson as serde::Deserialize>::deserialize(deserializer).map(Some)
 }

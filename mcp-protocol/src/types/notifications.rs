@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::Extra;
-use crate::RequestId;
+use crate::jsonrpc::RequestId;
 
 super::struct_with_extra! {
     /// `notifications/progress` params.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
-use crate::RawJson;
+use crate::raw::RawJson;
 
 super::struct_with_extra! {
     /// Hints about a tool's behaviour. They are hints: do not trust them from untrusted servers.

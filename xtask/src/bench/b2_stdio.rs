@@ -2,7 +2,11 @@
 
 use anyhow::Result;
 
-use super::report::{Row, Unit};
+use super::report::{Row, Unit, median};
+
+/// B2's target against the second floor, the raw loop that checks each
+/// answer as JSON: what a client that validates its input can reach.
+const CHECKED_FLOOR_TARGET: f64 = 1.3;
 use super::{Bench, CONTENDERS, Gathered, ROUNDS, TOOLS, extra_medians, medians, number, peaks};
 
 /// Runs B2 and adds its rows.
@@ -45,34 +49,50 @@ pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
     ];
     for (method, mode, placement, runtime, requests, warmup) in cases {
         let mut gathered: [Gathered; 3] = Default::default();
+        // The second floor: the raw loop that also checks each answer as
+        // JSON (serde_json into IgnoredAny), as a validating client must.
+        let mut checked = Gathered::default();
         for round in 0..ROUNDS {
-            for (index, contender) in CONTENDERS.iter().enumerate() {
+            let floor_too = (mode == "sequential").then_some(3);
+            for (index, contender) in CONTENDERS
+                .iter()
+                .enumerate()
+                .chain(floor_too.map(|i| (i, &"raw")))
+            {
+                let checking = index == 3;
                 println!(
-                    "bench: B2 {method} {mode} {placement} {runtime} {contender} (round {})",
+                    "bench: B2 {method} {mode} {placement} {runtime} {contender}{} (round {})",
+                    if checking { " checking JSON" } else { "" },
                     round + 1
                 );
-                let (measured, result) = bench.case(
-                    "stdio",
-                    &[
-                        "--contender",
-                        contender,
-                        "--method",
-                        method,
-                        "--mode",
-                        mode,
-                        "--placement",
-                        placement,
-                        "--runtime",
-                        runtime,
-                        "--requests",
-                        requests,
-                        "--warmup",
-                        warmup,
-                        "--tools",
-                        &TOOLS.to_string(),
-                    ],
-                )?;
-                let entry = &mut gathered[index];
+                let tools = TOOLS.to_string();
+                let mut args = vec![
+                    "--contender",
+                    contender,
+                    "--method",
+                    method,
+                    "--mode",
+                    mode,
+                    "--placement",
+                    placement,
+                    "--runtime",
+                    runtime,
+                    "--requests",
+                    requests,
+                    "--warmup",
+                    warmup,
+                    "--tools",
+                    &tools,
+                ];
+                if checking {
+                    args.push("--check-json");
+                }
+                let (measured, result) = bench.case("stdio", &args)?;
+                let entry = if checking {
+                    &mut checked
+                } else {
+                    &mut gathered[index]
+                };
                 if mode == "sequential" {
                     entry.samples.push(number(&result, "/latency/median_us")?);
                     entry.extra.push(number(&result, "/latency/p99_us")?);
@@ -95,16 +115,28 @@ pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
         if mode == "sequential" {
             let p99 = extra_medians(&gathered);
             let shown = |v: Option<f64>| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.1}"));
+            let values = medians(&gathered);
+            let floor = median(&checked.samples);
+            let ratio = match (values[0], floor) {
+                (Some(ours), Some(floor)) if floor > 0.0 => Some(ours / floor),
+                _ => None,
+            };
             rows.push(
                 Row::new(
                     format!("B2 stdio {request}, sequential, {where_}: median latency"),
                     Unit::Microseconds,
-                    medians(&gathered),
+                    values,
                 )
                 .with_rss(peaks(&gathered))
                 .limit_target(1.2)
+                .target(
+                    format!("≤ {CHECKED_FLOOR_TARGET}× the checking floor"),
+                    ratio.is_some_and(|r| r <= CHECKED_FLOOR_TARGET),
+                )
                 .with_notes(format!(
-                    "p99 µs: ours {}, rmcp {}, limit {}",
+                    "checking floor (the raw loop + serde_json into IgnoredAny) {} µs, ours ÷ it {}; p99 µs: ours {}, rmcp {}, limit {}",
+                    shown(floor),
+                    ratio.map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×")),
                     shown(p99[0]),
                     shown(p99[1]),
                     shown(p99[2])

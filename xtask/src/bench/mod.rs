@@ -2,7 +2,8 @@
 //! raw baseline with no protocol logic), as ratios measured in the same run.
 //!
 //! It tests and builds the bench crate (`bench/`, outside the workspace, so
-//! nothing else ever compiles rmcp) and `mcp-cli` in release mode, runs every case ×
+//! nothing else ever compiles rmcp) and `mcp-cli` in the `profiling` profile
+//! (release code with line tables, for perf), runs every case ×
 //! contender as its own child process: `bench-runner` for B1, B2, B4 and the
 //! rmcp and raw sides of B3, `mcp-cli` itself for our side of B3. Each goes
 //! through `bench-runner measure`, a small process whose only child it is,
@@ -123,7 +124,8 @@ struct Bench {
 }
 
 impl Bench {
-    /// Builds the bench crate (its own target dir) and mcp-cli (the workspace's), in release mode.
+    /// Builds the bench crate (its own target dir) and mcp-cli (the workspace's),
+    /// in the `profiling` profile.
     fn build(ws: &Workspace) -> Result<Self> {
         let root = ws.root().to_path_buf();
         let bench_dir = root.join("bench");
@@ -132,17 +134,17 @@ impl Bench {
         // them, since it never compiles rmcp.
         for step in ["test", "build"] {
             let mut cmd = ws.cargo();
-            cmd.args([step, "--release", "--manifest-path"])
+            cmd.args([step, "--profile", "profiling", "--manifest-path"])
                 .arg(bench_dir.join("Cargo.toml"))
                 .env("CARGO_TARGET_DIR", bench_dir.join("target"));
             println!("bench: {}", process::describe(&cmd));
             process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
         }
         let mut cmd = ws.cargo();
-        cmd.args(["build", "--release", "-p", "mcpdisco-cli"]);
+        cmd.args(["build", "--profile", "profiling", "-p", "mcpdisco-cli"]);
         println!("bench: {}", process::describe(&cmd));
         process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
-        let release = bench_dir.join("target").join("release");
+        let release = bench_dir.join("target").join("profiling");
         let scratch = ws.target_dir().join("bench-scratch");
         if scratch.exists() {
             fs::remove_dir_all(&scratch)
@@ -154,7 +156,7 @@ impl Bench {
             root,
             runner: release.join("bench-runner"),
             server: release.join("bench-server"),
-            cli: ws.target_dir().join("release").join("mcp-cli"),
+            cli: ws.target_dir().join("profiling").join("mcp-cli"),
             scratch,
         };
         for program in [&bench.runner, &bench.server, &bench.cli] {

@@ -165,7 +165,7 @@ pub(super) fn render(
     );
     let _ = writeln!(
         out,
-        "- rmcp {} (bench/Cargo.lock); everything built in release mode.",
+        "- rmcp {} (bench/Cargo.lock); everything built in the `profiling` profile (release with line tables).",
         rmcp_version(&bench.root)
     );
     let _ = writeln!(

@@ -18,6 +18,7 @@
 //! [`lost_answer`](crate::lost_answer) for that request at once.
 
 mod state;
+mod wire;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +38,7 @@ use crate::error::TransportError;
 use crate::trace::HttpEvent;
 use crate::transport::{Transport, lost_answer};
 use state::{Outgoing, ResponseClass, SESSION_HEADER, StreamableState};
+use wire::{insert, quote};
 
 const LAST_EVENT_ID: &str = "last-event-id";
 /// The wait before resuming a stream whose server named no `retry`.
@@ -51,8 +53,6 @@ const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a request that has its answer waits for its stream to end.
 const STREAM_END_GRACE: Duration = Duration::from_millis(5);
-/// How much of an unexpected body an error quotes.
-const QUOTED_BODY: usize = 200;
 
 /// State shared by the transport and its stream tasks.
 pub(crate) struct Shared {
@@ -851,36 +851,6 @@ enum GetStream {
     NotOffered(u16),
     /// A transient failure (no connection, 5xx, timeout).
     Failed,
-}
-
-/// The start of a body, for an error message: lossy UTF-8 on one line, cut short.
-fn quote(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(QUOTED_BODY * 4)]);
-    let line: String = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .collect();
-    if line.chars().count() > QUOTED_BODY {
-        let cut: String = line.chars().take(QUOTED_BODY).collect();
-        format!("{cut}…")
-    } else {
-        line
-    }
-}
-
-fn insert(headers: &mut HeaderMap, name: &str, value: &str) {
-    match (
-        HeaderName::from_bytes(name.as_bytes()),
-        HeaderValue::from_str(value),
-    ) {
-        (Ok(name), Ok(value)) => {
-            headers.insert(name, value);
-        }
-        _ => tracing::debug!(header = name, "skipping a header that cannot be sent"),
-    }
 }
 
 #[async_trait]

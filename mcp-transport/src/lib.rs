@@ -9,7 +9,7 @@
 //! | [`transport`] | the [`Transport`] trait |
 //! | [`codec`] | newline-JSON ([`codec::ndjson`]) and server-sent events ([`codec::sse`]) |
 //! | [`stdio`] | the child-process transport |
-//! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
+//! | `http` (feature `http`, on by default) | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
 //! | [`memory`] | an in-memory duplex, for tests and in-process servers |
 //! | [`trace`] | the wire trace: [`trace::TracedTransport`] and the HTTP observer events |
 //! | [`server`] | the server side of the same framing: stdio and (feature `server-http`) Streamable HTTP connections |
@@ -67,6 +67,7 @@
 
 pub mod codec;
 pub mod error;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
 pub mod secret;

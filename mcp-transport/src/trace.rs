@@ -6,7 +6,7 @@
 //! its request it came. The HTTP transports report each response's status,
 //! content type, session-id presence, `WWW-Authenticate` challenge and
 //! redirect, and each SSE event id, through the sink in their
-//! [`HttpConfig`](crate::http::HttpConfig) (the observer hook). Message texts
+//! `HttpConfig` (the observer hook). Message texts
 //! are masked with the trace's [`Masker`] before any sink sees them.
 //!
 //! [`JsonLinesTrace`] writes events as JSON lines (`mcp-cli --trace FILE`).

@@ -26,7 +26,7 @@ pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 /// Runs every step and returns the summed counts (a failed step without its own counts adds one failure).
 pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     let started = Instant::now();
-    let mut total = Counts::default();
+    let mut total = Steps::default();
     let setup_ok = step(
         "setup",
         || {
@@ -83,7 +83,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         step("cargo test", || cargo_test(ws, tools), &mut total);
     } else {
         println!("cargo test: skipped because setup failed");
-        total.failed += 1;
+        total.counts.failed += 1;
     }
     step(
         "fuzz smoke",
@@ -108,27 +108,46 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         );
     } else {
         println!("conformance: skipped because setup failed");
-        total.failed += 1;
+        total.counts.failed += 1;
     }
     println!("\n==> all steps took {}", seconds(started.elapsed()));
-    total
+    if let Some((name, took)) = total.slowest() {
+        println!("==> slowest step: {name} ({})", seconds(took));
+    }
+    total.counts
+}
+
+/// The counts of the steps run so far, and how long each took.
+#[derive(Default)]
+struct Steps {
+    counts: Counts,
+    timings: Vec<(&'static str, Duration)>,
+}
+
+impl Steps {
+    /// The step that took longest, and its time.
+    fn slowest(&self) -> Option<(&'static str, Duration)> {
+        self.timings.iter().copied().max_by_key(|(_, took)| *took)
+    }
 }
 
 /// Runs one step with a header and timing. A step error counts as one failure. Returns whether it succeeded.
-fn step(name: &str, body: impl FnOnce() -> Result<Counts>, total: &mut Counts) -> bool {
+fn step(name: &'static str, body: impl FnOnce() -> Result<Counts>, total: &mut Steps) -> bool {
     println!("\n==> {name}");
     let started = Instant::now();
     let outcome = body();
-    let took = seconds(started.elapsed());
+    let elapsed = started.elapsed();
+    total.timings.push((name, elapsed));
+    let took = seconds(elapsed);
     match outcome {
         Ok(counts) => {
-            total.add(counts);
+            total.counts.add(counts);
             let verdict = if counts.failed == 0 { "ok" } else { "FAILED" };
             println!("==> {name}: {verdict} in {took}");
             counts.failed == 0
         }
         Err(err) => {
-            total.failed += 1;
+            total.counts.failed += 1;
             println!("==> {name}: FAILED in {took}: {err:#}");
             false
         }

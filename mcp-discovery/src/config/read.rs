@@ -264,7 +264,7 @@ fn read_shaped(
             .filter(|k| !KNOWN_TOP_LEVEL.contains(&k.as_str()))
         {
             problems.warn_at(
-                &[name.clone()],
+                std::slice::from_ref(name),
                 Some(name),
                 "unknown top-level field; ignored",
             );

@@ -9,30 +9,13 @@ use mcpdisco_transport::secret::{SecretString, SecretUrl};
 use serde_json::{Map, Value};
 
 use super::EnvPolicy;
+use super::custom_launch::custom_launch;
 use super::entry::{Field, List, ServerEntry, Text, TextMap};
 use super::expand::Expander;
-use super::launch::Launch;
+use super::launch::{Launch, ReadLaunch};
 use super::problems::ServerProblems;
 use super::redact;
 use super::settings::text;
-
-/// Fields every server has whatever its transport (not part of a custom transport's settings).
-const COMMON_FIELDS: &[&str] = &[
-    "type",
-    "transport",
-    "description",
-    "enabled",
-    "disabled",
-    "timeout",
-    "timeoutMs",
-    "name",
-    "rateLimit",
-    "staleMaxAgeMs",
-    "health",
-    "tools",
-    "prompts",
-    "resources",
-];
 
 /// The transport a server's `type` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,16 +26,6 @@ pub(crate) enum Transport {
     Http(HttpKind),
     /// A registered third party's.
     Custom(String),
-}
-
-/// A launch, with what of it is safe to show.
-pub(crate) struct ReadLaunch {
-    /// How to reach the server.
-    pub launch: Launch,
-    /// The arguments as safe to show.
-    pub shown_args: Vec<String>,
-    /// The URL as safe to show.
-    pub shown_url: Option<String>,
 }
 
 /// Reads launches of the servers of one file.
@@ -122,7 +95,7 @@ impl LaunchReader<'_> {
         problems: &mut ServerProblems<'_, '_>,
     ) -> Option<ReadLaunch> {
         if let Some((_, Transport::Custom(custom))) = &transport {
-            return self.custom(raw, custom, problems);
+            return custom_launch(&self.expander, raw, custom, problems);
         }
         let before = problems.error_count();
         let command = text(std::mem::take(&mut entry.command), "command", problems);
@@ -340,76 +313,6 @@ impl LaunchReader<'_> {
             }
         }
         map
-    }
-
-    /// A custom transport's settings: the entry but for the common fields,
-    /// every string expanded.
-    fn custom(
-        &self,
-        raw: &Map<String, Value>,
-        transport: &str,
-        problems: &mut ServerProblems<'_, '_>,
-    ) -> Option<ReadLaunch> {
-        let before = problems.error_count();
-        let mut settings = Map::new();
-        for (key, value) in raw {
-            if COMMON_FIELDS.contains(&key.as_str()) {
-                continue;
-            }
-            if let Some(value) = self.expand_value(key, value, problems) {
-                settings.insert(key.clone(), value);
-            }
-        }
-        if problems.error_count() > before {
-            return None;
-        }
-        let shown_url = match (settings.get("url"), raw.get("url")) {
-            (Some(Value::String(_)), Some(Value::String(written))) => {
-                Some(redact::url_for_display(written))
-            }
-            (Some(Value::String(_)), _) => Some(String::new()),
-            _ => None,
-        };
-        Some(ReadLaunch {
-            launch: Launch::Custom {
-                transport: transport.to_owned(),
-                settings,
-            },
-            shown_args: Vec::new(),
-            shown_url,
-        })
-    }
-
-    /// Every string inside `value`, expanded.
-    fn expand_value(
-        &self,
-        field: &str,
-        value: &Value,
-        problems: &mut ServerProblems<'_, '_>,
-    ) -> Option<Value> {
-        Some(match value {
-            Value::String(text) => {
-                Value::String(problems.expand(&self.expander, field, text)?.text)
-            }
-            Value::Array(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (index, item) in items.iter().enumerate() {
-                    out.push(self.expand_value(&format!("{field}[{index}]"), item, problems)?);
-                }
-                Value::Array(out)
-            }
-            Value::Object(members) => {
-                let mut out = Map::new();
-                for (key, item) in members {
-                    out.insert(
-                        key.clone(),
-                        self.expand_value(&format!("{field}.{key}"), item, problems)?,
-                    );
-                }
-                Value::Object(out)
-            }
-            other => other.clone(),
-        })
     }
 }
 

@@ -33,6 +33,7 @@
 //! could be read beside every error; [`parse_str_with`] fails on any).
 //! [`SourceSelection`] says which files to read and which servers to use.
 
+mod custom_launch;
 mod detect;
 mod edit;
 mod entry;

@@ -206,7 +206,10 @@ fn json_edits_keep_comments_in_empty_objects_and_bytes_around_a_replaced_value()
     let original = "{\"mcpServers\": {\n  \"a\": {\"command\": \"old\"}, // the old one\n  \"z\": {\"command\": \"z\"}\n}}\n";
     std::fs::write(&path, original).unwrap();
     let remote = json!({"url": "https://acme.example.com/mcp"});
-    assert_eq!(add_server(&path, "a", &remote, true).unwrap(), Added::Replaced);
+    assert_eq!(
+        add_server(&path, "a", &remote, true).unwrap(),
+        Added::Replaced
+    );
     let text = std::fs::read_to_string(&path).unwrap();
     let before = original.find("{\"command\": \"old\"}").unwrap();
     assert_eq!(&text[..before], &original[..before]);
@@ -217,7 +220,10 @@ fn json_edits_keep_comments_in_empty_objects_and_bytes_around_a_replaced_value()
     assert_eq!(
         servers_of(&path),
         [
-            ("a".into(), "http: https://acme.example.com/mcp (auto)".into()),
+            (
+                "a".into(),
+                "http: https://acme.example.com/mcp (auto)".into()
+            ),
             ("z".into(), "stdio: z".into())
         ]
     );

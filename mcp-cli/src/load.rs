@@ -1,12 +1,10 @@
-//! Which config files to read, and which of their servers to use.
+//! The CLI's flags as a [`SourceSelection`], and the library's errors in the
+//! CLI's words; which files are read and how they merge is the library's
+//! (`mcpdisco::config::SourceSelection`).
 
 use std::path::PathBuf;
 
-use mcpdisco::config::{
-    self, Candidate, ConfigError, ConfigFile, EnvPolicy, Launch, Merged, Origin, ParseOptions,
-    ProcessEnv, ServerConfig,
-};
-use mcpdisco::secret::Masker;
+use mcpdisco::config::{ConfigError, LoadedConfig, ProcessEnv, SourceError, SourceSelection};
 
 use crate::cli::GlobalOptions;
 
@@ -74,6 +72,9 @@ pub enum UsageError {
     /// The current directory is unknown.
     #[error("cannot read the current directory: {0}")]
     CurrentDir(std::io::Error),
+    /// The config sources failed in a way the variants above do not name.
+    #[error(transparent)]
+    Sources(SourceError),
 }
 
 fn list(paths: &[PathBuf]) -> String {
@@ -92,146 +93,43 @@ fn list_inline(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
-/// What was read.
-#[derive(Debug)]
-pub struct Loaded {
-    /// The files read, in order.
-    pub files: Vec<PathBuf>,
-    /// When auto-detecting: every place looked at, found or not.
-    pub candidates: Vec<Candidate>,
-    /// The servers to use, in configuration order (filtered by `--server`).
-    pub servers: Vec<ServerConfig>,
-    /// Warnings to show on stderr (unknown fields, duplicate names).
-    pub warnings: Vec<String>,
+/// What was read: the library's [`LoadedConfig`].
+pub type Loaded = LoadedConfig;
+
+/// The selection the global flags make: `--config`, `--dir`, `--all-hosts`,
+/// `--server`, `--inherit-env`, looking for hosts' configs from the current
+/// directory and the home folder.
+pub fn selection(global: &GlobalOptions) -> Result<SourceSelection, UsageError> {
+    let cwd = std::env::current_dir().map_err(UsageError::CurrentDir)?;
+    Ok(SourceSelection {
+        files: global.configs.clone(),
+        dirs: global.dirs.clone(),
+        all_hosts: global.all_hosts,
+        servers: global.servers.clone(),
+        inherit_env: global.inherit_env,
+        ..SourceSelection::new(cwd, dirs::home_dir())
+    })
 }
 
 /// Reads the configs named by `--config`, the folders of `--dir`, every
 /// host's config with `--all-hosts`, or else the first config
 /// auto-detection finds.
 pub fn load(global: &GlobalOptions) -> Result<Loaded, UsageError> {
-    let cwd = std::env::current_dir().map_err(UsageError::CurrentDir)?;
-    let home = dirs::home_dir();
-    let options = ParseOptions::default();
-    let mut sources = Sources::default();
-    if global.configs.is_empty() && global.dirs.is_empty() && !global.all_hosts {
-        let candidates = config::candidates(&cwd, home.as_deref());
-        match config::first_found(&candidates, &ProcessEnv, &options) {
-            Some((_, file)) => sources.add(file?, Origin::File),
-            None => {
-                return Err(UsageError::NoConfig {
-                    searched: candidates.into_iter().map(|c| c.path).collect(),
-                });
-            }
-        }
-        sources.candidates = candidates;
-    }
-    for path in &global.configs {
-        sources.add(
-            config::load_file_with(path, &ProcessEnv, &options)?,
-            Origin::File,
-        );
-    }
-    for dir in &global.dirs {
-        let read = config::load_dir(dir, &ProcessEnv, &options)?;
-        for error in read.errors {
-            sources.warnings.push(format!("{error}; skipped"));
-        }
-        for file in read.files {
-            sources.add(file, Origin::Dir);
-        }
-    }
-    if global.all_hosts {
-        let candidates = config::candidates(&cwd, home.as_deref());
-        let found = config::read_hosts(&candidates, &ProcessEnv, &options);
-        if found.is_empty() && global.configs.is_empty() && global.dirs.is_empty() {
-            return Err(UsageError::NoConfig {
-                searched: candidates.into_iter().map(|c| c.path).collect(),
-            });
-        }
-        for (candidate, file) in found {
-            match file {
-                // A host's general settings without an MCP section are not an MCP config.
-                Ok(file) if candidate.shared && file.servers.is_empty() => {}
-                Ok(file) => sources.add(file, Origin::Host(candidate.host)),
-                Err(error) => sources.warnings.push(format!("{error}; skipped")),
-            }
-        }
-        sources.candidates = candidates;
-    }
-    let mut loaded = sources.finish(&global.servers)?;
-    if global.inherit_env {
-        for server in &mut loaded.servers {
-            if let Launch::Stdio { env_policy, .. } = &mut server.launch {
-                *env_policy = EnvPolicy::InheritAll;
-            }
-        }
-    }
-    Ok(loaded)
+    Ok(selection(global)?.load(&ProcessEnv)?)
 }
 
-/// Files read so far, their servers merged.
-#[derive(Default)]
-struct Sources {
-    files: Vec<PathBuf>,
-    candidates: Vec<Candidate>,
-    merged: Merged,
-    warnings: Vec<String>,
-}
-
-impl Sources {
-    fn add(&mut self, file: ConfigFile, origin: Origin) {
-        self.warnings
-            .extend(file.warnings.iter().map(ToString::to_string));
-        if !self.files.contains(&file.path) {
-            self.files.push(file.path.clone());
-        }
-        self.merged.add(file, origin);
-    }
-
-    /// The servers, kept to `only` when names are given.
-    fn finish(self, only: &[String]) -> Result<Loaded, UsageError> {
-        let mut servers = self.merged.servers;
-        let mut warnings = self.warnings;
-        warnings.extend(self.merged.warnings);
-        for name in only {
-            if !servers.iter().any(|server| &server.name == name) {
-                return Err(UsageError::UnknownServer {
-                    name: name.clone(),
-                    known: servers.iter().map(|s| s.name.clone()).collect(),
-                    files: self.files,
-                });
+impl From<SourceError> for UsageError {
+    fn from(error: SourceError) -> Self {
+        match error {
+            SourceError::Config(error) => Self::Config(error),
+            SourceError::NoConfig { searched } => Self::NoConfig { searched },
+            SourceError::UnknownServer { name, known, files } => {
+                Self::UnknownServer { name, known, files }
             }
+            // A kind of problem added later: its own words.
+            other => Self::Sources(other),
         }
-        if !only.is_empty() {
-            servers.retain(|server| only.contains(&server.name));
-        }
-        Ok(Loaded {
-            files: self.files,
-            candidates: self.candidates,
-            servers,
-            warnings,
-        })
     }
-}
-
-impl Loaded {
-    /// The masker of every loaded server's secrets, for whatever we print or log.
-    pub fn masker(&self) -> Masker {
-        let mut builder = Masker::builder();
-        for server in &self.servers {
-            builder.masker(&server.masker());
-        }
-        builder.build()
-    }
-}
-
-#[cfg(test)]
-fn read(paths: &[PathBuf], only: &[String]) -> Result<Loaded, UsageError> {
-    let mut sources = Sources::default();
-    for path in paths {
-        sources.add(config::load_file(path, &ProcessEnv)?, Origin::File);
-    }
-    sources.finish(only)
 }
 
 #[cfg(test)]
@@ -239,25 +137,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn first_definition_wins_and_unknown_server_is_a_usage_error() {
+    fn the_librarys_errors_read_as_before() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.json");
-        let b = dir.path().join("b.json");
         std::fs::write(&a, r#"{"mcpServers": {"x": {"command": "one"}}}"#).unwrap();
-        std::fs::write(
-            &b,
-            r#"{"mcpServers": {"x": {"command": "two"}, "y": {"command": "three"}}}"#,
-        )
-        .unwrap();
-        let loaded = read(&[a.clone(), b.clone()], &[]).unwrap();
-        assert_eq!(loaded.servers.len(), 2);
-        assert!(loaded.warnings[0].contains("server 'x' is also defined"));
-        let only = read(&[a.clone(), b.clone()], &["y".to_owned()]).unwrap();
-        assert_eq!(only.servers.len(), 1);
-        let error = read(&[a, b], &["nope".to_owned()]).unwrap_err();
+        let selection = SourceSelection {
+            files: vec![a.clone()],
+            servers: vec!["nope".into()],
+            ..SourceSelection::new(dir.path(), None)
+        };
+        let error = UsageError::from(selection.load(&ProcessEnv).unwrap_err());
+        assert_eq!(
+            error.to_string(),
+            format!("no server named 'nope' in {}; configured: x", a.display())
+        );
+        let empty = tempfile::tempdir().unwrap();
+        let none = SourceSelection::new(empty.path(), Some(empty.path().to_owned()));
+        let error = UsageError::from(none.load(&ProcessEnv).unwrap_err());
+        let shown = error.to_string();
         assert!(
-            error.to_string().contains("no server named 'nope'"),
-            "{error}"
+            shown.starts_with("no MCP config found; looked for:\n  ")
+                && shown.ends_with("\nPass one with --config FILE."),
+            "{shown}"
         );
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use mcp_example_server::{EraSupport, Server, ServerOptions, serve_transport};
 use mcpdisco::cache::Cache;
-use mcpdisco::config::{self, ParseOptions, ProcessEnv, ServerConfig};
+use mcpdisco::config::{self, ProcessEnv, ServerConfig};
 use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcpdisco::secret::Masker;
@@ -57,7 +57,7 @@ fn servers(connectors: &Connectors) -> Vec<ServerConfig> {
         "/virtual/.mcp.json".as_ref(),
         &text,
         &ProcessEnv,
-        &ParseOptions::for_connectors(connectors),
+        &connectors.parse_options(),
     )
     .unwrap()
     .servers

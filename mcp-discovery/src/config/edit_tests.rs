@@ -188,3 +188,43 @@ fn goose_yaml_gets_an_extension() {
         })
     );
 }
+
+#[test]
+fn json_edits_keep_comments_in_empty_objects_and_bytes_around_a_replaced_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".mcp.json");
+    std::fs::write(&path, "{\"mcpServers\": { // none yet\n}, \"b\": 1}").unwrap();
+    add_server(&path, "acme", &npx_entry(), false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with("{\"mcpServers\": { // none yet\n  \"acme\": {"),
+        "{text}"
+    );
+    assert!(text.ends_with("}, \"b\": 1}"), "{text}");
+    assert_eq!(servers_of(&path)[0].0, "acme");
+
+    let original = "{\"mcpServers\": {\n  \"a\": {\"command\": \"old\"}, // the old one\n  \"z\": {\"command\": \"z\"}\n}}\n";
+    std::fs::write(&path, original).unwrap();
+    let remote = json!({"url": "https://acme.example.com/mcp"});
+    assert_eq!(
+        add_server(&path, "a", &remote, true).unwrap(),
+        Added::Replaced
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let before = original.find("{\"command\": \"old\"}").unwrap();
+    assert_eq!(&text[..before], &original[..before]);
+    assert!(
+        text.ends_with("}, // the old one\n  \"z\": {\"command\": \"z\"}\n}}\n"),
+        "{text}"
+    );
+    assert_eq!(
+        servers_of(&path),
+        [
+            (
+                "a".into(),
+                "http: https://acme.example.com/mcp (auto)".into()
+            ),
+            ("z".into(), "stdio: z".into())
+        ]
+    );
+}

@@ -153,6 +153,11 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// `${env:NAME}` alone: the variable's name.
+pub(crate) fn env_reference(value: &str) -> Option<&str> {
+    value.strip_prefix("${env:")?.strip_suffix('}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,6 +50,16 @@ pub enum Launch {
     },
 }
 
+/// A launch, with what of it is safe to show.
+pub(crate) struct ReadLaunch {
+    /// How to reach the server.
+    pub launch: Launch,
+    /// The arguments as safe to show.
+    pub shown_args: Vec<String>,
+    /// The URL as safe to show.
+    pub shown_url: Option<String>,
+}
+
 impl Launch {
     /// A stdio launch of `command args…` in `cwd`, with no env of its own and the default policy.
     pub fn stdio<I, S>(command: impl Into<String>, args: I, cwd: impl AsRef<Path>) -> Self

@@ -26,16 +26,32 @@
 //! A stdio server sees only a safe list of our environment variables plus
 //! its own `env` ([`EnvPolicy`]); `"inheritEnv": true` passes all of ours,
 //! `"envPassthrough": ["NAME", …]` adds names to the list.
+//!
+//! Reading is lenient: an unknown field is a warning, and a server with a
+//! mistyped field does not stop the reading of the others. Every problem
+//! names its file and line ([`parse_str_lenient`] gives the servers that
+//! could be read beside every error; [`parse_str_with`] fails on any).
+//! [`SourceSelection`] says which files to read and which servers to use.
 
+mod custom_launch;
 mod detect;
 mod edit;
+mod entry;
 mod error;
 mod expand;
 mod filter;
-mod jsonc;
+mod format;
+mod json;
 mod launch;
-mod parse;
+mod launch_entry;
+mod merge;
+mod options;
+mod problems;
+mod read;
 mod redact;
+mod selection;
+mod server;
+mod settings;
 mod shape;
 mod sources;
 
@@ -56,46 +72,15 @@ pub use edit::{Added, add_server};
 pub use error::{ConfigError, ConfigWarning};
 pub use expand::{ProcessEnv, VarSource, input_variable};
 pub use filter::{Filter, Filters};
+pub use format::ConfigFormat;
 pub use launch::Launch;
-pub use parse::{ParseOptions, load_file, load_file_with, parse_str, parse_str_with};
-pub use sources::{DirDefinitions, Merged, Origin, first_found, load_dir, read_hosts};
-
-/// Which host's format a file is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigFormat {
-    /// Chatbot-host `mcp_config.json`: `servers`.
-    McpConfig,
-    /// Claude Desktop, Cursor, Claude Code `.mcp.json`: `mcpServers`.
-    McpServers,
-    /// VS Code `.vscode/mcp.json`: `servers` and `inputs`.
-    VsCode,
-    /// Claude Code's user file `~/.claude.json`: its top-level `mcpServers`
-    /// and the current project's `projects[<dir>].mcpServers`.
-    ClaudeUser,
-    /// VS Code's user `settings.json`: `mcp.servers` and `mcp.inputs`.
-    VsCodeSettings,
-    /// Zed's `settings.json`: `context_servers`.
-    Zed,
-    /// Codex CLI's `~/.codex/config.toml`: `[mcp_servers.<name>]`.
-    Codex,
-    /// Goose's `config.yaml`: `extensions`.
-    Goose,
-}
-
-impl fmt::Display for ConfigFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::McpConfig => "mcp_config.json (servers)",
-            Self::McpServers => "mcpServers (Claude, Cursor, .mcp.json)",
-            Self::VsCode => "VS Code mcp.json",
-            Self::ClaudeUser => "~/.claude.json",
-            Self::VsCodeSettings => "VS Code settings.json (mcp.servers)",
-            Self::Zed => "Zed settings.json (context_servers)",
-            Self::Codex => "Codex config.toml (mcp_servers)",
-            Self::Goose => "Goose config.yaml (extensions)",
-        })
-    }
-}
+pub use merge::{Merged, Origin};
+pub use options::ParseOptions;
+pub use read::{
+    LenientFile, load_file, load_file_with, parse_str, parse_str_lenient, parse_str_with,
+};
+pub use selection::{LoadedConfig, SourceError, SourceSelection};
+pub use sources::{DirDefinitions, first_found, load_dir, read_hosts};
 
 /// One configured server.
 #[derive(Clone)]
@@ -370,3 +355,9 @@ mod sources_tests;
 
 #[cfg(test)]
 mod edit_tests;
+
+#[cfg(test)]
+mod lenient_tests;
+
+#[cfg(test)]
+mod selection_tests;

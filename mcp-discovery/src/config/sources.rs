@@ -1,24 +1,14 @@
 //! Where servers come from besides one named file: the first host config
-//! found, every host's config at once, and directories of definitions.
-//!
-//! Merging ([`Merged`]) keeps configuration order. A server whose launch is
-//! the same as one already taken (the same command, arguments and
-//! environment, or the same URL and headers) counts once, whatever its name.
-//! The folder a stdio server starts in is left out of that comparison: it
-//! defaults to the config file's own folder, which differs between hosts.
-//! A different server under a name already taken is renamed
-//! `<host>-<name>` when it comes from a host's config; from a file or a
-//! directory the first definition wins, with a warning.
+//! found, every host's config at once, and folders of definitions.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
-use super::detect::{Candidate, Host};
+use super::ConfigFile;
+use super::detect::Candidate;
 use super::error::ConfigError;
 use super::expand::VarSource;
-use super::parse::{ParseOptions, load_file_with, parse_str_with};
-use super::{ConfigFile, ServerConfig};
+use super::options::ParseOptions;
+use super::read::{absolute, load_file_with, parse_definition, read_text};
 
 /// The deepest folder `--dir` walks into.
 const MAX_DIR_DEPTH: usize = 16;
@@ -87,12 +77,7 @@ pub fn load_dir(
         source,
     })?;
     if !metadata.is_dir() {
-        return Err(ConfigError::Invalid {
-            path: dir.to_owned(),
-            server: None,
-            field: None,
-            message: "is not a folder".into(),
-        });
+        return Err(ConfigError::invalid(dir, "is not a folder"));
     }
     let mut paths = Vec::new();
     let mut errors = Vec::new();
@@ -113,12 +98,10 @@ pub fn load_dir(
 
 fn walk(dir: &Path, depth: usize, paths: &mut Vec<PathBuf>, errors: &mut Vec<ConfigError>) {
     if depth > MAX_DIR_DEPTH {
-        errors.push(ConfigError::Invalid {
-            path: dir.to_owned(),
-            server: None,
-            field: None,
-            message: format!("is more than {MAX_DIR_DEPTH} folders deep; not read"),
-        });
+        errors.push(ConfigError::invalid(
+            dir,
+            format!("is more than {MAX_DIR_DEPTH} folders deep; not read"),
+        ));
         return;
     }
     let entries = match std::fs::read_dir(dir) {
@@ -135,12 +118,10 @@ fn walk(dir: &Path, depth: usize, paths: &mut Vec<PathBuf>, errors: &mut Vec<Con
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         if paths.len() >= MAX_DIR_FILES {
-            errors.push(ConfigError::Invalid {
-                path: dir.to_owned(),
-                server: None,
-                field: None,
-                message: format!("holds more than {MAX_DIR_FILES} files; the rest are not read"),
-            });
+            errors.push(ConfigError::invalid(
+                dir,
+                format!("holds more than {MAX_DIR_FILES} files; the rest are not read"),
+            ));
             return;
         }
         let name = entry.file_name();
@@ -170,142 +151,6 @@ fn load_definition(
     vars: &dyn VarSource,
     options: &ParseOptions,
 ) -> Result<ConfigFile, ConfigError> {
-    let read_error = |source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    let size = std::fs::metadata(path).map_err(read_error)?.len();
-    if size > MAX_DEFINITION_BYTES {
-        return Err(ConfigError::Invalid {
-            path: path.to_owned(),
-            server: None,
-            field: None,
-            message: format!("the file is larger than {MAX_DEFINITION_BYTES} bytes"),
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(read_error)?;
-    let plain = super::jsonc::to_plain_json(text.strip_prefix('\u{feff}').unwrap_or(&text));
-    let single = match serde_json::from_str::<Value>(&plain) {
-        Ok(Value::Object(root)) => {
-            root.contains_key("command") || root.contains_key("url") || root.contains_key("type")
-        }
-        _ => false,
-    };
-    if !single {
-        return load_file_with(path, vars, options);
-    }
-    let name = path
-        .file_stem()
-        .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let server: Value = serde_json::from_str(&plain).map_err(|error| ConfigError::Syntax {
-        path: path.to_owned(),
-        line: error.line(),
-        column: error.column(),
-        message: super::parse::syntax_message(&error),
-    })?;
-    let mut servers = Map::new();
-    servers.insert(name, server);
-    let mut root = Map::new();
-    root.insert("mcpServers".into(), Value::Object(servers));
-    let wrapped = Value::Object(root).to_string();
-    let absolute = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir()
-            .map(|cwd| cwd.join(path))
-            .unwrap_or_else(|_| path.to_owned())
-    };
-    let mut file = parse_str_with(&absolute, &wrapped, vars, options)?;
-    // Lines of the wrapper mean nothing in the file.
-    for server in &mut file.servers {
-        server.line = None;
-    }
-    Ok(file)
-}
-
-/// Where a file of servers came from, for merging.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// Named with `--config`, or found first.
-    File,
-    /// A file of a `--dir` folder.
-    Dir,
-    /// A host's config, read with every other host's.
-    Host(Host),
-}
-
-/// Servers merged from many files.
-#[derive(Debug, Default)]
-pub struct Merged {
-    /// The servers, in the order their files were added.
-    pub servers: Vec<ServerConfig>,
-    /// Servers counted once, renamed, or left out, said in words.
-    pub warnings: Vec<String>,
-}
-
-impl Merged {
-    /// Adds the servers of `file`.
-    pub fn add(&mut self, file: ConfigFile, origin: Origin) {
-        for mut server in file.servers {
-            let material = launch_identity(&server);
-            if let Some(same) = self
-                .servers
-                .iter()
-                .find(|taken| launch_identity(taken) == material)
-            {
-                if same.name != server.name || origin == Origin::Dir || origin == Origin::File {
-                    self.warnings.push(format!(
-                        "{}: server '{}' is the same server as '{}' of {}; counted once",
-                        server.source.display(),
-                        server.name,
-                        same.name,
-                        same.source.display()
-                    ));
-                }
-                continue;
-            }
-            let Some(taken) = self.servers.iter().find(|taken| taken.name == server.name) else {
-                self.servers.push(server);
-                continue;
-            };
-            match origin {
-                Origin::Host(host) => {
-                    let base = format!("{}-{}", host.slug(), server.name);
-                    let mut name = base.clone();
-                    let mut counter = 2;
-                    while self.servers.iter().any(|s| s.name == name) {
-                        name = format!("{base}-{counter}");
-                        counter += 1;
-                    }
-                    self.warnings.push(format!(
-                        "{}: server '{}' differs from the one of that name in {}; it is named '{name}'",
-                        server.source.display(),
-                        server.name,
-                        taken.source.display()
-                    ));
-                    server.name = name;
-                    self.servers.push(server);
-                }
-                Origin::File | Origin::Dir => {
-                    self.warnings.push(format!(
-                        "{}: server '{}' is also defined in {}; the first definition is used",
-                        server.source.display(),
-                        server.name,
-                        taken.source.display()
-                    ));
-                }
-            }
-        }
-    }
-}
-
-/// What makes two configured servers the same server: the fingerprint
-/// material without the working folder.
-fn launch_identity(server: &ServerConfig) -> Value {
-    let mut material = server.fingerprint_material();
-    if let Value::Object(fields) = &mut material {
-        fields.remove("cwd");
-    }
-    material
+    let text = read_text(path, MAX_DEFINITION_BYTES)?;
+    parse_definition(&absolute(path), &text, vars, options)
 }

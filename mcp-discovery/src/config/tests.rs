@@ -182,8 +182,8 @@ fn unknown_fields_are_warnings() {
     assert_eq!(
         shown,
         [
-            "/p/.mcp.json: field 'extra': unknown top-level field; ignored",
-            "/p/.mcp.json: server 'a': field 'colour': unknown field; ignored"
+            "/p/.mcp.json:1: field 'extra': unknown top-level field; ignored",
+            "/p/.mcp.json:1: server 'a': field 'colour': unknown field; ignored"
         ]
     );
 }
@@ -212,47 +212,47 @@ fn validation_errors_name_file_server_and_field() {
     let cases = [
         (
             r#"{"mcpServers": {"g": {"command": "x", "args": 3}}}"#,
-            "/p/c.json: server 'g': field 'args': expected an array of strings, found a number",
+            "/p/c.json:1: server 'g': field 'args': expected an array of strings, found a number",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "args": ["a", {}]}}}"#,
-            "/p/c.json: server 'g': field 'args[1]': expected a string, found an object",
+            "/p/c.json:1: server 'g': field 'args[1]': expected a string, found an object",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "url": "http://h"}}}"#,
-            "/p/c.json: server 'g': has both \"command\" and \"url\"; give one",
+            "/p/c.json:1: server 'g': has both \"command\" and \"url\"; give one",
         ),
         (
             r#"{"mcpServers": {"g": {"args": []}}}"#,
-            "/p/c.json: server 'g': has neither \"command\" (stdio) nor \"url\" (HTTP)",
+            "/p/c.json:1: server 'g': has neither \"command\" (stdio) nor \"url\" (HTTP)",
         ),
         (
             r#"{"mcpServers": {"g": {"url": "http://h", "type": "carrier-pigeon"}}}"#,
-            "/p/c.json: server 'g': field 'type': unknown transport \"carrier-pigeon\"; expected stdio, http, streamable-http or sse",
+            "/p/c.json:1: server 'g': field 'type': unknown transport \"carrier-pigeon\"; expected stdio, http, streamable-http or sse",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "env": {"A": "${NOT_SET_ANYWHERE}"}}}}"#,
-            "/p/c.json: server 'g': field 'env.A': environment variable 'NOT_SET_ANYWHERE' is not set",
+            "/p/c.json:1: server 'g': field 'env.A': environment variable 'NOT_SET_ANYWHERE' is not set",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "args": ["${input:missing-one}"]}}}"#,
-            "/p/c.json: server 'g': field 'args[0]': input 'missing-one' is not set (set MCP_INPUT_MISSING_ONE)",
+            "/p/c.json:1: server 'g': field 'args[0]': input 'missing-one' is not set (set MCP_INPUT_MISSING_ONE)",
         ),
         (
             r#"{"mcpServers": {"g": {"command": ""}}}"#,
-            "/p/c.json: server 'g': field 'command': is empty",
+            "/p/c.json:1: server 'g': field 'command': is empty",
         ),
         (
             r#"{"mcpServers": {"g": {"url": "ftp://h/x"}}}"#,
-            "/p/c.json: server 'g': field 'url': scheme \"ftp\" is not http or https",
+            "/p/c.json:1: server 'g': field 'url': scheme \"ftp\" is not http or https",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "enabled": "yes"}}}"#,
-            "/p/c.json: server 'g': field 'enabled': expected true or false, found a string",
+            "/p/c.json:1: server 'g': field 'enabled': expected true or false, found a string",
         ),
         (
             r#"{"mcpServers": []}"#,
-            "/p/c.json: \"mcpServers\" must be an object of servers, found an array",
+            "/p/c.json:1: \"mcpServers\" must be an object of servers, found an array",
         ),
         (
             r#"{"tools": {}}"#,
@@ -376,7 +376,7 @@ fn numbers_and_booleans_in_env_become_text_and_timeouts_read_both_units() {
     .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "/p/.mcp.json: server 'a': field 'timeout': must be a positive duration of at most a day"
+        "/p/.mcp.json:1: server 'a': field 'timeout': must be a positive duration of at most a day"
     );
 }
 
@@ -385,23 +385,23 @@ fn transport_type_is_checked_before_command_or_url() {
     let cases = [
         (
             r#"{"mcpServers": {"g": {"command": "x", "type": "carrier-pigeon"}}}"#,
-            "/p/c.json: server 'g': field 'type': unknown transport \"carrier-pigeon\"; expected stdio, http, streamable-http or sse",
+            "/p/c.json:1: server 'g': field 'type': unknown transport \"carrier-pigeon\"; expected stdio, http, streamable-http or sse",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "type": "sse"}}}"#,
-            "/p/c.json: server 'g': field 'type': an HTTP transport needs a \"url\", but the server has a \"command\"",
+            "/p/c.json:1: server 'g': field 'type': an HTTP transport needs a \"url\", but the server has a \"command\"",
         ),
         (
             r#"{"mcpServers": {"g": {"url": "http://h/mcp", "type": "stdio"}}}"#,
-            "/p/c.json: server 'g': field 'type': \"stdio\" needs a \"command\", but the server has a \"url\"",
+            "/p/c.json:1: server 'g': field 'type': \"stdio\" needs a \"command\", but the server has a \"url\"",
         ),
         (
             r#"{"mcpServers": {"g": {"command": "x", "transport": "http"}}}"#,
-            "/p/c.json: server 'g': field 'transport': an HTTP transport needs a \"url\", but the server has a \"command\"",
+            "/p/c.json:1: server 'g': field 'transport': an HTTP transport needs a \"url\", but the server has a \"command\"",
         ),
         (
             r#"{"mcpServers": {"": {"command": "x"}}}"#,
-            "/p/c.json: a server has an empty name",
+            "/p/c.json:1: a server has an empty name",
         ),
     ];
     for (text, expected) in cases {

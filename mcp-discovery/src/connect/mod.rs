@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use mcpdisco::config::{self, ProcessEnv, ParseOptions};
+//! use mcpdisco::config::{self, ProcessEnv};
 //! use mcpdisco::connect::{Connectors, MemoryConnector};
 //!
 //! // Register a connector, and let configs name its type.
@@ -23,7 +23,7 @@
 //!     "/p/.mcp.json".as_ref(),
 //!     r#"{"mcpServers": {"inproc": {"type": "memory", "server": "demo"}}}"#,
 //!     &ProcessEnv,
-//!     &ParseOptions::for_connectors(&connectors),
+//!     &connectors.parse_options(),
 //! ).unwrap();
 //! assert_eq!(file.servers[0].launch.transport_type(), "memory");
 //! ```
@@ -45,7 +45,7 @@ use mcpdisco_transport::trace::Tracer;
 pub use builtin::{HttpConnector, StdioConnector};
 pub use memory::MemoryConnector;
 
-use crate::config::ServerConfig;
+use crate::config::{ParseOptions, ServerConfig};
 use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
 
 /// How a launched server is stopped: the graces of the stdio shutdown sequence.
@@ -240,6 +240,12 @@ impl Connectors {
     /// Every registered type, built-ins included.
     pub fn types(&self) -> impl Iterator<Item = &str> {
         self.by_type.keys().map(String::as_str)
+    }
+
+    /// How to read configs whose servers may name any registered type: the
+    /// types besides the built-in ones are custom transports.
+    pub fn parse_options(&self) -> ParseOptions {
+        ParseOptions::with_custom_types(self.types().filter(|t| !BUILTIN_TYPES.contains(t)))
     }
 
     /// Opens `server` with the connector of its launch's type; errors are masked.

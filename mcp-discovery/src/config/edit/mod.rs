@@ -1,0 +1,88 @@
+//! Adding a server to a config file in that file's own format, keeping the
+//! rest of the file as it was (`mcp-cli registry add --to FILE`).
+//!
+//! | file | written as | kept |
+//! |---|---|---|
+//! | JSON (`mcpServers`, `servers`, Zed's `context_servers`, VS Code's `mcp.servers`) | a new member, indented like its neighbours | every other byte: comments, order, trailing commas |
+//! | Codex CLI `config.toml` | a `[mcp_servers.<name>]` table | every other line, comments included (`toml_edit`) |
+//! | Goose `config.yaml` | an `extensions` entry | every value and its order; YAML comments are not kept |
+//!
+//! The entry is given in our `mcpServers` shape (`command`, `args`, `env`,
+//! `type`, `url`, `headers`) and translated for the host. A new file is
+//! created in the shape its name suggests. The file is replaced atomically.
+
+mod codex;
+mod goose;
+mod json;
+mod outcome;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::error::ConfigError;
+use super::format::Syntax;
+
+pub use outcome::Added;
+
+/// Adds `entry` (our `mcpServers` shape) as server `name` to the config at
+/// `path`, in that file's format. A server of that name already there is an
+/// error unless `replace`.
+pub fn add_server(
+    path: &Path,
+    name: &str,
+    entry: &Value,
+    replace: bool,
+) -> Result<Added, ConfigError> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let syntax = Syntax::of(path);
+    let (text, outcome) = match &existing {
+        None => {
+            let text = match syntax {
+                Syntax::Toml => codex::codex_add(path, "", name, entry, false)?.0,
+                Syntax::Yaml => goose::goose_add(path, "", name, entry, false)?.0,
+                Syntax::Json => json::new_file(path, name, entry)?,
+            };
+            (text, Added::Created)
+        }
+        Some(text) => {
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            match syntax {
+                Syntax::Toml => codex::codex_add(path, text, name, entry, replace)?,
+                Syntax::Yaml => goose::goose_add(path, text, name, entry, replace)?,
+                Syntax::Json => json::json_add(path, text, name, entry, replace)?,
+            }
+        }
+    };
+    write_atomically(path, &text)?;
+    Ok(outcome)
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let io_error = |source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(io_error)?;
+    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(io_error)?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io_error)?;
+    // Keep the permissions of the file replaced (a config may hold secrets).
+    if let Ok(metadata) = std::fs::metadata(path) {
+        std::fs::set_permissions(file.path(), metadata.permissions()).map_err(io_error)?;
+    }
+    file.persist(path).map_err(|error| io_error(error.error))?;
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! Which config files to read, and which of their servers to use: the
+//! rules behind `mcp-cli`'s `--config`, `--dir`, `--all-hosts`, `--server`
+//! and `--inherit-env`.
+//!
+//! | selection | files read |
+//! |---|---|
+//! | `files` (`--config FILE`…) | each, in order; an error fails the load |
+//! | `dirs` (`--dir PATH`…) | every definition in each folder; a bad file is skipped with a warning |
+//! | `all_hosts` | every host's config that exists; a bad one is skipped with a warning |
+//! | none of these | the first host config found ([`first_found`]) |
+//!
+//! Servers merge as [`Merged`] says; `servers` keeps only the ones named.
+
+use std::path::PathBuf;
+
+use mcpdisco_transport::secret::Masker;
+
+use super::detect::{Candidate, candidates};
+use super::error::ConfigError;
+use super::expand::VarSource;
+use super::merge::{Merged, Origin};
+use super::options::ParseOptions;
+use super::read::load_file_with;
+use super::sources::{first_found, load_dir, read_hosts};
+use super::{ConfigFile, EnvPolicy, Launch, ServerConfig};
+
+/// Which config files to read, and which of their servers to use.
+#[derive(Debug, Clone, Default)]
+pub struct SourceSelection {
+    /// Files to read (`--config`), in order.
+    pub files: Vec<PathBuf>,
+    /// Folders of definitions to read (`--dir`), in order.
+    pub dirs: Vec<PathBuf>,
+    /// Read every host's config (`--all-hosts`).
+    pub all_hosts: bool,
+    /// Use only these servers (`--server`); all when empty.
+    pub servers: Vec<String>,
+    /// Every stdio server sees all of our environment (`--inherit-env`).
+    pub inherit_env: bool,
+    /// Where hosts' project configs are looked for.
+    pub cwd: PathBuf,
+    /// Where hosts' user configs are looked for.
+    pub home: Option<PathBuf>,
+    /// How files are read.
+    pub options: ParseOptions,
+}
+
+/// What a [`SourceSelection`] read.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedConfig {
+    /// The files read, in order.
+    pub files: Vec<PathBuf>,
+    /// When auto-detecting or reading every host: every place looked at, found or not.
+    pub candidates: Vec<Candidate>,
+    /// The servers to use, in configuration order.
+    pub servers: Vec<ServerConfig>,
+    /// Warnings to show (unknown fields, duplicate names, files skipped).
+    pub warnings: Vec<String>,
+}
+
+impl LoadedConfig {
+    /// The masker of every loaded server's secrets, for whatever is printed or logged.
+    pub fn masker(&self) -> Masker {
+        let mut builder = Masker::builder();
+        for server in &self.servers {
+            builder.masker(&server.masker());
+        }
+        builder.build()
+    }
+}
+
+/// Why a [`SourceSelection`] gave no servers.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceError {
+    /// A config file could not be read or is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Nothing was named and nothing found where hosts keep their configs.
+    #[error("no MCP config found; looked for:\n{}", list(.searched))]
+    NoConfig {
+        /// Where we looked.
+        searched: Vec<PathBuf>,
+    },
+    /// A server named in `servers` is in no file read.
+    #[error("no server named '{name}' in {}; configured: {}", list_inline(.files), known.join(", "))]
+    UnknownServer {
+        /// The name asked for.
+        name: String,
+        /// The names there are.
+        known: Vec<String>,
+        /// The files read.
+        files: Vec<PathBuf>,
+    },
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|path| format!("  {}", path.display()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn list_inline(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl SourceSelection {
+    /// Looks for hosts' configs from `cwd` and `home`; reads nothing named yet.
+    pub fn new(cwd: impl Into<PathBuf>, home: Option<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home,
+            ..Self::default()
+        }
+    }
+
+    /// Whether nothing is named: the first host config found is read.
+    fn auto_detects(&self) -> bool {
+        self.files.is_empty() && self.dirs.is_empty() && !self.all_hosts
+    }
+
+    /// Reads what is selected, expanding references from `vars`.
+    pub fn load(&self, vars: &dyn VarSource) -> Result<LoadedConfig, SourceError> {
+        let options = &self.options;
+        let mut sources = Sources::default();
+        if self.auto_detects() {
+            let candidates = candidates(&self.cwd, self.home.as_deref());
+            match first_found(&candidates, vars, options) {
+                Some((_, file)) => sources.add(file?, Origin::File),
+                None => return Err(no_config(candidates)),
+            }
+            sources.loaded.candidates = candidates;
+        }
+        for path in &self.files {
+            sources.add(load_file_with(path, vars, options)?, Origin::File);
+        }
+        for dir in &self.dirs {
+            let read = load_dir(dir, vars, options)?;
+            for error in read.errors {
+                sources.loaded.warnings.push(format!("{error}; skipped"));
+            }
+            for file in read.files {
+                sources.add(file, Origin::Dir);
+            }
+        }
+        if self.all_hosts {
+            let candidates = candidates(&self.cwd, self.home.as_deref());
+            let found = read_hosts(&candidates, vars, options);
+            if found.is_empty() && self.files.is_empty() && self.dirs.is_empty() {
+                return Err(no_config(candidates));
+            }
+            for (candidate, file) in found {
+                match file {
+                    // A host's general settings without an MCP section are not an MCP config.
+                    Ok(file) if candidate.shared && file.servers.is_empty() => {}
+                    Ok(file) => sources.add(file, Origin::Host(candidate.host)),
+                    Err(error) => sources.loaded.warnings.push(format!("{error}; skipped")),
+                }
+            }
+            sources.loaded.candidates = candidates;
+        }
+        let mut loaded = sources.finish(&self.servers)?;
+        if self.inherit_env {
+            for server in &mut loaded.servers {
+                if let Launch::Stdio { env_policy, .. } = &mut server.launch {
+                    *env_policy = EnvPolicy::InheritAll;
+                }
+            }
+        }
+        Ok(loaded)
+    }
+}
+
+fn no_config(candidates: Vec<Candidate>) -> SourceError {
+    SourceError::NoConfig {
+        searched: candidates.into_iter().map(|c| c.path).collect(),
+    }
+}
+
+/// Files read so far, their servers merged.
+#[derive(Default)]
+struct Sources {
+    loaded: LoadedConfig,
+    merged: Merged,
+}
+
+impl Sources {
+    fn add(&mut self, file: ConfigFile, origin: Origin) {
+        self.loaded
+            .warnings
+            .extend(file.warnings.iter().map(ToString::to_string));
+        if !self.loaded.files.contains(&file.path) {
+            self.loaded.files.push(file.path.clone());
+        }
+        self.merged.add(file, origin);
+    }
+
+    /// The servers, kept to `only` when names are given.
+    fn finish(self, only: &[String]) -> Result<LoadedConfig, SourceError> {
+        let mut loaded = self.loaded;
+        loaded.servers = self.merged.servers;
+        loaded.warnings.extend(self.merged.warnings);
+        if let Some(name) = only
+            .iter()
+            .find(|name| !loaded.servers.iter().any(|server| &server.name == *name))
+        {
+            return Err(SourceError::UnknownServer {
+                name: name.clone(),
+                known: loaded.servers.iter().map(|s| s.name.clone()).collect(),
+                files: loaded.files,
+            });
+        }
+        if !only.is_empty() {
+            loaded.servers.retain(|server| only.contains(&server.name));
+        }
+        Ok(loaded)
+    }
+}

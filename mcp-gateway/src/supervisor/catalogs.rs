@@ -2,12 +2,17 @@
 //! catalog clients list), and the last listing of every server that was
 //! ever ready (the routes: a call by name to a server that is restarting
 //! still finds its server, and waits for it or is told it is not ready).
+//!
+//! A re-listing that fails keeps the last good one: the runner offers none
+//! when the listing failed as a whole, and a list the server answered with
+//! an error keeps its last good items ([`keep_good_lists`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcpdisco::catalog::Catalog;
 use mcpdisco::report::ServerReport;
+use mcpdisco_client::session::ListKind;
 use mcpdisco_transport::sync::{Mutex, RwLock};
 
 /// The listings of a supervisor's servers and the catalogs built of them.
@@ -72,7 +77,13 @@ impl Catalogs {
         }
         let mut ready = self.ready.lock();
         match report {
-            Some(report) => ready.insert(server.to_owned(), report),
+            Some(report) => {
+                let report = match ready.get(server) {
+                    Some(previous) => keep_good_lists(previous, report),
+                    None => report,
+                };
+                ready.insert(server.to_owned(), report)
+            }
             None => ready.remove(server),
         };
         let catalog = build(&ready);
@@ -81,12 +92,34 @@ impl Catalogs {
     }
 }
 
+/// `fresh`, a ready server's new listing, with the items of each list it
+/// failed to get (the server answered that list with an error) taken from
+/// `previous`, its last listing.
+fn keep_good_lists(previous: &ServerReport, mut fresh: ServerReport) -> ServerReport {
+    for kind in [
+        ListKind::Tools,
+        ListKind::Resources,
+        ListKind::ResourceTemplates,
+        ListKind::Prompts,
+    ] {
+        if fresh.list_errors.contains_key(kind.method()) {
+            let kept = previous.items(kind).to_vec();
+            match kind {
+                ListKind::Tools => fresh.tools = kept,
+                ListKind::Resources => fresh.resources = kept,
+                ListKind::ResourceTemplates => fresh.resource_templates = kept,
+                ListKind::Prompts => fresh.prompts = kept,
+            }
+        }
+    }
+    fresh
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use mcpdisco::report::ServerStatus;
-    use mcpdisco_client::session::ListKind;
+    use mcpdisco::report::{Failure, ServerStatus};
     use mcpdisco_protocol::RawJson;
 
     fn listing(server: &str, tools: &[&str]) -> ServerReport {
@@ -141,5 +174,32 @@ mod tests {
                 .map(|r| r.items(ListKind::Tools).len()),
             Some(2)
         );
+    }
+
+    #[test]
+    fn a_list_that_fails_when_listed_again_keeps_its_last_good_items() {
+        let catalogs = Catalogs::new("__");
+        catalogs.record("alpha", Some(listing("alpha", &["echo"])), |r| r);
+        let mut refused = listing("alpha", &[]);
+        refused.list_errors.insert(
+            ListKind::Tools.method().to_owned(),
+            Failure {
+                kind: "server_error".into(),
+                message: "internal error".into(),
+            },
+        );
+        catalogs.record("alpha", Some(refused.clone()), |r| r);
+        assert!(catalogs.catalog().tool("alpha__echo").is_some());
+        let kept = catalogs.report("alpha").unwrap();
+        assert_eq!(kept.items(ListKind::Tools).len(), 1);
+        assert!(kept.list_errors.contains_key(ListKind::Tools.method()));
+        // A list that succeeds replaces the last one, even with nothing.
+        catalogs.record("alpha", Some(listing("alpha", &[])), |r| r);
+        assert!(catalogs.catalog().tools.is_empty());
+        // A server that went down and starts again starts afresh.
+        catalogs.record("alpha", Some(listing("alpha", &["echo"])), |r| r);
+        catalogs.record("alpha", None, |r| r);
+        catalogs.record("alpha", Some(refused), |r| r);
+        assert!(catalogs.catalog().tools.is_empty());
     }
 }

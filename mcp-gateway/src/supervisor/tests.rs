@@ -370,6 +370,45 @@ async fn settle() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_failed_listing_keeps_the_last_good_catalog() {
+    let script = Arc::new(Script::default());
+    let supervisor = supervised(&script, Filters::default());
+    supervisor.session("fake").await.unwrap();
+    assert_eq!(script.lists.load(Ordering::SeqCst), 1);
+    let mut events = supervisor.subscribe();
+    // The server answers the new listing with an error.
+    script.refuse_lists.store(true, Ordering::SeqCst);
+    script.tools.0.lock().push("fresh".into());
+    script.list_changed.notify_one();
+    assert!(matches!(
+        events.recv().await.unwrap(),
+        SupervisorEvent::ListChanged { .. }
+    ));
+    settle().await;
+    assert_eq!(script.lists.load(Ordering::SeqCst), 2, "listed again");
+    let catalog = supervisor.catalog();
+    assert_eq!(catalog.tools.len(), 2, "{:?}", catalog.tools);
+    assert!(catalog.tool("fake__echo").is_some());
+    // The server does not answer the next listing at all (within the deadline).
+    script.refuse_lists.store(false, Ordering::SeqCst);
+    script.silent_lists.store(true, Ordering::SeqCst);
+    script.list_changed.notify_one();
+    tokio::time::sleep(Duration::from_secs(31)).await;
+    assert_eq!(script.lists.load(Ordering::SeqCst), 3, "listed again");
+    assert_eq!(supervisor.catalog().tools.len(), 2);
+    assert_eq!(supervisor.status("fake"), Some(Status::Ready));
+    let called = supervisor.call_tool("fake__echo", json!({})).await.unwrap();
+    assert_eq!(called["content"][0]["text"], "call 1");
+    // A listing that succeeds is taken.
+    script.silent_lists.store(false, Ordering::SeqCst);
+    script.list_changed.notify_one();
+    settle().await;
+    assert!(supervisor.catalog().tool("fake__fresh").is_some());
+    assert_eq!(script.starts.load(Ordering::SeqCst), 1, "never restarted");
+    supervisor.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready() {
     let script = Arc::new(Script::default());
     script.crash_on_call.store(1, Ordering::SeqCst);

@@ -364,6 +364,11 @@ async fn a_filtered_tool_is_neither_listed_nor_callable() {
     supervisor.shutdown().await;
 }
 
+/// The arguments of a tool that takes none.
+fn no_arguments() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
 /// Lets every task run until all wait on the (paused) clock or on each other.
 async fn settle() {
     tokio::time::sleep(Duration::from_millis(1)).await;
@@ -397,7 +402,10 @@ async fn a_failed_listing_keeps_the_last_good_catalog() {
     assert_eq!(script.lists.load(Ordering::SeqCst), 3, "listed again");
     assert_eq!(supervisor.catalog().tools.len(), 2);
     assert_eq!(supervisor.status("fake"), Some(Status::Ready));
-    let called = supervisor.call_tool("fake__echo", json!({})).await.unwrap();
+    let called = supervisor
+        .call_tool("fake__echo", no_arguments())
+        .await
+        .unwrap();
     assert_eq!(called["content"][0]["text"], "call 1");
     // A listing that succeeds is taken.
     script.silent_lists.store(false, Ordering::SeqCst);
@@ -417,7 +425,7 @@ async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready
     // The server crashes and will not start again.
     script.refuse_starts.store(100, Ordering::SeqCst);
     let error = supervisor
-        .call_tool("fake__echo", json!({}))
+        .call_tool("fake__echo", no_arguments())
         .await
         .unwrap_err();
     assert!(error.to_string().contains("may have run"), "{error}");
@@ -437,7 +445,7 @@ async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready
     );
     // A call waits for the restart, which fails until the server is inactive.
     let error = supervisor
-        .call_tool("fake__echo", json!({}))
+        .call_tool("fake__echo", no_arguments())
         .await
         .unwrap_err();
     assert!(
@@ -453,7 +461,7 @@ async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready
     assert!(error.to_string().contains("refuses to start"), "{error}");
     // An unknown name is still unknown.
     assert!(matches!(
-        supervisor.call_tool("fake__nothing", json!({})).await,
+        supervisor.call_tool("fake__nothing", no_arguments()).await,
         Err(SupervisorError::UnknownItem { .. })
     ));
     assert_eq!(script.calls.load(Ordering::SeqCst), 1);
@@ -468,12 +476,12 @@ async fn a_call_during_a_backoff_that_outlasts_the_wait_names_the_server_and_its
     supervisor.session("fake").await.unwrap();
     script.refuse_starts.store(100, Ordering::SeqCst);
     supervisor
-        .call_tool("fake__echo", json!({}))
+        .call_tool("fake__echo", no_arguments())
         .await
         .unwrap_err();
     until(&supervisor, |s| matches!(s, Status::Backoff { .. })).await;
     let error = supervisor
-        .call_tool("fake__echo", json!({}))
+        .call_tool("fake__echo", no_arguments())
         .await
         .unwrap_err();
     assert!(

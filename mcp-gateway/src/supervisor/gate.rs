@@ -1,5 +1,6 @@
-//! Item gates: policies that decide which of a server's items the gateway
-//! offers, applied to every listing ([`ItemGate`]).
+//! Which of a server's items the gateway offers: the filters of the
+//! server's config, then an item gate ([`ItemGate`]), a policy applied to
+//! every listing.
 
 use std::path::PathBuf;
 
@@ -11,6 +12,20 @@ use mcpdisco::report::ServerReport;
 /// re-listing).
 pub type ItemGate =
     std::sync::Arc<dyn Fn(&ServerConfig, ServerReport) -> ServerReport + Send + Sync>;
+
+/// What the gateway offers of `report`, the listing of the server of
+/// `config`: its config's filters applied, then `gate`.
+pub(crate) fn offered(
+    config: &ServerConfig,
+    gate: Option<&ItemGate>,
+    report: ServerReport,
+) -> ServerReport {
+    let report = config.filters.apply(report);
+    match gate {
+        Some(gate) => gate(config, report),
+        None => report,
+    }
+}
 
 /// The supervisor policy that hides the tools of a pinned server that
 /// changed since approval, or that were never approved (a new tool, or a

@@ -4,19 +4,29 @@
 //!            start / first use
 //! Stopped ─────────────────────► Starting ──ok──► Ready ◄──pong── Degraded
 //!                                   │  ▲            │  ping missed ──┘ │
-//!                          failed   │  │ backoff    │ exit, or          │ missed 3 pings
-//!                    (< 5 in a row) ▼  │ elapsed    │ list refused      ▼
+//!                          failed   │  │ backoff    │ exit, or lost     │ missed 3 pings
+//!                    (< 5 in a row) ▼  │ elapsed    │ connection        ▼
 //!                                 Backoff ◄─────────┴──────────────── (restart)
 //!                                   │ 5 failed starts in a row
 //!                                   ▼
 //!                                Inactive ── cooldown elapsed ──► Starting (half-open:
 //!                                           or reconnect()        one failure → Inactive)
 //! ```
+//!
+//! A `list_changed` lists a connected server again; a listing it refuses
+//! keeps its last good one (and its state). [`reconnect`] restarts a server
+//! from any state. The transitions themselves are the supervisor's pure core
+//! (`lifecycle`); this module holds what they are made of.
+//!
+//! [`reconnect`]: super::Supervisor::reconnect
 
 use std::time::Duration;
 
+use mcpdisco::config::PingSettings;
 use serde::Serialize;
 use tokio::time::Instant;
+
+use super::backoff::RestartBackoff;
 
 /// Where a supervised server is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +101,7 @@ pub struct Health {
     pub ping_timeout: Duration,
     /// Missed pings in a row that restart the server.
     pub missed_pings: u32,
-    /// The first restart delay; it doubles with every failed start.
+    /// The first restart delay; it doubles with every failed start in a row.
     pub backoff_initial: Duration,
     /// The longest restart delay.
     pub backoff_max: Duration,
@@ -119,31 +129,31 @@ impl Default for Health {
 }
 
 impl Health {
+    /// These settings with a server's own ping interval and timeout, where
+    /// its config sets them.
+    pub fn for_server(&self, ping: &PingSettings) -> Health {
+        Health {
+            ping_interval: ping.interval.unwrap_or(self.ping_interval),
+            ping_timeout: ping.timeout.unwrap_or(self.ping_timeout),
+            ..self.clone()
+        }
+    }
+
+    /// The restart delays of these settings, jittered by a generator seeded
+    /// with `seed` (the same seed, the same delays).
+    pub(crate) fn restart_backoff(&self, seed: u64) -> RestartBackoff {
+        RestartBackoff::new(
+            self.backoff_initial,
+            self.backoff_max,
+            self.backoff_jitter,
+            seed,
+        )
+    }
+
     /// The wait before start attempt number `failures + 1`: the initial
     /// delay doubled per failure, capped, jittered.
     pub fn backoff(&self, failures: u32) -> Duration {
-        let exponent = failures.saturating_sub(1).min(30);
-        let nominal = self
-            .backoff_initial
-            .saturating_mul(1u32 << exponent)
-            .min(self.backoff_max);
-        let jitter = self.backoff_jitter.clamp(0.0, 1.0);
-        let scale = 1.0 - jitter + 2.0 * jitter * fastrand::f64();
-        nominal.mul_f64(scale.max(0.0))
-    }
-
-    /// Where a server goes after its `failures`-th failed start in a row.
-    pub fn after_failure(&self, failures: u32, now: Instant) -> Status {
-        if failures >= self.max_failed_starts {
-            Status::Inactive {
-                until: now + self.inactive_cooldown,
-            }
-        } else {
-            Status::Backoff {
-                failures,
-                until: now + self.backoff(failures),
-            }
-        }
+        self.restart_backoff(fastrand::u64(..)).delay(failures)
     }
 }
 
@@ -152,24 +162,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_doubles_up_to_the_cap_then_the_server_goes_inactive() {
-        let health = Health {
+    fn a_server_s_own_ping_settings_replace_the_supervisor_s() {
+        let health = Health::default();
+        let own = PingSettings {
+            interval: Some(Duration::from_secs(7)),
+            timeout: None,
+        };
+        let merged = health.for_server(&own);
+        assert_eq!(merged.ping_interval, Duration::from_secs(7));
+        assert_eq!(merged.ping_timeout, health.ping_timeout);
+        assert_eq!(merged.missed_pings, health.missed_pings);
+        assert_eq!(health.for_server(&PingSettings::default()), health);
+    }
+
+    #[test]
+    fn the_backoff_doubles_up_to_the_cap_and_stays_within_its_jitter() {
+        let exact = Health {
             backoff_jitter: 0.0,
             ..Health::default()
         };
-        let delays: Vec<u64> = (1..=8).map(|n| health.backoff(n).as_secs()).collect();
+        let delays: Vec<u64> = (1..=8).map(|n| exact.backoff(n).as_secs()).collect();
         assert_eq!(delays, [1, 2, 4, 8, 16, 32, 60, 60]);
-        let now = Instant::now();
-        assert!(matches!(
-            health.after_failure(4, now),
-            Status::Backoff { failures: 4, .. }
-        ));
-        assert_eq!(
-            health.after_failure(5, now),
-            Status::Inactive {
-                until: now + Duration::from_secs(300)
-            }
-        );
         let jittered = Health::default().backoff(3).as_secs_f64();
         assert!((3.6..=4.4).contains(&jittered), "{jittered}");
     }

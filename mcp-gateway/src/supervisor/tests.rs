@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use super::*;
 use mcpdisco::config::{Filter, Filters};
-use mcpdisco::connect::MemoryConnector;
+use mcpdisco::connect::{Connectors, MemoryConnector};
+use mcpdisco_client::session::SessionOptions;
+use tokio::time::Instant;
 
 /// How a fake backend behaves; shared with the test, which changes it.
 #[derive(Default)]
@@ -27,6 +29,14 @@ struct Script {
     crash_on_call: AtomicUsize,
     /// Stop answering pings.
     silent_pings: AtomicBool,
+    /// `tools/list` requests received.
+    lists: AtomicUsize,
+    /// Answer `tools/list` with an error.
+    refuse_lists: AtomicBool,
+    /// Leave `tools/list` unanswered.
+    silent_lists: AtomicBool,
+    /// Connections that ended (the fake's end saw them close).
+    disconnects: AtomicUsize,
     /// The tools listed.
     tools: parking_tools::Tools,
     /// Wakes the fake to send `notifications/tools/list_changed`.
@@ -54,6 +64,11 @@ fn answer(id: &mcpdisco_protocol::RequestId, result: Value) -> Message {
 }
 
 async fn serve(end: MemoryTransport, script: Arc<Script>) {
+    serve_until_closed(end, &script).await;
+    script.disconnects.fetch_add(1, Ordering::SeqCst);
+}
+
+async fn serve_until_closed(end: MemoryTransport, script: &Script) {
     loop {
         let message = tokio::select! {
             received = end.receive() => match received {
@@ -82,7 +97,19 @@ async fn serve(end: MemoryTransport, script: Arc<Script>) {
             ),
             "ping" if script.silent_pings.load(Ordering::SeqCst) => continue,
             "ping" => answer(&request.id, json!({})),
+            "tools/list" if script.silent_lists.load(Ordering::SeqCst) => {
+                script.lists.fetch_add(1, Ordering::SeqCst);
+                continue;
+            }
+            "tools/list" if script.refuse_lists.load(Ordering::SeqCst) => {
+                script.lists.fetch_add(1, Ordering::SeqCst);
+                Message::Error(ErrorResponse {
+                    id: Some(request.id.clone()),
+                    error: ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the list is broken"),
+                })
+            }
             "tools/list" => {
+                script.lists.fetch_add(1, Ordering::SeqCst);
                 let tools: Vec<Value> = script
                     .tools
                     .0
@@ -115,6 +142,11 @@ async fn serve(end: MemoryTransport, script: Arc<Script>) {
 
 /// A supervisor over one fake server named `fake`, pinned to the legacy era.
 fn supervised(script: &Arc<Script>, filters: Filters) -> Supervisor {
+    supervised_with(script, filters, Duration::from_secs(60))
+}
+
+/// [`supervised`], with calls that wait up to `ready_wait` for the server.
+fn supervised_with(script: &Arc<Script>, filters: Filters, ready_wait: Duration) -> Supervisor {
     let factory_script = Arc::clone(script);
     let connectors = Connectors::builtin().with(
         "fake",
@@ -144,6 +176,7 @@ fn supervised(script: &Arc<Script>, filters: Filters) -> Supervisor {
             era: mcpdisco_client::session::EraPreference::Legacy,
             ..SessionOptions::default()
         },
+        ready_wait,
         ..SupervisorOptions::default()
     };
     Supervisor::new(vec![server], options)
@@ -329,4 +362,144 @@ async fn a_filtered_tool_is_neither_listed_nor_callable() {
     );
     assert_eq!(script.calls.load(Ordering::SeqCst), 0);
     supervisor.shutdown().await;
+}
+
+/// The arguments of a tool that takes none.
+fn no_arguments() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Lets every task run until all wait on the (paused) clock or on each other.
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(1)).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_listing_keeps_the_last_good_catalog() {
+    let script = Arc::new(Script::default());
+    let supervisor = supervised(&script, Filters::default());
+    supervisor.session("fake").await.unwrap();
+    assert_eq!(script.lists.load(Ordering::SeqCst), 1);
+    let mut events = supervisor.subscribe();
+    // The server answers the new listing with an error.
+    script.refuse_lists.store(true, Ordering::SeqCst);
+    script.tools.0.lock().push("fresh".into());
+    script.list_changed.notify_one();
+    assert!(matches!(
+        events.recv().await.unwrap(),
+        SupervisorEvent::ListChanged { .. }
+    ));
+    settle().await;
+    assert_eq!(script.lists.load(Ordering::SeqCst), 2, "listed again");
+    let catalog = supervisor.catalog();
+    assert_eq!(catalog.tools.len(), 2, "{:?}", catalog.tools);
+    assert!(catalog.tool("fake__echo").is_some());
+    // The server does not answer the next listing at all (within the deadline).
+    script.refuse_lists.store(false, Ordering::SeqCst);
+    script.silent_lists.store(true, Ordering::SeqCst);
+    script.list_changed.notify_one();
+    tokio::time::sleep(Duration::from_secs(31)).await;
+    assert_eq!(script.lists.load(Ordering::SeqCst), 3, "listed again");
+    assert_eq!(supervisor.catalog().tools.len(), 2);
+    assert_eq!(supervisor.status("fake"), Some(Status::Ready));
+    let called = supervisor
+        .call_tool("fake__echo", no_arguments())
+        .await
+        .unwrap();
+    assert_eq!(called["content"][0]["text"], "call 1");
+    // A listing that succeeds is taken.
+    script.silent_lists.store(false, Ordering::SeqCst);
+    script.list_changed.notify_one();
+    settle().await;
+    assert!(supervisor.catalog().tool("fake__fresh").is_some());
+    assert_eq!(script.starts.load(Ordering::SeqCst), 1, "never restarted");
+    supervisor.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready() {
+    let script = Arc::new(Script::default());
+    script.crash_on_call.store(1, Ordering::SeqCst);
+    let supervisor = supervised(&script, Filters::default());
+    supervisor.session("fake").await.unwrap();
+    // The server crashes and will not start again.
+    script.refuse_starts.store(100, Ordering::SeqCst);
+    let error = supervisor
+        .call_tool("fake__echo", no_arguments())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("may have run"), "{error}");
+    until(&supervisor, |s| matches!(s, Status::Backoff { .. })).await;
+    // Down, it leaves the catalog, but its items are still routed to it.
+    assert!(supervisor.catalog().tool("fake__echo").is_none());
+    assert_eq!(
+        supervisor
+            .routes()
+            .tool("fake__echo")
+            .map(|e| e.server.as_str()),
+        Some("fake")
+    );
+    assert_eq!(
+        supervisor.resolve_tool("fake__echo").await.unwrap(),
+        ("fake".to_owned(), "echo".to_owned())
+    );
+    // A call waits for the restart, which fails until the server is inactive.
+    let error = supervisor
+        .call_tool("fake__echo", no_arguments())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, SupervisorError::NotReady { server, status: Status::Inactive { .. }, .. } if server == "fake"),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("server 'fake' is not ready (inactive)"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("refuses to start"), "{error}");
+    // An unknown name is still unknown.
+    assert!(matches!(
+        supervisor.call_tool("fake__nothing", no_arguments()).await,
+        Err(SupervisorError::UnknownItem { .. })
+    ));
+    assert_eq!(script.calls.load(Ordering::SeqCst), 1);
+    supervisor.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_during_a_backoff_that_outlasts_the_wait_names_the_server_and_its_state() {
+    let script = Arc::new(Script::default());
+    script.crash_on_call.store(1, Ordering::SeqCst);
+    let supervisor = supervised_with(&script, Filters::default(), Duration::from_millis(100));
+    supervisor.session("fake").await.unwrap();
+    script.refuse_starts.store(100, Ordering::SeqCst);
+    supervisor
+        .call_tool("fake__echo", no_arguments())
+        .await
+        .unwrap_err();
+    until(&supervisor, |s| matches!(s, Status::Backoff { .. })).await;
+    let error = supervisor
+        .call_tool("fake__echo", no_arguments())
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("server 'fake' is not ready (backoff"),
+        "{error}"
+    );
+    supervisor.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_supervisor_dropped_without_a_shutdown_closes_its_sessions() {
+    let script = Arc::new(Script::default());
+    let supervisor = supervised(&script, Filters::default());
+    supervisor.session("fake").await.unwrap();
+    assert_eq!(script.disconnects.load(Ordering::SeqCst), 0);
+    drop(supervisor);
+    settle().await;
+    assert_eq!(script.disconnects.load(Ordering::SeqCst), 1);
 }

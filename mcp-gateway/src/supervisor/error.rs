@@ -1,0 +1,60 @@
+//! Why a supervisor could not do what was asked ([`SupervisorError`]).
+
+use mcpdisco_client::session::{ListKind, SessionError};
+
+use super::state::Status;
+
+/// Why a supervisor could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum SupervisorError {
+    /// No server has this name.
+    #[error("no server named '{0}'")]
+    UnknownServer(String),
+    /// No server offers an item of this kind by this namespaced name.
+    #[error("no {kind} named '{name}' (it may belong to a server that never became ready)")]
+    UnknownItem {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The namespaced name asked for.
+        name: String,
+    },
+    /// The server is disabled in its config.
+    #[error("server '{0}' is disabled in its config")]
+    Disabled(String),
+    /// A filter in the server's config hides the item.
+    #[error("server '{server}': {kind} '{name}' is hidden by the server's filter in the config")]
+    Hidden {
+        /// The server.
+        server: String,
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The item's own name.
+        name: String,
+    },
+    /// The server did not become ready in time.
+    #[error("server '{server}' is not ready ({status}){}", cause.as_ref().map(|c| format!(": {c}")).unwrap_or_default())]
+    NotReady {
+        /// The server.
+        server: String,
+        /// Its state.
+        status: Status,
+        /// Why its last start failed, if it did.
+        cause: Option<String>,
+    },
+    /// The server answered with an error, or the connection failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The supervisor was shut down.
+    #[error("the supervisor is shut down")]
+    ShutDown,
+}
+
+/// How errors name an item kind.
+pub(crate) fn kind_name(kind: ListKind) -> &'static str {
+    match kind {
+        ListKind::Tools => "tool",
+        ListKind::Prompts => "prompt",
+        ListKind::Resources => "resource",
+        ListKind::ResourceTemplates => "resource template",
+    }
+}

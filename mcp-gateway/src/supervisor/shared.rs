@@ -1,0 +1,129 @@
+//! What a supervisor's clones and the runners of its servers share: each
+//! server's unit (its state and its session), the channels to the runners,
+//! the options, the events, the catalogs.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use mcpdisco::config::ServerConfig;
+use mcpdisco::report::ServerReport;
+use mcpdisco_client::session::Session;
+use mcpdisco_transport::http::HttpClient;
+use mcpdisco_transport::sync::{Mutex, RwLock};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::catalogs::Catalogs;
+use super::error::SupervisorError;
+use super::events::SupervisorEvent;
+use super::gate::offered;
+use super::options::SupervisorOptions;
+use super::state::Status;
+
+/// What a server's runner is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Command {
+    /// Start it, if it is stopped.
+    Start,
+    /// Restart it now.
+    Reconnect,
+}
+
+/// One supervised server.
+pub(crate) struct Unit {
+    /// Its config.
+    pub(crate) config: ServerConfig,
+    /// Its state, as its runner last published it.
+    pub(crate) status: watch::Sender<Status>,
+    /// Its session while it is connected.
+    pub(crate) session: RwLock<Option<Session>>,
+    /// Counts sessions: a caller can tell a restarted server from the one it used.
+    pub(crate) generation: AtomicU64,
+    /// Why it last failed, while it is down.
+    pub(crate) last_failure: Mutex<Option<String>>,
+}
+
+impl Unit {
+    /// A stopped server of `config`.
+    pub(crate) fn new(config: ServerConfig) -> Self {
+        Self {
+            config,
+            status: watch::Sender::new(Status::Stopped),
+            session: RwLock::new(None),
+            generation: AtomicU64::new(0),
+            last_failure: Mutex::new(None),
+        }
+    }
+
+    /// The server's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.config.name
+    }
+}
+
+/// The state of one supervisor.
+pub(crate) struct Shared {
+    /// Every server, by name.
+    pub(crate) units: HashMap<String, Arc<Unit>>,
+    /// To the runner of every enabled server, by name (dropped with the
+    /// supervisor: the runners then close their sessions and end).
+    pub(crate) commands: HashMap<String, mpsc::Sender<Command>>,
+    /// How it runs them.
+    pub(crate) options: SupervisorOptions,
+    /// What it reports.
+    pub(crate) events: broadcast::Sender<SupervisorEvent>,
+    /// What its servers offer.
+    pub(crate) catalogs: Catalogs,
+    /// The runner of each enabled server.
+    pub(crate) tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// The HTTP client of its HTTP servers.
+    pub(crate) http: Option<HttpClient>,
+}
+
+impl Shared {
+    /// The enabled server `server`.
+    pub(crate) fn unit(&self, server: &str) -> Result<&Arc<Unit>, SupervisorError> {
+        let unit = self
+            .units
+            .get(server)
+            .ok_or_else(|| SupervisorError::UnknownServer(server.to_owned()))?;
+        if unit.config.enabled {
+            Ok(unit)
+        } else {
+            Err(SupervisorError::Disabled(server.to_owned()))
+        }
+    }
+
+    /// Tells the runner of `server` to do `command`; false when it cannot
+    /// be told (no runner, or too many commands waiting already).
+    pub(crate) fn tell(&self, server: &str, command: Command) -> bool {
+        self.commands
+            .get(server)
+            .is_some_and(|commands| commands.try_send(command).is_ok())
+    }
+
+    /// Sets the state of `unit`, and tells subscribers when it changed.
+    pub(crate) fn set_status(&self, unit: &Unit, status: Status) {
+        let previous = unit.status.send_replace(status);
+        if previous != status {
+            tracing::debug!(server = %unit.name(), %status, "state");
+            let _ = self.events.send(SupervisorEvent::Status {
+                server: unit.name().to_owned(),
+                status,
+            });
+        }
+    }
+
+    /// Records what `server` offers (or, with `None`, that it offers nothing
+    /// now) and publishes the new catalog.
+    pub(crate) fn offer(&self, server: &str, report: Option<ServerReport>) {
+        let catalog = self.catalogs.record(server, report, |report| {
+            match self.units.get(&report.name) {
+                Some(unit) => offered(&unit.config, self.options.gate.as_ref(), report),
+                None => report,
+            }
+        });
+        let _ = self.events.send(SupervisorEvent::Catalog(catalog));
+    }
+}

@@ -1,6 +1,8 @@
 //! A small MCP server written with this workspace's own crates: the other end
-//! of the quick start, and an example of server-side message handling with
-//! `mcp-protocol` types and `mcp-transport`'s newline-JSON codec.
+//! of the quick start, and an example of a server written against typed
+//! methods: one handler per `mcp-protocol` method, routed by
+//! `mcpdisco_transport::server::Router`, served over `mcp-transport`'s
+//! server-side framing.
 //!
 //! It speaks both protocol eras (`initialize` and `server/discover`) over
 //! stdio and Streamable HTTP, and offers four tools (`add`, `echo`,
@@ -18,10 +20,13 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
-mod handler;
+mod handlers;
 mod http;
+mod options;
+mod server;
 mod stdio;
 
-pub use handler::{EraSupport, Server, ServerOptions};
 pub use http::{router, serve_http};
+pub use options::{EraSupport, ServerOptions};
+pub use server::Server;
 pub use stdio::{serve_stdio, serve_transport};

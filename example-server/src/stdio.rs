@@ -15,7 +15,7 @@ pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
 /// Serves `server` over any transport (an in-memory duplex, say) until it ends.
 pub async fn serve_transport(server: Server, transport: impl Transport) {
     while let Ok(Some(message)) = transport.receive().await {
-        if let Some(answer) = server.handle(&message)
+        if let Some(answer) = server.handle(&message).await
             && transport.send(answer).await.is_err()
         {
             break;

@@ -119,6 +119,18 @@ impl ErrorObject {
         )
     }
 
+    /// An error about the resource at `uri`: its `data` is `{"uri": uri}`,
+    /// as MCP's resource-not-found errors carry.
+    pub fn for_resource(code: ErrorCode, message: impl Into<String>, uri: &str) -> Self {
+        let mut data = Map::with_capacity(1);
+        data.insert("uri".into(), Value::from(uri));
+        Self {
+            code,
+            message: message.into(),
+            data: Some(Value::Object(data)),
+        }
+    }
+
     /// Reads an error object from JSON. Never panics.
     pub fn from_value(value: Value) -> Result<Self, ErrorObjectError> {
         let Value::Object(mut object) = value else {

@@ -56,6 +56,26 @@ impl ResultType {
     }
 }
 
+impl serde::Serialize for ResultType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ResultType {
+    /// `complete` or `input_required`; anything else is an error.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+        match text.as_ref() {
+            "complete" => Ok(ResultType::Complete),
+            "input_required" => Ok(ResultType::InputRequired),
+            other => Err(serde::de::Error::custom(UnknownResultType(format!(
+                "{other:?}"
+            )))),
+        }
+    }
+}
+
 /// Builds the `_meta` object of a modern request.
 #[derive(Debug, Clone, Default)]
 pub struct RequestMeta {

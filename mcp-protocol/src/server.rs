@@ -6,7 +6,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ErrorObject};
-use crate::meta::{PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use crate::meta::{PROTOCOL_VERSION_KEY, ResultType, SERVER_INFO_KEY};
+use crate::types::{Implementation, ListItem, ListResult};
 use crate::version::{Era, ProtocolVersion};
 
 /// The era a request is in: modern when its `_meta` names a modern version
@@ -47,27 +48,44 @@ pub fn initialize_version(asked: Option<&str>) -> ProtocolVersion {
     }
 }
 
-/// Marks a modern result complete and stamps the server's identity in its `_meta`.
-pub fn complete_modern(result: &mut Value, server_info: &Value) {
-    if let Some(object) = result.as_object_mut() {
-        object.insert("resultType".into(), json!("complete"));
-        let meta = object.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(meta) = meta.as_object_mut() {
-            meta.insert(SERVER_INFO_KEY.into(), server_info.clone());
-        }
+/// Marks a modern result complete and stamps the server's identity in its
+/// `_meta`; a result that already says its type (`input_required`) is left as it is.
+pub fn complete_modern(result: &mut Value, server_info: &Implementation) {
+    let Some(object) = result.as_object_mut() else {
+        return;
+    };
+    if object.contains_key(RESULT_TYPE_KEY) {
+        return;
+    }
+    let info = match serde_json::to_value(server_info) {
+        Ok(info) => info,
+        Err(_) => Value::Object(Map::new()),
+    };
+    object.insert(
+        RESULT_TYPE_KEY.into(),
+        Value::from(ResultType::Complete.as_str()),
+    );
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(SERVER_INFO_KEY.into(), info);
     }
 }
+
+/// The member of a modern result that says what kind of result it is.
+const RESULT_TYPE_KEY: &str = "resultType";
 
 /// One page of a list of `len` items: the range to serve and the next cursor.
 /// Cursors are `offset-<n>`; an unknown one is -32602.
 pub fn page(
     len: usize,
-    cursor: Option<&Value>,
+    cursor: Option<&str>,
     page_size: Option<usize>,
 ) -> Result<(std::ops::Range<usize>, Option<String>), ErrorObject> {
     let start = match cursor {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(cursor)) => cursor
+        None => 0,
+        Some(cursor) => cursor
             .strip_prefix("offset-")
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|n| *n < len)
@@ -77,12 +95,6 @@ pub fn page(
                     format!("invalid cursor {cursor:?}"),
                 )
             })?,
-        Some(_) => {
-            return Err(ErrorObject::new(
-                ErrorCode::INVALID_PARAMS,
-                "cursor must be a string",
-            ));
-        }
     };
     let size = page_size.unwrap_or(usize::MAX).max(1);
     let end = start.saturating_add(size).min(len);
@@ -90,29 +102,30 @@ pub fn page(
     Ok((start..end, next))
 }
 
-/// A list result: the items under `key`, and `nextCursor` when there is one.
-pub fn list_result(key: &str, items: Vec<Value>, next: Option<String>) -> Value {
-    let mut result = Map::new();
-    result.insert(key.to_owned(), Value::Array(items));
-    if let Some(next) = next {
-        result.insert("nextCursor".into(), json!(next));
-    }
-    Value::Object(result)
-}
-
-/// A string parameter, or -32602 naming it.
-pub fn string_param<'a>(params: &'a Value, name: &str) -> Result<&'a str, ErrorObject> {
-    params.get(name).and_then(Value::as_str).ok_or_else(|| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("parameter '{name}' must be a string"),
-        )
-    })
+/// The page at `cursor` of `items` as a list result (see [`page`]).
+pub fn list_page<L, I>(
+    items: &[I],
+    cursor: Option<&str>,
+    page_size: Option<usize>,
+) -> Result<L, ErrorObject>
+where
+    L: ListResult,
+    I: Clone + Into<ListItem<L::Item>>,
+{
+    let (range, next) = page(items.len(), cursor, page_size)?;
+    let page = items[range].iter().cloned().map(Into::into).collect();
+    Ok(L::page(page, next))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RawJson;
+    use crate::types::{ListToolsResult, Tool};
+
+    fn tool(name: &str) -> Tool {
+        Tool::new(name, RawJson::empty_object())
+    }
 
     #[test]
     fn eras_versions_and_pages() {
@@ -134,12 +147,22 @@ mod tests {
         );
         let (range, next) = page(5, None, Some(2)).unwrap();
         assert_eq!((range, next.as_deref()), (0..2, Some("offset-2")));
-        let (range, next) = page(5, Some(&json!("offset-4")), Some(2)).unwrap();
+        let (range, next) = page(5, Some("offset-4"), Some(2)).unwrap();
         assert_eq!((range, next), (4..5, None));
-        assert!(page(5, Some(&json!("offset-9")), None).is_err());
+        assert!(page(5, Some("offset-9"), None).is_err());
+        let tools: ListToolsResult =
+            list_page(&["a", "b", "c"].map(tool), Some("offset-1"), Some(1)).unwrap();
+        let names: Vec<&str> = tools.tools.valid().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            (names, tools.next_cursor.as_deref()),
+            (vec!["b"], Some("offset-2"))
+        );
         let mut result = json!({"tools": []});
-        complete_modern(&mut result, &json!({"name": "s"}));
+        complete_modern(&mut result, &Implementation::new("s", "1"));
         assert_eq!(result["resultType"], "complete");
         assert_eq!(result["_meta"][SERVER_INFO_KEY]["name"], "s");
+        let mut input = json!({"resultType": "input_required"});
+        complete_modern(&mut input, &Implementation::new("s", "1"));
+        assert_eq!(input, json!({"resultType": "input_required"}));
     }
 }

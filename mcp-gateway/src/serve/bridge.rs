@@ -21,23 +21,13 @@ use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
 use mcpdisco_protocol::types::ClientCapabilities;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::sync::Mutex;
-use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 
 use super::client::ClientLink;
+use super::input::{self, InputAsk};
 use crate::supervisor::HandlerFactory;
 use mcpdisco_client::session::ClientHandler;
-
-/// A question for a modern client, answered through its retry.
-#[derive(Debug)]
-pub(crate) struct InputAsk {
-    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
-    pub(crate) method: &'static str,
-    /// Its params.
-    pub(crate) params: Value,
-    /// Where the client's answer goes.
-    pub(crate) reply: oneshot::Sender<Result<Value, ErrorObject>>,
-}
 
 /// Who is waiting on a call, and how to ask them.
 #[derive(Clone)]
@@ -131,13 +121,13 @@ impl Bridge {
         clients.push(Arc::downgrade(link));
     }
 
-    /// Asks the right client to answer `server`'s request.
-    async fn forward(
+    /// Asks the right client to answer `server`'s request `M`.
+    async fn forward<M: RequestMethod>(
         &self,
         server: &str,
-        method: &'static str,
-        params: Value,
-    ) -> Result<Value, ErrorObject> {
+        params: M::Params,
+    ) -> Result<M::Result, ErrorObject> {
+        let method = M::METHOD;
         let caller = self
             .calls
             .lock()
@@ -160,42 +150,23 @@ impl Bridge {
                 format!("{method}: no client of the gateway declared this capability"),
             ));
         };
-        let timed_out = || {
-            ErrorObject::new(
+        let answer = match caller {
+            Caller::Connection(link) => {
+                tokio::time::timeout(self.timeout, link.request::<M>(&params)).await
+            }
+            Caller::Input { asks, .. } => {
+                tokio::time::timeout(self.timeout, input::ask::<M>(&asks, &params)).await
+            }
+        };
+        answer.unwrap_or_else(|_| {
+            Err(ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!(
                     "{method}: the gateway's client did not answer within {:?}",
                     self.timeout
                 ),
-            )
-        };
-        match caller {
-            Caller::Connection(link) => {
-                tokio::time::timeout(self.timeout, link.request(method, params))
-                    .await
-                    .map_err(|_| timed_out())?
-            }
-            Caller::Input { asks, .. } => {
-                let (reply, answer) = oneshot::channel();
-                let ask = InputAsk {
-                    method,
-                    params,
-                    reply,
-                };
-                let gone = || {
-                    ErrorObject::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        format!("{method}: the client's request ended before it answered"),
-                    )
-                };
-                asks.send(ask).await.map_err(|_| gone())?;
-                match tokio::time::timeout(self.timeout, answer).await {
-                    Ok(Ok(answer)) => answer,
-                    Ok(Err(_)) => Err(gone()),
-                    Err(_) => Err(timed_out()),
-                }
-            }
-        }
+            ))
+        })
     }
 }
 
@@ -206,25 +177,43 @@ struct ServerHandler {
 }
 
 impl ServerHandler {
-    async fn forward(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
-        match self.bridge.upgrade() {
-            Some(bridge) => bridge.forward(&self.server, method, params).await,
-            None => Err(ErrorObject::method_not_found(method)),
-        }
+    /// Passes the server's request `M` on, typed both ways.
+    async fn forward<M: RequestMethod>(&self, params: Value) -> Result<Value, ErrorObject> {
+        let method = M::METHOD;
+        let params = match params {
+            Value::Null => Value::Object(Map::new()),
+            params => params,
+        };
+        let params: M::Params = serde_json::from_value(params).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("{method}: invalid params: {error}"),
+            )
+        })?;
+        let Some(bridge) = self.bridge.upgrade() else {
+            return Err(ErrorObject::method_not_found(method));
+        };
+        let result = bridge.forward::<M>(&self.server, params).await?;
+        serde_json::to_value(result).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("{method}: could not write the client's answer: {error}"),
+            )
+        })
     }
 }
 
 #[async_trait]
 impl ClientHandler for ServerHandler {
     async fn list_roots(&self, params: Value) -> Result<Value, ErrorObject> {
-        self.forward(ListRoots::METHOD, params).await
+        self.forward::<ListRoots>(params).await
     }
 
     async fn create_message(&self, params: Value) -> Result<Value, ErrorObject> {
-        self.forward(CreateMessage::METHOD, params).await
+        self.forward::<CreateMessage>(params).await
     }
 
     async fn elicit(&self, params: Value) -> Result<Value, ErrorObject> {
-        self.forward(Elicit::METHOD, params).await
+        self.forward::<Elicit>(params).await
     }
 }

@@ -1,36 +1,23 @@
 //! One client of the gateway: its connection, what it declared, its
 //! requests in progress (so `notifications/cancelled` can stop them), the
-//! gateway's own requests to it, and the list changes it is told about.
+//! gateway's own requests to it, and its modern subscriptions.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
-use mcpdisco_protocol::method::NotificationMethod;
-use mcpdisco_protocol::methods::{
-    Cancelled, Initialized, PromptListChanged, ResourceListChanged, SubscriptionsAcknowledged,
-    ToolListChanged,
-};
-use mcpdisco_protocol::types::{
-    CancelledParams, ClientCapabilities, MetaParams, SubscriptionFilter,
-};
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::Cancelled;
+use mcpdisco_protocol::types::{CancelledParams, ClientCapabilities, SubscriptionFilter};
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId,
     Response,
 };
-use mcpdisco_transport::Transport;
 use mcpdisco_transport::sync::Mutex;
-use serde::Serialize;
-use serde_json::{Map, Value, json};
-use tokio::sync::{broadcast, oneshot};
+use mcpdisco_transport::{Transport, TransportError};
+use serde_json::{Map, Value};
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
-
-use super::Shared;
-use super::requests;
-use crate::supervisor::SupervisorEvent;
-use mcpdisco::catalog::Catalog;
-use mcpdisco_client::session::ListKind;
 
 /// The most requests one client may have in progress; more are refused.
 const MAX_RUNNING: usize = 512;
@@ -57,14 +44,15 @@ pub(crate) struct ClientLink {
     declared: Mutex<Declared>,
     next_id: AtomicI64,
     /// The gateway's requests to the client, waiting for answers.
-    waiting: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    waiting: Mutex<HashMap<RequestId, oneshot::Sender<Result<RawJson, ErrorObject>>>>,
     /// The client's requests in progress.
     running: Mutex<HashMap<RequestId, AbortHandle>>,
     listens: Mutex<Vec<Listen>>,
 }
 
 impl ClientLink {
-    fn new(transport: Arc<dyn Transport>) -> Self {
+    /// A client on `transport`, which has declared nothing yet.
+    pub(crate) fn new(transport: Arc<dyn Transport>) -> Self {
         Self {
             transport,
             declared: Mutex::new(Declared::default()),
@@ -73,6 +61,11 @@ impl ClientLink {
             running: Mutex::new(HashMap::new()),
             listens: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The client's next message.
+    pub(crate) async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        self.transport.receive().await
     }
 
     /// What the client declared in `initialize` (nothing before it).
@@ -85,6 +78,13 @@ impl ClientLink {
         self.declared.lock().legacy
     }
 
+    /// Whether the client is told of list changes as a legacy client: it
+    /// ran `initialize` and sent `notifications/initialized`.
+    pub(crate) fn hears_list_changes(&self) -> bool {
+        let declared = self.declared.lock();
+        declared.legacy && declared.initialized
+    }
+
     /// Records a legacy client's `initialize`.
     pub(crate) fn initialize(&self, capabilities: ClientCapabilities) {
         let mut declared = self.declared.lock();
@@ -92,14 +92,25 @@ impl ClientLink {
         declared.capabilities = Arc::new(capabilities);
     }
 
-    /// Sends a request to the client and waits for its answer (the caller
+    /// Records its `notifications/initialized`.
+    pub(crate) fn initialized(&self) {
+        self.declared.lock().initialized = true;
+    }
+
+    /// Sends the request `M` to the client and reads its answer (the caller
     /// bounds the wait); if the wait is dropped, the client is told with
     /// `notifications/cancelled`.
-    pub(crate) async fn request(
+    pub(crate) async fn request<M: RequestMethod>(
         self: &Arc<Self>,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, ErrorObject> {
+        params: &M::Params,
+    ) -> Result<M::Result, ErrorObject> {
+        let method = M::METHOD;
+        let params = serde_json::to_value(params).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("{method}: could not write the request: {error}"),
+            )
+        })?;
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (reply, answer) = oneshot::channel();
         self.waiting.lock().insert(id.clone(), reply);
@@ -124,34 +135,45 @@ impl ClientLink {
         }
         let answer = answer.await;
         guard.disarm();
-        answer.unwrap_or_else(|_| {
+        let answer = answer.unwrap_or_else(|_| {
             Err(ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!("{method}: the gateway's client disconnected"),
             ))
+        })?;
+        answer.decode().map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "{method}: the gateway's client answered with an unreadable result: {error}"
+                ),
+            )
         })
     }
 
-    /// Sends a typed notification.
-    pub(crate) async fn notify<N: NotificationMethod>(&self, params: &N::Params) {
-        self.notify_raw(N::METHOD, params).await;
+    /// Hands the client's answer to the gateway's request `id` to its waiter.
+    pub(crate) fn settle(&self, id: &RequestId, answer: Result<RawJson, ErrorObject>) {
+        if let Some(waiting) = self.waiting.lock().remove(id) {
+            let _ = waiting.send(answer);
+        }
     }
 
-    async fn notify_raw(&self, method: &str, params: &impl Serialize) {
+    /// Sends the notification `N` (params that are an empty object are left out).
+    pub(crate) async fn notify<N: NotificationMethod>(&self, params: &N::Params) {
         let params = serde_json::to_value(params)
             .ok()
             .filter(|p| !p.as_object().is_some_and(Map::is_empty));
         let message = Message::Notification(Notification {
-            method: method.to_owned(),
+            method: N::METHOD.to_owned(),
             params,
         });
         if let Err(error) = self.transport.send(message).await {
-            tracing::debug!(%error, method, "could not notify the gateway's client");
+            tracing::debug!(%error, method = N::METHOD, "could not notify the gateway's client");
         }
     }
 
     /// Sends one answer.
-    async fn answer(&self, id: RequestId, outcome: Result<Value, ErrorObject>) {
+    pub(crate) async fn answer(&self, id: RequestId, outcome: Result<Value, ErrorObject>) {
         let message = match outcome {
             Ok(result) => Message::Response(Response {
                 id,
@@ -167,82 +189,69 @@ impl ClientLink {
         }
     }
 
-    /// A modern `subscriptions/listen`: acknowledged at once, then held open
-    /// (list changes go out tagged with its id) until the client cancels it
-    /// or goes away.
-    pub(crate) async fn listen(&self, id: RequestId, asked: SubscriptionFilter) -> Value {
-        // Resource subscriptions are not offered; list changes are.
-        let honored = SubscriptionFilter {
-            tools_list_changed: asked.tools_list_changed.filter(|on| *on),
-            prompts_list_changed: asked.prompts_list_changed.filter(|on| *on),
-            resources_list_changed: asked.resources_list_changed.filter(|on| *on),
-            resource_subscriptions: None,
-            extra: Map::new(),
+    /// Answers request `id` with what `work` yields, worked on in a task of
+    /// its own that a `notifications/cancelled` for `id` stops (then no
+    /// answer goes out). More than [`MAX_RUNNING`] at once are refused.
+    pub(crate) async fn run(
+        self: &Arc<Self>,
+        id: RequestId,
+        method: &str,
+        work: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    ) {
+        let refused = {
+            // Locked across the spawn: the task's own removal waits for the insert.
+            let mut running = self.running.lock();
+            if running.len() >= MAX_RUNNING {
+                true
+            } else {
+                let (link, task_id) = (Arc::clone(self), id.clone());
+                let task = tokio::spawn(async move {
+                    let outcome = work.await;
+                    // Out of the table first: a cancel that comes now finds nothing to stop.
+                    link.running.lock().remove(&task_id);
+                    link.answer(task_id, outcome).await;
+                });
+                running.insert(id.clone(), task.abort_handle());
+                false
+            }
         };
-        let mut meta = Map::new();
-        meta.insert(SUBSCRIPTION_ID_KEY.into(), id.to_value());
-        let mut ack = mcpdisco_protocol::types::SubscriptionsListenParams::new(honored.clone());
-        ack.meta = Some(meta);
-        self.listens.lock().push(Listen {
-            id: id.clone(),
-            filter: honored,
-        });
-        self.notify::<SubscriptionsAcknowledged>(&ack).await;
-        std::future::pending::<()>().await;
-        json!({})
-    }
-
-    /// Tells the client which lists changed: legacy clients after
-    /// `notifications/initialized`, modern ones on their subscriptions.
-    async fn announce(&self, old: &Catalog, new: &Catalog) {
-        let changed = |kind: ListKind| old.entries(kind) != new.entries(kind);
-        let tools = changed(ListKind::Tools);
-        let prompts = changed(ListKind::Prompts);
-        let resources = changed(ListKind::Resources) || changed(ListKind::ResourceTemplates);
-        let legacy = {
-            let declared = self.declared.lock();
-            declared.legacy && declared.initialized
-        };
-        let kinds = [
-            (tools, ToolListChanged::METHOD),
-            (prompts, PromptListChanged::METHOD),
-            (resources, ResourceListChanged::METHOD),
-        ];
-        for (changed, method) in kinds {
-            if !changed {
-                continue;
-            }
-            if legacy {
-                self.notify_raw(method, &MetaParams::default()).await;
-            }
-            let subscribers: Vec<RequestId> = self
-                .listens
-                .lock()
-                .iter()
-                .filter(|listen| {
-                    let wanted = match method {
-                        ToolListChanged::METHOD => listen.filter.tools_list_changed,
-                        PromptListChanged::METHOD => listen.filter.prompts_list_changed,
-                        _ => listen.filter.resources_list_changed,
-                    };
-                    wanted == Some(true)
-                })
-                .map(|listen| listen.id.clone())
-                .collect();
-            for id in subscribers {
-                let mut meta = Map::new();
-                meta.insert(SUBSCRIPTION_ID_KEY.into(), id.to_value());
-                let params = MetaParams {
-                    meta: Some(meta),
-                    ..MetaParams::default()
-                };
-                self.notify_raw(method, &params).await;
-            }
+        if refused {
+            let refusal = ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "{method}: more than {MAX_RUNNING} requests of this client are in progress"
+                ),
+            );
+            self.answer(id, Err(refusal)).await;
         }
     }
 
+    /// The client cancelled its request `id`: its work stops (a routed call
+    /// is cancelled at its server) and no answer goes out.
+    pub(crate) fn cancel(&self, id: &RequestId) {
+        if let Some(task) = self.running.lock().remove(id) {
+            task.abort();
+        }
+        self.listens.lock().retain(|listen| &listen.id != id);
+    }
+
+    /// Records the modern subscription `id`, which hears of what `filter` asks for.
+    pub(crate) fn add_listen(&self, id: RequestId, filter: SubscriptionFilter) {
+        self.listens.lock().push(Listen { id, filter });
+    }
+
+    /// The subscriptions whose filter `wants`.
+    pub(crate) fn listeners(&self, wants: impl Fn(&SubscriptionFilter) -> bool) -> Vec<RequestId> {
+        self.listens
+            .lock()
+            .iter()
+            .filter(|listen| wants(&listen.filter))
+            .map(|listen| listen.id.clone())
+            .collect()
+    }
+
     /// Stops the requests in progress; waits for answers fail.
-    fn stop(&self) {
+    pub(crate) fn stop(&self) {
         for (_, task) in self.running.lock().drain() {
             task.abort();
         }
@@ -251,7 +260,7 @@ impl ClientLink {
     }
 
     /// Ends the connection.
-    async fn end(&self) {
+    pub(crate) async fn end(&self) {
         self.stop();
         let _ = self.transport.close().await;
     }
@@ -283,151 +292,6 @@ impl Drop for CancelOnDrop {
                 let params = CancelledParams::new(id, "the server that asked cancelled it");
                 link.notify::<Cancelled>(&params).await;
             });
-        }
-    }
-}
-
-/// Serves one client until its connection ends; then everything it
-/// started is stopped.
-pub(crate) async fn serve(shared: Arc<Shared>, transport: Arc<dyn Transport>) {
-    let link = Arc::new(ClientLink::new(transport));
-    shared.bridge.add_client(&link);
-    let announcer = tokio::spawn(announce_changes(
-        Arc::clone(&link),
-        shared.supervisor.subscribe(),
-        shared.supervisor.catalog(),
-    ));
-    // Also when this future is dropped (the server shutting down).
-    let _stop = StopOnDrop {
-        link: Arc::clone(&link),
-        announcer: announcer.abort_handle(),
-    };
-    loop {
-        match link.transport.receive().await {
-            Ok(Some(message)) => on_message(&shared, &link, message).await,
-            Ok(None) => break,
-            Err(error) => {
-                tracing::debug!(%error, "the gateway's client connection failed");
-                break;
-            }
-        }
-    }
-    link.end().await;
-}
-
-/// Stops what a client connection started when its serving ends.
-struct StopOnDrop {
-    link: Arc<ClientLink>,
-    announcer: AbortHandle,
-}
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.announcer.abort();
-        self.link.stop();
-    }
-}
-
-/// Sends list changes as the catalog changes.
-async fn announce_changes(
-    link: Arc<ClientLink>,
-    mut events: broadcast::Receiver<SupervisorEvent>,
-    mut announced: Arc<Catalog>,
-) {
-    loop {
-        let catalog = match events.recv().await {
-            Ok(SupervisorEvent::Catalog(catalog)) => catalog,
-            Ok(_) => continue,
-            // Missed some: compare with what we last announced.
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                let mut latest = None;
-                while let Ok(event) = events.try_recv() {
-                    if let SupervisorEvent::Catalog(catalog) = event {
-                        latest = Some(catalog);
-                    }
-                }
-                match latest {
-                    Some(catalog) => catalog,
-                    None => continue,
-                }
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        };
-        link.announce(&announced, &catalog).await;
-        announced = catalog;
-    }
-}
-
-async fn on_message(shared: &Arc<Shared>, link: &Arc<ClientLink>, message: Message) {
-    match message {
-        Message::Request(request) => {
-            if requests::is_immediate(&request.method) {
-                // The handshake and ping are answered in order, at once.
-                let outcome = requests::answer(shared, link, &request).await;
-                link.answer(request.id, outcome).await;
-                return;
-            }
-            let id = request.id.clone();
-            if link.running.lock().len() >= MAX_RUNNING {
-                let refused = ErrorObject::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    format!(
-                        "{}: more than {MAX_RUNNING} requests of this client are in progress",
-                        request.method
-                    ),
-                );
-                link.answer(id, Err(refused)).await;
-                return;
-            }
-            let (shared, task_link) = (Arc::clone(shared), Arc::clone(link));
-            // Locked across the spawn: the task's own removal waits for the insert.
-            let mut running = link.running.lock();
-            let task = tokio::spawn(async move {
-                let outcome = requests::answer(&shared, &task_link, &request).await;
-                // Out of the table first: a cancel that comes now finds nothing to stop.
-                task_link.running.lock().remove(&request.id);
-                task_link.answer(request.id, outcome).await;
-            });
-            running.insert(id, task.abort_handle());
-        }
-        Message::Notification(notification) => match notification.method.as_str() {
-            Initialized::METHOD => link.declared.lock().initialized = true,
-            Cancelled::METHOD => {
-                let cancelled = notification
-                    .params
-                    .and_then(|params| serde_json::from_value::<CancelledParams>(params).ok())
-                    .and_then(|params| params.request_id);
-                if let Some(id) = cancelled {
-                    if let Some(task) = link.running.lock().remove(&id) {
-                        // Dropping the routed call cancels it at its server; no answer goes out.
-                        task.abort();
-                    }
-                    link.listens.lock().retain(|listen| listen.id != id);
-                }
-            }
-            other => tracing::debug!(method = other, "ignoring a notification from the client"),
-        },
-        Message::Response(Response { id, result }) => {
-            let answer = result.to_value().map_err(|error| {
-                ErrorObject::new(
-                    ErrorCode::PARSE_ERROR,
-                    format!("unreadable answer: {error}"),
-                )
-            });
-            if let Some(waiting) = link.waiting.lock().remove(&id) {
-                let _ = waiting.send(answer);
-            }
-        }
-        Message::Error(ErrorResponse {
-            id: Some(id),
-            error,
-        }) => {
-            if let Some(waiting) = link.waiting.lock().remove(&id) {
-                let _ = waiting.send(Err(error));
-            }
-        }
-        Message::Error(ErrorResponse { id: None, error }) => {
-            tracing::debug!(%error, "the client sent an error without an id");
         }
     }
 }

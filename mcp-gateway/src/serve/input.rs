@@ -2,47 +2,94 @@
 //!
 //! A modern client's request has no connection the gateway can ask on. When
 //! a server asks something while serving such a request, the routed call
-//! keeps running in its own task and the client gets
-//! `{resultType: "input_required", inputRequests, requestState}`. The
-//! client answers by sending the request again with `inputResponses` and
-//! the same `requestState`; the answers go to the waiting server and the
-//! retry then waits for the call's result (or the next question). A
-//! parked call the client never comes back for is dropped (and so
-//! cancelled at its server) after the gateway's `input_wait`.
+//! keeps running in its own task and the client gets an `input_required`
+//! result (`inputRequests`, `requestState`). The client answers by sending
+//! the request again with `inputResponses` and the same `requestState`; the
+//! answers go to the waiting server and the retry then waits for the call's
+//! result (or the next question). A parked call the client never comes back
+//! for is dropped (and so cancelled at its server) after the gateway's
+//! `input_wait`.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::types::{Answer, Extra, InputRequest, InputRequiredResult};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::sync::Mutex;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
-
-use super::bridge::InputAsk;
 
 /// The most calls parked at once; more are refused.
 const MAX_PARKED: usize = 1024;
 
+/// A question for a modern client, answered through its retry.
+#[derive(Debug)]
+pub(crate) struct InputAsk {
+    /// The server's request (`sampling/createMessage`, `elicitation/create`, `roots/list`).
+    pub(crate) request: InputRequest,
+    /// Where the client's answer goes.
+    pub(crate) reply: oneshot::Sender<Result<Value, ErrorObject>>,
+}
+
+/// Asks `M` of the client whose request drives `asks`, and reads its answer.
+/// The caller bounds the wait.
+pub(crate) async fn ask<M: RequestMethod>(
+    asks: &mpsc::Sender<InputAsk>,
+    params: &M::Params,
+) -> Result<M::Result, ErrorObject> {
+    let request = InputRequest::of::<M>(params).map_err(|error| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("{}: could not write the question: {error}", M::METHOD),
+        )
+    })?;
+    let gone = || {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "{}: the client's request ended before it answered",
+                M::METHOD
+            ),
+        )
+    };
+    let (reply, answer) = oneshot::channel();
+    asks.send(InputAsk { request, reply })
+        .await
+        .map_err(|_| gone())?;
+    let answer = answer.await.map_err(|_| gone())??;
+    serde_json::from_value(answer).map_err(|error| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "{}: the client's input response cannot be read: {error}",
+                M::METHOD
+            ),
+        )
+    })
+}
+
 /// A routed call running in its own task, aborted when dropped.
-pub(crate) struct RunningCall {
-    task: JoinHandle<Result<Value, ErrorObject>>,
+pub(crate) struct RunningCall<R> {
+    task: JoinHandle<Result<R, ErrorObject>>,
     asks: mpsc::Receiver<InputAsk>,
 }
 
-impl Drop for RunningCall {
+impl<R> Drop for RunningCall<R> {
     fn drop(&mut self) {
         self.task.abort();
     }
 }
 
-impl RunningCall {
+impl<R: Send + 'static> RunningCall<R> {
     /// Runs `call` in its own task; `asks` receives the questions its server asks.
     pub(crate) fn spawn(
-        call: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+        call: impl Future<Output = Result<R, ErrorObject>> + Send + 'static,
         asks: mpsc::Receiver<InputAsk>,
     ) -> Self {
         Self {
@@ -54,7 +101,8 @@ impl RunningCall {
 
 struct Parked {
     method: &'static str,
-    call: RunningCall,
+    /// The `RunningCall` of the method's result type.
+    call: Box<dyn Any + Send>,
     replies: HashMap<String, oneshot::Sender<Result<Value, ErrorObject>>>,
 }
 
@@ -78,21 +126,21 @@ impl Inputs {
     }
 
     /// Waits for the call's result, or for its first questions: then parks
-    /// the call and returns the `input_required` result that asks them.
-    pub(crate) async fn drive(
+    /// the call and answers with the `input_required` result that asks them.
+    pub(crate) async fn drive<M: RequestMethod>(
         self: &Arc<Self>,
-        method: &'static str,
-        mut call: RunningCall,
-    ) -> Result<Value, ErrorObject> {
+        mut call: RunningCall<M::Result>,
+    ) -> Result<Answer<M::Result>, ErrorObject> {
         let first = tokio::select! {
             biased;
             result = &mut call.task => {
-                return result.unwrap_or_else(|error| {
-                    Err(ErrorObject::new(
+                return match result {
+                    Ok(result) => result.map(Answer::Complete),
+                    Err(error) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
-                        format!("{method}: the call's task ended: {error}"),
-                    ))
-                });
+                        format!("{}: the call's task ended: {error}", M::METHOD),
+                    )),
+                };
             }
             Some(ask) = call.asks.recv() => ask,
         };
@@ -100,36 +148,31 @@ impl Inputs {
         while let Ok(more) = call.asks.try_recv() {
             asks.push(more);
         }
-        let mut requests = Map::new();
-        let mut replies = HashMap::new();
+        let mut requests = Vec::with_capacity(asks.len());
+        let mut replies = HashMap::with_capacity(asks.len());
         for (n, ask) in asks.into_iter().enumerate() {
             let key = format!("input-{n}");
-            requests.insert(
-                key.clone(),
-                json!({"method": ask.method, "params": ask.params}),
-            );
+            requests.push((key.clone(), ask.request));
             replies.insert(key, ask.reply);
         }
         let state = self.park(Parked {
-            method,
-            call,
+            method: M::METHOD,
+            call: Box::new(call),
             replies,
         })?;
-        Ok(json!({
-            "resultType": "input_required",
-            "inputRequests": requests,
-            "requestState": state,
-        }))
+        Ok(Answer::input_required(InputRequiredResult::new(
+            requests, state,
+        )))
     }
 
     /// Answers a parked call's questions with `responses` and takes the
     /// call back, to be driven on by the retry.
-    pub(crate) fn resume(
+    pub(crate) fn resume<M: RequestMethod>(
         &self,
-        method: &'static str,
         state: &str,
-        responses: Option<&Map<String, Value>>,
-    ) -> Result<RunningCall, ErrorObject> {
+        responses: Option<&Extra>,
+    ) -> Result<RunningCall<M::Result>, ErrorObject> {
+        let method = M::METHOD;
         let parked = {
             let mut table = self.parked.lock();
             match table.get(state) {
@@ -152,6 +195,15 @@ impl Inputs {
                 format!("{method}: unknown or expired requestState"),
             )
         })?;
+        let call = parked
+            .call
+            .downcast::<RunningCall<M::Result>>()
+            .map_err(|_| {
+                ErrorObject::new(
+                    ErrorCode::INVALID_PARAMS,
+                    format!("{method}: this requestState belongs to another request"),
+                )
+            })?;
         for (key, reply) in parked.replies {
             let answer = match responses.and_then(|r| r.get(&key)) {
                 Some(response) => as_answer(response),
@@ -162,7 +214,7 @@ impl Inputs {
             };
             let _ = reply.send(answer);
         }
-        Ok(parked.call)
+        Ok(*call)
     }
 
     fn park(self: &Arc<Self>, parked: Parked) -> Result<String, ErrorObject> {
@@ -216,81 +268,4 @@ fn as_answer(response: &Value) -> Result<Value, ErrorObject> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test(start_paused = true)]
-    async fn a_question_parks_the_call_and_the_retry_answers_it() {
-        let inputs = Arc::new(Inputs::new(Duration::from_secs(60)));
-        let (ask, asks) = mpsc::channel(4);
-        let call = RunningCall::spawn(
-            async move {
-                let (reply, answer) = oneshot::channel();
-                let question = InputAsk {
-                    method: "sampling/createMessage",
-                    params: json!({"maxTokens": 5}),
-                    reply,
-                };
-                ask.send(question).await.ok();
-                let answer = answer
-                    .await
-                    .map_err(|_| ErrorObject::new(ErrorCode::INTERNAL_ERROR, "no answer"))??;
-                Ok(json!({"content": [{"type": "text", "text": answer["content"]["text"]}]}))
-            },
-            asks,
-        );
-        let first = inputs.drive("tools/call", call).await.unwrap();
-        assert_eq!(first["resultType"], "input_required");
-        assert_eq!(
-            first["inputRequests"]["input-0"]["method"],
-            "sampling/createMessage"
-        );
-        let state = first["requestState"].as_str().unwrap().to_owned();
-        assert!(
-            inputs.resume("prompts/get", &state, None).is_err(),
-            "another method's retry cannot take the call"
-        );
-        let mut responses = Map::new();
-        responses.insert(
-            "input-0".into(),
-            json!({"role": "assistant", "content": {"type": "text", "text": "hi"}}),
-        );
-        let call = inputs
-            .resume("tools/call", &state, Some(&responses))
-            .unwrap();
-        let done = inputs.drive("tools/call", call).await.unwrap();
-        assert_eq!(done["content"][0]["text"], "hi");
-        assert!(
-            inputs.resume("tools/call", &state, None).is_err(),
-            "a state is used once"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_parked_call_the_client_abandons_is_dropped() {
-        let inputs = Arc::new(Inputs::new(Duration::from_secs(60)));
-        let (ask, asks) = mpsc::channel(4);
-        let (dropped_tx, dropped) = oneshot::channel::<()>();
-        let call = RunningCall::spawn(
-            async move {
-                let _dropped = dropped_tx;
-                let (reply, answer) = oneshot::channel();
-                ask.send(InputAsk {
-                    method: "elicitation/create",
-                    params: json!({}),
-                    reply,
-                })
-                .await
-                .ok();
-                let _ = answer.await;
-                Ok(json!({}))
-            },
-            asks,
-        );
-        let first = inputs.drive("tools/call", call).await.unwrap();
-        let state = first["requestState"].as_str().unwrap().to_owned();
-        tokio::time::sleep(Duration::from_secs(61)).await;
-        assert!(dropped.await.is_err(), "the call's task was aborted");
-        assert!(inputs.resume("tools/call", &state, None).is_err());
-    }
-}
+mod tests;

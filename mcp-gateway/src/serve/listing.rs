@@ -15,7 +15,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcpdisco_protocol::{JsonView, ResourceView};
+use mcpdisco_protocol::types::{
+    ListItem, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
+    ListToolsResult, Prompt, Resource, ResourceTemplate, Tool,
+};
+use mcpdisco_protocol::{JsonView, RawJson, ResourceView};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use mcpdisco::catalog::{Catalog, CatalogEntry, namespace_of};
@@ -38,10 +43,10 @@ pub struct ResourceRoute {
 pub(crate) struct Listing {
     /// The catalog they were built from.
     pub(crate) catalog: Arc<Catalog>,
-    tools: Vec<Value>,
-    prompts: Vec<Value>,
-    resources: Vec<Value>,
-    templates: Vec<Value>,
+    tools: Vec<ListItem<Tool>>,
+    prompts: Vec<ListItem<Prompt>>,
+    resources: Vec<ListItem<Resource>>,
+    templates: Vec<ListItem<ResourceTemplate>>,
     /// Served resource URIs, to their servers.
     uris: HashMap<String, ResourceRoute>,
     /// Served templates' literal prefixes (before the first `{`), longest first.
@@ -53,17 +58,17 @@ pub(crate) struct Listing {
 impl Listing {
     /// The lists of `catalog`.
     pub(crate) fn build(catalog: Arc<Catalog>) -> Self {
-        let named = |entries: &[CatalogEntry]| -> Vec<Value> {
+        fn named<T: DeserializeOwned>(entries: &[CatalogEntry]) -> Vec<ListItem<T>> {
             entries
                 .iter()
                 .filter_map(|entry| {
                     let mut item = entry.item.to_value().ok()?;
                     item.as_object_mut()?
                         .insert("name".into(), Value::from(entry.qualified_name.as_str()));
-                    Some(item)
+                    Some(ListItem::decode(RawJson::from_value(&item)))
                 })
                 .collect()
-        };
+        }
         let mut namespaces = HashMap::new();
         for kind in ListKind::ALL {
             for entry in catalog.entries(kind) {
@@ -104,16 +109,6 @@ impl Listing {
         }
     }
 
-    /// The served items of `kind`.
-    pub(crate) fn items(&self, kind: ListKind) -> &[Value] {
-        match kind {
-            ListKind::Tools => &self.tools,
-            ListKind::Prompts => &self.prompts,
-            ListKind::Resources => &self.resources,
-            ListKind::ResourceTemplates => &self.templates,
-        }
-    }
-
     /// The server of a served URI, and the URI it knows: a listed resource,
     /// a qualified `mcp-gateway://` URI, or an expansion of a listed template.
     pub(crate) fn route(&self, uri: &str) -> Option<ResourceRoute> {
@@ -139,15 +134,45 @@ impl Listing {
     }
 }
 
+/// A list the gateway serves: which items of a listing it pages.
+pub(crate) trait ServedList: ListResult {
+    /// The items of `listing` this list shows.
+    fn items(listing: &Listing) -> &[ListItem<Self::Item>];
+}
+
+impl ServedList for ListToolsResult {
+    fn items(listing: &Listing) -> &[ListItem<Tool>] {
+        &listing.tools
+    }
+}
+
+impl ServedList for ListPromptsResult {
+    fn items(listing: &Listing) -> &[ListItem<Prompt>] {
+        &listing.prompts
+    }
+}
+
+impl ServedList for ListResourcesResult {
+    fn items(listing: &Listing) -> &[ListItem<Resource>] {
+        &listing.resources
+    }
+}
+
+impl ServedList for ListResourceTemplatesResult {
+    fn items(listing: &Listing) -> &[ListItem<ResourceTemplate>] {
+        &listing.templates
+    }
+}
+
 /// The served items of resources or templates: URIs offered by one server
 /// stay as they are; of a URI offered by several, the first server (in
 /// name order) keeps it and the others qualify it. Calls `route` with each
 /// served URI and its route.
-fn served_uris(
+fn served_uris<T: DeserializeOwned>(
     entries: &[CatalogEntry],
     template: bool,
     mut route: impl FnMut(&str, ResourceRoute),
-) -> Vec<Value> {
+) -> Vec<ListItem<T>> {
     let key = if template { "uriTemplate" } else { "uri" };
     let mut owner: HashMap<String, &str> = HashMap::new();
     let mut items = Vec::with_capacity(entries.len());
@@ -177,7 +202,7 @@ fn served_uris(
                 uri,
             },
         );
-        items.push(item);
+        items.push(ListItem::decode(RawJson::from_value(&item)));
     }
     items
 }
@@ -217,20 +242,25 @@ mod tests {
             server("a", &["echo"], &["file:///same"], &["file:///dir/{name}"]),
         ]));
         let listing = Listing::build(catalog);
-        let tools: Vec<&str> = listing
-            .items(ListKind::Tools)
+        let valid = |items: &[ListItem<Tool>]| -> Vec<Tool> {
+            items
+                .iter()
+                .filter_map(|item| match item {
+                    ListItem::Valid(tool) => Some(tool.clone()),
+                    ListItem::Invalid { .. } => None,
+                })
+                .collect()
+        };
+        let tools = valid(ListToolsResult::items(&listing));
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a__echo", "b__echo"]);
+        assert_eq!(tools[0].input_schema.to_value().unwrap()["type"], "object");
+        let uris: Vec<&str> = ListResourcesResult::items(&listing)
             .iter()
-            .filter_map(|t| t["name"].as_str())
-            .collect();
-        assert_eq!(tools, ["a__echo", "b__echo"]);
-        assert_eq!(
-            listing.items(ListKind::Tools)[0]["inputSchema"]["type"],
-            "object"
-        );
-        let uris: Vec<&str> = listing
-            .items(ListKind::Resources)
-            .iter()
-            .filter_map(|r| r["uri"].as_str())
+            .filter_map(|item| match item {
+                ListItem::Valid(resource) => Some(resource.uri.as_str()),
+                ListItem::Invalid { .. } => None,
+            })
             .collect();
         assert_eq!(
             uris,
@@ -252,5 +282,25 @@ mod tests {
             Some(("a".into(), "file:///dir/x.txt".into()))
         );
         assert_eq!(route("nothing://here"), None);
+    }
+
+    #[test]
+    fn an_item_our_types_cannot_read_is_still_served_under_its_served_name() {
+        let mut report = server("a", &["good"], &[], &[]);
+        report.tools.push(
+            json!({"name": "odd", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}})
+                .into(),
+        );
+        let listing = Listing::build(Arc::new(Catalog::build(&[report])));
+        let served = ListToolsResult::items(&listing);
+        assert_eq!(served.len(), 2);
+        let ListItem::Invalid { raw, .. } = &served[1] else {
+            panic!("{:?}", served[1]);
+        };
+        let odd = raw.to_value().unwrap();
+        assert_eq!(
+            (&odd["name"], &odd["annotations"]["readOnlyHint"]),
+            (&json!("a__odd"), &json!("yes"))
+        );
     }
 }

@@ -28,9 +28,11 @@ struct Seen {
     answers: Mutex<Vec<Value>>,
     /// A tool it lists besides `slow` and `ask`, once set.
     extra_tool: Mutex<Option<String>>,
+    /// The `relay` call waiting for the client's answer to its question.
+    relaying: Mutex<Option<RequestId>>,
 }
 
-fn result(id: &RequestId, result: Value) -> Message {
+fn result_message(id: &RequestId, result: Value) -> Message {
     Message::Response(Response {
         id: id.clone(),
         result: RawJson::from_value(&result),
@@ -67,9 +69,14 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
                 continue;
             }
             Message::Response(Response { result, .. }) => {
-                seen.answers
-                    .lock()
-                    .push(result.to_value().unwrap_or(Value::Null));
+                let answer = result.to_value().unwrap_or(Value::Null);
+                let relaying = seen.relaying.lock().take();
+                if let Some(call) = relaying {
+                    let text = answer["content"]["text"].clone();
+                    let reply = json!({"content": [{"type": "text", "text": text}]});
+                    let _ = end.send(result_message(&call, reply)).await;
+                }
+                seen.answers.lock().push(answer);
                 continue;
             }
             Message::Error(error) => {
@@ -82,21 +89,22 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
         };
         let params = request.params.clone().unwrap_or(Value::Null);
         let reply = match request.method.as_str() {
-            "initialize" => result(
+            "initialize" => result_message(
                 &request.id,
                 json!({"protocolVersion": "2025-11-25",
                        "capabilities": {"tools": {"listChanged": true}},
                        "serverInfo": {"name": "scripted", "version": "1"}}),
             ),
-            "ping" => result(&request.id, json!({})),
+            "ping" => result_message(&request.id, json!({})),
             "tools/list" => {
                 let mut names = vec!["slow".to_owned(), "ask".to_owned()];
                 names.extend(seen.extra_tool.lock().clone());
+                names.push("relay".to_owned());
                 let tools: Vec<Value> = names
                     .iter()
                     .map(|name| json!({"name": name, "inputSchema": {"type": "object"}}))
                     .collect();
-                result(&request.id, json!({ "tools": tools }))
+                result_message(&request.id, json!({ "tools": tools }))
             }
             "tools/call" if params["name"] == "slow" => {
                 let token = params["_meta"]["progressToken"].clone();
@@ -107,6 +115,17 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
                         .await;
                 }
                 // Never answers: the client cancels.
+                continue;
+            }
+            "tools/call" if params["name"] == "relay" => {
+                // Asks the client to sample, and answers with what it said.
+                *seen.relaying.lock() = Some(request.id.clone());
+                let question = Message::Request(mcpdisco_protocol::Request {
+                    id: RequestId::from(901),
+                    method: "sampling/createMessage".into(),
+                    params: Some(json!({"messages": [], "maxTokens": 5})),
+                });
+                let _ = end.send(question).await;
                 continue;
             }
             "tools/call" if params["name"] == "ask" => {
@@ -121,7 +140,7 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
                 let _ = end
                     .send(notification("notifications/cancelled", cancel))
                     .await;
-                result(
+                result_message(
                     &request.id,
                     json!({"content": [{"type": "text", "text": "asked, then cancelled"}]}),
                 )
@@ -375,5 +394,116 @@ async fn modern_subscribers_and_legacy_clients_hear_of_list_changes() {
     .await;
     let tools = next(&legacy, |m| m["id"] == 4).await;
     assert_eq!(tools["result"]["tools"][2]["name"], "s__fresh");
+    gateway.shutdown().await;
+}
+
+/// The `_meta` of a modern request from a client that declared `capabilities`.
+fn modern_meta(capabilities: Value) -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientCapabilities": capabilities})
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_modern_request_gets_the_servers_question_as_input_required_and_its_retry_the_result() {
+    let seen = Arc::new(Seen::default());
+    let (gateway, client) = gateway(&seen);
+    let call = json!({"name": "s__relay", "arguments": {},
+                      "_meta": modern_meta(json!({"sampling": {}}))});
+    send(
+        &client,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}),
+    )
+    .await;
+    let first = next(&client, |m| m["id"] == 1).await;
+    let asked = &first["result"];
+    assert_eq!(asked["resultType"], "input_required", "{first}");
+    let question = &asked["inputRequests"]["input-0"];
+    assert_eq!(question["method"], "sampling/createMessage");
+    assert_eq!(question["params"]["maxTokens"], 5);
+    let mut retry = call.clone();
+    retry["requestState"] = asked["requestState"].clone();
+    retry["inputResponses"] = json!({"input-0": {"role": "assistant",
+        "content": {"type": "text", "text": "sampled"}, "model": "m"}});
+    send(
+        &client,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": retry}),
+    )
+    .await;
+    let done = next(&client, |m| m["id"] == 2).await;
+    let result = &done["result"];
+    assert_eq!(result["content"][0]["text"], "sampled", "{done}");
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "mcp-discovery-gateway"
+    );
+    // The server got the client's answer, typed through the gateway.
+    assert_eq!(seen.answers.lock()[0]["model"], "m");
+    // A state is used once.
+    send(
+        &client,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": retry}),
+    )
+    .await;
+    let again = next(&client, |m| m["id"] == 3).await;
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    gateway.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn modern_lists_are_paged_complete_and_private_and_faults_are_named() {
+    let seen = Arc::new(Seen::default());
+    let (gateway, client) = gateway(&seen);
+    let meta = modern_meta(json!({}));
+    send(
+        &client,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}),
+    )
+    .await;
+    let tools = next(&client, |m| m["id"] == 1).await;
+    let page = &tools["result"];
+    assert_eq!(page["tools"][1]["name"], "s__ask", "{tools}");
+    assert_eq!(
+        (&page["resultType"], &page["ttlMs"], &page["cacheScope"]),
+        (&json!("complete"), &json!(0), &json!("private"))
+    );
+    send(
+        &client,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": meta}}),
+    )
+    .await;
+    let discover = next(&client, |m| m["id"] == 2).await;
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    assert_eq!(
+        discover["result"]["capabilities"]["tools"]["listChanged"],
+        true
+    );
+    for (id, method, params, code) in [
+        (3, "completion/complete", json!({"_meta": meta}), -32601),
+        (4, "tools/call", json!({"name": 5, "_meta": meta}), -32602),
+        (
+            5,
+            "subscriptions/listen",
+            json!({"notifications": {}}),
+            -32601,
+        ),
+        (
+            6,
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}),
+            -32022,
+        ),
+    ] {
+        send(
+            &client,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
+        .await;
+        let answer = next(&client, |m| m["id"] == id).await;
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+    }
     gateway.shutdown().await;
 }

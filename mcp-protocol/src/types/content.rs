@@ -201,6 +201,20 @@ pub enum ResourceContents {
 }
 
 impl ResourceContents {
+    /// Text contents of `uri`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: Option<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ResourceContents::Text {
+            uri: uri.into(),
+            mime_type,
+            text: text.into(),
+            extra: Extra::new(),
+        }
+    }
+
     fn from_value(value: Value) -> Self {
         let Value::Object(mut object) = value else {
             return ResourceContents::Unknown(value);

@@ -91,6 +91,63 @@ impl<T> ItemList<T> {
     }
 }
 
+impl<T> From<T> for ListItem<T> {
+    fn from(item: T) -> Self {
+        ListItem::Valid(item)
+    }
+}
+
+impl<T> FromIterator<ListItem<T>> for ItemList<T> {
+    fn from_iter<I: IntoIterator<Item = ListItem<T>>>(items: I) -> Self {
+        Self {
+            items: items.into_iter().collect(),
+        }
+    }
+}
+
+/// A list result (`tools/list`, `prompts/list`, `resources/list`,
+/// `resources/templates/list`): one page of items and the cursor of the
+/// next, so a server can page any of them the same way.
+pub trait ListResult: Sized {
+    /// The listed item.
+    type Item;
+
+    /// The page `items`, followed by the page at `next_cursor` when there is one.
+    fn page(items: ItemList<Self::Item>, next_cursor: Option<String>) -> Self;
+
+    /// The modern caching hints (2026-07-28): how long the page stays fresh, and who may share it.
+    fn cached(self, ttl_ms: i64, scope: super::CacheScope) -> Self;
+}
+
+/// Implements [`ListResult`] for a list result whose items are in `$field`.
+macro_rules! impl_list_result {
+    ($name:ident, $field:ident, $item:ty) => {
+        impl $crate::types::ListResult for $name {
+            type Item = $item;
+
+            fn page(items: ItemList<$item>, next_cursor: Option<String>) -> Self {
+                Self {
+                    $field: items,
+                    next_cursor,
+                    ttl_ms: None,
+                    cache_scope: None,
+                    meta: None,
+                    extra: $crate::types::Extra::new(),
+                }
+            }
+
+            fn cached(self, ttl_ms: i64, scope: $crate::types::CacheScope) -> Self {
+                Self {
+                    ttl_ms: Some(ttl_ms),
+                    cache_scope: Some(scope),
+                    ..self
+                }
+            }
+        }
+    };
+}
+pub(crate) use impl_list_result;
+
 impl<T: DeserializeOwned> ItemList<T> {
     /// Decodes each item on its own, straight from its text.
     pub fn from_raw(items: impl IntoIterator<Item = RawJson>) -> Self {

@@ -105,7 +105,38 @@ super::struct_with_extra! {
     }
 }
 
+impl InitializeResult {
+    /// The server `server_info` speaks `protocol_version` and offers `capabilities`.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        capabilities: ServerCapabilities,
+        server_info: Implementation,
+    ) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            capabilities,
+            server_info,
+            instructions: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 impl DiscoverResult {
+    /// The server speaks `supported_versions` and offers `capabilities`.
+    pub fn new(supported_versions: Vec<String>, capabilities: ServerCapabilities) -> Self {
+        Self {
+            supported_versions,
+            capabilities,
+            instructions: None,
+            ttl_ms: None,
+            cache_scope: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// The server's `Implementation`, when it sent one that can be read.
     pub fn server_info(&self) -> Option<Implementation> {
         let info = self.meta.as_ref()?.get(SERVER_INFO_KEY)?;

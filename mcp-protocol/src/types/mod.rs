@@ -64,7 +64,8 @@ mod capabilities;
 mod content;
 pub(crate) mod extra;
 mod implementation;
-mod item_list;
+mod input;
+pub(crate) mod item_list;
 mod lifecycle;
 mod logging;
 mod notifications;
@@ -81,7 +82,8 @@ pub use content::{
     AudioContent, ContentBlock, EmbeddedResource, ImageContent, ResourceContents, TextContent,
 };
 pub use implementation::{Icon, Implementation};
-pub use item_list::{ItemList, ListItem};
+pub use input::{Answer, InputRequest, InputRequiredResult};
+pub use item_list::{ItemList, ListItem, ListResult};
 pub use lifecycle::{
     CacheScope, DiscoverResult, EmptyResult, InitializeParams, InitializeResult, MetaParams,
     PaginatedParams,

@@ -48,6 +48,19 @@ super::struct_with_extra! {
 }
 
 impl Prompt {
+    /// A prompt called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: None,
+            icons: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// The title, else the name.
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
@@ -115,6 +128,42 @@ super::struct_with_extra! {
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
+    }
+}
+
+impl PromptArgument {
+    /// An argument called `name`, which must be given when `required`.
+    pub fn new(name: impl Into<String>, required: bool) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            required: Some(required),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl PromptMessage {
+    /// `content`, said by `role`.
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        Self {
+            role,
+            content,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl GetPromptResult {
+    /// A prompt of `messages`.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        Self {
+            description: None,
+            messages,
+            meta: None,
+            extra: Extra::new(),
+        }
     }
 }
 

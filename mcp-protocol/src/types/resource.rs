@@ -42,6 +42,22 @@ super::struct_with_extra! {
 }
 
 impl Resource {
+    /// The resource at `uri`, called `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// The title, else the name.
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
@@ -86,6 +102,21 @@ super::struct_with_extra! {
 }
 
 impl ResourceTemplate {
+    /// The resources of `uri_template`, called `name`.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// The title, else the name.
     pub fn display_name(&self) -> &str {
         self.title.as_deref().unwrap_or(&self.name)
@@ -116,6 +147,7 @@ macro_rules! list_result {
                 pub meta: Option<Extra>,
             }
         }
+        $crate::types::item_list::impl_list_result!($name, $field, $item);
     };
 }
 pub(crate) use list_result;
@@ -180,6 +212,17 @@ impl ReadResourceParams {
             uri: uri.into(),
             input_responses: None,
             request_state: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl ReadResourceResult {
+    /// A result of `contents`.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        Self {
+            contents,
             meta: None,
             extra: Extra::new(),
         }

@@ -71,6 +71,22 @@ super::struct_with_extra! {
 }
 
 impl Tool {
+    /// A tool called `name` whose arguments `input_schema` describes.
+    pub fn new(name: impl Into<String>, input_schema: RawJson) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// The name to show: `title`, else `annotations.title`, else `name`.
     pub fn display_name(&self) -> &str {
         self.title
@@ -148,6 +164,8 @@ super::struct_with_extra! {
     }
 }
 
+super::item_list::impl_list_result!(ListToolsResult, tools, Tool);
+
 super::struct_with_extra! {
     /// `tools/call` params.
     #[derive(Debug, Clone, PartialEq)]
@@ -199,6 +217,14 @@ super::struct_with_extra! {
 }
 
 impl CallToolResult {
+    /// A result of `content` (no structured content, not an error).
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        Self {
+            content,
+            ..Self::default()
+        }
+    }
+
     /// Whether the tool reported a failure.
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)

@@ -13,7 +13,13 @@
 //!   session is a connection of its own. Answers go back as JSON, or as an
 //!   event stream when the server sends anything else first (progress, a
 //!   request to the client); other server messages go on the GET stream.
+//! - [`Router`]: what answers the messages, whatever carries them: typed
+//!   handlers by method (`router.on::<ListTools>(list_tools)`), which decode
+//!   the method's params and encode its result.
 
 #[cfg(feature = "server-http")]
 pub mod http;
+pub mod router;
 pub mod stdio;
+
+pub use router::{NotificationHandler, RequestHandler, Router};

@@ -1,0 +1,167 @@
+//! The example server's answers: one typed handler per method, routed by
+//! `mcpdisco_transport::server::Router`. Each gets the method's params and
+//! the server's options, and returns the method's result.
+
+use std::sync::Arc;
+
+use mcpdisco_protocol::methods::{
+    CallTool, Discover, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources,
+    ListTools, Ping, ReadResource,
+};
+use mcpdisco_protocol::server;
+use mcpdisco_protocol::types::{
+    CacheScope, CallToolParams, CallToolResult, DiscoverResult, EmptyResult, GetPromptParams,
+    GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListResult, ListToolsResult, MetaParams,
+    PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
+    ServerCapabilities,
+};
+use mcpdisco_protocol::version::ProtocolVersion;
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::server::Router;
+use serde_json::{Map, Value};
+
+use crate::catalog;
+use crate::options::{EraSupport, ServerOptions};
+
+/// What every handler is given: the server's options.
+pub(crate) type Context = Arc<ServerOptions>;
+
+const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two resources, a greeting template and two prompts.";
+
+/// How long lists and the discovery stay fresh (an hour: they never change).
+const TTL_MS: i64 = 3_600_000;
+
+/// The handlers of a server speaking `eras`: the handshake of each era it
+/// speaks (the other's is -32601), ping, the lists, calls, reads and prompts.
+pub(crate) fn router(eras: EraSupport) -> Router<Context> {
+    let mut router = Router::new()
+        .on::<Ping>(ping)
+        .on::<ListTools>(list_tools)
+        .on::<ListResources>(list_resources)
+        .on::<ListResourceTemplates>(list_resource_templates)
+        .on::<ListPrompts>(list_prompts)
+        .on::<CallTool>(call_tool)
+        .on::<ReadResource>(read_resource)
+        .on::<GetPrompt>(get_prompt);
+    if eras != EraSupport::Modern {
+        router = router.on::<Initialize>(initialize);
+    }
+    if eras != EraSupport::Legacy {
+        router = router.on::<Discover>(discover);
+    }
+    router
+}
+
+fn capabilities() -> ServerCapabilities {
+    let unchanging = ListChangedCapability {
+        list_changed: Some(false),
+        ..ListChangedCapability::default()
+    };
+    ServerCapabilities {
+        tools: Some(unchanging.clone()),
+        resources: Some(ResourcesCapability {
+            list_changed: Some(false),
+            ..ResourcesCapability::default()
+        }),
+        prompts: Some(unchanging),
+        ..ServerCapabilities::default()
+    }
+}
+
+async fn initialize(
+    params: InitializeParams,
+    options: Context,
+) -> Result<InitializeResult, ErrorObject> {
+    let version = server::initialize_version(Some(&params.protocol_version));
+    Ok(InitializeResult {
+        instructions: Some(INSTRUCTIONS.to_owned()),
+        ..InitializeResult::new(version.as_str(), capabilities(), options.server_info())
+    })
+}
+
+async fn discover(_: MetaParams, _: Context) -> Result<DiscoverResult, ErrorObject> {
+    let supported = vec![ProtocolVersion::V2026_07_28.as_str().to_owned()];
+    Ok(DiscoverResult {
+        instructions: Some(INSTRUCTIONS.to_owned()),
+        ttl_ms: Some(TTL_MS),
+        cache_scope: Some(CacheScope::Public),
+        ..DiscoverResult::new(supported, capabilities())
+    })
+}
+
+async fn ping(_: MetaParams, _: Context) -> Result<EmptyResult, ErrorObject> {
+    Ok(EmptyResult::default())
+}
+
+/// The page of `items` that `params` asks for; the cursor is the offset, written as text.
+fn page<L>(
+    items: &[L::Item],
+    params: &PaginatedParams,
+    options: &ServerOptions,
+) -> Result<L, ErrorObject>
+where
+    L: ListResult,
+    L::Item: Clone,
+{
+    let page: L = server::list_page(items, params.cursor.as_deref(), options.page_size)?;
+    Ok(page.cached(TTL_MS, CacheScope::Public))
+}
+
+async fn list_tools(
+    params: PaginatedParams,
+    options: Context,
+) -> Result<ListToolsResult, ErrorObject> {
+    page(&catalog::tools(), &params, &options)
+}
+
+async fn list_resources(
+    params: PaginatedParams,
+    options: Context,
+) -> Result<ListResourcesResult, ErrorObject> {
+    page(&catalog::resources(), &params, &options)
+}
+
+async fn list_resource_templates(
+    params: PaginatedParams,
+    options: Context,
+) -> Result<ListResourceTemplatesResult, ErrorObject> {
+    page(&catalog::resource_templates(), &params, &options)
+}
+
+async fn list_prompts(
+    params: PaginatedParams,
+    options: Context,
+) -> Result<ListPromptsResult, ErrorObject> {
+    page(&catalog::prompts(), &params, &options)
+}
+
+fn invalid_params(reason: catalog::ParamError) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INVALID_PARAMS, reason)
+}
+
+async fn call_tool(params: CallToolParams, _: Context) -> Result<CallToolResult, ErrorObject> {
+    let arguments = params
+        .arguments
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    catalog::call_tool(&params.name, &arguments).map_err(invalid_params)
+}
+
+async fn read_resource(
+    params: ReadResourceParams,
+    options: Context,
+) -> Result<ReadResourceResult, ErrorObject> {
+    let uri = params.uri;
+    catalog::read_resource(&uri, &options.name, &options.version).ok_or_else(|| {
+        ErrorObject::for_resource(
+            ErrorCode::RESOURCE_NOT_FOUND,
+            format!("no resource {uri}"),
+            &uri,
+        )
+    })
+}
+
+async fn get_prompt(params: GetPromptParams, _: Context) -> Result<GetPromptResult, ErrorObject> {
+    let arguments = params.arguments.unwrap_or_default();
+    catalog::get_prompt(&params.name, &arguments).map_err(invalid_params)
+}

@@ -1,0 +1,197 @@
+//! Calls routed to a server (`tools/call`, `resources/read`,
+//! `prompts/get`): progress passed back to the client, the client's cancel
+//! passed on, and the server's questions sent to the client, over its
+//! connection or (modern requests) as `input_required`.
+
+use std::sync::Arc;
+
+use mcpdisco_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY};
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{
+    CallTool, GetPrompt, Progress as ProgressNotification, ReadResource,
+};
+use mcpdisco_protocol::types::{
+    Answer, CallToolParams, CallToolResult, ClientCapabilities, Extra, GetPromptParams,
+    GetPromptResult, ProgressParams, ReadResourceParams, ReadResourceResult,
+};
+use mcpdisco_protocol::version::Era;
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::bridge::Caller;
+use super::context::RequestContext;
+use super::input::RunningCall;
+use super::upstream;
+use mcpdisco_client::session::{ListKind, Progress, RequestOptions};
+
+/// `tools/call` of a tool by its served name.
+pub(crate) async fn call_tool(
+    params: CallToolParams,
+    request: RequestContext,
+) -> Result<Answer<CallToolResult>, ErrorObject> {
+    let state = params.request_state.as_deref();
+    if let Some(resumed) = resume::<CallTool>(&request, state, params.input_responses.as_ref())? {
+        return request.shared.inputs.drive::<CallTool>(resumed).await;
+    }
+    let supervisor = request.shared.supervisor.clone();
+    let (server, tool) = supervisor
+        .resolve(ListKind::Tools, &params.name)
+        .await
+        .map_err(upstream::to_error)?;
+    let arguments = params
+        .arguments
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let call = |options| upstream::call_tool(supervisor, server.clone(), tool, arguments, options);
+    routed::<CallTool, _>(&request, params.meta.as_ref(), &server, call).await
+}
+
+/// `resources/read` of a served URI.
+pub(crate) async fn read_resource(
+    params: ReadResourceParams,
+    request: RequestContext,
+) -> Result<Answer<ReadResourceResult>, ErrorObject> {
+    let state = params.request_state.as_deref();
+    if let Some(resumed) = resume::<ReadResource>(&request, state, params.input_responses.as_ref())?
+    {
+        return request.shared.inputs.drive::<ReadResource>(resumed).await;
+    }
+    let route = request
+        .shared
+        .route_resource(&params.uri)
+        .await
+        .ok_or_else(|| {
+            ErrorObject::for_resource(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "no server of the gateway offers the resource {}",
+                    params.uri
+                ),
+                &params.uri,
+            )
+        })?;
+    let supervisor = request.shared.supervisor.clone();
+    let server = route.server.clone();
+    let call = |options| upstream::read_resource(supervisor, route.server, route.uri, options);
+    routed::<ReadResource, _>(&request, params.meta.as_ref(), &server, call).await
+}
+
+/// `prompts/get` of a prompt by its served name.
+pub(crate) async fn get_prompt(
+    params: GetPromptParams,
+    request: RequestContext,
+) -> Result<Answer<GetPromptResult>, ErrorObject> {
+    let state = params.request_state.as_deref();
+    if let Some(resumed) = resume::<GetPrompt>(&request, state, params.input_responses.as_ref())? {
+        return request.shared.inputs.drive::<GetPrompt>(resumed).await;
+    }
+    let supervisor = request.shared.supervisor.clone();
+    let (server, prompt) = supervisor
+        .resolve(ListKind::Prompts, &params.name)
+        .await
+        .map_err(upstream::to_error)?;
+    let arguments = params.arguments.map_or(Value::Null, Value::Object);
+    let call =
+        |options| upstream::get_prompt(supervisor, server.clone(), prompt, arguments, options);
+    routed::<GetPrompt, _>(&request, params.meta.as_ref(), &server, call).await
+}
+
+/// The parked call a modern retry (`requestState`) takes back, with its answers given.
+fn resume<M: RequestMethod>(
+    request: &RequestContext,
+    state: Option<&str>,
+    responses: Option<&Extra>,
+) -> Result<Option<RunningCall<M::Result>>, ErrorObject> {
+    match state {
+        Some(state) if request.era == Era::Modern => request
+            .shared
+            .inputs
+            .resume::<M>(state, responses)
+            .map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Runs `call`, routed to `server`, for the request `M` whose `_meta` is
+/// `meta`: progress passed back to the client, the server's questions sent
+/// to it (over its connection, or as `input_required` for a modern request).
+async fn routed<M, Fut>(
+    request: &RequestContext,
+    meta: Option<&Extra>,
+    server: &str,
+    call: impl FnOnce(RequestOptions) -> Fut,
+) -> Result<Answer<M::Result>, ErrorObject>
+where
+    M: RequestMethod,
+    Fut: Future<Output = Result<M::Result, ErrorObject>> + Send + 'static,
+{
+    let token = meta
+        .and_then(|meta| meta.get(PROGRESS_TOKEN_KEY))
+        .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
+        .cloned();
+    let (options, progress) = match token {
+        Some(token) => {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            (
+                RequestOptions::with_progress(sender),
+                Some((token, receiver)),
+            )
+        }
+        None => (RequestOptions::default(), None),
+    };
+    let work = call(options);
+    let progress_link = Arc::clone(&request.link);
+    // Progress is passed on as it comes, and all of it before the answer.
+    let call = async move {
+        let forward = async {
+            if let Some((token, mut receiver)) = progress {
+                while let Some(progress) = receiver.recv().await {
+                    let params = progress_params(&token, progress);
+                    progress_link.notify::<ProgressNotification>(&params).await;
+                }
+            }
+        };
+        let (result, ()) = tokio::join!(work, forward);
+        result
+    };
+    let shared = &request.shared;
+    match request.era {
+        Era::Legacy => {
+            let caller = Caller::Connection(Arc::clone(&request.link));
+            let _on_record = shared.bridge.enter(server, caller);
+            call.await.map(Answer::Complete)
+        }
+        Era::Modern => {
+            let (asks, questions) = mpsc::channel(8);
+            let capabilities = meta
+                .and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
+                .and_then(|declared| ClientCapabilities::deserialize(declared).ok())
+                .unwrap_or_default();
+            let caller = Caller::Input {
+                asks,
+                capabilities: Arc::new(capabilities),
+            };
+            let on_record = shared.bridge.enter(server, caller);
+            let running = RunningCall::spawn(
+                async move {
+                    let _on_record = on_record;
+                    call.await
+                },
+                questions,
+            );
+            shared.inputs.drive::<M>(running).await
+        }
+    }
+}
+
+fn progress_params(token: &Value, progress: Progress) -> ProgressParams {
+    ProgressParams {
+        progress_token: token.clone(),
+        progress: progress.progress,
+        total: progress.total,
+        message: progress.message,
+        meta: None,
+        extra: Extra::new(),
+    }
+}

@@ -1,0 +1,132 @@
+//! Serving one client connection: its messages read in order and handed to
+//! the gateway's handlers, until the connection ends; then everything the
+//! client started is stopped.
+
+use std::sync::Arc;
+
+use mcpdisco_protocol::server;
+use mcpdisco_protocol::types::Implementation;
+use mcpdisco_protocol::version::Era;
+use mcpdisco_protocol::{ErrorObject, ErrorResponse, Message, Notification, Request, Response};
+use mcpdisco_transport::Transport;
+use serde_json::Value;
+use tokio::task::AbortHandle;
+
+use super::client::ClientLink;
+use super::context::RequestContext;
+use super::routes::Routes;
+use super::shared::Shared;
+use super::subscriptions;
+
+/// Serves one client until its connection ends; then everything it
+/// started is stopped.
+pub(crate) async fn serve(shared: Arc<Shared>, routes: Arc<Routes>, transport: Arc<dyn Transport>) {
+    let link = Arc::new(ClientLink::new(transport));
+    shared.bridge.add_client(&link);
+    let announcer = tokio::spawn(subscriptions::announce_changes(
+        Arc::clone(&link),
+        shared.supervisor.subscribe(),
+        shared.supervisor.catalog(),
+    ));
+    // Also when this future is dropped (the server shutting down).
+    let _stop = StopOnDrop {
+        link: Arc::clone(&link),
+        announcer: announcer.abort_handle(),
+    };
+    loop {
+        match link.receive().await {
+            Ok(Some(message)) => on_message(&shared, &routes, &link, message).await,
+            Ok(None) => break,
+            Err(error) => {
+                tracing::debug!(%error, "the gateway's client connection failed");
+                break;
+            }
+        }
+    }
+    link.end().await;
+}
+
+/// Stops what a client connection started when its serving ends.
+struct StopOnDrop {
+    link: Arc<ClientLink>,
+    announcer: AbortHandle,
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.announcer.abort();
+        self.link.stop();
+    }
+}
+
+async fn on_message(
+    shared: &Arc<Shared>,
+    routes: &Routes,
+    link: &Arc<ClientLink>,
+    message: Message,
+) {
+    match message {
+        Message::Request(request) => on_request(shared, routes, link, request).await,
+        Message::Notification(Notification { method, params }) => {
+            let handled = routes
+                .notifications
+                .notification(&method, params, Arc::clone(link))
+                .await;
+            if let Err(error) = handled {
+                tracing::debug!(%error, method, "ignoring a notification from the client");
+            }
+        }
+        Message::Response(Response { id, result }) => link.settle(&id, Ok(result)),
+        Message::Error(ErrorResponse {
+            id: Some(id),
+            error,
+        }) => link.settle(&id, Err(error)),
+        Message::Error(ErrorResponse { id: None, error }) => {
+            tracing::debug!(%error, "the client sent an error without an id");
+        }
+    }
+}
+
+/// Answers a request in the era its `_meta` names: the handshake and ping
+/// at once, in order; anything else in a task of its own.
+async fn on_request(
+    shared: &Arc<Shared>,
+    routes: &Routes,
+    link: &Arc<ClientLink>,
+    request: Request,
+) {
+    let Request { id, method, params } = request;
+    let era = match server::request_era(params.as_ref()) {
+        Ok(era) => era,
+        Err(error) => return link.answer(id, Err(error)).await,
+    };
+    let context = RequestContext {
+        shared: Arc::clone(shared),
+        link: Arc::clone(link),
+        id: id.clone(),
+        era,
+    };
+    let server_info = shared.options.server_info.clone();
+    if routes.immediate.handles(&method) {
+        let outcome = routes.immediate.request(&method, params, context).await;
+        link.answer(id, in_era(outcome, era, &server_info)).await;
+        return;
+    }
+    let work = routes.concurrent.request(&method, params, context);
+    let answer = async move { in_era(work.await, era, &server_info) };
+    link.run(id, &method, answer).await;
+}
+
+/// A result as a client of `era` gets it: a modern one marked complete
+/// (unless it asks for input) and signed with the gateway's identity.
+fn in_era(
+    outcome: Result<Value, ErrorObject>,
+    era: Era,
+    server_info: &Implementation,
+) -> Result<Value, ErrorObject> {
+    let mut result = outcome?;
+    if era == Era::Modern {
+        server::complete_modern(&mut result, server_info);
+    }
+    Ok(result)
+}

@@ -1,0 +1,34 @@
+//! The gateway's lists (`tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list`): every ready server's items as the
+//! [`listing`](super::listing) serves them, paginated.
+
+use mcpdisco_protocol::ErrorObject;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::server;
+use mcpdisco_protocol::types::{CacheScope, ListResult, PaginatedParams};
+use mcpdisco_protocol::version::Era;
+
+use super::context::RequestContext;
+use super::listing::ServedList;
+
+/// One page of the list `M`. Modern pages say they are stale at once and
+/// this gateway's own: the lists change as servers come and go, and
+/// reflect its filters and its servers.
+pub(crate) async fn list<M>(
+    params: PaginatedParams,
+    request: RequestContext,
+) -> Result<M::Result, ErrorObject>
+where
+    M: RequestMethod<Params = PaginatedParams>,
+    M::Result: ServedList,
+    <M::Result as ListResult>::Item: Clone,
+{
+    let listing = request.shared.listing().await;
+    let items = <M::Result as ServedList>::items(&listing);
+    let page_size = Some(request.shared.options.page_size);
+    let page: M::Result = server::list_page(items, params.cursor.as_deref(), page_size)?;
+    Ok(match request.era {
+        Era::Modern => page.cached(0, CacheScope::Private),
+        Era::Legacy => page,
+    })
+}

@@ -1,0 +1,34 @@
+//! How the gateway serves its clients.
+
+use std::time::Duration;
+
+use mcpdisco_protocol::types::Implementation;
+
+/// How the gateway serves its clients.
+#[derive(Debug, Clone)]
+pub struct GatewayOptions {
+    /// The gateway's `serverInfo`.
+    pub server_info: Implementation,
+    /// Its `instructions`.
+    pub instructions: Option<String>,
+    /// Items per page of every list.
+    pub page_size: usize,
+    /// How long a client gets to answer a server's question (sampling, elicitation, roots).
+    pub client_request_timeout: Duration,
+    /// How long a modern request waiting for its client's input is kept.
+    pub input_wait: Duration,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        Self {
+            server_info: Implementation::new("mcp-discovery-gateway", env!("CARGO_PKG_VERSION")),
+            instructions: Some(
+                "Tools and prompts of several MCP servers, named <server>__<name>.".to_owned(),
+            ),
+            page_size: 100,
+            client_request_timeout: Duration::from_secs(300),
+            input_wait: Duration::from_secs(300),
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Which handler answers each message of a client.
+
+use std::sync::Arc;
+
+use mcpdisco_protocol::methods::{
+    CallTool, Cancelled, Discover, GetPrompt, Initialize, Initialized, ListPrompts,
+    ListResourceTemplates, ListResources, ListTools, Ping, ReadResource, SubscriptionsListen,
+};
+use mcpdisco_protocol::types::{CancelledParams, MetaParams};
+use mcpdisco_transport::server::Router;
+
+use super::client::ClientLink;
+use super::context::RequestContext;
+use super::{calls, handshake, lists, subscriptions};
+
+/// The gateway's handlers. Not offered (answered -32601):
+/// `completion/complete`, `logging/setLevel`, `resources/subscribe`, and tasks.
+pub(crate) struct Routes {
+    /// Answered at once and in order: the handshake and ping.
+    pub(crate) immediate: Router<RequestContext>,
+    /// Answered each in a task of its own, which the client's cancel stops.
+    pub(crate) concurrent: Router<RequestContext>,
+    /// The client's notifications.
+    pub(crate) notifications: Router<Arc<ClientLink>>,
+}
+
+impl Routes {
+    /// Every handler of the gateway.
+    pub(crate) fn new() -> Self {
+        Self {
+            immediate: Router::new()
+                .on::<Initialize>(handshake::initialize)
+                .on::<Discover>(handshake::discover)
+                .on::<Ping>(handshake::ping),
+            concurrent: Router::new()
+                .on::<ListTools>(lists::list::<ListTools>)
+                .on::<ListPrompts>(lists::list::<ListPrompts>)
+                .on::<ListResources>(lists::list::<ListResources>)
+                .on::<ListResourceTemplates>(lists::list::<ListResourceTemplates>)
+                .on::<CallTool>(calls::call_tool)
+                .on::<ReadResource>(calls::read_resource)
+                .on::<GetPrompt>(calls::get_prompt)
+                .on::<SubscriptionsListen>(subscriptions::listen),
+            notifications: Router::new()
+                .on_notification::<Initialized>(initialized)
+                .on_notification::<Cancelled>(cancelled),
+        }
+    }
+}
+
+/// `notifications/initialized`: a legacy client now hears of list changes.
+async fn initialized(_: MetaParams, link: Arc<ClientLink>) {
+    link.initialized();
+}
+
+/// `notifications/cancelled`: the request stops (a routed call at its server too), unanswered.
+async fn cancelled(params: CancelledParams, link: Arc<ClientLink>) {
+    if let Some(id) = params.request_id {
+        link.cancel(&id);
+    }
+}

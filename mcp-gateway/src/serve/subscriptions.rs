@@ -1,0 +1,127 @@
+//! What a client hears of list changes (a server's list changed, a server
+//! became ready or went down): legacy clients get
+//! `notifications/*/list_changed` once initialized; modern ones get them on
+//! their `subscriptions/listen`, tagged with its id.
+
+use std::sync::Arc;
+
+use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::{
+    PromptListChanged, ResourceListChanged, SubscriptionsAcknowledged, SubscriptionsListen,
+    ToolListChanged,
+};
+use mcpdisco_protocol::types::{
+    EmptyResult, Extra, MetaParams, SubscriptionFilter, SubscriptionsListenParams,
+};
+use mcpdisco_protocol::version::Era;
+use mcpdisco_protocol::{ErrorObject, RequestId};
+use tokio::sync::broadcast;
+
+use super::client::ClientLink;
+use super::context::RequestContext;
+use crate::supervisor::SupervisorEvent;
+use mcpdisco::catalog::Catalog;
+use mcpdisco_client::session::ListKind;
+
+/// A modern `subscriptions/listen`: acknowledged at once, then held open
+/// (list changes go out tagged with its id) until the client cancels it or
+/// goes away. Legacy clients have no such method.
+pub(crate) async fn listen(
+    params: SubscriptionsListenParams,
+    request: RequestContext,
+) -> Result<EmptyResult, ErrorObject> {
+    if request.era != Era::Modern {
+        return Err(ErrorObject::method_not_found(SubscriptionsListen::METHOD));
+    }
+    let asked = params.notifications;
+    // Resource subscriptions are not offered; list changes are.
+    let honored = SubscriptionFilter {
+        tools_list_changed: asked.tools_list_changed.filter(|on| *on),
+        prompts_list_changed: asked.prompts_list_changed.filter(|on| *on),
+        resources_list_changed: asked.resources_list_changed.filter(|on| *on),
+        resource_subscriptions: None,
+        extra: Extra::new(),
+    };
+    let link = request.link;
+    link.add_listen(request.id.clone(), honored.clone());
+    let acknowledged = SubscriptionsListenParams {
+        meta: Some(subscription_meta(&request.id)),
+        ..SubscriptionsListenParams::new(honored)
+    };
+    link.notify::<SubscriptionsAcknowledged>(&acknowledged)
+        .await;
+    std::future::pending::<()>().await;
+    Ok(EmptyResult::default())
+}
+
+/// The `_meta` of a notification on subscription `id`.
+fn subscription_meta(id: &RequestId) -> Extra {
+    let mut meta = Extra::new();
+    meta.insert(SUBSCRIPTION_ID_KEY.into(), id.to_value());
+    meta
+}
+
+/// Tells `link` of list changes as the supervisor's catalog changes, until
+/// the supervisor goes away.
+pub(crate) async fn announce_changes(
+    link: Arc<ClientLink>,
+    mut events: broadcast::Receiver<SupervisorEvent>,
+    mut announced: Arc<Catalog>,
+) {
+    loop {
+        let catalog = match events.recv().await {
+            Ok(SupervisorEvent::Catalog(catalog)) => catalog,
+            Ok(_) => continue,
+            // Missed some: compare with what we last announced.
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                let mut latest = None;
+                while let Ok(event) = events.try_recv() {
+                    if let SupervisorEvent::Catalog(catalog) = event {
+                        latest = Some(catalog);
+                    }
+                }
+                match latest {
+                    Some(catalog) => catalog,
+                    None => continue,
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        announce(&link, &announced, &catalog).await;
+        announced = catalog;
+    }
+}
+
+/// Tells the client which lists changed from `old` to `new`.
+async fn announce(link: &ClientLink, old: &Catalog, new: &Catalog) {
+    let changed = |kind: ListKind| old.entries(kind) != new.entries(kind);
+    let resources = changed(ListKind::Resources) || changed(ListKind::ResourceTemplates);
+    if changed(ListKind::Tools) {
+        announce_one::<ToolListChanged>(link, |f| f.tools_list_changed).await;
+    }
+    if changed(ListKind::Prompts) {
+        announce_one::<PromptListChanged>(link, |f| f.prompts_list_changed).await;
+    }
+    if resources {
+        announce_one::<ResourceListChanged>(link, |f| f.resources_list_changed).await;
+    }
+}
+
+/// Sends the list change `N` to a legacy client, and on each subscription
+/// whose filter (`wanted`) asks for it.
+async fn announce_one<N>(link: &ClientLink, wanted: impl Fn(&SubscriptionFilter) -> Option<bool>)
+where
+    N: NotificationMethod<Params = MetaParams>,
+{
+    if link.hears_list_changes() {
+        link.notify::<N>(&MetaParams::default()).await;
+    }
+    for id in link.listeners(|filter| wanted(filter) == Some(true)) {
+        let params = MetaParams {
+            meta: Some(subscription_meta(&id)),
+            ..MetaParams::default()
+        };
+        link.notify::<N>(&params).await;
+    }
+}

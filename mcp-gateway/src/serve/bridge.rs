@@ -18,7 +18,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
-use mcpdisco_protocol::types::ClientCapabilities;
+use mcpdisco_protocol::types::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    ListRootsResult, MetaParams,
+};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::sync::Mutex;
 use serde_json::Value;
@@ -206,25 +209,49 @@ struct ServerHandler {
 }
 
 impl ServerHandler {
-    async fn forward(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
-        match self.bridge.upgrade() {
-            Some(bridge) => bridge.forward(&self.server, method, params).await,
-            None => Err(ErrorObject::method_not_found(method)),
-        }
+    /// Passes a request of method `M` on to the right client, and reads its
+    /// answer back into `M`'s result (one that does not read is an error
+    /// to the server).
+    async fn forward<M: RequestMethod>(
+        &self,
+        params: &M::Params,
+    ) -> Result<M::Result, ErrorObject> {
+        let Some(bridge) = self.bridge.upgrade() else {
+            return Err(ErrorObject::method_not_found(M::METHOD));
+        };
+        let params = serde_json::to_value(params).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("{}: cannot encode the params: {error}", M::METHOD),
+            )
+        })?;
+        let answer = bridge.forward(&self.server, M::METHOD, params).await?;
+        serde_json::from_value(answer).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "{}: the gateway's client answered malformed: {error}",
+                    M::METHOD
+                ),
+            )
+        })
     }
 }
 
 #[async_trait]
 impl ClientHandler for ServerHandler {
-    async fn list_roots(&self, params: Value) -> Result<Value, ErrorObject> {
-        self.forward(ListRoots::METHOD, params).await
+    async fn list_roots(&self, params: MetaParams) -> Result<ListRootsResult, ErrorObject> {
+        self.forward::<ListRoots>(&params).await
     }
 
-    async fn create_message(&self, params: Value) -> Result<Value, ErrorObject> {
-        self.forward(CreateMessage::METHOD, params).await
+    async fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
+        self.forward::<CreateMessage>(&params).await
     }
 
-    async fn elicit(&self, params: Value) -> Result<Value, ErrorObject> {
-        self.forward(Elicit::METHOD, params).await
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        self.forward::<Elicit>(&params).await
     }
 }

@@ -45,7 +45,13 @@ use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, options_for};
 use mcpdisco::discovery::describe;
 use mcpdisco::report::ServerReport;
-use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError, SessionOptions};
+use mcpdisco_client::session::{
+    ErrorKind, ListKind, RequestOptions, Session, SessionError, SessionOptions,
+};
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{CallTool, GetPrompt, ReadResource};
+use mcpdisco_protocol::types::{CallToolParams, GetPromptParams, ReadResourceParams};
 
 /// Makes the [`ClientHandler`](mcpdisco_client::session::ClientHandler) of each
 /// server's sessions from the server's name (the gateway forwards each
@@ -508,9 +514,11 @@ impl Supervisor {
             let (arguments, options) = (arguments.clone(), options.clone());
             async move {
                 // Never sent again once it may have run; the error says so.
+                let call = CallToolParams::new(tool, Some(arguments));
                 session
-                    .call_tool_with(tool, arguments, options)
+                    .send::<CallTool>(&call, options)
                     .await
+                    .and_then(|result| readable(&session, CallTool::METHOD, &result))
                     .map_err(|error| {
                         if error.may_have_run() {
                             error.not_repeated()
@@ -539,7 +547,12 @@ impl Supervisor {
         self.check_visible(server, ListKind::Resources, uri)?;
         self.deliver(server, |session| {
             let options = options.clone();
-            async move { session.read_resource_with(uri, options).await }
+            async move {
+                let result = session
+                    .send::<ReadResource>(&ReadResourceParams::new(uri), options)
+                    .await?;
+                readable(&session, ReadResource::METHOD, &result)
+            }
         })
         .await
     }
@@ -566,7 +579,15 @@ impl Supervisor {
         self.check_visible(server, ListKind::Prompts, name)?;
         self.deliver(server, |session| {
             let (arguments, options) = (arguments.clone(), options.clone());
-            async move { session.get_prompt_with(name, arguments, options).await }
+            async move {
+                let arguments = match arguments {
+                    Value::Object(arguments) => Some(arguments),
+                    _ => None,
+                };
+                let get = GetPromptParams::new(name, arguments);
+                let result = session.send::<GetPrompt>(&get, options).await?;
+                readable(&session, GetPrompt::METHOD, &result)
+            }
         })
         .await
     }
@@ -955,6 +976,19 @@ impl Inner {
     fn health_after_failure(&self, failures: u32) -> Status {
         self.options.health.after_failure(failures, Instant::now())
     }
+}
+
+/// A result as the server sent it (the gateway passes it on unchanged), read as JSON.
+fn readable(session: &Session, method: &str, result: &RawJson) -> Result<Value, SessionError> {
+    result.to_value().map_err(|error| {
+        SessionError::new(
+            session.name(),
+            method,
+            ErrorKind::ProtocolViolation {
+                reason: format!("unreadable result: {error}"),
+            },
+        )
+    })
 }
 
 #[cfg(test)]

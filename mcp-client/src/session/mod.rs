@@ -543,8 +543,10 @@ impl Session {
                 self.name(),
                 SetLevel::METHOD,
                 ErrorKind::Unsupported {
-                    reason: "2026-07-28 has no logging/setLevel; set SessionOptions::log_level"
-                        .into(),
+                    reason: format!(
+                        "2026-07-28 has no {}; set SessionOptions::log_level",
+                        SetLevel::METHOD
+                    ),
                 },
             ));
         }
@@ -571,7 +573,9 @@ impl Session {
                 self.name(),
                 METHOD,
                 ErrorKind::Unsupported {
-                    reason: "subscriptions/listen needs the modern era; legacy notifications arrive on notifications()".into(),
+                    reason: format!(
+                        "{METHOD} needs the modern era; legacy notifications arrive on notifications()"
+                    ),
                 },
             ));
         }

@@ -462,6 +462,50 @@ async fn concurrent_requests_match_out_of_order_answers() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn typed_results_keep_the_members_they_do_not_know() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let call = server.next_request().await;
+        assert_eq!(call.method, "tools/call");
+        assert_eq!(
+            call.params.unwrap(),
+            json!({"name": "add", "arguments": {"a": 1}})
+        );
+        server
+            .reply(
+                call.id,
+                json!({"content": [{"type": "text", "text": "1", "x-hint": 2}], "x-vendor": {"kept": true}}),
+            )
+            .await;
+        let read = server.next_request().await;
+        assert_eq!(read.params.unwrap(), json!({"uri": "file:///a"}));
+        server
+            .reply(
+                read.id,
+                json!({"contents": [{"uri": "file:///a", "text": "a"}], "x-vendor": 3}),
+            )
+            .await;
+    });
+    let session = Session::connect("typed", client, options()).await.unwrap();
+    let result = session
+        .call_tool(CallToolParams::new("add", Some(json!({"a": 1}))))
+        .await
+        .unwrap();
+    assert_eq!(result.extra["x-vendor"], json!({"kept": true}));
+    assert_eq!(
+        serde_json::to_value(&result.content[0]).unwrap(),
+        json!({"type": "text", "text": "1", "x-hint": 2})
+    );
+    let read = session
+        .read_resource(ReadResourceParams::new("file:///a"))
+        .await
+        .unwrap();
+    assert_eq!(read.extra["x-vendor"], 3);
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
 async fn repeated_cursor_is_an_error() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {

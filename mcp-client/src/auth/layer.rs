@@ -19,8 +19,8 @@ use crate::request::{McpRequest, ResponseFuture};
 /// full authorization, a step-up or two).
 const MAX_ROUNDS: u32 = 4;
 
-/// Adds [`Authorized`] around a request service: an ordinary
-/// `tower::Layer`, innermost in a session's
+/// Wraps a request service in an authorizing one (`Authorized`): an
+/// ordinary `tower::Layer`, innermost in a session's
 /// [`LayerStack`](crate::policy::LayerStack) (`mcpdisco::connect` adds it
 /// there for an HTTP server that needs authorization).
 #[derive(Debug, Clone)]

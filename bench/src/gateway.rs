@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use mcpdisco_client::policy::{LayerStack, RetryPolicy};
+use mcpdisco_client::protocol::types::CallToolParams;
 use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
@@ -71,7 +73,7 @@ fn options() -> SessionOptions {
     SessionOptions {
         era: EraPreference::Legacy,
         // The client's own policy is not what is measured.
-        rate_limit: None,
+        stack: LayerStack::empty().retry(RetryPolicy::default()),
         ..SessionOptions::default()
     }
 }
@@ -142,14 +144,14 @@ pub async fn latency(case: GatewayCase) -> Result<GatewayResult, BenchError> {
         let name = name.clone();
         async move {
             let result = session
-                .call_tool(&name, json!({"path": "/"}))
+                .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))))
                 .await
                 .map_err(ours_error)?;
-            if result["content"][0]["text"] == "done" {
+            if result.content.first().and_then(|block| block.as_text()) == Some("done") {
                 Ok(())
             } else {
                 Err(BenchError::Unexpected(format!(
-                    "unexpected result {result}"
+                    "unexpected result {result:?}"
                 )))
             }
         }

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use rmcp::ServiceExt;
@@ -199,7 +200,7 @@ async fn ours(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
         // The bench measures the client, not a policy: no rate limit (its
         // default of 10 requests per second would be the whole result).
         // Retry stays on, as a host has it.
-        rate_limit: None,
+        stack: LayerStack::empty().retry(RetryPolicy::default()),
         ..SessionOptions::default()
     };
     let session = Session::connect("bench", transport, options)

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use rmcp::model::{ClientRequest, PingRequest};
@@ -290,7 +291,7 @@ fn legacy_options() -> SessionOptions {
         // The bench measures the client, not a policy: no rate limit (its
         // default of 10 requests per second would be the whole result).
         // Retry stays on, as a host has it.
-        rate_limit: None,
+        stack: LayerStack::empty().retry(RetryPolicy::default()),
         ..SessionOptions::default()
     }
 }

@@ -12,6 +12,7 @@ use mcpdisco::discovery::{self, DiscoveryOptions, DiscoveryReport, ServerStatus,
 use mcpdisco::doctor::DoctorOptions;
 use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
+use mcpdisco_client::protocol::types::CallToolParams;
 use mcpdisco_client::session::{ListKind, SessionError, SessionOptions};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -187,7 +188,7 @@ pub async fn run(global: &GlobalOptions, command: &Command) -> Result<ExitCode, 
             let mut session = session.clone();
             if global.rate_limit.is_none() {
                 // A gateway forwards its clients' calls: they set the pace.
-                session.rate_limit = None;
+                session.stack.set_rate_limit(None);
             }
             crate::serve::serve(&loaded, session, options).await
         }
@@ -298,17 +299,17 @@ pub(crate) fn session_options(
     global: &GlobalOptions,
     loaded: &Loaded,
 ) -> Result<SessionOptions, UsageError> {
-    let mut options = SessionOptions {
-        retry: (global.retries > 0).then(|| RetryPolicy {
+    let mut options = SessionOptions::default();
+    options
+        .stack
+        .set_retry((global.retries > 0).then(|| RetryPolicy {
             max_retries: global.retries,
             ..RetryPolicy::default()
-        }),
-        rate_limit: Some(RateLimit {
-            requests_per_second: global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
-            burst: global.burst,
-        }),
-        ..SessionOptions::default()
-    };
+        }));
+    options.stack.set_rate_limit(Some(RateLimit {
+        requests_per_second: global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
+        burst: global.burst,
+    }));
     if let Some(path) = &global.trace {
         let sink = JsonLinesTrace::create(path).map_err(|source| UsageError::Trace {
             path: path.clone(),
@@ -684,7 +685,9 @@ async fn call(
             return ExitCode::from(exit::SERVER_FAILED);
         }
     };
-    let result = session.call_tool(tool, arguments).await;
+    let result = session
+        .call_tool(CallToolParams::new(tool, Some(arguments)))
+        .await;
     let _ = session.close().await;
     match result {
         Ok(result) => {
@@ -693,7 +696,7 @@ async fn call(
             } else {
                 print!("{}", render::call_result(&result));
             }
-            if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            if result.is_error() {
                 if !global.json {
                     eprintln!(
                         "error: tool '{tool}' on server '{}' reported an error",

@@ -6,8 +6,8 @@ use mcpdisco::catalog::Catalog;
 use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::{CheckStatus, Diagnosis};
 use mcpdisco::{JsonView, RawJson, ResourceView};
+use mcpdisco_client::protocol::types::CallToolResult;
 use mcpdisco_client::session::ListKind;
-use serde_json::Value;
 
 use crate::columns::{self, Layout};
 use crate::style::Style;
@@ -391,21 +391,16 @@ pub fn kind_title(kind: ListKind) -> &'static str {
 }
 
 /// The text of a `tools/call` result: text blocks as they are, other blocks as JSON.
-pub fn call_result(result: &Value) -> String {
+pub fn call_result(result: &CallToolResult) -> String {
     let mut out = String::new();
-    if let Some(blocks) = result.get("content").and_then(Value::as_array) {
-        for block in blocks {
-            match (
-                block.get("type").and_then(Value::as_str),
-                block.get("text").and_then(Value::as_str),
-            ) {
-                (Some("text"), Some(text)) => out.push_str(text),
-                _ => out.push_str(&block.to_string()),
-            }
-            out.push('\n');
+    for block in &result.content {
+        match block.as_text() {
+            Some(text) => out.push_str(text),
+            None => out.push_str(&block.to_value().to_string()),
         }
+        out.push('\n');
     }
-    if let Some(structured) = result.get("structuredContent")
+    if let Some(structured) = &result.structured_content
         && out.is_empty()
     {
         out.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
@@ -503,8 +498,10 @@ mod tests {
 
     #[test]
     fn call_result_prints_text_blocks() {
-        let result =
-            json!({"content": [{"type": "text", "text": "5"}, {"type": "image", "data": "x"}]});
+        let result = serde_json::from_value(
+            json!({"content": [{"type": "text", "text": "5"}, {"type": "image", "data": "x"}]}),
+        )
+        .unwrap();
         assert_eq!(
             call_result(&result),
             "5\n{\"type\":\"image\",\"data\":\"x\"}\n"

@@ -1,13 +1,64 @@
 //! An MCP client for both protocol eras, over any
 //! [`Transport`](mcpdisco_transport::Transport).
 //!
+//! Start a server over stdio, list its tools, print them:
+//!
+//! ```
+//! use mcpdisco_client::protocol::types::Tool;
+//! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+//! use mcpdisco_client::transport::stdio::{StdioConfig, StdioTransport};
+//!
+//! # /// The workspace's example server, built by cargo when it is missing
+//! # /// or stale; `None` outside the workspace (a published crate).
+//! # async fn example_server() -> Result<Option<String>, Box<dyn std::error::Error>> {
+//! #     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
+//! #     if !std::path::Path::new(manifest).exists() {
+//! #         return Ok(None);
+//! #     }
+//! #     let build = tokio::process::Command::new(env!("CARGO"))
+//! #         .args(["build", "--quiet", "--message-format=json", "--manifest-path", manifest])
+//! #         .args(["-p", "mcp-example-server", "--bin", "mcp-example-server"])
+//! #         .kill_on_drop(true)
+//! #         .output();
+//! #     let built = tokio::time::timeout(std::time::Duration::from_secs(1800), build).await??;
+//! #     let executable = String::from_utf8_lossy(&built.stdout)
+//! #         .lines()
+//! #         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+//! #         .find_map(|message| message["executable"].as_str().map(str::to_owned));
+//! #     match executable {
+//! #         Some(path) => Ok(Some(path)),
+//! #         None => Err(format!("cargo built no mcp-example-server: {}",
+//! #             String::from_utf8_lossy(&built.stderr)).into()),
+//! #     }
+//! # }
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let Some(example_server) = example_server().await? else { return Ok(()) };
+//! let config = StdioConfig::new("example", "mcp-example-server").args(["stdio"]);
+//! # let config = StdioConfig::new("example", example_server).args(["stdio"]);
+//! let transport = StdioTransport::spawn(config)?;
+//! let session = Session::connect("example", transport, SessionOptions::default()).await?;
+//! for tool in session.list_all(ListKind::Tools).await? {
+//!     let tool: Tool = tool.decode()?;
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! }
+//! session.close().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! * [`session`]: the session. [`Session::connect`](session::Session::connect)
 //!   detects the era (the modern `server/discover`, else the legacy
-//!   `initialize` handshake) and offers typed requests; many may be in
-//!   flight, each with a timeout, and a timed-out or dropped one is cancelled.
+//!   `initialize` handshake) and offers typed requests in the
+//!   [`protocol`] types; many may be in flight, each with a timeout, and a
+//!   timed-out or dropped one is cancelled. A
+//!   [`ClientHandler`](session::ClientHandler) answers what servers ask
+//!   (roots, sampling, elicitation), in either era.
 //! * [`request`]: the seam every policy wraps: a request on its way, and the
 //!   session's requests as one `tower::Service`.
-//! * [`policy`]: retry and rate limit, as layers over that service.
+//! * [`policy`]: retry, rate limit and trace, as `tower::Layer`s over that
+//!   service, and the [`LayerStack`](policy::LayerStack) that orders them
+//!   with yours.
 //! * [`auth`]: OAuth 2.1 for HTTP servers, as a layer too.
 //! * [`error`]: [`SessionError`](error::SessionError), naming the server, the
 //!   operation, and whether the request may have run.

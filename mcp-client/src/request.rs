@@ -1,8 +1,10 @@
 //! The seam every policy wraps: a request on its way to a server
 //! ([`McpRequest`], with its [`RequestOptions`]) and a session's requests as
 //! one [`tower::Service`] ([`RequestService`]), from a request to the raw
-//! result. Policies (retry, rate limit, authorization, yours) are layers
-//! over it; the session's core is its innermost service.
+//! result. Policies (retry, rate limit, authorization, trace, yours) are
+//! `tower::Layer`s over it, in the order a
+//! [`LayerStack`](crate::policy::LayerStack) states; the session's core is
+//! its innermost service.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -144,8 +146,7 @@ impl RequestService {
 
 impl RequestService {
     /// A service from a function returning boxed futures (a policy written
-    /// as an `async fn` over the inner service, such as
-    /// the authorization layer).
+    /// as an `async fn` over the inner service).
     pub fn from_fn<F>(call: F) -> Self
     where
         F: Fn(McpRequest) -> ResponseFuture + Send + Sync + 'static,
@@ -169,11 +170,6 @@ impl Service<McpRequest> for RequestService {
         (self.call)(request)
     }
 }
-
-/// A policy of your own: wraps the request service (inside retry and the
-/// rate limit, outside the core). `tower::Layer`s fit through
-/// `Arc::new(|inner| RequestService::new(my_layer.layer(inner)))`.
-pub type PolicyLayer = Arc<dyn Fn(RequestService) -> RequestService + Send + Sync>;
 
 /// Options for one request.
 #[derive(Debug, Clone, Default)]

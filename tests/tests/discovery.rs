@@ -360,7 +360,7 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
     let server = fixture("paged", "paged", dir.path());
     let options = mcpdisco_client::session::SessionOptions::default();
     assert!(
-        options.rate_limit.is_some(),
+        options.stack.rate_limit_policy().is_some(),
         "the default policy has a limit"
     );
     let session = mcpdisco::connect::connect(&server, None, &options)

@@ -4,6 +4,7 @@
 use mcp_example_server::{Server, ServerOptions, serve_http};
 use mcp_tests::tools::workspace_bin;
 use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_protocol::types::{CallToolParams, GetPromptParams, ReadResourceParams};
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
@@ -42,12 +43,15 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     let tools = modern.list_all(ListKind::Tools).await.unwrap();
     assert_eq!(names(&tools, "name"), ["add", "echo", "word_count", "fail"]);
     let sum = modern
-        .call_tool("add", json!({"a": 2, "b": 3}))
+        .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
         .await
         .unwrap();
-    assert_eq!(sum["content"][0]["text"], "5");
-    let failed = modern.call_tool("fail", json!({})).await.unwrap();
-    assert_eq!(failed["isError"], true);
+    assert_eq!(sum.content[0].as_text(), Some("5"));
+    let failed = modern
+        .call_tool(CallToolParams::new("fail", Some(json!({}))))
+        .await
+        .unwrap();
+    assert!(failed.is_error());
     modern.close().await.unwrap();
 
     let legacy = stdio(&["--era", "legacy"]).await;
@@ -64,10 +68,10 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
         ["example://greeting/{name}"]
     );
     let greeting = legacy
-        .read_resource("example://greeting/Ada")
+        .read_resource(ReadResourceParams::new("example://greeting/Ada"))
         .await
         .unwrap();
-    assert_eq!(greeting["contents"][0]["text"], "Hello, Ada!");
+    assert_eq!(greeting.contents[0].to_value()["text"], "Hello, Ada!");
     legacy.ping().await.unwrap();
     legacy.close().await.unwrap();
 }
@@ -105,20 +109,27 @@ async fn over_streamable_http_in_both_eras() {
         let prompts = session.list_all(ListKind::Prompts).await.unwrap();
         assert_eq!(names(&prompts, "name"), ["greet", "summarize"]);
         let prompt = session
-            .get_prompt("greet", json!({"name": "Ada"}))
+            .get_prompt(GetPromptParams::new(
+                "greet",
+                json!({"name": "Ada"}).as_object().cloned(),
+            ))
             .await
             .unwrap();
         assert!(
-            prompt["messages"][0]["content"]["text"]
-                .as_str()
+            prompt.messages[0]
+                .content
+                .as_text()
                 .unwrap()
                 .contains("Ada")
         );
         let words = session
-            .call_tool("word_count", json!({"text": "one two three"}))
+            .call_tool(CallToolParams::new(
+                "word_count",
+                Some(json!({"text": "one two three"})),
+            ))
             .await
             .unwrap();
-        assert_eq!(words["structuredContent"]["words"], 3);
+        assert_eq!(words.structured_content.unwrap()["words"], 3);
         session.close().await.unwrap();
     }
     let _ = stop.send(());

@@ -14,6 +14,7 @@ use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::connect;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
+use mcpdisco_protocol::types::CallToolParams;
 use mcpdisco_transport::{Delivery, TransportError};
 use serde_json::json;
 
@@ -113,7 +114,10 @@ async fn a_tool_call_whose_connection_drops_after_sending_is_not_retried() {
     })
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
-    let error = session.call_tool("echo", json!({})).await.unwrap_err();
+    let error = session
+        .call_tool(CallToolParams::new("echo", Some(json!({}))))
+        .await
+        .unwrap_err();
     assert_eq!(server.count("tools/call"), 1, "the call was sent again");
     assert_eq!(error.delivery(), Delivery::Lost);
     let message = error.to_string();
@@ -266,7 +270,10 @@ async fn a_broken_stream_fails_a_tool_call_at_once_and_says_it_may_have_run() {
             .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
-    let error = session.call_tool("echo", json!({})).await.unwrap_err();
+    let error = session
+        .call_tool(CallToolParams::new("echo", Some(json!({}))))
+        .await
+        .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(server.count("tools/call"), 1);
     let message = error.to_string();

@@ -8,6 +8,7 @@ use mcp_tests::tools::{
     BackgroundServer as Server, FastMcpTransport, Tools, free_port, require_tools,
 };
 use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+use mcpdisco_protocol::types::CallToolParams;
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::StdioTransport;
@@ -59,10 +60,10 @@ async fn everything_over_stdio_is_legacy_with_13_tools() {
     assert!(session.instructions().is_some_and(|i| !i.is_empty()));
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool("echo", json!({"message": "hi"}))
+        .call_tool(CallToolParams::new("echo", Some(json!({"message": "hi"}))))
         .await
         .unwrap();
-    assert_eq!(result["content"][0]["text"], "Echo: hi");
+    assert_eq!(result.content[0].as_text().unwrap(), "Echo: hi");
     session.ping().await.unwrap();
     session.close().await.unwrap();
 }
@@ -77,10 +78,13 @@ async fn everything_over_streamable_http() {
     assert_eq!(session.protocol_version(), ProtocolVersion::V2025_11_25);
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool("echo", json!({"message": "over http"}))
+        .call_tool(CallToolParams::new(
+            "echo",
+            Some(json!({"message": "over http"})),
+        ))
         .await
         .unwrap();
-    assert_eq!(result["content"][0]["text"], "Echo: over http");
+    assert_eq!(result.content[0].as_text().unwrap(), "Echo: over http");
     session.close().await.unwrap();
 }
 
@@ -105,10 +109,16 @@ async fn time_server_is_modern() {
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
     assert_eq!(counts(&session).await, [2, 0, 0, 0]);
     let result = session
-        .call_tool("get_current_time", json!({"timezone": "UTC"}))
+        .call_tool(CallToolParams::new(
+            "get_current_time",
+            Some(json!({"timezone": "UTC"})),
+        ))
         .await
         .unwrap();
-    assert_eq!(result["structuredContent"]["timezone"], "UTC");
+    assert_eq!(
+        result.structured_content.as_ref().unwrap()["timezone"],
+        "UTC"
+    );
     session.close().await.unwrap();
 }
 
@@ -152,10 +162,10 @@ async fn fastmcp_paginated_lists_are_followed_to_the_end() {
     );
     assert_eq!(session.list_all(ListKind::Prompts).await.unwrap().len(), 5);
     let sum = session
-        .call_tool("add", json!({"a": 2, "b": 3}))
+        .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
         .await
         .unwrap();
-    assert_eq!(sum["structuredContent"]["result"], 5);
+    assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 5);
     session.close().await.unwrap();
 }
 
@@ -178,10 +188,10 @@ async fn fastmcp_over_http_in_every_mode() {
         );
         assert_eq!(counts(&session).await[0], 1);
         let sum = session
-            .call_tool("add", json!({"a": 20, "b": 22}))
+            .call_tool(CallToolParams::new("add", Some(json!({"a": 20, "b": 22}))))
             .await
             .unwrap();
-        assert_eq!(sum["structuredContent"]["result"], 42);
+        assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 42);
         session.close().await.unwrap();
     }
 }

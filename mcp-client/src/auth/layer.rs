@@ -5,18 +5,24 @@
 //! whatever its method.
 
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use mcpdisco_protocol::RawJson;
 use mcpdisco_transport::TransportError;
+use tower::{Layer, Service, ServiceExt};
 
 use super::{AuthError, OAuthClient};
 use crate::error::{ErrorKind, SessionError};
-use crate::request::{McpRequest, PolicyLayer, RequestService, ResponseFuture};
+use crate::request::{McpRequest, ResponseFuture};
 
 /// Rounds of "refused, new token, again" for one request (a refresh, a
 /// full authorization, a step-up or two).
 const MAX_ROUNDS: u32 = 4;
 
-/// Wraps a request service with an [`OAuthClient`].
+/// Wraps a request service in an authorizing one (`Authorized`): an
+/// ordinary `tower::Layer`, innermost in a session's
+/// [`LayerStack`](crate::policy::LayerStack) (`mcpdisco::connect` adds it
+/// there for an HTTP server that needs authorization).
 #[derive(Debug, Clone)]
 pub struct AuthLayer {
     client: Arc<OAuthClient>,
@@ -27,15 +33,41 @@ impl AuthLayer {
     pub fn new(client: Arc<OAuthClient>) -> Self {
         Self { client }
     }
+}
 
-    /// The layer as a session policy (for a session's `SessionOptions::layers`).
-    pub fn policy(self) -> PolicyLayer {
-        Arc::new(move |inner: RequestService| {
-            let client = Arc::clone(&self.client);
-            RequestService::from_fn(move |request| {
-                Box::pin(send(Arc::clone(&client), inner.clone(), request)) as ResponseFuture
-            })
-        })
+impl<S> Layer<S> for AuthLayer {
+    type Service = Authorized<S>;
+
+    fn layer(&self, inner: S) -> Authorized<S> {
+        Authorized {
+            inner,
+            client: Arc::clone(&self.client),
+        }
+    }
+}
+
+/// A request service whose refused requests get a new token and go again.
+#[derive(Debug, Clone)]
+pub struct Authorized<S> {
+    inner: S,
+    client: Arc<OAuthClient>,
+}
+
+impl<S> Service<McpRequest> for Authorized<S>
+where
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = RawJson;
+    type Error = SessionError;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: McpRequest) -> ResponseFuture {
+        Box::pin(send(Arc::clone(&self.client), self.inner.clone(), request))
     }
 }
 
@@ -52,12 +84,15 @@ fn refusal(error: &SessionError) -> Option<(u16, Option<String>, Option<String>)
     }
 }
 
-async fn send(
+async fn send<S>(
     client: Arc<OAuthClient>,
-    inner: RequestService,
+    inner: S,
     request: McpRequest,
-) -> Result<mcpdisco_protocol::RawJson, SessionError> {
-    use tower::ServiceExt;
+) -> Result<RawJson, SessionError>
+where
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S::Future: Send,
+{
     client.refresh_if_expiring().await;
     let mut rounds = 0;
     let mut step_ups = 0;

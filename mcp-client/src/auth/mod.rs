@@ -54,7 +54,7 @@ pub use crate::error::AuthError;
 
 pub use challenge::{Challenge, parse as parse_challenge, split_scopes};
 pub use flow::{AuthStatus, OAuthClient, canonical_resource};
-pub use layer::AuthLayer;
+pub use layer::{AuthLayer, Authorized};
 pub use provider::{AuthProvider, HeadlessRedirect, LoopbackBrowser, PendingAuthorization};
 pub use store::now_secs;
 pub use store::{

@@ -515,7 +515,7 @@ impl Engine {
         )
         .await;
         if !matches!(sent, Ok(Ok(()))) {
-            tracing::debug!(server = %self.server, %id, "could not send notifications/cancelled");
+            tracing::debug!(server = %self.server, %id, method = Cancelled::METHOD, "could not send the cancellation");
         }
     }
 

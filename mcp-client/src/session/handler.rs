@@ -2,33 +2,42 @@
 //!
 //! `roots/list`, `sampling/createMessage` and `elicitation/create` arrive either as
 //! server requests (legacy era) or as `inputRequests` of a modern
-//! `input_required` result; both go through the same handler.
+//! `input_required` result; both go through the same handler, in the
+//! `mcp-protocol` types. Params that do not decode into their type are
+//! answered -32602 (invalid params) without reaching the handler; `ping` is
+//! answered by the session itself.
 
 use async_trait::async_trait;
-use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
-use mcpdisco_protocol::types::ClientCapabilities;
-use serde_json::{Map, Value};
+use mcpdisco_protocol::types::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams,
+    ElicitResult, ListRootsResult, MetaParams,
+};
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use serde_json::Value;
 
 /// Answers server-initiated requests. Every method defaults to -32601
 /// (method not found); implement the ones whose capability you declare.
 #[async_trait]
 pub trait ClientHandler: Send + Sync + 'static {
-    /// `roots/list`: the result object, such as `{"roots": [...]}`.
-    async fn list_roots(&self, _params: Value) -> Result<Value, ErrorObject> {
-        Err(ErrorObject::method_not_found("roots/list"))
+    /// `roots/list`: the roots the client exposes.
+    async fn list_roots(&self, _params: MetaParams) -> Result<ListRootsResult, ErrorObject> {
+        Err(ErrorObject::method_not_found(ListRoots::METHOD))
     }
 
-    /// `sampling/createMessage`: the result object.
-    async fn create_message(&self, _params: Value) -> Result<Value, ErrorObject> {
-        Err(ErrorObject::method_not_found("sampling/createMessage"))
+    /// `sampling/createMessage`: what the model said.
+    async fn create_message(
+        &self,
+        _params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
+        Err(ErrorObject::method_not_found(CreateMessage::METHOD))
     }
 
-    /// `elicitation/create`: the result object (`{"action": "accept", "content": {...}}`).
-    /// When the action is `accept`, the session fills in schema defaults the handler left out.
-    async fn elicit(&self, _params: Value) -> Result<Value, ErrorObject> {
-        Err(ErrorObject::method_not_found("elicitation/create"))
+    /// `elicitation/create`: what the user did. When the action is `accept`,
+    /// the session fills in the schema's defaults the handler left out.
+    async fn elicit(&self, _params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        Err(ErrorObject::method_not_found(Elicit::METHOD))
     }
 }
 
@@ -51,24 +60,59 @@ pub(crate) async fn answer(
         return Err(ErrorObject::method_not_found(method));
     }
     match method {
-        ListRoots::METHOD => handler.list_roots(params).await,
-        CreateMessage::METHOD => handler.create_message(params).await,
+        ListRoots::METHOD => {
+            let params = decode::<ListRoots>(params)?;
+            encode::<ListRoots>(&handler.list_roots(params).await?)
+        }
+        CreateMessage::METHOD => {
+            let params = decode::<CreateMessage>(params)?;
+            encode::<CreateMessage>(&handler.create_message(params).await?)
+        }
         Elicit::METHOD => {
-            let schema = params.get("requestedSchema").cloned();
+            let params = decode::<Elicit>(params)?;
+            let schema = params.requested_schema.clone();
             let mut result = handler.elicit(params).await?;
-            if let Some(schema) = schema {
-                apply_elicitation_defaults(&mut result, &schema);
+            if let Some(schema) = &schema {
+                apply_elicitation_defaults(&mut result, schema);
             }
-            Ok(result)
+            encode::<Elicit>(&result)
         }
         _ => Err(ErrorObject::method_not_found(method)),
     }
 }
 
+/// The params of a server request, or -32602 naming what is wrong with
+/// them and where (`messages: invalid type: ...`).
+fn decode<M: RequestMethod>(params: Value) -> Result<M::Params, ErrorObject> {
+    serde_path_to_error::deserialize(params).map_err(|error| {
+        let place = error.path().to_string();
+        let reason = error.into_inner();
+        let what = if place == "." {
+            reason.to_string()
+        } else {
+            format!("{place}: {reason}")
+        };
+        ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("{}: invalid params: {what}", M::METHOD),
+        )
+    })
+}
+
+/// The handler's result, as JSON.
+fn encode<M: RequestMethod>(result: &M::Result) -> Result<Value, ErrorObject> {
+    serde_json::to_value(result).map_err(|error| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("{}: cannot encode the result: {error}", M::METHOD),
+        )
+    })
+}
+
 /// Fills in `default`s from the requested schema for every property an
 /// accepted elicitation result left out.
-pub fn apply_elicitation_defaults(result: &mut Value, requested_schema: &Value) {
-    if result.get("action").and_then(Value::as_str) != Some("accept") {
+pub fn apply_elicitation_defaults(result: &mut ElicitResult, requested_schema: &Value) {
+    if result.action != ElicitAction::Accept {
         return;
     }
     let Some(properties) = requested_schema
@@ -77,15 +121,7 @@ pub fn apply_elicitation_defaults(result: &mut Value, requested_schema: &Value) 
     else {
         return;
     };
-    let Some(object) = result.as_object_mut() else {
-        return;
-    };
-    let content = object
-        .entry("content")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(content) = content.as_object_mut() else {
-        return;
-    };
+    let content = result.content.get_or_insert_with(Default::default);
     for (name, property) in properties {
         if let Some(default) = property.get("default")
             && !content.contains_key(name)
@@ -98,7 +134,12 @@ pub fn apply_elicitation_defaults(result: &mut Value, requested_schema: &Value) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpdisco_protocol::types::{ElicitationCapability, Root, RootsCapability};
     use serde_json::json;
+
+    fn elicit_result(value: Value) -> ElicitResult {
+        serde_json::from_value(value).unwrap()
+    }
 
     #[test]
     fn defaults_fill_only_missing_fields_of_an_accept() {
@@ -106,15 +147,18 @@ mod tests {
             "name":{"type":"string","default":"John Doe"},
             "age":{"type":"integer","default":30},
             "plain":{"type":"string"}}});
-        let mut accepted = json!({"action":"accept","content":{"age":41}});
+        let mut accepted = elicit_result(json!({"action":"accept","content":{"age":41}}));
         apply_elicitation_defaults(&mut accepted, &schema);
         assert_eq!(
-            accepted,
+            serde_json::to_value(&accepted).unwrap(),
             json!({"action":"accept","content":{"age":41,"name":"John Doe"}})
         );
-        let mut declined = json!({"action":"decline"});
+        let mut declined = ElicitResult::decline();
         apply_elicitation_defaults(&mut declined, &schema);
-        assert_eq!(declined, json!({"action":"decline"}));
+        assert_eq!(
+            serde_json::to_value(&declined).unwrap(),
+            json!({"action":"decline"})
+        );
     }
 
     #[tokio::test]
@@ -122,12 +166,12 @@ mod tests {
         let error = answer(
             &NoHandler,
             &ClientCapabilities::default(),
-            "roots/list",
+            ListRoots::METHOD,
             json!({}),
         )
         .await
         .unwrap_err();
-        assert_eq!(error.code, mcpdisco_protocol::ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
         let error = answer(
             &NoHandler,
             &ClientCapabilities::default(),
@@ -136,6 +180,84 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert_eq!(error.code, mcpdisco_protocol::ErrorCode::METHOD_NOT_FOUND);
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+    }
+
+    /// Answers in the protocol types, recording what it was asked.
+    struct Typed;
+
+    #[async_trait]
+    impl ClientHandler for Typed {
+        async fn list_roots(&self, _params: MetaParams) -> Result<ListRootsResult, ErrorObject> {
+            Ok(ListRootsResult::new(vec![Root::new("file:///work")]))
+        }
+
+        async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+            assert_eq!(params.message, "Your name?");
+            let mut content = serde_json::Map::new();
+            content.insert("name".into(), json!("Ada"));
+            Ok(ElicitResult::accept(content))
+        }
+    }
+
+    fn declaring_roots_and_forms() -> ClientCapabilities {
+        ClientCapabilities {
+            roots: Some(RootsCapability::default()),
+            elicitation: Some(ElicitationCapability::default()),
+            ..ClientCapabilities::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn typed_answers_go_out_as_their_json() {
+        let capabilities = declaring_roots_and_forms();
+        let roots = answer(&Typed, &capabilities, ListRoots::METHOD, json!({}))
+            .await
+            .unwrap();
+        assert_eq!(roots, json!({"roots": [{"uri": "file:///work"}]}));
+        let elicited = answer(
+            &Typed,
+            &capabilities,
+            Elicit::METHOD,
+            json!({"message": "Your name?", "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string"}, "age": {"type": "integer", "default": 7}}}}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            elicited,
+            json!({"action": "accept", "content": {"name": "Ada", "age": 7}})
+        );
+    }
+
+    #[tokio::test]
+    async fn malformed_params_are_invalid_params_naming_what_is_wrong() {
+        let capabilities = declaring_roots_and_forms();
+        let error = answer(
+            &Typed,
+            &capabilities,
+            Elicit::METHOD,
+            json!({"requestedSchema": {"type": "object"}}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("elicitation/create"), "{error:?}");
+        assert!(error.message.contains("message"), "{error:?}");
+        let error = answer(
+            &Typed,
+            &capabilities,
+            Elicit::METHOD,
+            json!({"message": "Your name?", "mode": 3}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("mode: invalid type"), "{error:?}");
+        let error = answer(&Typed, &capabilities, ListRoots::METHOD, json!([1, 2]))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("roots/list"), "{error:?}");
     }
 }

@@ -32,9 +32,10 @@ use mcpdisco_protocol::methods::{
     ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
 };
 use mcpdisco_protocol::types::{
-    CallToolParams, CompleteParams, GetPromptParams, Implementation, LoggingLevel, MetaParams,
-    PaginatedParams, ReadResourceParams, ServerCapabilities, SetLevelParams, SubscribeParams,
-    SubscriptionFilter, SubscriptionsListenParams,
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
+    GetPromptResult, Implementation, MetaParams, PaginatedParams, ReadResourceParams,
+    ReadResourceResult, ServerCapabilities, SetLevelParams, SubscribeParams, SubscriptionFilter,
+    SubscriptionsListenParams,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{RawJson, RequestId};
@@ -46,7 +47,8 @@ use tower::ServiceExt;
 
 pub use crate::error::{ErrorKind, SessionError};
 pub use crate::notification::{Progress, ServerNotification};
-pub use crate::request::{McpRequest, PolicyLayer, RequestOptions, RequestService, ResponseFuture};
+pub use crate::policy::LayerStack;
+pub use crate::request::{McpRequest, RequestOptions, RequestService, ResponseFuture};
 pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
 pub use handshake::{Negotiation, ServerState};
 pub use list::{CompleteList, ListKind, ListPage};
@@ -64,8 +66,8 @@ pub struct Session {
 struct Inner {
     connection: Arc<Connection>,
     service: RequestService,
-    /// The session's rate-limit bucket, when it has one.
-    rate_limit: Option<crate::policy::RateLimitLayer>,
+    /// The buckets of the session's rate limits (none without a limit).
+    rate_limits: Vec<crate::policy::RateLimitLayer>,
     reader: tokio::task::JoinHandle<()>,
 }
 
@@ -118,7 +120,10 @@ impl Session {
             options.masker.clone(),
         );
         let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
-        let (service, rate_limit) = request_path::build(&connection);
+        let crate::policy::stack::BuiltStack {
+            service,
+            rate_limits,
+        } = request_path::build(&connection);
         let handshake = handshake::handshake(
             &engine,
             &handshake::Path::Policies(&service),
@@ -135,7 +140,7 @@ impl Session {
                     inner: Arc::new(Inner {
                         connection,
                         service,
-                        rate_limit,
+                        rate_limits,
                         reader,
                     }),
                 })
@@ -228,8 +233,8 @@ impl Session {
         self.inner.connection.deadline.set(deadline);
     }
 
-    /// The request path every request of this session takes: the policies
-    /// (retry, rate limit, yours) around the core. Calling it directly sends
+    /// The request path every request of this session takes: the layers of
+    /// [`SessionOptions::stack`] around the core. Calling it directly sends
     /// a request as it is, without the modern `_meta` envelope or masking.
     pub fn service(&self) -> RequestService {
         self.inner.service.clone()
@@ -240,9 +245,10 @@ impl Session {
     /// the pages of a listing never do.
     pub fn rate_limit_waits(&self) -> u64 {
         self.inner
-            .rate_limit
-            .as_ref()
-            .map_or(0, crate::policy::RateLimitLayer::waits)
+            .rate_limits
+            .iter()
+            .map(crate::policy::RateLimitLayer::waits)
+            .sum()
     }
 
     /// Sends a typed request and returns its result as the server sent it
@@ -393,18 +399,6 @@ impl Session {
         SessionError::new(self.name(), method, ErrorKind::ProtocolViolation { reason })
     }
 
-    /// A typed request whose (small) result is read as a JSON value.
-    async fn send_value<M: RequestMethod>(
-        &self,
-        params: &M::Params,
-        options: RequestOptions,
-    ) -> Result<Value, SessionError> {
-        self.send::<M>(params, options)
-            .await?
-            .to_value()
-            .map_err(|e| self.violation(M::METHOD, format!("unreadable result: {e}")))
-    }
-
     /// `ping` (legacy); in the modern era, where ping is gone, `server/discover` serves as a liveness check.
     pub async fn ping(&self) -> Result<(), SessionError> {
         let params = MetaParams::default();
@@ -478,92 +472,85 @@ impl Session {
         Err(self.violation(kind.method(), format!("more than {page_cap} pages")))
     }
 
-    /// `tools/call`: the raw result (`content`, `structuredContent`, `isError`).
-    /// Never sent twice once it may have reached the server.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.call_tool_with(name, arguments, RequestOptions::default())
-            .await
+    /// `tools/call`. A tool's failure is a result with `isError` (see
+    /// [`CallToolResult::is_error`]), not an error. Never sent twice once it
+    /// may have reached the server.
+    pub async fn call_tool(&self, params: CallToolParams) -> Result<CallToolResult, SessionError> {
+        self.call_tool_with(params, RequestOptions::default()).await
     }
 
     /// `tools/call` with request options (progress, timeout).
     pub async fn call_tool_with(
         &self,
-        name: &str,
-        arguments: Value,
+        params: CallToolParams,
         options: RequestOptions,
-    ) -> Result<Value, SessionError> {
-        self.send_value::<CallTool>(&CallToolParams::new(name, Some(arguments)), options)
-            .await
+    ) -> Result<CallToolResult, SessionError> {
+        self.request::<CallTool>(&params, options).await
     }
 
     /// `resources/read`.
-    pub async fn read_resource(&self, uri: &str) -> Result<Value, SessionError> {
-        self.read_resource_with(uri, RequestOptions::default())
+    pub async fn read_resource(
+        &self,
+        params: ReadResourceParams,
+    ) -> Result<ReadResourceResult, SessionError> {
+        self.read_resource_with(params, RequestOptions::default())
             .await
     }
 
     /// `resources/read` with request options.
     pub async fn read_resource_with(
         &self,
-        uri: &str,
+        params: ReadResourceParams,
         options: RequestOptions,
-    ) -> Result<Value, SessionError> {
-        self.send_value::<ReadResource>(&ReadResourceParams::new(uri), options)
-            .await
+    ) -> Result<ReadResourceResult, SessionError> {
+        self.request::<ReadResource>(&params, options).await
     }
 
-    /// `prompts/get`; `arguments` is an object of strings (anything else sends none).
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, SessionError> {
-        self.get_prompt_with(name, arguments, RequestOptions::default())
+    /// `prompts/get`.
+    pub async fn get_prompt(
+        &self,
+        params: GetPromptParams,
+    ) -> Result<GetPromptResult, SessionError> {
+        self.get_prompt_with(params, RequestOptions::default())
             .await
     }
 
     /// `prompts/get` with request options.
     pub async fn get_prompt_with(
         &self,
-        name: &str,
-        arguments: Value,
+        params: GetPromptParams,
         options: RequestOptions,
-    ) -> Result<Value, SessionError> {
-        let arguments = match arguments {
-            Value::Object(arguments) => Some(arguments),
-            _ => None,
-        };
-        self.send_value::<GetPrompt>(&GetPromptParams::new(name, arguments), options)
+    ) -> Result<GetPromptResult, SessionError> {
+        self.request::<GetPrompt>(&params, options).await
+    }
+
+    /// `completion/complete`: values for an argument of a prompt
+    /// (`ref/prompt`) or a resource template (`ref/resource`).
+    pub async fn complete(&self, params: CompleteParams) -> Result<CompleteResult, SessionError> {
+        self.request::<Complete>(&params, RequestOptions::default())
             .await
     }
 
-    /// `completion/complete` for a reference (`ref/prompt` or `ref/resource`) and an argument.
-    pub async fn complete(
+    /// `logging/setLevel`: a [`LoggingLevel`](mcpdisco_protocol::types::LoggingLevel)
+    /// or whole [`SetLevelParams`] (legacy only: the modern era sets the
+    /// level per request, through [`SessionOptions::log_level`]).
+    pub async fn set_log_level(
         &self,
-        reference: Value,
-        argument_name: &str,
-        argument_value: &str,
-    ) -> Result<Value, SessionError> {
-        let mut argument = Map::new();
-        argument.insert("name".into(), Value::from(argument_name));
-        argument.insert("value".into(), Value::from(argument_value));
-        self.send_value::<Complete>(
-            &CompleteParams::new(reference, Value::Object(argument)),
-            RequestOptions::default(),
-        )
-        .await
-    }
-
-    /// `logging/setLevel` (legacy only: the modern era sets the level per request).
-    pub async fn set_log_level(&self, level: &str) -> Result<(), SessionError> {
+        params: impl Into<SetLevelParams>,
+    ) -> Result<(), SessionError> {
         if self.era() == Era::Modern {
             return Err(SessionError::new(
                 self.name(),
                 SetLevel::METHOD,
                 ErrorKind::Unsupported {
-                    reason: "2026-07-28 has no logging/setLevel; set SessionOptions::log_level"
-                        .into(),
+                    reason: format!(
+                        "2026-07-28 has no {}; set SessionOptions::log_level",
+                        SetLevel::METHOD
+                    ),
                 },
             ));
         }
-        let params = SetLevelParams::new(LoggingLevel::from(level));
-        self.send::<SetLevel>(&params, RequestOptions::default())
+        self.send::<SetLevel>(&params.into(), RequestOptions::default())
             .await
             .map(drop)
     }
@@ -576,9 +563,9 @@ impl Session {
     }
 
     /// Modern `subscriptions/listen`: notifications for this filter (such as
-    /// `{"toolsListChanged": true}`) arrive on the returned subscription, demultiplexed
+    /// `tools_list_changed`) arrive on the returned subscription, demultiplexed
     /// by subscription id. Dropping it cancels the listen request.
-    pub async fn listen(&self, filter: Value) -> Result<Subscription, SessionError> {
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, SessionError> {
         const METHOD: &str = SubscriptionsListen::METHOD;
         let state = self.state();
         if state.era != Era::Modern {
@@ -586,12 +573,12 @@ impl Session {
                 self.name(),
                 METHOD,
                 ErrorKind::Unsupported {
-                    reason: "subscriptions/listen needs the modern era; legacy notifications arrive on notifications()".into(),
+                    reason: format!(
+                        "{METHOD} needs the modern era; legacy notifications arrive on notifications()"
+                    ),
                 },
             ));
         }
-        let filter: SubscriptionFilter = serde_json::from_value(filter)
-            .map_err(|e| self.violation(METHOD, format!("invalid filter: {e}")))?;
         let request = McpRequest::typed::<SubscriptionsListen>(
             &SubscriptionsListenParams::new(filter),
             RequestOptions::default(),

@@ -10,8 +10,7 @@ use mcpdisco_transport::trace::Tracer;
 use tokio::time::Instant;
 
 use super::handler::{ClientHandler, NoHandler};
-use crate::policy::{RateLimit, RetryPolicy};
-use crate::request::PolicyLayer;
+use crate::policy::LayerStack;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,12 +54,11 @@ pub struct SessionOptions {
     /// messages, `serverInfo` and instructions. Empty by default; discovery,
     /// the hub and `connect` use the server configuration's masker.
     pub masker: Masker,
-    /// Sends failed requests again when that is safe ([`crate::policy::retry`]); `None` never does.
-    pub retry: Option<RetryPolicy>,
-    /// Limits how fast requests go to the server ([`crate::policy::rate_limit`]); `None` does not.
-    pub rate_limit: Option<RateLimit>,
-    /// More policies around the request service, outermost first, inside retry and the rate limit.
-    pub layers: Vec<PolicyLayer>,
+    /// The layers every request goes through, outermost first: by default
+    /// retry ([`crate::policy::retry`]) then the rate limit
+    /// ([`crate::policy::rate_limit`]); layers you add go inside them
+    /// ([`LayerStack`] states the order, and how to change it).
+    pub stack: LayerStack,
     /// Traces every message in and out (and HTTP events), masked.
     pub tracer: Option<Tracer>,
     /// No request of this session is retried past this instant (discovery
@@ -83,9 +81,7 @@ impl Default for SessionOptions {
             handler: Arc::new(NoHandler),
             log_level: None,
             masker: Masker::default(),
-            retry: Some(RetryPolicy::default()),
-            rate_limit: Some(RateLimit::default()),
-            layers: Vec::new(),
+            stack: LayerStack::default(),
             tracer: None,
             deadline: None,
         }
@@ -101,9 +97,7 @@ impl std::fmt::Debug for SessionOptions {
             .field("probe_timeout", &self.probe_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("page_cap", &self.page_cap)
-            .field("retry", &self.retry)
-            .field("rate_limit", &self.rate_limit)
-            .field("layers", &self.layers.len())
+            .field("stack", &self.stack)
             .finish_non_exhaustive()
     }
 }

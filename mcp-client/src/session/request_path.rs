@@ -2,11 +2,11 @@
 //!
 //! ```text
 //! Session (typed methods, the modern `_meta` envelope, input_required rounds)
-//!   └─ RequestService = the policy layers, outermost first:
-//!        retry (policy::retry)  →  rate limit (policy::rate_limit)  →  your layers
-//!          └─ SessionCore: one JSON-RPC request over the engine; an expired
-//!             legacy HTTP session is re-initialized (single-flight) and the
-//!             request sent once more
+//!   └─ RequestService = SessionOptions::stack, outermost first (by default
+//!      retry, rate limit, your layers, authorization: policy::stack)
+//!        └─ SessionCore: one JSON-RPC request over the engine; an expired
+//!           legacy HTTP session is re-initialized (single-flight) and the
+//!           request sent once more
 //! ```
 //!
 //! The core is policy-free: it never waits, retries or limits on its own
@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::Initialize;
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::TransportError;
 use mcpdisco_transport::sync::RwLock;
@@ -30,6 +32,7 @@ use super::engine::Engine;
 use super::handshake::{self, ServerState};
 use super::options::SessionOptions;
 use crate::error::{ErrorKind, SessionError};
+use crate::policy::stack::{BuiltStack, SessionBinding};
 use crate::request::{McpRequest, RequestService, ResponseFuture};
 
 /// What the core and the session share about the connection.
@@ -77,7 +80,7 @@ impl Connection {
             // Someone tried for this expiry and failed: fail alike, at once.
             return Err(SessionError::new(
                 self.engine.server(),
-                "initialize",
+                Initialize::METHOD,
                 ErrorKind::ConnectionLost {
                     reason: format!("the expired session could not be renewed: {reason}"),
                 },
@@ -177,30 +180,15 @@ fn is_session_expired(error: &SessionError) -> bool {
     )
 }
 
-/// The request path of a session: the core and the options' policies
-/// (retry outermost, then the rate limit, then the caller's own layers),
-/// and the rate limit's bucket, when there is one.
-pub(crate) fn build(
-    connection: &Arc<Connection>,
-) -> (RequestService, Option<crate::policy::RateLimitLayer>) {
+/// The request path of a session: the core in the options' stack of
+/// layers, and the buckets of its rate limits.
+pub(crate) fn build(connection: &Arc<Connection>) -> BuiltStack {
     let options = &connection.options;
-    let server = connection.engine.server().to_owned();
-    let mut service = RequestService::from_ready(SessionCore::new(Arc::clone(connection)));
-    for layer in options.layers.iter().rev() {
-        service = layer(service);
-    }
-    let rate_limit = options.rate_limit.map(crate::policy::RateLimitLayer::new);
-    if let Some(layer) = &rate_limit {
-        service = RequestService::from_ready(layer.wrap(service));
-    }
-    if let Some(retry) = &options.retry {
-        service = RequestService::from_ready(
-            crate::policy::RetryLayer::new(retry.clone())
-                .with_deadline(connection.deadline.clone())
-                .masked_with(options.masker.clone())
-                .named(server)
-                .wrap(service),
-        );
-    }
-    (service, rate_limit)
+    let binding = SessionBinding {
+        server: connection.engine.server().to_owned(),
+        masker: options.masker.clone(),
+        deadline: connection.deadline.clone(),
+    };
+    let core = RequestService::from_ready(SessionCore::new(Arc::clone(connection)));
+    options.stack.build(core, &binding)
 }

@@ -4,6 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use mcpdisco_protocol::types::{
+    ElicitParams, ElicitResult, ListRootsResult, MetaParams, Root, SubscriptionFilter,
+};
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
 };
@@ -83,6 +86,11 @@ impl FakeServer {
 fn pair() -> (MemoryTransport, FakeServer) {
     let (client, server) = MemoryTransport::pair();
     (client, FakeServer { end: server })
+}
+
+/// A call of tool `name` without arguments.
+fn call(name: &str) -> CallToolParams {
+    CallToolParams::new(name, Some(json!({})))
 }
 
 fn options() -> SessionOptions {
@@ -413,7 +421,7 @@ async fn dropping_a_call_cancels_it() {
         assert_eq!(cancel.params.unwrap()["requestId"], request.id.to_value());
     });
     let session = Session::connect("d", client, options()).await.unwrap();
-    let call = session.call_tool("forever", json!({}));
+    let call = session.call_tool(call("forever"));
     // Poll long enough for the request to go out, then drop the future.
     let _ = tokio::time::timeout(Duration::from_millis(50), call).await;
     server_task.await.unwrap();
@@ -443,12 +451,57 @@ async fn concurrent_requests_match_out_of_order_answers() {
     let session = Session::connect("c", client, options()).await.unwrap();
     let calls = (0..10).map(|i| {
         let session = session.clone();
-        async move { session.call_tool(&format!("t{i}"), json!({})).await }
+        async move { session.call_tool(call(&format!("t{i}"))).await }
     });
     let results = futures::future::join_all(calls).await;
     for (i, result) in results.into_iter().enumerate() {
-        assert_eq!(result.unwrap()["content"][0]["text"], format!("t{i}"));
+        let result = result.unwrap();
+        assert_eq!(result.content[0].as_text(), Some(format!("t{i}").as_str()));
     }
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn typed_results_keep_the_members_they_do_not_know() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let call = server.next_request().await;
+        assert_eq!(call.method, "tools/call");
+        assert_eq!(
+            call.params.unwrap(),
+            json!({"name": "add", "arguments": {"a": 1}})
+        );
+        server
+            .reply(
+                call.id,
+                json!({"content": [{"type": "text", "text": "1", "x-hint": 2}], "x-vendor": {"kept": true}}),
+            )
+            .await;
+        let read = server.next_request().await;
+        assert_eq!(read.params.unwrap(), json!({"uri": "file:///a"}));
+        server
+            .reply(
+                read.id,
+                json!({"contents": [{"uri": "file:///a", "text": "a"}], "x-vendor": 3}),
+            )
+            .await;
+    });
+    let session = Session::connect("typed", client, options()).await.unwrap();
+    let result = session
+        .call_tool(CallToolParams::new("add", Some(json!({"a": 1}))))
+        .await
+        .unwrap();
+    assert_eq!(result.extra["x-vendor"], json!({"kept": true}));
+    assert_eq!(
+        serde_json::to_value(&result.content[0]).unwrap(),
+        json!({"type": "text", "text": "1", "x-hint": 2})
+    );
+    let read = session
+        .read_resource(ReadResourceParams::new("file:///a"))
+        .await
+        .unwrap();
+    assert_eq!(read.extra["x-vendor"], 3);
     server_task.await.unwrap();
 }
 
@@ -541,15 +594,93 @@ async fn server_requests_without_capability_get_method_not_found() {
     server_task.await.unwrap();
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_malformed_server_request_is_invalid_params_naming_what_is_wrong() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        for (id, method, params) in [
+            (0, "elicitation/create", json!({"requestedSchema": {}})),
+            (
+                1,
+                "sampling/createMessage",
+                json!({"messages": "not a list"}),
+            ),
+        ] {
+            server
+                .end
+                .send(Message::Request(Request {
+                    id: RequestId::from(id),
+                    method: method.into(),
+                    params: Some(params),
+                }))
+                .await
+                .unwrap();
+            let Message::Error(answer) = server.next().await else {
+                panic!("expected an error answer to {method}")
+            };
+            assert_eq!(answer.id, Some(RequestId::from(id)));
+            assert_eq!(answer.error.code, ErrorCode::INVALID_PARAMS, "{method}");
+            assert!(answer.error.message.contains(method), "{answer:?}");
+            assert!(
+                answer.error.message.contains("message"),
+                "names the field: {answer:?}"
+            );
+        }
+    });
+    let options = SessionOptions {
+        handler: Arc::new(AcceptingHandler),
+        capabilities: serde_json::from_value(json!({"elicitation": {}, "sampling": {}})).unwrap(),
+        ..options()
+    };
+    let _session = Session::connect("malformed", client, options)
+        .await
+        .unwrap();
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_request_goes_through_the_options_stack() {
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    let counting = tower::layer::layer_fn(move |inner: RequestService| {
+        let counter = Arc::clone(&counter);
+        tower::service_fn(move |request: McpRequest| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            inner.clone().oneshot(request)
+        })
+    });
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let request = server.next_request().await;
+        server.reply(request.id, json!({"content": []})).await;
+    });
+    let options = SessionOptions {
+        stack: LayerStack::default().layer(counting),
+        ..options()
+    };
+    let session = Session::connect("stacked", client, options).await.unwrap();
+    // The probe and `initialize` (the notification takes no request path).
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2);
+    session.call_tool(call("t")).await.unwrap();
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 3);
+    server_task.await.unwrap();
+}
+
 struct AcceptingHandler;
 
 #[async_trait]
 impl ClientHandler for AcceptingHandler {
-    async fn elicit(&self, _params: Value) -> Result<Value, ErrorObject> {
-        Ok(json!({"action": "accept", "content": {"confirmed": true}}))
+    async fn elicit(&self, _params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+        let mut content = serde_json::Map::new();
+        content.insert("confirmed".into(), json!(true));
+        Ok(ElicitResult::accept(content))
     }
-    async fn list_roots(&self, _params: Value) -> Result<Value, ErrorObject> {
-        Ok(json!({"roots": [{"uri": "file:///work", "name": "work"}]}))
+    async fn list_roots(&self, _params: MetaParams) -> Result<ListRootsResult, ErrorObject> {
+        let mut root = Root::new("file:///work");
+        root.name = Some("work".into());
+        Ok(ListRootsResult::new(vec![root]))
     }
 }
 
@@ -615,8 +746,8 @@ async fn input_required_rounds_echo_state_with_new_ids() {
         ..options()
     };
     let session = Session::connect("mrtr", client, options).await.unwrap();
-    let result = session.call_tool("deploy", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "done");
+    let result = session.call_tool(call("deploy")).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("done"));
     server_task.await.unwrap();
 }
 
@@ -651,7 +782,7 @@ async fn input_rounds_are_bounded() {
     )
     .await
     .unwrap();
-    let error = session.call_tool("t", json!({})).await.unwrap_err();
+    let error = session.call_tool(call("t")).await.unwrap_err();
     assert!(
         error
             .to_string()
@@ -678,7 +809,7 @@ async fn unknown_result_type_is_invalid() {
             .await;
     });
     let session = Session::connect("odd", client, options()).await.unwrap();
-    let error = session.call_tool("t", json!({})).await.unwrap_err();
+    let error = session.call_tool(call("t")).await.unwrap_err();
     assert!(
         matches!(error.kind(), ErrorKind::ProtocolViolation { .. }),
         "{error}"
@@ -750,7 +881,7 @@ async fn a_dead_connection_fails_pending_and_later_calls() {
         server.end.close().await.unwrap();
     });
     let session = Session::connect("gone", client, options()).await.unwrap();
-    let error = session.call_tool("t", json!({})).await.unwrap_err();
+    let error = session.call_tool(call("t")).await.unwrap_err();
     assert!(
         matches!(error.kind(), ErrorKind::ConnectionLost { .. }),
         "{error}"
@@ -815,7 +946,10 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
     });
     let session = Session::connect("sub", client, options()).await.unwrap();
     let mut subscription = session
-        .listen(json!({"toolsListChanged": true}))
+        .listen(SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..SubscriptionFilter::default()
+        })
         .await
         .unwrap();
     assert_eq!(

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use mcpdisco_capability::types::{Field, TypeExpr};
+use mcpdisco_client::protocol::types::{CallToolParams, CallToolResult};
 use mcpdisco_client::session::{RequestOptions, Session};
 
 /// How long an introspection call may take.
@@ -126,20 +127,14 @@ pub fn type_of_value(value: &Value) -> TypeExpr {
 /// The output type a `tools/call` result shows: its `structuredContent`,
 /// else its first text content when that is JSON. `None` for an error
 /// result or anything else.
-pub fn output_type_of_result(result: &Value) -> Option<TypeExpr> {
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+pub fn output_type_of_result(result: &CallToolResult) -> Option<TypeExpr> {
+    if result.is_error() {
         return None;
     }
-    if let Some(structured) = result.get("structuredContent") {
+    if let Some(structured) = &result.structured_content {
         return Some(type_of_value(structured));
     }
-    let text = result
-        .get("content")?
-        .as_array()?
-        .iter()
-        .find(|c| c.get("type").and_then(Value::as_str) == Some("text"))?
-        .get("text")?
-        .as_str()?;
+    let text = result.content.iter().find_map(|block| block.as_text())?;
     let parsed: Value = serde_json::from_str(text.trim()).ok()?;
     matches!(parsed, Value::Object(_) | Value::Array(_)).then(|| type_of_value(&parsed))
 }
@@ -155,8 +150,7 @@ pub async fn introspect(session: &Session, tool: &Value) -> Option<TypeExpr> {
         .map_or_else(|| Value::Object(Map::new()), minimal_arguments);
     let result = session
         .call_tool_with(
-            name,
-            arguments,
+            CallToolParams::new(name, Some(arguments)),
             RequestOptions::with_timeout(INTROSPECTION_TIMEOUT),
         )
         .await
@@ -199,25 +193,34 @@ mod tests {
         );
     }
 
+    /// A `tools/call` result, as a server would send it.
+    fn result(json: Value) -> CallToolResult {
+        serde_json::from_value(json).unwrap()
+    }
+
     #[test]
     fn output_types_from_structured_content_or_json_text() {
         let structured =
             json!({"content": [], "structuredContent": {"id": 1, "tags": ["a"], "score": 0.5}});
         assert_eq!(
-            output_type_of_result(&structured).unwrap().to_rtfs(),
+            output_type_of_result(&result(structured))
+                .unwrap()
+                .to_rtfs(),
             "[:map [:id :int] [:tags [:vector :string]] [:score :float]]"
         );
         let text = json!({"content": [{"type": "text", "text": "[{\"a\": null}]"}]});
         assert_eq!(
-            output_type_of_result(&text).unwrap().to_rtfs(),
+            output_type_of_result(&result(text)).unwrap().to_rtfs(),
             "[:vector [:map [:a :nil]]]"
         );
         assert_eq!(
-            output_type_of_result(&json!({"content": [{"type": "text", "text": "hello"}]})),
+            output_type_of_result(&result(
+                json!({"content": [{"type": "text", "text": "hello"}]})
+            )),
             None
         );
         assert_eq!(
-            output_type_of_result(&json!({"isError": true, "structuredContent": {}})),
+            output_type_of_result(&result(json!({"isError": true, "structuredContent": {}}))),
             None
         );
     }

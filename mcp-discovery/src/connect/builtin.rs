@@ -114,7 +114,7 @@ impl Connector for HttpConnector {
         Ok(match oauth {
             Some(oauth) => {
                 let masker = oauth.masker();
-                connection.with_policy(AuthLayer::new(oauth).policy(), masker)
+                connection.with_layer(AuthLayer::new(oauth), masker)
             }
             None => connection,
         })

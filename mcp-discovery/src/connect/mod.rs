@@ -46,6 +46,7 @@ pub use builtin::{HttpConnector, StdioConnector};
 pub use memory::MemoryConnector;
 
 use crate::config::{ParseOptions, ServerConfig};
+use mcpdisco_client::policy::{LayerStack, RequestLayer};
 use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
 
 /// How a launched server is stopped: the graces of the stdio shutdown sequence.
@@ -116,9 +117,10 @@ impl ConnectionDetails for NoDetails {}
 pub struct Connection {
     transport: Arc<dyn Transport>,
     details: Arc<dyn ConnectionDetails>,
-    /// Policies the session over it needs (an HTTP server's authorization).
-    policies: Vec<mcpdisco_client::session::PolicyLayer>,
-    /// Secrets those policies hold.
+    /// Layers the session over it needs (an HTTP server's authorization),
+    /// innermost in its stack.
+    layers: LayerStack,
+    /// Secrets those layers hold.
     masker: Masker,
 }
 
@@ -136,28 +138,24 @@ impl Connection {
         Self {
             transport,
             details,
-            policies: Vec::new(),
+            layers: LayerStack::empty(),
             masker: Masker::default(),
         }
     }
 
-    /// The same, with a policy the session over it must run (innermost, inside
-    /// the options' own layers), and the secrets it holds.
-    pub fn with_policy(
-        mut self,
-        policy: mcpdisco_client::session::PolicyLayer,
-        masker: Masker,
-    ) -> Self {
-        self.policies.push(policy);
+    /// The same, with a layer the session over it must run (innermost in
+    /// its stack, inside the options' own layers), and the secrets it holds.
+    pub fn with_layer(mut self, layer: impl RequestLayer, masker: Masker) -> Self {
+        self.layers = self.layers.layer(layer);
         self.masker = self.masker.union(&masker);
         self
     }
 
-    /// `options` for the session over this connection: its policies added,
-    /// its secrets masked.
+    /// `options` for the session over this connection: its layers added
+    /// innermost to the options' stack, its secrets masked.
     pub fn session_options(&self, options: SessionOptions) -> SessionOptions {
         let mut options = options;
-        options.layers.extend(self.policies.iter().cloned());
+        options.stack = options.stack.append(self.layers.clone());
         options.masker = options.masker.union(&self.masker);
         options
     }
@@ -309,7 +307,7 @@ pub fn options_for(server: &ServerConfig, options: &SessionOptions) -> SessionOp
     let mut options = options.clone();
     options.masker = options.masker.union(&server.masker());
     if let Some(limit) = server.rate_limit {
-        options.rate_limit = Some(limit);
+        options.stack.set_rate_limit(Some(limit));
     }
     options
 }

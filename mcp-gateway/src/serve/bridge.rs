@@ -18,10 +18,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
-use mcpdisco_protocol::types::ClientCapabilities;
+use mcpdisco_protocol::types::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    ListRootsResult, MetaParams,
+};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::sync::Mutex;
-use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::client::ClientLink;
@@ -177,43 +179,30 @@ struct ServerHandler {
 }
 
 impl ServerHandler {
-    /// Passes the server's request `M` on, typed both ways.
-    async fn forward<M: RequestMethod>(&self, params: Value) -> Result<Value, ErrorObject> {
-        let method = M::METHOD;
-        let params = match params {
-            Value::Null => Value::Object(Map::new()),
-            params => params,
-        };
-        let params: M::Params = serde_json::from_value(params).map_err(|error| {
-            ErrorObject::new(
-                ErrorCode::INVALID_PARAMS,
-                format!("{method}: invalid params: {error}"),
-            )
-        })?;
+    /// Passes the server's request `M` on to the right client, typed both
+    /// ways (the client's answer is read into `M`'s result).
+    async fn forward<M: RequestMethod>(&self, params: M::Params) -> Result<M::Result, ErrorObject> {
         let Some(bridge) = self.bridge.upgrade() else {
-            return Err(ErrorObject::method_not_found(method));
+            return Err(ErrorObject::method_not_found(M::METHOD));
         };
-        let result = bridge.forward::<M>(&self.server, params).await?;
-        serde_json::to_value(result).map_err(|error| {
-            ErrorObject::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("{method}: could not write the client's answer: {error}"),
-            )
-        })
+        bridge.forward::<M>(&self.server, params).await
     }
 }
 
 #[async_trait]
 impl ClientHandler for ServerHandler {
-    async fn list_roots(&self, params: Value) -> Result<Value, ErrorObject> {
+    async fn list_roots(&self, params: MetaParams) -> Result<ListRootsResult, ErrorObject> {
         self.forward::<ListRoots>(params).await
     }
 
-    async fn create_message(&self, params: Value) -> Result<Value, ErrorObject> {
+    async fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ErrorObject> {
         self.forward::<CreateMessage>(params).await
     }
 
-    async fn elicit(&self, params: Value) -> Result<Value, ErrorObject> {
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
         self.forward::<Elicit>(params).await
     }
 }

@@ -6,7 +6,11 @@
 use std::future::Future;
 use std::sync::atomic::Ordering;
 
-use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError};
+use mcpdisco_client::session::{ErrorKind, ListKind, RequestOptions, Session, SessionError};
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{CallTool, GetPrompt, ReadResource};
+use mcpdisco_protocol::types::{CallToolParams, GetPromptParams, ReadResourceParams};
 use mcpdisco_transport::Delivery;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -99,9 +103,11 @@ impl Supervisor {
             let (arguments, options) = (arguments.clone(), options.clone());
             async move {
                 // Never sent again once it may have run; the error says so.
+                let call = CallToolParams::new(tool, Some(arguments));
                 session
-                    .call_tool_with(tool, arguments, options)
+                    .send::<CallTool>(&call, options)
                     .await
+                    .and_then(|result| readable(&session, CallTool::METHOD, &result))
                     .map_err(|error| {
                         if error.may_have_run() {
                             error.not_repeated()
@@ -130,7 +136,12 @@ impl Supervisor {
         self.check_visible(server, ListKind::Resources, uri)?;
         self.deliver(server, |session| {
             let options = options.clone();
-            async move { session.read_resource_with(uri, options).await }
+            async move {
+                let result = session
+                    .send::<ReadResource>(&ReadResourceParams::new(uri), options)
+                    .await?;
+                readable(&session, ReadResource::METHOD, &result)
+            }
         })
         .await
     }
@@ -157,7 +168,15 @@ impl Supervisor {
         self.check_visible(server, ListKind::Prompts, name)?;
         self.deliver(server, |session| {
             let (arguments, options) = (arguments.clone(), options.clone());
-            async move { session.get_prompt_with(name, arguments, options).await }
+            async move {
+                let arguments = match arguments {
+                    Value::Object(arguments) => Some(arguments),
+                    _ => None,
+                };
+                let get = GetPromptParams::new(name, arguments);
+                let result = session.send::<GetPrompt>(&get, options).await?;
+                readable(&session, GetPrompt::METHOD, &result)
+            }
         })
         .await
     }
@@ -184,4 +203,17 @@ impl Supervisor {
             other => Ok(other?),
         }
     }
+}
+
+/// A result as the server sent it (the gateway passes it on unchanged), read as JSON.
+fn readable(session: &Session, method: &str, result: &RawJson) -> Result<Value, SessionError> {
+    result.to_value().map_err(|error| {
+        SessionError::new(
+            session.name(),
+            method,
+            ErrorKind::ProtocolViolation {
+                reason: format!("unreadable result: {error}"),
+            },
+        )
+    })
 }

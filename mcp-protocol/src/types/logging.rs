@@ -65,3 +65,9 @@ impl SetLevelParams {
         }
     }
 }
+
+impl From<LoggingLevel> for SetLevelParams {
+    fn from(level: LoggingLevel) -> Self {
+        Self::new(level)
+    }
+}

@@ -167,6 +167,69 @@ super::struct_with_extra! {
     }
 }
 
+impl Root {
+    /// A root at `uri` (`file://...`), unnamed.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl ListRootsResult {
+    /// A `roots/list` result listing `roots`.
+    pub fn new(roots: Vec<Root>) -> Self {
+        Self {
+            roots,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl CreateMessageResult {
+    /// What the assistant said (`content`, a content block or several, raw)
+    /// and the model that said it.
+    pub fn new(content: Value, model: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content,
+            model: model.into(),
+            stop_reason: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl ElicitResult {
+    /// The user submitted the form with `content`.
+    pub fn accept(content: Extra) -> Self {
+        Self::with_action(ElicitAction::Accept, Some(content))
+    }
+
+    /// The user said no.
+    pub fn decline() -> Self {
+        Self::with_action(ElicitAction::Decline, None)
+    }
+
+    /// The user dismissed the question.
+    pub fn cancel() -> Self {
+        Self::with_action(ElicitAction::Cancel, None)
+    }
+
+    fn with_action(action: ElicitAction, content: Option<Extra>) -> Self {
+        Self {
+            action,
+            content,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 impl CompleteParams {
     /// Completions of `argument` (`{"name", "value"}`) of `reference` (`ref/prompt` or `ref/resource`).
     pub fn new(reference: Value, argument: Value) -> Self {

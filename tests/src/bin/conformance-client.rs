@@ -15,8 +15,13 @@ use mcpdisco::secret::SecretString;
 use mcpdisco_client::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
+use mcpdisco_client::policy::LayerStack;
 use mcpdisco_client::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_protocol::ErrorObject;
+use mcpdisco_protocol::types::{
+    CallToolParams, ElicitParams, ElicitResult, GetPromptParams, ListRootsResult, MetaParams,
+    ReadResourceParams,
+};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use serde_json::{Map, Value, json};
 
@@ -26,10 +31,11 @@ struct ConformanceHandler;
 
 #[async_trait]
 impl ClientHandler for ConformanceHandler {
-    async fn elicit(&self, params: Value) -> Result<Value, ErrorObject> {
+    async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
         let mut content = Map::new();
         if let Some(properties) = params
-            .get("requestedSchema")
+            .requested_schema
+            .as_ref()
             .and_then(|s| s.get("properties"))
             .and_then(Value::as_object)
         {
@@ -46,11 +52,11 @@ impl ClientHandler for ConformanceHandler {
                 content.insert(name.clone(), value);
             }
         }
-        Ok(json!({"action": "accept", "content": content}))
+        Ok(ElicitResult::accept(content))
     }
 
-    async fn list_roots(&self, _params: Value) -> Result<Value, ErrorObject> {
-        Ok(json!({"roots": []}))
+    async fn list_roots(&self, _params: MetaParams) -> Result<ListRootsResult, ErrorObject> {
+        Ok(ListRootsResult::new(Vec::new()))
     }
 }
 
@@ -129,7 +135,7 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     config.credentials = Some(oauth.clone());
     let transport = HttpTransport::connect(config, &HttpClient::shared()?, HttpKind::Auto).await?;
     let options = SessionOptions {
-        layers: vec![AuthLayer::new(oauth).policy()],
+        stack: LayerStack::default().layer(AuthLayer::new(oauth)),
         era: if modern {
             EraPreference::Modern
         } else {
@@ -154,6 +160,11 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     Ok(())
 }
 
+/// A call of tool `name` with `arguments`.
+fn tool_call(name: &str, arguments: Value) -> CallToolParams {
+    CallToolParams::new(name, Some(arguments))
+}
+
 /// List items, read as JSON values.
 fn values(items: Vec<mcpdisco_protocol::RawJson>) -> Result<Vec<Value>> {
     items
@@ -169,23 +180,25 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
         "initialize" | "json-schema-ref-no-deref" | "request-metadata" => {}
         "tools_call" => {
             session
-                .call_tool("add_numbers", json!({"a": 1, "b": 2}))
+                .call_tool(tool_call("add_numbers", json!({"a": 1, "b": 2})))
                 .await?;
         }
         "elicitation-sep1034-client-defaults" => {
             session
-                .call_tool("test_client_elicitation_defaults", json!({}))
+                .call_tool(tool_call("test_client_elicitation_defaults", json!({})))
                 .await?;
         }
         "sse-retry" => {
-            session.call_tool("test_reconnection", json!({})).await?;
+            session
+                .call_tool(tool_call("test_reconnection", json!({})))
+                .await?;
         }
         "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
             // Invalid tools never reach us: the transport drops them from tools/list.
             for tool in &tools {
                 let name = tool["name"].as_str().unwrap_or_default();
                 let arguments = sample_arguments(&tool["inputSchema"]);
-                if let Err(error) = session.call_tool(name, arguments).await {
+                if let Err(error) = session.call_tool(tool_call(name, arguments)).await {
                     eprintln!("{error}");
                 }
             }
@@ -194,17 +207,19 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             if let Some(first) = tools.first() {
                 let name = first["name"].as_str().unwrap_or_default();
                 session
-                    .call_tool(name, sample_arguments(&first["inputSchema"]))
+                    .call_tool(tool_call(name, sample_arguments(&first["inputSchema"])))
                     .await?;
             }
             for resource in values(session.list_all(ListKind::Resources).await?)? {
                 if let Some(uri) = resource["uri"].as_str() {
-                    session.read_resource(uri).await?;
+                    session.read_resource(ReadResourceParams::new(uri)).await?;
                 }
             }
             if let Some(prompt) = values(session.list_all(ListKind::Prompts).await?)?.first() {
                 let name = prompt["name"].as_str().unwrap_or_default();
-                session.get_prompt(name, json!({})).await?;
+                session
+                    .get_prompt(GetPromptParams::new(name, Some(Map::new())))
+                    .await?;
             }
         }
         "http-custom-headers" => {
@@ -215,7 +230,9 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             .context("MCP_CONFORMANCE_CONTEXT is not JSON")?;
             for call in context["toolCalls"].as_array().into_iter().flatten() {
                 let name = call["name"].as_str().unwrap_or_default();
-                session.call_tool(name, call["arguments"].clone()).await?;
+                session
+                    .call_tool(tool_call(name, call["arguments"].clone()))
+                    .await?;
             }
         }
         "json-schema-2020-12-preservation" => {
@@ -223,14 +240,17 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
                 bail!("the server lists no json_schema_2020_12_tool");
             };
             session
-                .call_tool("json_schema_echo", json!({"schema": focal["inputSchema"]}))
+                .call_tool(tool_call(
+                    "json_schema_echo",
+                    json!({"schema": focal["inputSchema"]}),
+                ))
                 .await?;
         }
         auth if auth.starts_with("auth/") => {
             // What a host does once authorized: list, then call (a step-up
             // or a changed authorization server shows on the call).
             if tool("test-tool").is_some() {
-                session.call_tool("test-tool", json!({})).await?;
+                session.call_tool(tool_call("test-tool", json!({}))).await?;
             }
         }
         other => eprintln!("unknown scenario {other:?}: listed tools only"),

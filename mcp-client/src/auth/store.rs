@@ -144,11 +144,7 @@ impl StoredCredentials {
         hash.update(issuer.as_bytes());
         hash.update([0]);
         hash.update(resource.as_bytes());
-        hash.finalize()
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(&hash.finalize()[..16])
     }
 }
 

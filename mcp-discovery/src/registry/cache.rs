@@ -38,8 +38,7 @@ impl ResponseCache {
     }
 
     fn path(&self, url: &str) -> PathBuf {
-        let digest = Sha256::digest(url.as_bytes());
-        let name: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+        let name = hex::encode(Sha256::digest(url.as_bytes()));
         self.dir.join(format!("{name}.json"))
     }
 

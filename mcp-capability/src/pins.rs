@@ -88,7 +88,7 @@ impl Pin {
         }
         let fields = Value::Object(fields);
         let canonical = serde_jcs::to_string(&fields).ok()?;
-        let sha256 = hex(&Sha256::digest(canonical.as_bytes()));
+        let sha256 = hex::encode(Sha256::digest(canonical.as_bytes()));
         Some((
             format!("{}:{identity}", kind.prefix()),
             Pin { sha256, fields },
@@ -166,17 +166,7 @@ pub struct PinScope {
 /// pointing the name at another server does not).
 pub fn server_key(identity: &Value) -> String {
     let material = serde_jcs::to_string(identity).unwrap_or_default();
-    hex(&Sha256::digest(material.as_bytes())[..16])
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
-            let _ = write!(out, "{b:02x}");
-            out
-        })
+    hex::encode(&Sha256::digest(material.as_bytes())[..16])
 }
 
 /// Why a lock file's text could not be read.

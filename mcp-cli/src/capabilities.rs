@@ -12,8 +12,11 @@ use mcpdisco_capability::{ItemCheck, PinFile, PinStatus};
 use serde_json::{Value, json};
 
 use crate::cli::{ExportFormat, GlobalOptions};
-use crate::commands::{exit, print_json};
-use crate::load::{Loaded, UsageError};
+use crate::context::Context;
+use crate::error::UsageError;
+use crate::exit;
+use crate::load::Loaded;
+use crate::output::print_json;
 use crate::render::printable_str as printable;
 
 /// The lock file: `--lock`, else beside the first config read.
@@ -135,12 +138,7 @@ pub type Outputs = std::collections::HashMap<(String, String), mcpdisco_capabili
 /// `--introspect-output`: each eligible tool (read-only, not destructive, no
 /// output schema) of each ready server called once; failures leave the type
 /// unknown.
-pub async fn introspect_outputs(
-    global: &GlobalOptions,
-    session: &mcpdisco_client::session::SessionOptions,
-    loaded: &Loaded,
-    report: &DiscoveryReport,
-) -> Outputs {
+pub async fn introspect_outputs(context: &Context<'_>, report: &DiscoveryReport) -> Outputs {
     use mcpdisco::approval::introspect;
     let mut outputs = Outputs::new();
     for server_report in report
@@ -154,13 +152,18 @@ pub async fn introspect_outputs(
             .filter_map(|t| t.to_value().ok())
             .filter(introspect::eligible)
             .collect();
-        let Some(server) = loaded.servers.iter().find(|s| s.name == server_report.name) else {
+        let Some(server) = context
+            .loaded
+            .servers
+            .iter()
+            .find(|s| s.name == server_report.name)
+        else {
             continue;
         };
         if tools.is_empty() {
             continue;
         }
-        let connected = match crate::commands::connect_to(global, session, server).await {
+        let connected = match context.connect(server).await {
             Ok(connected) => connected,
             Err(error) => {
                 eprintln!("warning: no output types for '{}': {error}", server.name);

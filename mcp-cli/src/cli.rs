@@ -59,7 +59,7 @@ pub struct GlobalOptions {
     #[arg(
         long,
         value_name = "DIR",
-        env = "MCP_DISCOVERY_CACHE_DIR",
+        env = crate::environment::CACHE_DIR,
         global = true
     )]
     pub cache_dir: Option<PathBuf>,
@@ -185,7 +185,7 @@ pub enum Command {
     /// Approve a server's manifests (all, or the tools named) and pin them.
     Approve {
         /// The server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
         /// Its tools (all pending ones when none is named).
         tools: Vec<String>,
@@ -200,7 +200,7 @@ pub enum Command {
     /// Take an approval back (all, or the tools named) and unpin them.
     Revoke {
         /// The server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
         /// Its tools (all approved ones when none is named).
         tools: Vec<String>,
@@ -227,10 +227,10 @@ pub enum Command {
     /// Call a tool. Exits 5 when the tool reports an error (`isError`).
     Call {
         /// The server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
         /// The tool, by its own name on that server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::tool_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::tool_names))]
         tool: String,
         /// The arguments, a JSON object.
         #[arg(long, value_name = "JSON", default_value = "{}")]
@@ -239,7 +239,7 @@ pub enum Command {
     /// Check that a server answers.
     Ping {
         /// The server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
     },
     /// Serve every enabled server as one MCP server (a gateway): over stdio,
@@ -274,7 +274,7 @@ pub enum Command {
     /// back to 127.0.0.1, and stores the tokens for the other commands.
     Login {
         /// The server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
         /// Print the authorization URL instead of opening a browser.
         #[arg(long)]
@@ -283,7 +283,7 @@ pub enum Command {
     /// Forget a server's stored tokens and client registration.
     Logout {
         /// The server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
     },
     /// Stored tokens.
@@ -313,7 +313,7 @@ pub enum Command {
     /// Exits 0 when every check passes.
     Doctor {
         /// The servers (all enabled ones when none is named).
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         servers: Vec<String>,
     },
 }
@@ -404,7 +404,7 @@ pub enum PinsCommand {
     /// What changed, field by field: old and new text, the schema paths that differ.
     Diff {
         /// Only this server.
-        #[arg(add = ArgValueCompleter::new(crate::completions::server_names))]
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: Option<String>,
     },
 }

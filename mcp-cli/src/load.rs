@@ -1,97 +1,10 @@
-//! The CLI's flags as a [`SourceSelection`], and the library's errors in the
-//! CLI's words; which files are read and how they merge is the library's
-//! (`mcpdisco::config::SourceSelection`).
+//! The CLI's flags as a [`SourceSelection`]; which files are read and how
+//! they merge is the library's (`mcpdisco::config::SourceSelection`).
 
-use std::path::PathBuf;
-
-use mcpdisco::config::{ConfigError, LoadedConfig, ProcessEnv, SourceError, SourceSelection};
+use mcpdisco::config::{LoadedConfig, ProcessEnv, SourceSelection};
 
 use crate::cli::GlobalOptions;
-
-/// A usage or configuration problem: exit status 1.
-#[derive(Debug, thiserror::Error)]
-pub enum UsageError {
-    /// A config file could not be read or is invalid.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// No `--config` and nothing found where hosts keep theirs.
-    #[error("no MCP config found; looked for:\n{}\nPass one with --config FILE.", list(.searched))]
-    NoConfig {
-        /// Where we looked.
-        searched: Vec<PathBuf>,
-    },
-    /// `--server` named a server no config has.
-    #[error("no server named '{name}' in {}; configured: {}", list_inline(.files), known.join(", "))]
-    UnknownServer {
-        /// The name asked for.
-        name: String,
-        /// The names there are.
-        known: Vec<String>,
-        /// The files read.
-        files: Vec<PathBuf>,
-    },
-    /// `--args` is not a JSON object.
-    #[error("--args must be a JSON object: {0}")]
-    Arguments(String),
-    /// The trace file cannot be created.
-    #[error("cannot create the trace file {}: {source}", path.display())]
-    Trace {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// `login` or `logout` of a server that is not an HTTP server.
-    #[error("'{0}' is not an HTTP server; only HTTP servers use OAuth")]
-    NotHttp(String),
-    /// A capabilities folder or the lock file cannot be used.
-    #[error("{0}")]
-    Capabilities(String),
-    /// The token store cannot be used.
-    #[error("credential store: {0}")]
-    CredentialStore(String),
-    /// `serve --http` on an address other machines can reach, without a token.
-    #[error(
-        "--http {0} is reachable from other machines: give --http-token TOKEN (or MCP_GATEWAY_TOKEN), or bind 127.0.0.1"
-    )]
-    OpenBind(std::net::SocketAddr),
-    /// `serve --http` could not listen.
-    #[error("cannot listen on {addr}: {source}")]
-    Listen {
-        /// The address.
-        addr: std::net::SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The MCP Registry could not be used.
-    #[error("{0}")]
-    Registry(String),
-    /// `--cache` is not a usable shared cache URL.
-    #[error("--cache: {0}")]
-    CacheUrl(String),
-    /// The current directory is unknown.
-    #[error("cannot read the current directory: {0}")]
-    CurrentDir(std::io::Error),
-    /// The config sources failed in a way the variants above do not name.
-    #[error(transparent)]
-    Sources(SourceError),
-}
-
-fn list(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|path| format!("  {}", path.display()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn list_inline(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|path| path.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
+use crate::error::UsageError;
 
 /// What was read: the library's [`LoadedConfig`].
 pub type Loaded = LoadedConfig;
@@ -116,49 +29,4 @@ pub fn selection(global: &GlobalOptions) -> Result<SourceSelection, UsageError> 
 /// auto-detection finds.
 pub fn load(global: &GlobalOptions) -> Result<Loaded, UsageError> {
     Ok(selection(global)?.load(&ProcessEnv)?)
-}
-
-impl From<SourceError> for UsageError {
-    fn from(error: SourceError) -> Self {
-        match error {
-            SourceError::Config(error) => Self::Config(error),
-            SourceError::NoConfig { searched } => Self::NoConfig { searched },
-            SourceError::UnknownServer { name, known, files } => {
-                Self::UnknownServer { name, known, files }
-            }
-            // A kind of problem added later: its own words.
-            other => Self::Sources(other),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_librarys_errors_read_as_before() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.json");
-        std::fs::write(&a, r#"{"mcpServers": {"x": {"command": "one"}}}"#).unwrap();
-        let selection = SourceSelection {
-            files: vec![a.clone()],
-            servers: vec!["nope".into()],
-            ..SourceSelection::new(dir.path(), None)
-        };
-        let error = UsageError::from(selection.load(&ProcessEnv).unwrap_err());
-        assert_eq!(
-            error.to_string(),
-            format!("no server named 'nope' in {}; configured: x", a.display())
-        );
-        let empty = tempfile::tempdir().unwrap();
-        let none = SourceSelection::new(empty.path(), Some(empty.path().to_owned()));
-        let error = UsageError::from(none.load(&ProcessEnv).unwrap_err());
-        let shown = error.to_string();
-        assert!(
-            shown.starts_with("no MCP config found; looked for:\n  ")
-                && shown.ends_with("\nPass one with --config FILE."),
-            "{shown}"
-        );
-    }
 }

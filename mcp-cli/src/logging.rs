@@ -1,64 +1,76 @@
 //! Logging to stderr, masked: every log line passes through the masker of
 //! the loaded configuration before it is written, whatever wrote it (our
 //! crates, a server's stderr forwarded at `-vv`, a library's error text).
+//! The masker is reached through a [`LogMasker`] handle that the run keeps
+//! and fills once the configuration is read.
 
 use std::io::Write;
-use std::sync::OnceLock;
-
-use mcpdisco::sync::RwLock;
+use std::sync::Arc;
 
 use mcpdisco::secret::Masker;
+use mcpdisco::sync::RwLock;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
-/// The masker log lines go through; empty until the configuration is loaded.
-static MASKER: OnceLock<RwLock<Masker>> = OnceLock::new();
+/// The masker log lines go through, shared between the log writer and the
+/// command that learns the secrets; empty until the configuration is read.
+#[derive(Debug, Clone, Default)]
+pub struct LogMasker(Arc<RwLock<Masker>>);
 
-fn masker_cell() -> &'static RwLock<Masker> {
-    MASKER.get_or_init(|| RwLock::new(Masker::default()))
+impl LogMasker {
+    /// From now on, log lines are masked with `masker`.
+    pub fn set(&self, masker: Masker) {
+        *self.0.write() = masker;
+    }
+
+    fn mask(&self, text: &str) -> String {
+        self.0.read().mask(text).into_owned()
+    }
 }
 
-/// From now on, log lines are masked with `masker`.
-pub fn set_masker(masker: Masker) {
-    *masker_cell().write() = masker;
-}
-
-fn current_masker() -> Masker {
-    masker_cell().read().clone()
-}
-
-/// Starts logging at `verbose` (0 errors, 1 info, 2 and more debug); `RUST_LOG` overrides.
-pub fn init(verbose: u8) {
+/// Starts logging at `verbose` (0 errors, 1 info, 2 and more debug);
+/// `RUST_LOG` overrides. Returns the handle that sets the masker.
+pub fn init(verbose: u8) -> LogMasker {
     let default = match verbose {
         0 => "error",
         1 => "info",
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let masker = LogMasker::default();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(MaskedStderr)
+        .with_writer(MaskedStderr {
+            masker: masker.clone(),
+        })
         .try_init();
+    masker
 }
 
 /// Makes one [`MaskedLine`] per log event.
-struct MaskedStderr;
+struct MaskedStderr {
+    masker: LogMasker,
+}
 
 impl<'a> MakeWriter<'a> for MaskedStderr {
-    type Writer = MaskedLine;
+    type Writer = MaskedLine<'a>;
 
     fn make_writer(&'a self) -> Self::Writer {
-        MaskedLine { buffer: Vec::new() }
+        MaskedLine {
+            buffer: Vec::new(),
+            masker: &self.masker,
+        }
     }
 }
 
 /// One event's text, masked as a whole and written to stderr when dropped
 /// (so a secret split across the formatter's writes is still found).
-struct MaskedLine {
+struct MaskedLine<'a> {
     buffer: Vec<u8>,
+    masker: &'a LogMasker,
 }
 
-impl Write for MaskedLine {
+impl Write for MaskedLine<'_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.buffer.extend_from_slice(bytes);
         Ok(bytes.len())
@@ -69,13 +81,19 @@ impl Write for MaskedLine {
     }
 }
 
-impl Drop for MaskedLine {
+impl MaskedLine<'_> {
+    /// The event's text as it will be written: masked as a whole.
+    fn masked(&self) -> String {
+        self.masker.mask(&String::from_utf8_lossy(&self.buffer))
+    }
+}
+
+impl Drop for MaskedLine<'_> {
     fn drop(&mut self) {
         if self.buffer.is_empty() {
             return;
         }
-        let text = String::from_utf8_lossy(&self.buffer);
-        let masked = current_masker().mask(&text).into_owned();
+        let masked = self.masked();
         let _ = std::io::stderr().lock().write_all(masked.as_bytes());
     }
 }
@@ -85,13 +103,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_line_is_masked_as_a_whole() {
-        let masker = Masker::new(["sk-live-0815abc"]);
-        let mut line = MaskedLine { buffer: Vec::new() };
+    fn a_line_is_masked_as_a_whole_with_the_masker_set_later() {
+        let writer = MaskedStderr {
+            masker: LogMasker::default(),
+        };
+        let handle = writer.masker.clone();
+        let mut line = writer.make_writer();
         line.write_all(b"key=sk-live-").unwrap();
         line.write_all(b"0815abc\n").unwrap();
-        let text = String::from_utf8_lossy(&line.buffer).into_owned();
-        assert_eq!(masker.mask(&text), "key=***\n");
+        assert_eq!(line.masked(), "key=sk-live-0815abc\n");
+        handle.set(Masker::new(["sk-live-0815abc"]));
+        assert_eq!(line.masked(), "key=***\n");
         line.buffer.clear();
     }
 }

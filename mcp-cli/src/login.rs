@@ -10,32 +10,19 @@ use mcpdisco::config::{Launch, ServerConfig};
 use mcpdisco::connect::{ConnectContext, Connectors, connect_with};
 use mcpdisco::secret::redact_url;
 use mcpdisco_client::auth::{
-    AuthContext, AuthStatus, FileTokenStore, LoopbackBrowser, TokenStore, canonical_resource,
+    AuthContext, AuthStatus, LoopbackBrowser, TokenStore, canonical_resource,
 };
 use mcpdisco_client::session::{ListKind, SessionOptions};
 use serde_json::json;
 
 use crate::cli::GlobalOptions;
-use crate::commands::{exit, print_json};
-use crate::load::UsageError;
+use crate::credentials::{CLIENT_NAME, open_store as store};
+use crate::error::UsageError;
+use crate::exit;
+use crate::output::print_json;
 
 /// How long `login` waits for the browser to come back.
 const LOGIN_WAIT: Duration = Duration::from_secs(300);
-/// The name clients register with at authorization servers.
-const CLIENT_NAME: &str = "mcp-cli";
-
-/// The stored tokens, for commands that must not ask a user.
-pub fn stored_context() -> Option<AuthContext> {
-    let store = FileTokenStore::open_default().ok()?;
-    Some(AuthContext {
-        client_name: CLIENT_NAME.into(),
-        ..AuthContext::stored(Arc::new(store))
-    })
-}
-
-fn store() -> Result<FileTokenStore, UsageError> {
-    FileTokenStore::open_default().map_err(|e| UsageError::CredentialStore(e.to_string()))
-}
 
 /// The resource key of an HTTP server, or a usage error for another kind.
 fn resource_of(server: &ServerConfig) -> Result<String, UsageError> {

@@ -7,17 +7,25 @@
 
 mod capabilities;
 mod cli;
+mod closing;
 mod columns;
 mod commands;
 mod completions;
+mod context;
+mod credentials;
+mod dynamic_completion;
+mod environment;
+mod error;
+mod exit;
+mod listing;
 mod load;
 mod logging;
 mod login;
+mod output;
 mod progress;
 mod registry;
 mod render;
 mod serve;
-
 mod style;
 
 use std::process::ExitCode;
@@ -25,7 +33,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::Cli;
-use crate::commands::exit;
+use crate::closing::PendingCloses;
 
 fn main() -> ExitCode {
     completions::complete_if_asked();
@@ -41,7 +49,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    logging::init(cli.global.verbose);
+    let log = logging::init(cli.global.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -52,8 +60,9 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    let closing = PendingCloses::default();
     let code = runtime.block_on(async {
-        let code = match commands::run(&cli.global, &cli.command).await {
+        let code = match commands::run(&cli.global, &cli.command, &log, &closing).await {
             Ok(code) => code,
             Err(error) => {
                 eprintln!("error: {error}");
@@ -61,7 +70,7 @@ fn main() -> ExitCode {
             }
         };
         // What was printed came first; every server is stopped before we exit.
-        commands::finish_closing().await;
+        closing.finish().await;
         code
     });
     // Sessions are closed by now; anything a failed close left behind is killed on drop.

@@ -6,21 +6,17 @@ use std::process::ExitCode;
 
 use mcpdisco::config::{self, Added, ParseOptions, ProcessEnv, ServerConfig};
 use mcpdisco::registry::{
-    Choice, DEFAULT_REGISTRY, RegistryClient, RegistryEntry, RegistryError, RegistryOptions,
-    ResolveOptions, Resolved, SearchQuery, mcpb_entry, resolve,
+    Choice, DEFAULT_REGISTRY, RegistryClient, RegistryEntry, RegistryOptions, ResolveOptions,
+    Resolved, SearchQuery, mcpb_entry, resolve,
 };
 use serde_json::{Value, json};
 
 use crate::cli::{GlobalOptions, RegistryCommand, ResolveArgs};
-use crate::commands::{exit, print_json};
-use crate::load::{Loaded, UsageError};
+use crate::error::UsageError;
+use crate::exit;
+use crate::load::Loaded;
+use crate::output::print_json;
 use crate::style::Style;
-
-impl From<RegistryError> for UsageError {
-    fn from(error: RegistryError) -> Self {
-        UsageError::Registry(error.to_string())
-    }
-}
 
 /// The client `global` asks for: `--registry` (or `MCP_REGISTRY_URL`), the
 /// answers cached beside the discovery cache unless `--no-cache`.

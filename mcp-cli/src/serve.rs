@@ -13,7 +13,9 @@ use mcpdisco_gateway::server::http::{HttpServer, HttpServerOptions};
 use mcpdisco_gateway::server::stdio::StdioServer;
 use mcpdisco_gateway::supervisor::SupervisorOptions;
 
-use crate::load::{Loaded, UsageError};
+use crate::credentials::stored_context;
+use crate::error::UsageError;
+use crate::load::Loaded;
 
 /// What `serve` was asked.
 #[derive(Debug)]
@@ -57,7 +59,7 @@ pub async fn serve(
         session,
         start_deadline: options.start_deadline,
         separator: options.separator,
-        auth: crate::login::stored_context(),
+        auth: stored_context(),
         gate: options
             .hide_changed_tools
             .map(mcpdisco_gateway::supervisor::hide_changed),

@@ -8,10 +8,11 @@
 //! authorization challenge of every response) and returns a checklist with
 //! the time of each phase. Every text in it is masked.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcpdisco_transport::stdio::resolve;
 use mcpdisco_transport::trace::{HttpEvent, MemoryTrace, TraceEvent, Tracer};
 use serde::Serialize;
 
@@ -331,16 +332,10 @@ fn check_launch(server: &ServerConfig, list: &mut Checklist) -> bool {
         Launch::Stdio {
             command, cwd, env, ..
         } => {
-            let path = env
-                .get("PATH")
-                .map(|value| {
-                    use mcpdisco_transport::secret::ExposeSecret;
-                    value.expose_secret().to_owned()
-                })
-                .or_else(|| std::env::var("PATH").ok())
-                .unwrap_or_default();
-            match find_command(command, cwd, &path) {
-                Some(found) => {
+            // Found as the launcher finds it (the server's own PATH first;
+            // PATHEXT on Windows), so the two never disagree.
+            match resolve::program_file(command, env, Some(cwd)) {
+                Ok(found) => {
                     list.add(
                         "command",
                         CheckStatus::Pass,
@@ -349,7 +344,7 @@ fn check_launch(server: &ServerConfig, list: &mut Checklist) -> bool {
                     );
                     true
                 }
-                None => {
+                Err(_) => {
                     list.add(
                         "command",
                         CheckStatus::Fail,
@@ -374,26 +369,6 @@ fn check_launch(server: &ServerConfig, list: &mut Checklist) -> bool {
             true
         }
     }
-}
-
-/// Where `command` resolves: a path (relative to `cwd`), or the first match on `path`.
-fn find_command(command: &str, cwd: &Path, path: &str) -> Option<PathBuf> {
-    let is_file = |candidate: &Path| candidate.is_file();
-    if command.contains('/') || command.contains(std::path::MAIN_SEPARATOR) {
-        let candidate = cwd.join(command);
-        return is_file(&candidate).then_some(candidate);
-    }
-    let extensions: &[&str] = if cfg!(windows) {
-        &["", ".exe", ".cmd", ".bat"]
-    } else {
-        &[""]
-    };
-    std::env::split_paths(path).find_map(|dir| {
-        extensions
-            .iter()
-            .map(|extension| dir.join(format!("{command}{extension}")))
-            .find(|candidate| is_file(candidate))
-    })
 }
 
 fn command_hint(command: &str) -> String {
@@ -665,15 +640,39 @@ fn stderr_check(tail: &str, list: &mut Checklist) {
 mod tests {
     use super::*;
 
+    fn command_check(server: &ServerConfig) -> (bool, Check) {
+        let mut list = Checklist { checks: Vec::new() };
+        let started = check_launch(server, &mut list);
+        (started, list.checks.remove(0))
+    }
+
     #[test]
-    fn commands_are_found_on_the_path_given() {
+    fn commands_are_found_on_the_servers_path() {
         let dir = tempfile::tempdir().unwrap();
-        let tool = dir.path().join("my-server");
+        let name = if cfg!(windows) {
+            "my-server.exe"
+        } else {
+            "my-server"
+        };
+        let tool = dir.path().join(name);
         std::fs::write(&tool, "#!/bin/sh\n").unwrap();
-        let path = dir.path().display().to_string();
-        assert_eq!(find_command("my-server", Path::new("/"), &path), Some(tool));
-        assert!(find_command("not-there-at-all", Path::new("/"), &path).is_none());
-        assert!(find_command("./my-server", dir.path(), "").is_some());
+        let on_path = |command: &str| {
+            let mut server = ServerConfig::stdio("s", command, Vec::<String>::new(), "/");
+            if let Launch::Stdio { env, .. } = &mut server.launch {
+                let path = dir.path().display().to_string();
+                env.insert("PATH".into(), path.into());
+            }
+            server
+        };
+        let (started, check) = command_check(&on_path("my-server"));
+        assert!(started);
+        assert_eq!(check.status, CheckStatus::Pass);
+        assert_eq!(check.detail, format!("my-server is {}", tool.display()));
+        let (started, check) = command_check(&on_path("not-there-at-all"));
+        assert!(!started);
+        assert_eq!(check.status, CheckStatus::Fail);
+        assert_eq!(check.detail, "not-there-at-all is not found on PATH");
+        assert!(check.hint.is_some_and(|hint| hint.contains("on PATH")));
         assert!(command_hint("npx").contains("npx.cmd"));
     }
 }

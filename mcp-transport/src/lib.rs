@@ -15,6 +15,7 @@
 //! | [`server`] | the server side of the same framing: stdio and (feature `server-http`) Streamable HTTP connections |
 //! | [`secret`] | secret types and the [`secret::Masker`] every outside text passes through |
 //! | [`error`] | [`TransportError`] |
+//! | [`fs`] | writing a file atomically (temporary file, then rename) |
 //!
 //! # Adding a transport
 //!
@@ -67,6 +68,7 @@
 
 pub mod codec;
 pub mod error;
+pub mod fs;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod memory;

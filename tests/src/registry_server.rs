@@ -66,10 +66,7 @@ pub async fn start(bundle: Vec<u8>) -> RegistryServer {
     let base_url = format!("http://{}", listener.local_addr().expect("an address"));
     let sha = {
         use sha2::Digest;
-        sha2::Sha256::digest(&bundle)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
+        hex::encode(sha2::Sha256::digest(&bundle))
     };
     let text = FIXTURE
         .replace("{{BASE}}", &base_url)

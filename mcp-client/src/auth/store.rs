@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use mcpdisco_transport::fs::AtomicWrite;
 use mcpdisco_transport::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -144,11 +145,7 @@ impl StoredCredentials {
         hash.update(issuer.as_bytes());
         hash.update([0]);
         hash.update(resource.as_bytes());
-        hash.finalize()
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(&hash.finalize()[..16])
     }
 }
 
@@ -315,24 +312,17 @@ impl FileTokenStore {
     }
 
     fn write(&self, file: &StoreFile) -> Result<(), AuthError> {
-        use std::io::Write;
         let dir = self
             .path
             .parent()
             .ok_or_else(|| self.error("no directory for", "the path has no parent"))?;
         create_private_dir(dir).map_err(|e| self.error("cannot create the directory of", e))?;
-        let mut temporary =
-            tempfile::NamedTempFile::new_in(dir).map_err(|e| self.error("cannot write", e))?;
-        set_private(temporary.as_file()).map_err(|e| self.error("cannot protect", e))?;
         let bytes = serde_json::to_vec_pretty(file).map_err(|e| self.error("cannot encode", e))?;
-        temporary
-            .write_all(&bytes)
-            .and_then(|()| temporary.as_file().sync_all())
-            .map_err(|e| self.error("cannot write", e))?;
-        temporary
-            .persist(&self.path)
-            .map_err(|e| self.error("cannot replace", e.error))?;
-        Ok(())
+        // Mode 0600, flushed to the disk before it replaces the old file.
+        AtomicWrite::new()
+            .sync()
+            .write(&self.path, &bytes)
+            .map_err(|e| self.error("cannot write", e))
     }
 }
 

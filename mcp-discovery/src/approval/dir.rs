@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use mcpdisco_capability::Manifest;
+use mcpdisco_transport::fs::write_atomically;
 
 /// Which forms `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -292,16 +293,6 @@ fn name_of(path: &Path) -> String {
     path.file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it there.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
-    temporary.write_all(bytes)?;
-    temporary.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

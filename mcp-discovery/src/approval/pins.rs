@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use mcpdisco_capability::PinStatus;
 use mcpdisco_capability::pins::{self, ItemCheck, ItemKind, PinFile, PinFileError, PinScope};
+use mcpdisco_transport::fs::write_atomically;
 use serde_json::Value;
 
-use super::dir::{file_stem, write_atomically};
+use super::dir::file_stem;
 use crate::config::ServerConfig;
 use crate::report::ServerReport;
 

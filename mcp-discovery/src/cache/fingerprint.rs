@@ -37,13 +37,7 @@ impl Fingerprint {
     fn of_value(material: &Value) -> Self {
         // serde_json writes maps in insertion order; the material is built in a fixed order.
         let bytes = serde_json::to_vec(material).unwrap_or_default();
-        let digest = Sha256::digest(&bytes);
-        let mut hex = String::with_capacity(64);
-        for byte in digest {
-            hex.push(char::from_digit(u32::from(byte >> 4), 16).unwrap_or('0'));
-            hex.push(char::from_digit(u32::from(byte & 0xf), 16).unwrap_or('0'));
-        }
-        Self(hex)
+        Self(hex::encode(Sha256::digest(&bytes)))
     }
 
     /// Reads a fingerprint back from its hex form; `None` unless it is 64 lowercase hex digits.

@@ -235,13 +235,13 @@ impl Inner {
         generation: u64,
     ) -> Result<(), CacheError> {
         let record = Record::of(entry);
-        let prepared = store::prepare(dir, entry)?;
+        let prepared = store::prepare(dir, key, record, entry)?;
         let generations = self.generations.lock();
         if generations.get(&(key.clone(), record)) != Some(&generation) {
             // Superseded: the temporary file is removed when dropped.
             return Ok(());
         }
-        store::commit(prepared, dir, key, record)?;
+        store::commit(prepared)?;
         if record == Record::Good
             && store::read(dir, key, Record::Failure)
                 .is_some_and(|failure| failure.fetched_at_ms <= entry.fetched_at_ms)

@@ -8,11 +8,10 @@
 //! servers twice as slow).
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use mcpdisco_transport::fs::{AtomicWrite, PreparedFile};
 use serde::{Deserialize, Serialize};
-use tempfile::NamedTempFile;
 
 use super::{CacheEntry, CacheError, Fingerprint};
 
@@ -110,43 +109,35 @@ pub(super) fn decode(bytes: &[u8], key: &Fingerprint, place: &str) -> Option<Cac
     }
 }
 
-/// Writes the entry to a temporary file in the entries directory, ready to
-/// be renamed into place by [`commit`]. Dropped uncommitted, it is removed.
-pub(super) fn prepare(dir: &Path, entry: &CacheEntry) -> Result<NamedTempFile, CacheError> {
+/// Writes the entry as the `record` of `key` to a temporary file in the
+/// entries directory (mode 0600), ready to be renamed into place by
+/// [`commit`]. Dropped uncommitted, it is removed.
+pub(super) fn prepare(
+    dir: &Path,
+    key: &Fingerprint,
+    record: Record,
+    entry: &CacheEntry,
+) -> Result<PreparedFile, CacheError> {
     let entries = entries_dir(dir);
     create_private_dir(&entries).map_err(|source| CacheError::Io {
         path: entries.clone(),
         source,
     })?;
     let bytes = encode(entry)?;
-    let io_error = |source| CacheError::Io {
-        path: entries.clone(),
-        source,
-    };
-    // NamedTempFile is created with mode 0600 and removed if anything below fails.
-    let mut file = tempfile::Builder::new()
-        .prefix(".entry-")
-        .suffix(".tmp")
-        .tempfile_in(&entries)
-        .map_err(io_error)?;
-    file.write_all(&bytes).map_err(io_error)?;
-    Ok(file)
+    AtomicWrite::new()
+        .prepare(&entry_path(dir, key, record), &bytes)
+        .map_err(|source| CacheError::Io {
+            path: entries,
+            source,
+        })
 }
 
-/// Renames a prepared entry into place as the `record` of `key`: a reader
-/// sees the old entry or this one, never half of one.
-pub(super) fn commit(
-    file: NamedTempFile,
-    dir: &Path,
-    key: &Fingerprint,
-    record: Record,
-) -> Result<(), CacheError> {
-    let path = entry_path(dir, key, record);
-    file.persist(&path).map_err(|error| CacheError::Io {
-        path,
-        source: error.error,
-    })?;
-    Ok(())
+/// Renames a prepared entry into place: a reader sees the old entry or this
+/// one, never half of one.
+pub(super) fn commit(file: PreparedFile) -> Result<(), CacheError> {
+    let path = file.target().to_owned();
+    file.commit()
+        .map_err(|source| CacheError::Io { path, source })
 }
 
 /// Removes the `record` of `key`, if any.

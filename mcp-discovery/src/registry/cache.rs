@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use mcpdisco_transport::fs::AtomicWrite;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -38,8 +39,7 @@ impl ResponseCache {
     }
 
     fn path(&self, url: &str) -> PathBuf {
-        let digest = Sha256::digest(url.as_bytes());
-        let name: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+        let name = hex::encode(Sha256::digest(url.as_bytes()));
         self.dir.join(format!("{name}.json"))
     }
 
@@ -67,12 +67,12 @@ impl ResponseCache {
             fetched_at_ms: now_ms(),
             body: body.clone(),
         };
-        let written = std::fs::create_dir_all(&self.dir)
-            .and_then(|()| tempfile::NamedTempFile::new_in(&self.dir))
-            .and_then(|mut temp| {
-                serde_json::to_writer(&mut temp, &file)?;
-                temp.persist(self.path(url)).map_err(|error| error.error)?;
-                Ok(())
+        let written = serde_json::to_vec(&file)
+            .map_err(std::io::Error::from)
+            .and_then(|bytes| {
+                AtomicWrite::new()
+                    .create_dirs()
+                    .write(&self.path(url), &bytes)
             });
         if let Err(error) = written {
             tracing::warn!(dir = %self.dir.display(), %error, "cannot cache the registry's answer");

@@ -395,8 +395,7 @@ impl RegistryClient {
             });
         }
         let bytes = self.fetch(&parsed, MAX_BUNDLE, DOWNLOAD_TIMEOUT).await?;
-        let digest = Sha256::digest(&bytes);
-        let actual: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+        let actual = hex::encode(Sha256::digest(&bytes));
         if actual != sha256 {
             return Err(RegistryError::Bundle {
                 url: shown(&parsed),

@@ -9,7 +9,7 @@
 
 mod config;
 mod process;
-pub(crate) mod resolve;
+pub mod resolve;
 mod stderr;
 
 use crate::sync::Mutex;

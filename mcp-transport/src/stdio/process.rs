@@ -70,26 +70,13 @@ fn program(config: &StdioConfig) -> Result<std::ffi::OsString, TransportError> {
         // execvp's own search (it also skips files that are not executable).
         return Ok(config.command.clone().into());
     }
-    let path = config
-        .env
-        .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case("PATH"))
-        .map(|(_, value)| std::ffi::OsString::from(value.expose_secret()))
-        .or_else(|| std::env::var_os("PATH"));
-    let pathext = std::env::var_os("PATHEXT");
-    super::resolve::resolve(
-        &config.command,
-        path.as_deref(),
-        pathext.as_deref(),
-        platform,
-        config.cwd.as_deref(),
-    )
-    .map(std::path::PathBuf::into_os_string)
-    .map_err(|not_found| TransportError::Spawn {
-        server: config.name.clone(),
-        command: config.command.clone(),
-        source: std::io::Error::new(std::io::ErrorKind::NotFound, not_found.to_string()),
-    })
+    super::resolve::program_file(&config.command, &config.env, config.cwd.as_deref())
+        .map(std::path::PathBuf::into_os_string)
+        .map_err(|not_found| TransportError::Spawn {
+            server: config.name.clone(),
+            command: config.command.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, not_found.to_string()),
+        })
 }
 
 impl Process {

@@ -3,9 +3,16 @@
 //! `npx.cmd`, `uvx` is `uvx.exe`, which `CreateProcess` alone never finds
 //! (the most reported launch failure of MCP hosts there). Pure apart from
 //! checking which files exist, so the Windows rules are tested on every OS.
+//!
+//! [`program_file`] is the lookup as the launcher makes it (the server's own
+//! `PATH` first); a diagnosis that asks where a command is uses it too, so
+//! the two never disagree.
 
-use std::ffi::OsStr;
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+
+use crate::secret::{ExposeSecret, SecretString};
 
 /// Whose rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +121,27 @@ pub fn resolve(
     })
 }
 
+/// The file a server launched as `command` with the extra environment `env`
+/// runs, by the rules of the platform this runs on: `PATH` from `env` when
+/// it sets one (its name in any case on Windows), else ours; our `PATHEXT`.
+pub fn program_file(
+    command: &str,
+    env: &BTreeMap<String, SecretString>,
+    cwd: Option<&Path>,
+) -> Result<PathBuf, NotFound> {
+    let platform = Platform::current();
+    let path = env
+        .iter()
+        .find(|(key, _)| match platform {
+            Platform::Unix => key.as_str() == "PATH",
+            Platform::Windows => key.eq_ignore_ascii_case("PATH"),
+        })
+        .map(|(_, value)| OsString::from(value.expose_secret()))
+        .or_else(|| std::env::var_os("PATH"));
+    let pathext = std::env::var_os("PATHEXT");
+    resolve(command, path.as_deref(), pathext.as_deref(), platform, cwd)
+}
+
 /// `PATHEXT`'s extensions, upper-cased, each with its dot.
 fn extensions(pathext: Option<&OsStr>) -> Vec<String> {
     let text = pathext
@@ -149,6 +177,30 @@ mod tests {
             .collect::<Vec<_>>()
             .join(";")
             .into()
+    }
+
+    #[test]
+    fn the_servers_own_path_wins_over_ours() {
+        let root = tempfile::tempdir().unwrap();
+        let name = if cfg!(windows) {
+            "my-server.exe"
+        } else {
+            "my-server"
+        };
+        touch(&root.path().join("bin").join(name));
+        let mut env = BTreeMap::new();
+        let path = root.path().join("bin").to_string_lossy().into_owned();
+        env.insert("PATH".to_owned(), SecretString::from(path));
+        assert_eq!(
+            program_file("my-server", &env, None),
+            Ok(root.path().join("bin").join(name))
+        );
+        assert!(program_file("my-server", &BTreeMap::new(), None).is_err());
+        let relative = format!("./bin/{name}");
+        assert_eq!(
+            program_file(&relative, &BTreeMap::new(), Some(root.path())),
+            Ok(root.path().join(&relative))
+        );
     }
 
     #[test]

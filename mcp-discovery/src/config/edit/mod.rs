@@ -18,6 +18,7 @@ mod outcome;
 
 use std::path::Path;
 
+use mcpdisco_transport::fs::AtomicWrite;
 use serde_json::Value;
 
 use super::error::ConfigError;
@@ -63,26 +64,14 @@ pub fn add_server(
             }
         }
     };
-    write_atomically(path, &text)?;
-    Ok(outcome)
-}
-
-fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
-    let io_error = |source| ConfigError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => std::path::PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(io_error)?;
-    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(io_error)?;
-    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io_error)?;
     // Keep the permissions of the file replaced (a config may hold secrets).
-    if let Ok(metadata) = std::fs::metadata(path) {
-        std::fs::set_permissions(file.path(), metadata.permissions()).map_err(io_error)?;
-    }
-    file.persist(path).map_err(|error| io_error(error.error))?;
-    Ok(())
+    AtomicWrite::new()
+        .create_dirs()
+        .keep_permissions()
+        .write(path, text.as_bytes())
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(outcome)
 }

@@ -75,7 +75,8 @@ pub struct SupervisorOptions {
     pub graces: StopGraces,
     /// The handler of each server's sessions; `session.handler` for all when `None`.
     pub handlers: Option<HandlerFactory>,
-    /// Tokens for HTTP servers that need authorization.
+    /// Tokens for HTTP servers that need authorization. The `oauth` feature.
+    #[cfg(feature = "oauth")]
     pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// A policy that hides items after the config's filters (such as
     /// [`mcpdisco::approval::pins::hide_changed`]): hidden items are neither
@@ -95,6 +96,7 @@ impl Default for SupervisorOptions {
             http: None,
             graces: StopGraces::default(),
             handlers: None,
+            #[cfg(feature = "oauth")]
             auth: None,
             gate: None,
         }
@@ -799,6 +801,7 @@ impl Runner {
             graces: inner.options.graces,
             tracer: options.tracer.clone(),
             masker: options.masker.clone(),
+            #[cfg(feature = "oauth")]
             auth: inner.options.auth.clone(),
         };
         let connectors = inner.options.connectors.clone();

@@ -94,7 +94,9 @@ pub struct DoctorOptions {
     pub deadline: Duration,
     /// What starts the server.
     pub connectors: Connectors,
-    /// Tokens and the interactive step for HTTP servers that need authorization.
+    /// Tokens and the interactive step for HTTP servers that need
+    /// authorization. The `oauth` feature.
+    #[cfg(feature = "oauth")]
     pub auth: Option<mcpdisco_client::auth::AuthContext>,
 }
 
@@ -104,6 +106,7 @@ impl Default for DoctorOptions {
             session: SessionOptions::default(),
             deadline: Duration::from_secs(30),
             connectors: Connectors::builtin(),
+            #[cfg(feature = "oauth")]
             auth: None,
         }
     }
@@ -181,6 +184,7 @@ pub async fn diagnose(server: &ServerConfig, options: &DoctorOptions) -> Diagnos
         graces: StopGraces::default(),
         tracer: Some(tracer),
         masker: masker.clone(),
+        #[cfg(feature = "oauth")]
         auth: options.auth.clone(),
     };
     let deadline = options.deadline;

@@ -1,22 +1,18 @@
 //! How the client authenticates at the token endpoint:
-//! `client_secret_basic`, `client_secret_post`, `none` or `private_key_jwt`
-//! (an RFC 7523 assertion signed with the configured key).
+//! `client_secret_basic`, `client_secret_post`, `none`, or `private_key_jwt`
+//! (whose signed assertion needs the `oauth-extensions` feature).
 
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcpdisco_transport::secret::{ExposeSecret, SecretString};
-use serde::Serialize;
+use oauth2::basic::BasicClient;
+use oauth2::{AuthType, ClientSecret, EndpointState};
 
-use super::AuthError;
 use super::metadata::ServerMetadata;
-use super::store::{ClientRegistration, now_secs};
-
-/// The client assertion type of `private_key_jwt` (RFC 7523 §2.2).
-pub(crate) const JWT_BEARER_ASSERTION: &str =
-    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+use super::settings::AuthSettings;
+use super::store::ClientRegistration;
+use crate::error::AuthError;
 
 /// One way of authenticating a token request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ClientAuth {
+pub(super) enum ClientAuth {
     /// HTTP Basic with the id and secret.
     SecretBasic,
     /// The id and secret in the form body.
@@ -31,7 +27,7 @@ impl ClientAuth {
     /// The method for `client` at `metadata`'s server: what the registration
     /// said, else a private key's JWT, else a secret by the server's
     /// preference (basic first), else none.
-    pub(crate) fn choose(
+    pub(super) fn choose(
         client: &ClientRegistration,
         has_private_key: bool,
         metadata: &ServerMetadata,
@@ -69,69 +65,85 @@ impl ClientAuth {
     }
 }
 
-#[derive(Serialize)]
-struct AssertionClaims<'a> {
-    iss: &'a str,
-    sub: &'a str,
-    aud: &'a str,
-    iat: u64,
-    exp: u64,
-    jti: String,
-}
-
-/// A `private_key_jwt` assertion for `client_id` at `audience` (the token
-/// endpoint's issuer), valid for five minutes.
-pub(crate) fn client_assertion(
-    server: &str,
-    client_id: &str,
-    audience: &str,
-    key: &SecretString,
-    algorithm: Option<&str>,
-) -> Result<String, AuthError> {
-    let unusable = |reason: String| AuthError::Unsupported {
-        server: server.to_owned(),
-        reason,
-    };
-    let pem = key.expose_secret().as_bytes();
-    let algorithm = match algorithm {
-        Some(name) => name
-            .parse::<Algorithm>()
-            .map_err(|_| unusable(format!("unknown signing algorithm {name:?}")))?,
-        None if key.expose_secret().contains("RSA") => Algorithm::RS256,
-        None => Algorithm::ES256,
-    };
-    let encoding_key = match algorithm {
-        Algorithm::RS256
-        | Algorithm::RS384
-        | Algorithm::RS512
-        | Algorithm::PS256
-        | Algorithm::PS384
-        | Algorithm::PS512 => EncodingKey::from_rsa_pem(pem),
-        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
-        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
-        other => {
-            return Err(unusable(format!(
-                "{other:?} needs a shared secret, not a key"
-            )));
-        }
+/// `client` with its authentication at the token endpoint set for `method`:
+/// the secret in HTTP Basic or in the body; none otherwise (the id in the
+/// body).
+pub(super) fn with_client_auth<A, B, C, D, E>(
+    client: BasicClient<A, B, C, D, E>,
+    registration: &ClientRegistration,
+    method: ClientAuth,
+) -> BasicClient<A, B, C, D, E>
+where
+    A: EndpointState,
+    B: EndpointState,
+    C: EndpointState,
+    D: EndpointState,
+    E: EndpointState,
+{
+    match (method, &registration.client_secret) {
+        (ClientAuth::SecretBasic, Some(secret)) => client
+            .set_client_secret(ClientSecret::new(secret.clone()))
+            .set_auth_type(AuthType::BasicAuth),
+        (ClientAuth::SecretPost, Some(secret)) => client
+            .set_client_secret(ClientSecret::new(secret.clone()))
+            .set_auth_type(AuthType::RequestBody),
+        _ => client.set_auth_type(AuthType::RequestBody),
     }
-    .map_err(|e| unusable(format!("the private key cannot be read: {e}")))?;
-    let now = now_secs();
-    let claims = AssertionClaims {
-        iss: client_id,
-        sub: client_id,
-        aud: audience,
-        iat: now,
-        exp: now + 300,
-        jti: random_id(),
-    };
-    jsonwebtoken::encode(&Header::new(algorithm), &claims, &encoding_key)
-        .map_err(|e| unusable(format!("cannot sign the client assertion: {e}")))
 }
 
-/// A random identifier (128 bits from a CSPRNG, URL-safe).
-pub(crate) fn random_id() -> String {
-    oauth2::CsrfToken::new_random().secret().clone()
+/// The `client_assertion` parameters of `private_key_jwt`, if that is the
+/// method: signed with `settings`' key for `client` at `server_metadata`'s
+/// issuer.
+pub(super) fn assertion_params(
+    server: &str,
+    settings: &AuthSettings,
+    method: ClientAuth,
+    client: &ClientRegistration,
+    server_metadata: &ServerMetadata,
+) -> Result<Vec<(&'static str, String)>, AuthError> {
+    if method != ClientAuth::PrivateKeyJwt {
+        return Ok(Vec::new());
+    }
+    signed_assertion(server, settings, client, server_metadata)
+}
+
+#[cfg(feature = "oauth-extensions")]
+fn signed_assertion(
+    server: &str,
+    settings: &AuthSettings,
+    client: &ClientRegistration,
+    server_metadata: &ServerMetadata,
+) -> Result<Vec<(&'static str, String)>, AuthError> {
+    use super::private_key_jwt::{JWT_BEARER_ASSERTION, client_assertion};
+    let key = settings
+        .private_key
+        .as_ref()
+        .ok_or_else(|| AuthError::Unsupported {
+            server: server.to_owned(),
+            reason: "private_key_jwt needs auth.privateKey".into(),
+        })?;
+    let assertion = client_assertion(
+        server,
+        &client.client_id,
+        &server_metadata.issuer,
+        key,
+        settings.signing_algorithm.as_deref(),
+    )?;
+    Ok(vec![
+        ("client_assertion_type", JWT_BEARER_ASSERTION.to_owned()),
+        ("client_assertion", assertion),
+    ])
+}
+
+#[cfg(not(feature = "oauth-extensions"))]
+fn signed_assertion(
+    server: &str,
+    _: &AuthSettings,
+    _: &ClientRegistration,
+    _: &ServerMetadata,
+) -> Result<Vec<(&'static str, String)>, AuthError> {
+    Err(super::feature::AuthFeature::OAuthExtensions
+        .missing(server, "private_key_jwt client authentication"))
 }
 
 #[cfg(test)]
@@ -181,5 +193,32 @@ mod tests {
         );
         client.client_secret = None;
         assert_eq!(ClientAuth::choose(&client, false, &all), ClientAuth::None);
+    }
+
+    #[test]
+    fn a_private_key_assertion_is_signed_or_names_the_missing_feature() {
+        let client = ClientRegistration {
+            client_id: "c".into(),
+            ..Default::default()
+        };
+        let settings = AuthSettings::default();
+        let none = assertion_params("docs", &settings, ClientAuth::None, &client, &metadata(&[]));
+        assert!(none.unwrap().is_empty());
+        let error = assertion_params(
+            "docs",
+            &settings,
+            ClientAuth::PrivateKeyJwt,
+            &client,
+            &metadata(&["private_key_jwt"]),
+        )
+        .unwrap_err()
+        .to_string();
+        let expected = if cfg!(feature = "oauth-extensions") {
+            "auth.privateKey"
+        } else {
+            "`oauth-extensions`"
+        };
+        assert!(error.contains("server 'docs'"), "{error}");
+        assert!(error.contains(expected), "{error}");
     }
 }

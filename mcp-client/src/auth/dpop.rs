@@ -1,19 +1,30 @@
-//! DPoP (RFC 9449): tokens bound to a key this process holds. Each request
-//! carries a fresh proof, a JWT signed with the key, naming the method and
-//! URL (and, to a resource, the token's hash); a server may demand a nonce,
-//! which later proofs carry.
+//! DPoP (RFC 9449, the `oauth-extensions` feature): tokens bound to a key
+//! this process holds. Each request carries a fresh proof, a JWT signed with
+//! the key, naming the method and URL (and, to a resource, the token's hash);
+//! a server may demand a nonce, which later proofs carry.
+//!
+//! [`DpopKey`] is the key and its proofs; [`DpopBinding`] is one client's
+//! DPoP: whether its tokens are bound, the key, the nonces, and the token
+//! requests sent with a proof.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use base64::Engine;
 use jsonwebtoken::jwk::Jwk;
 #[cfg(test)]
 use jsonwebtoken::jwk::ThumbprintHash;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcpdisco_transport::sync::RwLock;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::client_auth::random_id;
+use super::http::AuthHttp;
+use super::private_key_jwt::random_id;
 use super::store::now_secs;
+use super::tokens::Current;
+use crate::error::AuthError;
 
 /// A DPoP key pair (P-256, ES256) for the life of one client.
 pub(crate) struct DpopKey {
@@ -110,6 +121,152 @@ impl DpopKey {
     }
 }
 
+/// The latest DPoP nonces (RFC 9449 §8, §9).
+#[derive(Debug, Default)]
+struct Nonces {
+    authorization_server: Option<String>,
+    resource: Option<String>,
+}
+
+/// One client's DPoP: whether its tokens are bound (the authorization server
+/// offers it, or the resource challenged with `DPoP`), the key (made on first
+/// use, or the one stored with the tokens), and the nonces the authorization
+/// server and the resource asked for.
+#[derive(Debug, Default)]
+pub(crate) struct DpopBinding {
+    enabled: AtomicBool,
+    key: OnceLock<Arc<DpopKey>>,
+    nonces: RwLock<Nonces>,
+}
+
+impl DpopBinding {
+    /// The binding stored tokens start with: their key when they are
+    /// DPoP-bound, and the tokens kept only if that key is usable.
+    pub(crate) fn for_stored(server: &str, current: Option<Current>) -> (Option<Current>, Self) {
+        let Some(current) = current else {
+            return (None, Self::default());
+        };
+        if !current.is_dpop() {
+            return (Some(current), Self::default());
+        }
+        match current
+            .entry
+            .dpop_key
+            .as_ref()
+            .map(|key| DpopKey::import(&key.0))
+        {
+            Some(Ok(key)) => (Some(current), Self::with_key(key)),
+            _ => {
+                tracing::warn!(server = %server, "a stored DPoP-bound token has no usable key; authorizing again");
+                (None, Self::default())
+            }
+        }
+    }
+
+    /// Bound to a key stored with the tokens.
+    pub(crate) fn with_key(key: DpopKey) -> Self {
+        let binding = Self::default();
+        let _ = binding.key.set(Arc::new(key));
+        binding.enable();
+        binding
+    }
+
+    /// Binds the tokens obtained from now on.
+    pub(crate) fn enable(&self) {
+        self.enabled.store(true, Ordering::Release);
+    }
+
+    /// Whether the tokens obtained from now on are bound.
+    pub(crate) fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Acquire)
+    }
+
+    /// The key, made now if none is held yet.
+    pub(crate) fn key(&self) -> Result<Arc<DpopKey>, String> {
+        if let Some(key) = self.key.get() {
+            return Ok(Arc::clone(key));
+        }
+        let key = DpopKey::generate()?;
+        Ok(Arc::clone(self.key.get_or_init(|| Arc::new(key))))
+    }
+
+    /// The key as stored with the tokens bound to it, if one is held.
+    pub(crate) fn exported_key(&self) -> Option<String> {
+        self.key.get().map(|key| key.export())
+    }
+
+    /// The proof of one resource request with `access_token`, carrying the
+    /// resource's latest nonce; `None` without a key.
+    pub(crate) fn resource_proof(
+        &self,
+        method: &str,
+        url: &url::Url,
+        access_token: &str,
+    ) -> Option<Result<String, String>> {
+        let key = self.key.get()?;
+        let nonce = self.nonces.read().resource.clone();
+        Some(key.proof(method, url, Some(access_token), nonce.as_deref()))
+    }
+
+    /// Keeps the resource's new nonce; `false` when it is the one proofs
+    /// already carry (sending again would not help).
+    pub(crate) fn take_resource_nonce(&self, nonce: &str) -> bool {
+        let mut nonces = self.nonces.write();
+        if nonces.resource.as_deref() == Some(nonce) {
+            return false;
+        }
+        nonces.resource = Some(nonce.to_owned());
+        true
+    }
+
+    /// Sends one token request of server `server` with a proof, and once
+    /// more with the authorization server's nonce when it asks for one.
+    pub(crate) async fn send_token_request(
+        &self,
+        http: &AuthHttp,
+        server: &str,
+        request: oauth2::HttpRequest,
+    ) -> Result<oauth2::HttpResponse, AuthError> {
+        let unusable = |reason: String| AuthError::Unsupported {
+            server: server.to_owned(),
+            reason,
+        };
+        let key = self.key().map_err(unusable)?;
+        let url =
+            url::Url::parse(&request.uri().to_string()).map_err(|e| AuthError::Discovery {
+                server: server.to_owned(),
+                reason: format!("the token endpoint is not a URL: {e}"),
+            })?;
+        let mut answered_nonce = false;
+        loop {
+            let nonce = self.nonces.read().authorization_server.clone();
+            let proof = key
+                .proof(request.method().as_str(), &url, None, nonce.as_deref())
+                .map_err(unusable)?;
+            let mut attempt = request.clone();
+            if let Ok(value) = oauth2::http::HeaderValue::from_str(&proof) {
+                attempt.headers_mut().insert("dpop", value);
+            }
+            let response = http.execute(attempt).await?;
+            let new_nonce = response
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let asks_nonce = response.status().as_u16() == 400
+                && String::from_utf8_lossy(response.body()).contains("use_dpop_nonce");
+            if let Some(nonce) = new_nonce {
+                self.nonces.write().authorization_server = Some(nonce);
+                if asks_nonce && !answered_nonce {
+                    answered_nonce = true;
+                    continue;
+                }
+            }
+            return Ok(response);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +309,27 @@ mod tests {
             "a stored key is the same key"
         );
         assert!(DpopKey::import("not a key").is_err());
+    }
+
+    #[test]
+    fn a_binding_keeps_its_key_and_each_new_resource_nonce_once() {
+        let binding = DpopBinding::default();
+        assert!(!binding.is_enabled() && binding.exported_key().is_none());
+        let url = url::Url::parse("http://localhost:8123/mcp").unwrap();
+        assert!(binding.resource_proof("POST", &url, "tok").is_none());
+        let key = binding.key().unwrap();
+        assert_eq!(binding.key().unwrap().export(), key.export());
+        assert_eq!(binding.exported_key(), Some(key.export()));
+        assert!(binding.take_resource_nonce("n1"));
+        assert!(!binding.take_resource_nonce("n1"), "the same nonce again");
+        let proof = binding
+            .resource_proof("POST", &url, "tok")
+            .unwrap()
+            .unwrap();
+        let claims = decode_part(proof.split('.').nth(1).unwrap());
+        assert_eq!(claims["nonce"], "n1");
+        let stored = DpopBinding::with_key(DpopKey::import(&key.export()).unwrap());
+        assert!(stored.is_enabled());
+        assert_eq!(stored.exported_key(), Some(key.export()));
     }
 }

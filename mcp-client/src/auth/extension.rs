@@ -1,19 +1,19 @@
-//! The grants the `oauth2` crate has no request for: the JWT bearer grant
-//! of workload identity federation (RFC 7523), and enterprise-managed
-//! authorization (an ID token exchanged at the identity provider for an
-//! identity assertion grant, RFC 8693, then that assertion at the
-//! authorization server). Both are form POSTs whose answers are read with
-//! the serde types below.
+//! The grants the `oauth2` crate has no request for (the `oauth-extensions`
+//! feature): the JWT bearer grant of workload identity federation (RFC
+//! 7523), and enterprise-managed authorization (an ID token exchanged at the
+//! identity provider for an identity assertion grant, RFC 8693, then that
+//! assertion at the authorization server). Both are form POSTs whose answers
+//! are read with the serde types below.
 
 use base64::Engine;
 use mcpdisco_transport::secret::ExposeSecret;
 use serde::Deserialize;
 
-use super::AuthError;
-use super::flow::OAuthClient;
+use super::client::OAuthClient;
 use super::http::Fetched;
-use super::metadata::ServerMetadata;
+use super::metadata::{self, ServerMetadata};
 use super::store::{ClientRegistration, TokenSet, now_secs};
+use crate::error::AuthError;
 
 /// The JWT bearer grant type (RFC 7523).
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -152,8 +152,11 @@ impl OAuthClient {
             }
             (None, None) => return Err(self.missing("assertion (or auth.assertionFile)")),
         };
-        let endpoint =
-            self.endpoint(server_metadata.token_endpoint.as_deref(), "token_endpoint")?;
+        let endpoint = metadata::secure_endpoint(
+            &self.server,
+            server_metadata.token_endpoint.as_deref(),
+            "token_endpoint",
+        )?;
         let mut params = vec![
             ("grant_type", JWT_BEARER.to_owned()),
             ("assertion", assertion),
@@ -184,7 +187,8 @@ impl OAuthClient {
             .idp_token_endpoint
             .as_deref()
             .ok_or_else(|| self.missing("idpTokenEndpoint"))?;
-        let idp_endpoint = self.endpoint(Some(idp_endpoint), "idpTokenEndpoint")?;
+        let idp_endpoint =
+            metadata::secure_endpoint(&self.server, Some(idp_endpoint), "idpTokenEndpoint")?;
         let id_token = settings
             .idp_id_token
             .as_ref()
@@ -224,8 +228,11 @@ impl OAuthClient {
                 grant.issued_token_type.unwrap_or_default()
             )));
         }
-        let endpoint =
-            self.endpoint(server_metadata.token_endpoint.as_deref(), "token_endpoint")?;
+        let endpoint = metadata::secure_endpoint(
+            &self.server,
+            server_metadata.token_endpoint.as_deref(),
+            "token_endpoint",
+        )?;
         let mut params = vec![
             ("grant_type", JWT_BEARER.to_owned()),
             ("assertion", grant.access_token),

@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::AuthError;
+use crate::error::AuthError;
 
 /// The largest metadata, registration or token response read.
 const MAX_BODY: usize = 256 * 1024;
@@ -119,18 +120,20 @@ impl AuthHttp {
         self.send(url, request).await
     }
 
-    /// `POST url` with a JSON body.
-    pub(crate) async fn post_json(
+    /// `POST url` with `body` as JSON.
+    pub(crate) async fn post_json<T: Serialize>(
         &self,
         url: &url::Url,
-        body: &serde_json::Value,
+        body: &T,
     ) -> Result<Fetched, AuthError> {
+        let body = serde_json::to_vec(body)
+            .map_err(|e| self.error(url, format!("cannot encode the request: {e}")))?;
         let request = self
             .client
             .post(url.clone())
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
+            .body(body);
         self.send(url, request).await
     }
 

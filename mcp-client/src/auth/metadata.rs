@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::AuthError;
 use super::http::{AuthHttp, origin_and_path};
+use crate::error::AuthError;
 
 /// What the MCP server says about its protection (RFC 9728).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -167,6 +167,30 @@ pub fn is_secure_endpoint(url: &url::Url) -> bool {
     }
 }
 
+/// The endpoint `value` (named `name`, such as `token_endpoint`) of server
+/// `server`'s flow as a URL: present, and [secure](is_secure_endpoint).
+pub(crate) fn secure_endpoint(
+    server: &str,
+    value: Option<&str>,
+    name: &str,
+) -> Result<url::Url, AuthError> {
+    let discovery = |reason: String| AuthError::Discovery {
+        server: server.to_owned(),
+        reason,
+    };
+    let value = value
+        .ok_or_else(|| discovery(format!("the authorization server metadata has no {name}")))?;
+    let url =
+        url::Url::parse(value).map_err(|e| discovery(format!("the {name} is not a URL: {e}")))?;
+    if !is_secure_endpoint(&url) {
+        return Err(discovery(format!(
+            "the {name} {} is neither HTTPS nor on this machine; it is not used",
+            origin_and_path(&url)
+        )));
+    }
+    Ok(url)
+}
+
 /// Reads the protected-resource metadata: the first URL that answers 2xx
 /// with a document, going on to the next on a 4xx. `None` when none does
 /// (a server from before RFC 9728); a 5xx or a broken exchange is an error.
@@ -323,6 +347,22 @@ mod tests {
         assert!(!secure("file:///etc/passwd"));
         assert!(!secure("javascript:alert(1)"));
         assert!(!secure("myapp://callback"));
+    }
+
+    #[test]
+    fn endpoints_must_be_present_urls_and_secure() {
+        let endpoint = |value| secure_endpoint("docs", value, "token_endpoint");
+        assert_eq!(
+            endpoint(Some("https://as.example.com/token"))
+                .unwrap()
+                .as_str(),
+            "https://as.example.com/token"
+        );
+        for refused in [None, Some("not a url"), Some("http://as.example.com/token")] {
+            let error = endpoint(refused).unwrap_err().to_string();
+            assert!(error.contains("server 'docs'"), "{error}");
+            assert!(error.contains("token_endpoint"), "{error}");
+        }
     }
 
     #[test]

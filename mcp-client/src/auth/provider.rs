@@ -11,8 +11,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::AuthError;
 use super::http::AuthHttp;
+use crate::error::AuthError;
 
 /// Runs the user's part of an authorization.
 #[async_trait]

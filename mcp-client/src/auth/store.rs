@@ -17,7 +17,7 @@ use mcpdisco_transport::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::AuthError;
+use crate::error::AuthError;
 
 /// A client identity at one authorization server.
 #[derive(Clone, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -5,8 +5,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use mcpdisco_transport::codec::ndjson::SkipLog;
-use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpTransport, RequestCredentials};
+#[cfg(feature = "oauth")]
+use mcpdisco_transport::http::RequestCredentials;
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpTransport};
+#[cfg(not(feature = "oauth"))]
+use mcpdisco_transport::secret::Masker;
 
+#[cfg(feature = "oauth")]
 use mcpdisco_client::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 
@@ -103,39 +108,70 @@ impl Connector for HttpConnector {
             None => HttpClient::shared()
                 .map_err(|error| SessionError::from_transport(&server.name, "connect", error))?,
         };
+        #[cfg(feature = "oauth")]
         let oauth = authorization(server, context, &config)?;
+        #[cfg(feature = "oauth")]
         if let Some(oauth) = &oauth {
             config.credentials = Some(Arc::clone(oauth) as Arc<dyn RequestCredentials>);
         }
+        #[cfg(not(feature = "oauth"))]
+        let wants_oauth = without_oauth(server, &config)?;
         let transport = HttpTransport::connect(config, &client, *kind)
             .await
             .map_err(|error| SessionError::from_send(&server.name, "connect", error))?;
         let connection = Connection::new(Arc::new(transport));
-        Ok(match oauth {
+        #[cfg(feature = "oauth")]
+        let connection = match oauth {
             Some(oauth) => {
                 let masker = oauth.masker();
                 connection.with_layer(AuthLayer::new(oauth), masker)
             }
             None => connection,
-        })
+        };
+        #[cfg(not(feature = "oauth"))]
+        let connection = if wants_oauth {
+            connection.with_layer(mcpdisco_client::auth::missing_oauth_layer(), Masker::default())
+        } else {
+            connection
+        };
+        Ok(connection)
     }
+}
+
+/// Whether the server's config sends an `Authorization` header of its own
+/// (then no OAuth is tried).
+fn sends_own_authorization(config: &HttpConfig) -> bool {
+    config
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        || config.bearer_token.is_some()
+}
+
+/// In a build without the `oauth` feature: `"auth"` settings are an error
+/// naming the missing feature; otherwise whether a refusal should say so
+/// (the server sends no `Authorization` of its own).
+#[cfg(not(feature = "oauth"))]
+fn without_oauth(server: &ServerConfig, config: &HttpConfig) -> Result<bool, SessionError> {
+    if let Some(settings) = &server.auth {
+        settings
+            .check_features(&server.name)
+            .map_err(|error| SessionError::new(&server.name, "connect", ErrorKind::Auth(error)))?;
+    }
+    Ok(!sends_own_authorization(config))
 }
 
 /// The server's authorization: an [`OAuthClient`] with the context's store
 /// and provider (or, without a context, a store for this process and no
 /// user: a server that needs one fails with `auth_required`). None for a
 /// server whose config sends its own `Authorization` header.
+#[cfg(feature = "oauth")]
 fn authorization(
     server: &ServerConfig,
     context: &ConnectContext,
     config: &HttpConfig,
 ) -> Result<Option<Arc<OAuthClient>>, SessionError> {
-    let sends_own = config
-        .headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
-        || config.bearer_token.is_some();
-    if sends_own && server.auth.is_none() {
+    if sends_own_authorization(config) && server.auth.is_none() {
         return Ok(None);
     }
     let Ok(url) = url::Url::parse(config.url.expose_secret()) else {
@@ -160,4 +196,39 @@ fn authorization(
             mcpdisco_client::session::ErrorKind::Auth(error),
         )
     })
+}
+
+#[cfg(all(test, not(feature = "oauth")))]
+mod tests {
+    use mcpdisco_client::auth::AuthSettings;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn without_oauth_auth_settings_fail_naming_the_server_and_feature() {
+        let mut server = ServerConfig::http("docs", "http://127.0.0.1:9/mcp");
+        server.auth = Some(AuthSettings::default());
+        let error = match HttpConnector
+            .open(&server, &ConnectContext::default())
+            .await
+        {
+            Ok(_) => panic!("a build without oauth cannot honour \"auth\""),
+            Err(error) => error,
+        };
+        let ErrorKind::Auth(auth) = error.kind() else {
+            panic!("not an authorization error: {error}");
+        };
+        let text = auth.to_string();
+        assert!(text.contains("server 'docs'"), "{text}");
+        assert!(text.contains("`oauth`"), "{text}");
+    }
+
+    #[test]
+    fn without_oauth_a_refusal_is_explained_unless_the_config_authorizes() {
+        let server = ServerConfig::http("docs", "http://127.0.0.1:9/mcp");
+        let mut config = HttpConfig::new("docs", "http://127.0.0.1:9/mcp");
+        assert!(without_oauth(&server, &config).unwrap());
+        config.bearer_token = Some("token".into());
+        assert!(!without_oauth(&server, &config).unwrap());
+    }
 }

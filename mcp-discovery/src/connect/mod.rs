@@ -80,7 +80,8 @@ pub struct ConnectContext {
     pub masker: Masker,
     /// Where HTTP servers' tokens live and how a user approves; without it,
     /// tokens live for the process and a server that needs a user fails
-    /// with `auth_required`.
+    /// with `auth_required`. The `oauth` feature.
+    #[cfg(feature = "oauth")]
     pub auth: Option<mcpdisco_client::auth::AuthContext>,
 }
 
@@ -283,6 +284,7 @@ pub async fn connect(
         graces: StopGraces::default(),
         tracer: options.tracer.clone(),
         masker: options.masker.clone(),
+        #[cfg(feature = "oauth")]
         auth: None,
     };
     connect_with(&Connectors::builtin(), server, &context, options).await

@@ -89,7 +89,8 @@ pub struct DiscoveryOptions {
     /// What starts each server, by transport `type`.
     pub connectors: Connectors,
     /// Tokens for HTTP servers that need authorization (discovery never asks
-    /// a user: give a context without a provider).
+    /// a user: give a context without a provider). The `oauth` feature.
+    #[cfg(feature = "oauth")]
     pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// Whether a server whose discovery fails is reported with its last good
     /// cached catalog, marked stale with the failure beside it (for up to its
@@ -117,6 +118,7 @@ impl Default for DiscoveryOptions {
             observer: None,
             connectors: Connectors::builtin(),
             serve_stale: true,
+            #[cfg(feature = "oauth")]
             auth: None,
         }
     }
@@ -238,6 +240,7 @@ impl Runner<'_> {
             graces: options.graces,
             tracer: options.session.tracer.clone(),
             masker: options.session.masker.clone(),
+            #[cfg(feature = "oauth")]
             auth: options.auth.clone(),
         }
     }

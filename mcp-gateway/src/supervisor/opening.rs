@@ -32,6 +32,7 @@ pub(crate) fn open(
         graces: shared.options.graces,
         tracer: options.tracer.clone(),
         masker: options.masker.clone(),
+        #[cfg(feature = "oauth")]
         auth: shared.options.auth.clone(),
     };
     let connectors = shared.options.connectors.clone();

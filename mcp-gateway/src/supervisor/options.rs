@@ -39,7 +39,8 @@ pub struct SupervisorOptions {
     pub graces: StopGraces,
     /// The handler of each server's sessions; `session.handler` for all when `None`.
     pub handlers: Option<HandlerFactory>,
-    /// Tokens for HTTP servers that need authorization.
+    /// Tokens for HTTP servers that need authorization. The `oauth` feature.
+    #[cfg(feature = "oauth")]
     pub auth: Option<mcpdisco_client::auth::AuthContext>,
     /// A policy that hides items after the config's filters (such as
     /// [`hide_changed`](crate::supervisor::hide_changed)): hidden items are neither
@@ -59,6 +60,7 @@ impl Default for SupervisorOptions {
             http: None,
             graces: StopGraces::default(),
             handlers: None,
+            #[cfg(feature = "oauth")]
             auth: None,
             gate: None,
         }

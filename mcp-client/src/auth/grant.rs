@@ -1,0 +1,403 @@
+//! Getting a new token: discovery, the scopes to ask for, and the grant the
+//! settings name: the authorization code grant with PKCE S256 (a user
+//! approves through the [`AuthProvider`](super::provider::AuthProvider)), or
+//! client credentials; the JWT bearer and enterprise grants are
+//! [`extension`](super::extension)'s, under the `oauth-extensions` feature.
+
+use oauth2::basic::BasicClient;
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, RedirectUrl, Scope,
+    TokenUrl,
+};
+
+use super::challenge::Challenge;
+use super::client::{FlowState, OAuthClient};
+use super::client_auth::{self, ClientAuth};
+use super::discovery::{self, canonical_resource};
+use super::metadata::{self, ResourceMetadata, ServerMetadata};
+use super::settings::Grant;
+use super::store::{ClientRegistration, StoredCredentials, TokenSet};
+use super::token_request::{token_error, token_set};
+use crate::error::AuthError;
+
+/// The scope that asks for a refresh token where the authorization server
+/// offers one (SEP-2207).
+const OFFLINE_ACCESS: &str = "offline_access";
+
+impl OAuthClient {
+    /// Discovers the authorization server and gets a new token, for
+    /// `scopes` (a step-up's) or those [`scopes_to_request`] chooses.
+    pub(super) async fn authorize(
+        &self,
+        flow: &mut FlowState,
+        challenge: &Challenge,
+        scopes: Option<Vec<String>>,
+    ) -> Result<(), AuthError> {
+        if self.settings.grant == Grant::AuthorizationCode && self.context.provider.is_none() {
+            // Nobody to approve: fail before any request to the authorization server.
+            return Err(AuthError::Required {
+                server: self.server.clone(),
+            });
+        }
+        let protected =
+            discovery::protected_resource(&self.http, &self.server, &self.resource, challenge)
+                .await?;
+        self.check_credentials_issuer(&protected.issuer)?;
+        let server_metadata =
+            metadata::fetch_server_metadata(&self.http, &self.server, &protected.issuer).await?;
+        self.offer_dpop(&server_metadata);
+        let scopes = scopes.unwrap_or_else(|| {
+            scopes_to_request(
+                challenge,
+                self.settings.scopes.as_deref(),
+                &protected.metadata,
+            )
+        });
+        let scopes = with_offline_access(scopes, &server_metadata);
+        flow.requested_scopes = scopes.clone();
+        flow.server_metadata = Some(server_metadata.clone());
+        let (issuer, resource) = (protected.issuer, protected.resource);
+        let mut entry = self
+            .context
+            .store
+            .load(&issuer, &resource)?
+            .unwrap_or_else(|| StoredCredentials {
+                server: self.server.clone(),
+                issuer: issuer.clone(),
+                resource: resource.clone(),
+                ..Default::default()
+            });
+        entry.server = self.server.clone();
+        entry.url = canonical_resource(&self.resource);
+        let tokens = self
+            .grant(&server_metadata, &mut entry, &resource, &scopes)
+            .await?;
+        self.install(entry, tokens)
+    }
+
+    /// The grant the settings name; the client it used goes into `entry`.
+    async fn grant(
+        &self,
+        server_metadata: &ServerMetadata,
+        entry: &mut StoredCredentials,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<TokenSet, AuthError> {
+        match self.settings.grant {
+            Grant::ClientCredentials => {
+                let client = self.configured_client().ok_or_else(|| AuthError::Unsupported {
+                    server: self.server.clone(),
+                    reason: "the client credentials grant needs auth.clientId (and a secret or a private key)".into(),
+                })?;
+                let tokens = self
+                    .client_credentials(server_metadata, &client, resource, scopes)
+                    .await?;
+                entry.client = Some(client);
+                Ok(tokens)
+            }
+            Grant::AuthorizationCode => {
+                self.authorization_code(server_metadata, entry, resource, scopes)
+                    .await
+            }
+            Grant::JwtBearer | Grant::Enterprise => {
+                self.extension_grant(server_metadata, entry, resource, scopes)
+                    .await
+            }
+        }
+    }
+
+    /// The JWT bearer or enterprise grant.
+    #[cfg(feature = "oauth-extensions")]
+    async fn extension_grant(
+        &self,
+        server_metadata: &ServerMetadata,
+        entry: &mut StoredCredentials,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<TokenSet, AuthError> {
+        if self.settings.grant == Grant::JwtBearer {
+            return self.jwt_bearer(server_metadata, resource, scopes).await;
+        }
+        let (client, tokens) = self.enterprise(server_metadata, resource, scopes).await?;
+        entry.client = Some(client);
+        Ok(tokens)
+    }
+
+    /// Without `oauth-extensions`, the JWT bearer and enterprise grants are
+    /// an error naming the feature.
+    #[cfg(not(feature = "oauth-extensions"))]
+    async fn extension_grant(
+        &self,
+        _: &ServerMetadata,
+        _: &mut StoredCredentials,
+        _: &str,
+        _: &[String],
+    ) -> Result<TokenSet, AuthError> {
+        self.settings.check_features(&self.server)?;
+        Err(super::feature::AuthFeature::OAuthExtensions
+            .missing(&self.server, "the configured grant"))
+    }
+
+    /// The authorization code grant with PKCE S256.
+    async fn authorization_code(
+        &self,
+        server_metadata: &ServerMetadata,
+        entry: &mut StoredCredentials,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<TokenSet, AuthError> {
+        let Some(provider) = self.context.provider.clone() else {
+            return Err(AuthError::Required {
+                server: self.server.clone(),
+            });
+        };
+        if !server_metadata.supports_s256() {
+            return Err(AuthError::Unsupported {
+                server: self.server.clone(),
+                reason: "the authorization server does not offer PKCE with S256 (code_challenge_methods_supported); refusing to authorize without it".into(),
+            });
+        }
+        let authorization_endpoint = metadata::secure_endpoint(
+            &self.server,
+            server_metadata.authorization_endpoint.as_deref(),
+            "authorization_endpoint",
+        )?;
+        let token_endpoint = metadata::secure_endpoint(
+            &self.server,
+            server_metadata.token_endpoint.as_deref(),
+            "token_endpoint",
+        )?;
+        let pending = provider.begin(&self.server).await?;
+        let redirect_uri = pending.redirect_uri();
+        let client = self
+            .client_identity(server_metadata, entry, &redirect_uri)
+            .await?;
+        entry.client = Some(client.clone());
+        let redirect =
+            RedirectUrl::new(redirect_uri.clone()).map_err(|e| AuthError::Unsupported {
+                server: self.server.clone(),
+                reason: format!("invalid redirect URI: {e}"),
+            })?;
+        let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
+            .set_auth_uri(AuthUrl::from_url(authorization_endpoint))
+            .set_token_uri(TokenUrl::from_url(token_endpoint))
+            .set_redirect_uri(redirect);
+        let (pkce_challenge, pkce_verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = oauth
+            .authorize_url(CsrfToken::new_random)
+            .set_pkce_challenge(pkce_challenge)
+            .add_extra_param("resource", resource);
+        if !scopes.is_empty() {
+            request = request.add_scopes(scopes.iter().cloned().map(Scope::new));
+        }
+        let (authorization_url, state) = request.url();
+        let callback = pending.finish(authorization_url).await?;
+        let code = self.check_callback(&callback, state.secret(), server_metadata)?;
+        let method = ClientAuth::choose(
+            &client,
+            self.settings.private_key.is_some(),
+            server_metadata,
+        );
+        let oauth = client_auth::with_client_auth(oauth, &client, method);
+        let mut exchange = oauth
+            .exchange_code(AuthorizationCode::new(code))
+            .set_pkce_verifier(pkce_verifier)
+            .add_extra_param("resource", resource);
+        for (name, value) in client_auth::assertion_params(
+            &self.server,
+            &self.settings,
+            method,
+            &client,
+            server_metadata,
+        )? {
+            exchange = exchange.add_extra_param(name, value);
+        }
+        let sender = self.token_sender()?;
+        let response = exchange
+            .request_async(&|request| sender.clone().send(request))
+            .await
+            .map_err(|e| token_error(&self.server, &self.masker(), "token request", e))?;
+        Ok(token_set(&response, scopes, None))
+    }
+
+    /// Checks the redirect: no `error`, the `state` sent, the issuer
+    /// (RFC 9207: a present `iss` must be the issuer, character for
+    /// character; an absent one is refused when the server advertises it).
+    fn check_callback(
+        &self,
+        callback: &url::Url,
+        state: &str,
+        server_metadata: &ServerMetadata,
+    ) -> Result<String, AuthError> {
+        let rejected = |reason: String| AuthError::Rejected {
+            server: self.server.clone(),
+            reason,
+        };
+        let param = |name: &str| {
+            callback
+                .query_pairs()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.into_owned())
+        };
+        if let Some(error) = param("error") {
+            let description = param("error_description")
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            return Err(rejected(format!(
+                "the authorization server answered {error}{description}"
+            )));
+        }
+        if param("state").as_deref() != Some(state) {
+            return Err(rejected("the state does not match the one sent".into()));
+        }
+        match param("iss") {
+            Some(iss) if iss != server_metadata.issuer => {
+                return Err(rejected(format!(
+                    "the response's issuer {iss:?} is not {:?}",
+                    server_metadata.issuer
+                )));
+            }
+            None if server_metadata.authorization_response_iss_parameter_supported
+                == Some(true) =>
+            {
+                return Err(rejected(
+                    "the authorization server advertises the iss parameter but the response has none"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
+        param("code").ok_or_else(|| rejected("the redirect carries no code".into()))
+    }
+
+    /// The client credentials grant.
+    async fn client_credentials(
+        &self,
+        server_metadata: &ServerMetadata,
+        client: &ClientRegistration,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<TokenSet, AuthError> {
+        let token_endpoint = metadata::secure_endpoint(
+            &self.server,
+            server_metadata.token_endpoint.as_deref(),
+            "token_endpoint",
+        )?;
+        let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
+            .set_token_uri(TokenUrl::from_url(token_endpoint));
+        let method =
+            ClientAuth::choose(client, self.settings.private_key.is_some(), server_metadata);
+        let oauth = client_auth::with_client_auth(oauth, client, method);
+        let mut exchange = oauth
+            .exchange_client_credentials()
+            .add_extra_param("resource", resource);
+        if !scopes.is_empty() {
+            exchange = exchange.add_scopes(scopes.iter().cloned().map(Scope::new));
+        }
+        for (name, value) in client_auth::assertion_params(
+            &self.server,
+            &self.settings,
+            method,
+            client,
+            server_metadata,
+        )? {
+            exchange = exchange.add_extra_param(name, value);
+        }
+        let sender = self.token_sender()?;
+        let response = exchange
+            .request_async(&|request| sender.clone().send(request))
+            .await
+            .map_err(|e| token_error(&self.server, &self.masker(), "client credentials", e))?;
+        Ok(token_set(&response, scopes, None))
+    }
+}
+
+/// The scopes of a first authorization: the challenge's, else the
+/// configured ones, else those the protected resource lists, else none.
+fn scopes_to_request(
+    challenge: &Challenge,
+    configured: Option<&[String]>,
+    resource_metadata: &ResourceMetadata,
+) -> Vec<String> {
+    let from_challenge = challenge.scopes();
+    if !from_challenge.is_empty() {
+        from_challenge
+    } else if let Some(configured) = configured {
+        configured.to_vec()
+    } else {
+        resource_metadata
+            .scopes_supported
+            .clone()
+            .unwrap_or_default()
+    }
+}
+
+/// `scopes` with `offline_access` added where the authorization server
+/// offers it, for a refresh token.
+fn with_offline_access(mut scopes: Vec<String>, server_metadata: &ServerMetadata) -> Vec<String> {
+    if server_metadata
+        .scopes_supported
+        .as_ref()
+        .is_some_and(|supported| supported.iter().any(|s| s == OFFLINE_ACCESS))
+        && !scopes.iter().any(|s| s == OFFLINE_ACCESS)
+    {
+        scopes.push(OFFLINE_ACCESS.to_owned());
+    }
+    scopes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn scopes_come_from_the_challenge_then_the_config_then_the_resource() {
+        let resource = ResourceMetadata {
+            scopes_supported: Some(strings(&["listed"])),
+            ..Default::default()
+        };
+        let challenge = Challenge {
+            scope: Some("asked more".into()),
+            ..Default::default()
+        };
+        let configured = strings(&["configured"]);
+        assert_eq!(
+            scopes_to_request(&challenge, Some(&configured), &resource),
+            strings(&["asked", "more"])
+        );
+        let silent = Challenge::default();
+        assert_eq!(
+            scopes_to_request(&silent, Some(&configured), &resource),
+            configured
+        );
+        assert_eq!(
+            scopes_to_request(&silent, None, &resource),
+            strings(&["listed"])
+        );
+        assert!(scopes_to_request(&silent, None, &ResourceMetadata::default()).is_empty());
+    }
+
+    #[test]
+    fn offline_access_is_added_once_where_offered() {
+        let offering = ServerMetadata {
+            scopes_supported: Some(strings(&["read", OFFLINE_ACCESS])),
+            ..Default::default()
+        };
+        assert_eq!(
+            with_offline_access(strings(&["read"]), &offering),
+            strings(&["read", OFFLINE_ACCESS])
+        );
+        assert_eq!(
+            with_offline_access(strings(&[OFFLINE_ACCESS]), &offering),
+            strings(&[OFFLINE_ACCESS])
+        );
+        assert_eq!(
+            with_offline_access(strings(&["read"]), &ServerMetadata::default()),
+            strings(&["read"])
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! The client's identity at an authorization server, in the specification's
+//! order: a pre-registered id from the config, a Client ID Metadata Document
+//! URL, a registration kept from before, a dynamic registration (RFC 7591);
+//! and to which authorization server the configured credentials may go.
+
+use mcpdisco_transport::secret::ExposeSecret;
+use serde::{Deserialize, Serialize};
+
+use super::client::OAuthClient;
+use super::metadata::{self, ServerMetadata};
+use super::store::{ClientRegistration, StoredCredentials};
+use crate::error::AuthError;
+
+/// A dynamic registration request (RFC 7591 §2), as a native client.
+#[derive(Serialize)]
+struct RegistrationRequest<'a> {
+    client_name: &'a str,
+    redirect_uris: [&'a str; 1],
+    grant_types: [&'static str; 2],
+    response_types: [&'static str; 1],
+    token_endpoint_auth_method: &'static str,
+    application_type: &'static str,
+}
+
+/// A dynamic registration's answer (RFC 7591 §3.2.1).
+#[derive(Deserialize)]
+struct Registered {
+    client_id: String,
+    #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
+    token_endpoint_auth_method: Option<String>,
+}
+
+impl OAuthClient {
+    /// The client configured for this server (`auth.clientId`, with its
+    /// secret), if any.
+    pub(super) fn configured_client(&self) -> Option<ClientRegistration> {
+        let client_id = self.settings.client_id.clone()?;
+        Some(ClientRegistration {
+            client_id,
+            client_secret: self
+                .settings
+                .client_secret
+                .as_ref()
+                .map(|s| s.expose_secret().to_owned()),
+            token_endpoint_auth_method: None,
+            redirect_uri: None,
+        })
+    }
+
+    /// Refuses to send the configured credentials to `issuer` when they
+    /// belong to another authorization server (`auth.issuer`); warns when
+    /// the config does not say whose they are.
+    pub(super) fn check_credentials_issuer(&self, issuer: &str) -> Result<(), AuthError> {
+        if !self.settings.has_credentials() {
+            return Ok(());
+        }
+        match &self.settings.issuer {
+            Some(expected) if expected != issuer => Err(AuthError::Unsupported {
+                server: self.server.clone(),
+                reason: format!(
+                    "the server names the authorization server {issuer}, but the configured credentials belong to {expected} (auth.issuer); they are not sent"
+                ),
+            }),
+            Some(_) => Ok(()),
+            None => {
+                tracing::warn!(
+                    server = %self.server,
+                    %issuer,
+                    "sending the configured credentials to the authorization server the MCP server names; set auth.issuer to allow only yours"
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// The client's identity at this authorization server, in the
+    /// specification's order: configured, a metadata document URL, a
+    /// registration kept from before for this redirect URI, a new
+    /// registration.
+    pub(super) async fn client_identity(
+        &self,
+        server_metadata: &ServerMetadata,
+        entry: &StoredCredentials,
+        redirect_uri: &str,
+    ) -> Result<ClientRegistration, AuthError> {
+        if let Some(client) = self.configured_client() {
+            return Ok(client);
+        }
+        if let Some(url) = &self.settings.client_metadata_url
+            && server_metadata.client_id_metadata_document_supported == Some(true)
+        {
+            return Ok(ClientRegistration {
+                client_id: url.clone(),
+                token_endpoint_auth_method: Some(
+                    if self.settings.private_key.is_some() {
+                        "private_key_jwt"
+                    } else {
+                        "none"
+                    }
+                    .into(),
+                ),
+                ..Default::default()
+            });
+        }
+        if let Some(client) = &entry.client
+            && client.redirect_uri.as_deref() == Some(redirect_uri)
+        {
+            return Ok(client.clone());
+        }
+        let Some(endpoint) = &server_metadata.registration_endpoint else {
+            return Err(AuthError::Unsupported {
+                server: self.server.clone(),
+                reason: "the authorization server offers neither dynamic client registration nor client ID metadata documents: set auth.clientId (and auth.clientSecret) in the config".into(),
+            });
+        };
+        self.register(endpoint, server_metadata, redirect_uri).await
+    }
+
+    /// Dynamic client registration (RFC 7591), as a native client.
+    async fn register(
+        &self,
+        endpoint: &str,
+        server_metadata: &ServerMetadata,
+        redirect_uri: &str,
+    ) -> Result<ClientRegistration, AuthError> {
+        let url = metadata::secure_endpoint(&self.server, Some(endpoint), "registration_endpoint")?;
+        let method = ["none", "client_secret_basic", "client_secret_post"]
+            .into_iter()
+            .find(|m| server_metadata.supports_auth_method(m))
+            .unwrap_or("client_secret_basic");
+        let request = RegistrationRequest {
+            client_name: &self.context.client_name,
+            redirect_uris: [redirect_uri],
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: method,
+            application_type: "native",
+        };
+        let fetched = self.http.post_json(&url, &request).await?;
+        if !fetched.is_success() {
+            return Err(AuthError::Refused {
+                server: self.server.clone(),
+                reason: format!(
+                    "client registration: HTTP {}: {}",
+                    fetched.status,
+                    fetched.preview()
+                ),
+            });
+        }
+        let registered: Registered = fetched.json().map_err(|reason| AuthError::Refused {
+            server: self.server.clone(),
+            reason: format!("client registration: {reason}"),
+        })?;
+        Ok(ClientRegistration {
+            client_id: registered.client_id,
+            client_secret: registered.client_secret,
+            token_endpoint_auth_method: registered.token_endpoint_auth_method,
+            redirect_uri: Some(redirect_uri.to_owned()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_registration_request_is_the_rfc_7591_document() {
+        let request = RegistrationRequest {
+            client_name: "mcp-discovery",
+            redirect_uris: ["http://127.0.0.1:1/callback"],
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: "none",
+            application_type: "native",
+        };
+        assert_eq!(
+            serde_json::to_string(&request).unwrap(),
+            r#"{"client_name":"mcp-discovery","redirect_uris":["http://127.0.0.1:1/callback"],"grant_types":["authorization_code","refresh_token"],"response_types":["code"],"token_endpoint_auth_method":"none","application_type":"native"}"#
+        );
+    }
+}

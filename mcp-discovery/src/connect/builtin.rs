@@ -130,7 +130,10 @@ impl Connector for HttpConnector {
         };
         #[cfg(not(feature = "oauth"))]
         let connection = if wants_oauth {
-            connection.with_layer(mcpdisco_client::auth::missing_oauth_layer(), Masker::default())
+            connection.with_layer(
+                mcpdisco_client::auth::missing_oauth_layer(),
+                Masker::default(),
+            )
         } else {
             connection
         };

@@ -11,8 +11,8 @@ use mcpdisco_protocol::RawJson;
 use mcpdisco_transport::TransportError;
 use tower::{Layer, Service, ServiceExt};
 
-use super::{AuthError, OAuthClient};
-use crate::error::{ErrorKind, SessionError};
+use super::client::OAuthClient;
+use crate::error::{AuthError, ErrorKind, SessionError};
 use crate::request::{McpRequest, ResponseFuture};
 
 /// Rounds of "refused, new token, again" for one request (a refresh, a

@@ -8,9 +8,13 @@
 //! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 //! use mcpdisco_client::transport::stdio::{StdioConfig, StdioTransport};
 //!
-//! # /// The workspace's example server, built by cargo when it is missing
-//! # /// or stale; `None` outside the workspace (a published crate).
+//! # /// The workspace's example server: the one the test command built
+//! # /// (`MCP_EXAMPLE_SERVER`), else built by cargo when missing or stale;
+//! # /// `None` outside the workspace (a published crate).
 //! # async fn example_server() -> Result<Option<String>, Box<dyn std::error::Error>> {
+//! #     if let Some(built) = std::env::var_os("MCP_EXAMPLE_SERVER") {
+//! #         return Ok(Some(built.to_string_lossy().into_owned()));
+//! #     }
 //! #     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
 //! #     if !std::path::Path::new(manifest).exists() {
 //! #         return Ok(None);

@@ -345,11 +345,11 @@ fn print_table(rows: &[Row], stale: &[(String, String)]) {
 }
 
 fn build_client(ws: &Workspace) -> Result<String> {
-    let mut cmd = ws.cargo();
-    cmd.args(["build", "-p", "mcp-tests", "--bin", "conformance-client"]);
+    // The test command's build: a no-op after its build step.
+    let mut cmd = ws.build_for_tests();
     println!("conformance: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
-    let client = ws.target_dir().join("debug").join("conformance-client");
+    let client = ws.debug_binary("conformance-client");
     if !client.is_file() {
         bail!("built client not found at {}", client.display());
     }

@@ -60,10 +60,15 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         },
         &mut total,
     );
-    // The CLI and interop tests run other packages' binaries (mcp-cli, the example server).
+    // The CLI and interop tests run other packages' binaries (mcp-cli, the
+    // example server); built with the test targets, so `cargo test` and the
+    // conformance step reuse this build instead of compiling their own.
     step(
         "build binaries",
-        || cargo_step(ws, &["build", "--workspace", "--bins"], CLIPPY_TIMEOUT),
+        || {
+            process::run_checked(&mut ws.build_for_tests(), CLIPPY_TIMEOUT)?;
+            Ok(Counts::default())
+        },
         &mut total,
     );
     step(
@@ -169,7 +174,10 @@ fn cargo_test(ws: &Workspace, tools: &Tools) -> Result<Counts> {
     let mut cmd = ws.cargo();
     cmd.args(["test", "--workspace"])
         .env("MCP_TOOLS_DIR", tools.dir())
-        .env("MCP_REQUIRE_TOOLS", "1");
+        .env("MCP_REQUIRE_TOOLS", "1")
+        // The client crate's doc example runs this server (built above)
+        // instead of building one of its own.
+        .env("MCP_EXAMPLE_SERVER", ws.debug_binary("mcp-example-server"));
     let mut counts = Counts::default();
     let finished = process::run_streaming(&mut cmd, TEST_TIMEOUT, |stream, line| {
         if stream == Stream::Stdout

@@ -50,6 +50,24 @@ impl Workspace {
         }
     }
 
+    /// `cargo build` of every binary and test target of the workspace: the
+    /// build the test step runs on. Test targets are included so features
+    /// resolve as `cargo test --workspace` resolves them (dev-dependencies
+    /// too); the binaries built any other way would differ, and each later
+    /// step would compile the tree again.
+    pub fn build_for_tests(&self) -> Command {
+        let mut cmd = self.cargo();
+        cmd.args(["build", "--workspace", "--bins", "--tests"]);
+        cmd
+    }
+
+    /// The binary `name` of the debug build.
+    pub fn debug_binary(&self, name: &str) -> PathBuf {
+        self.target_dir()
+            .join("debug")
+            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    }
+
     /// A `cargo` command (the same cargo that runs xtask) with the workspace root as working directory.
     pub fn cargo(&self) -> Command {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

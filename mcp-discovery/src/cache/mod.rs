@@ -37,6 +37,8 @@
 //!   ([`Cache::shared_warning`]), for [`SHARED_RETRY`]; the files serve
 //!   meanwhile, so no run fails because the shared store is down.
 
+mod entry;
+mod error;
 mod fingerprint;
 #[cfg(feature = "redis")]
 mod redis_store;
@@ -47,25 +49,23 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcpdisco_transport::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use mcpdisco_transport::sync::{Mutex, MutexGuard};
 
+pub use entry::{CacheEntry, DEFAULT_TTL, ttl_for};
+pub use error::CacheError;
 pub use fingerprint::Fingerprint;
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
 pub use shared::{CacheStore, StoreError};
 
-use crate::clock::{millis, now_ms};
+use crate::clock::millis;
 use crate::report::{ServerReport, ServerStatus};
 use store::Record;
 
 /// The key prefix of a shared store when none is configured.
 pub const DEFAULT_PREFIX: &str = "mcp-discovery:";
-
-/// How long an entry stays fresh when the server says nothing else.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How long the last good catalog may be served after refreshing it failed.
 pub const DEFAULT_STALE_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 60 * 60);
@@ -90,46 +90,6 @@ pub enum CacheMode {
     Off,
 }
 
-/// One cached discovery result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CacheEntry {
-    /// The key.
-    pub fingerprint: String,
-    /// When the server was asked, in milliseconds since the Unix epoch.
-    pub fetched_at_ms: u64,
-    /// How long the entry stays fresh, in milliseconds.
-    pub ttl_ms: u64,
-    /// What discovery found. A failed report is kept only as the "last known status".
-    pub report: ServerReport,
-}
-
-impl CacheEntry {
-    /// The entry recording `report` under `key`, with the report's TTL.
-    pub fn of(key: &Fingerprint, report: &ServerReport) -> Self {
-        Self {
-            fingerprint: key.to_string(),
-            fetched_at_ms: report.fetched_at_ms.unwrap_or_else(now_ms),
-            ttl_ms: millis(ttl_for(report)),
-            report: report.clone(),
-        }
-    }
-
-    /// Whether the entry can stand in for asking the server at `now_ms`.
-    pub fn is_fresh(&self, now_ms: u64) -> bool {
-        self.report.status == ServerStatus::Ready
-            && now_ms >= self.fetched_at_ms
-            && now_ms - self.fetched_at_ms < self.ttl_ms
-    }
-
-    /// Whether the entry holds a good catalog fetched less than `max_age`
-    /// before `now_ms`, so it may still be served stale.
-    pub fn is_servable_stale(&self, now_ms: u64, max_age: Duration) -> bool {
-        self.report.status == ServerStatus::Ready
-            && now_ms.saturating_sub(self.fetched_at_ms) < millis(max_age)
-    }
-}
-
 /// What a key's two records read as together: the good entry, marked stale
 /// when a failure came after it; else the failure (the last known status).
 fn combine(good: Option<CacheEntry>, failure: Option<CacheEntry>) -> Option<CacheEntry> {
@@ -146,41 +106,6 @@ fn combine(good: Option<CacheEntry>, failure: Option<CacheEntry>) -> Option<Cach
         (Some(good), _) => Some(good),
         (None, failure) => failure,
     }
-}
-
-/// The TTL of a fresh result: the server's positive `ttlMs`, else [`DEFAULT_TTL`].
-///
-/// Every modern server seen so far sends `ttlMs: 0` on every result (the SDK
-/// default, meaning "no hint"); taking that literally would never cache a
-/// modern server, so zero falls back to the default too.
-pub fn ttl_for(report: &ServerReport) -> Duration {
-    match report.ttl_ms {
-        Some(ttl) if ttl > 0 => Duration::from_millis(ttl).min(DEFAULT_TTL),
-        _ => DEFAULT_TTL,
-    }
-}
-
-/// Errors of the disk store. Discovery logs them and goes on.
-#[derive(Debug, thiserror::Error)]
-pub enum CacheError {
-    /// The directory or an entry could not be written.
-    #[error("cache {path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// An entry could not be serialized.
-    #[error("cache entry for '{server}': {source}")]
-    Encode {
-        /// The server.
-        server: String,
-        /// The cause.
-        #[source]
-        source: serde_json::Error,
-    },
 }
 
 /// The cache: an in-memory map in front of an optional directory. Cheap to clone.

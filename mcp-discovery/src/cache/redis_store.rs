@@ -17,8 +17,10 @@ use async_trait::async_trait;
 use redis::AsyncCommands;
 use std::time::Duration;
 
+use super::entry::CacheEntry;
+use super::fingerprint::Fingerprint;
 use super::shared::{CacheStore, StoreError};
-use super::{CacheEntry, Fingerprint, store};
+use super::store;
 use crate::clock::now_ms;
 use mcpdisco_transport::secret::Masker;
 

@@ -6,7 +6,8 @@ use std::fmt;
 
 use async_trait::async_trait;
 
-use super::{CacheEntry, Fingerprint};
+use super::entry::CacheEntry;
+use super::fingerprint::Fingerprint;
 
 /// Why a shared store did not answer. Discovery warns once and goes on with
 /// the file cache.

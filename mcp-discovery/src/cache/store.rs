@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use mcpdisco_transport::fs::{AtomicWrite, PreparedFile};
 use serde::{Deserialize, Serialize};
 
-use super::{CacheEntry, CacheError, Fingerprint};
+use super::entry::CacheEntry;
+use super::error::CacheError;
+use super::fingerprint::Fingerprint;
 
 /// The file layout version; a file of another version is a miss.
 /// Version 2 nests the entry under `entry` (version 1 flattened it).

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use mcpdisco_transport::secret::ExposeSecret;
 use serde_json::json;
 
 use super::*;

@@ -8,9 +8,9 @@ use mcpdisco_transport::http::HttpKind;
 use mcpdisco_transport::secret::{
     ExposeSecret, Masker, MaskerBuilder, SecretString, SecretUrl, is_secret_name,
 };
+use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Map, Value};
 
-use super::EnvPolicy;
 use super::redact;
 
 /// How to reach a server.

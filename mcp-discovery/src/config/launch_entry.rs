@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use mcpdisco_transport::http::HttpKind;
 use mcpdisco_transport::secret::{SecretString, SecretUrl};
+use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Map, Value};
 
-use super::EnvPolicy;
 use super::custom_launch::custom_launch;
 use super::entry::{Field, List, ServerEntry, Text, TextMap};
 use super::expand::Expander;

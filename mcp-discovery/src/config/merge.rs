@@ -10,8 +10,9 @@
 
 use serde_json::Value;
 
+use super::config_file::ConfigFile;
 use super::detect::Host;
-use super::{ConfigFile, ServerConfig};
+use super::server::ServerConfig;
 
 /// Where a file of servers came from, for merging.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::ConfigFile;
+use super::config_file::ConfigFile;
 use super::error::ConfigError;
 use super::expand::{Expander, VarSource};
 use super::format::{ConfigFormat, Syntax, is_claude_user_file, is_in_vscode_folder};

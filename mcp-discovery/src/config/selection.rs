@@ -14,15 +14,18 @@
 use std::path::PathBuf;
 
 use mcpdisco_transport::secret::Masker;
+use mcpdisco_transport::stdio::EnvPolicy;
 
+use super::config_file::ConfigFile;
 use super::detect::{Candidate, candidates};
 use super::error::ConfigError;
 use super::expand::VarSource;
+use super::launch::Launch;
 use super::merge::{Merged, Origin};
 use super::options::ParseOptions;
 use super::read::load_file_with;
+use super::server::ServerConfig;
 use super::sources::{first_found, load_dir, read_hosts};
-use super::{ConfigFile, EnvPolicy, Launch, ServerConfig};
 
 /// Which config files to read, and which of their servers to use.
 #[derive(Debug, Clone, Default)]

@@ -8,10 +8,10 @@ use mcpdisco_client::policy::RateLimit;
 use mcpdisco_transport::secret::SecretString;
 use serde_json::{Map, Number, Value};
 
-use super::PingSettings;
 use super::entry::{AuthEntry, Field, FilterEntry, HealthEntry, List, RateLimitEntry, Scopes};
 use super::expand::Expander;
 use super::filter::Filter;
+use super::ping::PingSettings;
 use super::problems::ServerProblems;
 
 /// Whether to start it: `enabled` (default true) and `disabled` (default false).

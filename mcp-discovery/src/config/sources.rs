@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ConfigFile;
+use super::config_file::ConfigFile;
 use super::detect::Candidate;
 use super::error::ConfigError;
 use super::expand::VarSource;

@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use mcpdisco_transport::secret::ExposeSecret;
+
 use super::*;
 
 fn vars() -> HashMap<String, String> {

@@ -1,5 +1,9 @@
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::time::Duration;
+
+use mcpdisco_transport::http::HttpKind;
+use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
 

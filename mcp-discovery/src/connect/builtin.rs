@@ -15,7 +15,8 @@ use mcpdisco_transport::secret::Masker;
 use mcpdisco_client::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 
-use super::{ConnectContext, Connection, ConnectionDetails, Connector};
+use super::connection::{Connection, ConnectionDetails};
+use super::connector::{ConnectContext, Connector};
 use crate::config::{Launch, ServerConfig};
 use mcpdisco_client::session::{ErrorKind, SessionError};
 

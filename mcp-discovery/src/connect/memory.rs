@@ -7,7 +7,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use mcpdisco_transport::MemoryTransport;
 
-use super::{ConnectContext, Connection, Connector};
+use super::connection::Connection;
+use super::connector::{ConnectContext, Connector};
 use crate::config::ServerConfig;
 use mcpdisco_client::session::{ErrorKind, SessionError};
 

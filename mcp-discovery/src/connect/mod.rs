@@ -29,172 +29,22 @@
 //! ```
 
 mod builtin;
+mod connection;
+mod connector;
 mod memory;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use async_trait::async_trait;
-use mcpdisco_transport::Transport;
-use mcpdisco_transport::codec::ndjson::SkipLog;
+use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
 use mcpdisco_transport::http::HttpClient;
-use mcpdisco_transport::secret::Masker;
-use mcpdisco_transport::trace::Tracer;
 
 pub use builtin::{HttpConnector, StdioConnector};
+pub use connection::{Connection, ConnectionDetails};
+pub use connector::{ConnectContext, Connector, StopGraces};
 pub use memory::MemoryConnector;
 
 use crate::config::{ParseOptions, ServerConfig};
-use mcpdisco_client::policy::{LayerStack, RequestLayer};
-use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
-
-/// How a launched server is stopped: the graces of the stdio shutdown sequence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StopGraces {
-    /// After closing stdin, before SIGTERM.
-    pub after_eof: Duration,
-    /// After SIGTERM, before SIGKILL.
-    pub after_term: Duration,
-}
-
-impl Default for StopGraces {
-    fn default() -> Self {
-        Self {
-            after_eof: Duration::from_secs(2),
-            after_term: Duration::from_secs(2),
-        }
-    }
-}
-
-/// What a connector may use to open a connection.
-#[derive(Clone, Default)]
-pub struct ConnectContext {
-    /// The pooled HTTP client; the process-wide shared one when `None`.
-    pub http: Option<HttpClient>,
-    /// How a child process is stopped.
-    pub graces: StopGraces,
-    /// Where transports report HTTP events, when tracing.
-    pub tracer: Option<Tracer>,
-    /// Secrets to mask besides the server's own (the session's masker).
-    pub masker: Masker,
-    /// Where HTTP servers' tokens live and how a user approves; without it,
-    /// tokens live for the process and a server that needs a user fails
-    /// with `auth_required`. The `oauth` feature.
-    #[cfg(feature = "oauth")]
-    pub auth: Option<mcpdisco_client::auth::AuthContext>,
-}
-
-impl std::fmt::Debug for ConnectContext {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectContext")
-            .field("graces", &self.graces)
-            .field("tracing", &self.tracer.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-/// What a connection can tell about its server beyond messages: what
-/// diagnostics quote when a server fails.
-pub trait ConnectionDetails: Send + Sync {
-    /// The end of what the server wrote to stderr (masked); empty when there is none.
-    fn stderr_tail(&self) -> String {
-        String::new()
-    }
-
-    /// The lines of output skipped as not JSON-RPC (noise, oversized), if the transport reads lines.
-    fn skipped_lines(&self) -> Option<SkipLog> {
-        None
-    }
-}
-
-/// Details of a transport that has none to give.
-struct NoDetails;
-
-impl ConnectionDetails for NoDetails {}
-
-/// An open transport to a configured server, before the handshake.
-#[derive(Clone)]
-pub struct Connection {
-    transport: Arc<dyn Transport>,
-    details: Arc<dyn ConnectionDetails>,
-    /// Layers the session over it needs (an HTTP server's authorization),
-    /// innermost in its stack.
-    layers: LayerStack,
-    /// Secrets those layers hold.
-    masker: Masker,
-}
-
-impl Connection {
-    /// A connection over `transport`, with nothing more to tell.
-    pub fn new(transport: Arc<dyn Transport>) -> Self {
-        Self::with_details(transport, Arc::new(NoDetails))
-    }
-
-    /// A connection whose `details` diagnostics can quote.
-    pub fn with_details(
-        transport: Arc<dyn Transport>,
-        details: Arc<dyn ConnectionDetails>,
-    ) -> Self {
-        Self {
-            transport,
-            details,
-            layers: LayerStack::empty(),
-            masker: Masker::default(),
-        }
-    }
-
-    /// The same, with a layer the session over it must run (innermost in
-    /// its stack, inside the options' own layers), and the secrets it holds.
-    pub fn with_layer(mut self, layer: impl RequestLayer, masker: Masker) -> Self {
-        self.layers = self.layers.layer(layer);
-        self.masker = self.masker.union(&masker);
-        self
-    }
-
-    /// `options` for the session over this connection: its layers added
-    /// innermost to the options' stack, its secrets masked.
-    pub fn session_options(&self, options: SessionOptions) -> SessionOptions {
-        let mut options = options;
-        options.stack = options.stack.append(self.layers.clone());
-        options.masker = options.masker.union(&self.masker);
-        options
-    }
-
-    /// The transport, for the session.
-    pub fn transport(&self) -> Arc<dyn Transport> {
-        Arc::clone(&self.transport)
-    }
-
-    /// What the connection can tell about its server.
-    pub fn details(&self) -> &dyn ConnectionDetails {
-        self.details.as_ref()
-    }
-
-    /// The end of the server's stderr (stdio only; empty otherwise).
-    pub fn stderr_tail(&self) -> String {
-        self.details.stderr_tail()
-    }
-
-    /// Closes the transport: the process is stopped and reaped, the HTTP session ended.
-    pub async fn close(&self) {
-        if let Err(error) = self.transport.close().await {
-            tracing::debug!(%error, "closing the transport");
-        }
-    }
-}
-
-/// Opens connections for one transport `type`.
-#[async_trait]
-pub trait Connector: Send + Sync {
-    /// Starts `server` (spawns its process, opens its connection). An error
-    /// names the server and the cause; the caller masks it.
-    async fn open(
-        &self,
-        server: &ServerConfig,
-        context: &ConnectContext,
-    ) -> Result<Connection, SessionError>;
-}
 
 /// The connectors by transport `type`. Cheap to clone.
 #[derive(Clone)]

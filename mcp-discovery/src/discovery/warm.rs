@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use super::{DiscoveryOptions, discover};
+use super::options::DiscoveryOptions;
+use super::run::discover;
 use crate::cache::CacheMode;
 use crate::clock::now_ms;
 use crate::config::ServerConfig;

@@ -1,7 +1,8 @@
-//! Registry answers on disk for [`CACHE_TTL`](super::CACHE_TTL): one JSON
+//! Registry answers on disk for [`CACHE_TTL`]: one JSON
 //! file per request URL (named by its SHA-256), replaced atomically.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use mcpdisco_transport::fs::AtomicWrite;
 use serde::{Deserialize, Serialize};
@@ -9,6 +10,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::clock::now_ms;
+
+/// How long an answer is reused.
+pub const CACHE_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// The largest cached answer read back.
 const MAX_CACHED: u64 = 16 * 1024 * 1024;
@@ -56,7 +60,7 @@ impl ResponseCache {
         let age = now_ms().saturating_sub(file.fetched_at_ms);
         Some(Cached {
             body: file.body,
-            fresh: age < super::CACHE_TTL.as_millis() as u64,
+            fresh: age < CACHE_TTL.as_millis() as u64,
         })
     }
 

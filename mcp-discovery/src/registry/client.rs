@@ -8,7 +8,7 @@
 //!   the listing with a warning.
 //! * Entries that are not active are dropped unless asked for; an entry
 //!   that does not read as a server is skipped with a warning naming it.
-//! * Every answer is cached on disk for [`CACHE_TTL`]; a registry that is
+//! * Every answer is cached on disk for [`CACHE_TTL`](super::cache::CACHE_TTL); a registry that is
 //!   unreachable or answers 429 or 5xx falls back to a stale answer, with a warning.
 //! * Every request has a timeout, every body a size limit, and redirects
 //!   are followed only within the registry's origin.
@@ -19,16 +19,14 @@ use std::time::Duration;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::RegistryError;
 use super::cache::{Cached, ResponseCache};
+use super::error::RegistryError;
 use super::types::RegistryEntry;
 
 /// The official registry.
 pub const DEFAULT_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
 /// The environment variable naming another registry.
 pub const REGISTRY_URL_ENV: &str = "MCP_REGISTRY_URL";
-/// How long an answer is reused.
-pub const CACHE_TTL: Duration = Duration::from_secs(60 * 60);
 /// The largest answer read.
 const MAX_BODY: usize = 8 * 1024 * 1024;
 /// The largest bundle downloaded.

@@ -10,7 +10,8 @@
 
 use std::borrow::Cow;
 
-use super::{JsonView, RawJson};
+use super::raw_json::RawJson;
+use super::view::JsonView;
 
 /// The text of a string member, or `None` when it is missing or not a string.
 fn text<'a>(member: Option<JsonView<'a>>) -> Option<Cow<'a, str>> {

@@ -13,7 +13,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::RawJson;
+use super::raw_json::RawJson;
 use super::scan::{Inner, Outline, key_in};
 
 /// One page of a list result, read without parsing its items.

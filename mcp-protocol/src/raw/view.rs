@@ -4,17 +4,20 @@
 //! Where [`RawJson`] owns its text, a view borrows it, so reading an item
 //! (its name, a few members of its schema) allocates nothing but the lists it
 //! returns: each read is one serde_json pass over the view's own span that
-//! skips whatever it was not asked for.
+//! skips whatever it was not asked for. [`RawJson`]'s own readers of a part
+//! ([`member`](RawJson::member), [`members`](RawJson::members),
+//! [`elements`](RawJson::elements)) read through a view, so they live here.
 
 use std::borrow::Cow;
 use std::fmt;
 
+use serde::Deserialize;
 use serde::Deserializer as _;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::RawJson;
-use crate::raw::key::Key;
+use super::key::Key;
+use super::raw_json::RawJson;
 
 /// A JSON value borrowed from a text that is known to be valid JSON.
 #[derive(Clone, Copy)]
@@ -164,6 +167,46 @@ impl<'de> Visitor<'de> for MembersVisitor {
     }
 }
 
+impl RawJson {
+    /// Reads member `key` of an object into `T`, skipping every other member
+    /// without building it. `Ok(None)` when the value is not an object or has
+    /// no such member.
+    pub fn member<'a, T: Deserialize<'a>>(
+        &'a self,
+        key: &str,
+    ) -> Result<Option<T>, serde_json::Error> {
+        JsonView::of(self)
+            .get(key)
+            .map(|member| serde_json::from_str(member.text()))
+            .transpose()
+    }
+
+    /// The members of an object, in order, each value a slice of this text
+    /// (not parsed). `None` when this is not an object or a key cannot be
+    /// decoded.
+    pub fn members(&self) -> Option<Vec<(String, RawJson)>> {
+        let members = JsonView::of(self).members()?;
+        Some(
+            members
+                .into_iter()
+                .map(|(key, value)| (key.into_owned(), self.slice_text(value.text())))
+                .collect(),
+        )
+    }
+
+    /// The elements of an array, each a slice of this text (not parsed).
+    /// `None` when this is not an array.
+    pub fn elements(&self) -> Option<Vec<RawJson>> {
+        let elements = JsonView::of(self).elements()?;
+        Some(
+            elements
+                .into_iter()
+                .map(|element| self.slice_text(element.text()))
+                .collect(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,5 +258,52 @@ mod tests {
         assert_eq!(whole.get("name").unwrap().as_str().unwrap(), "t");
         assert!(JsonView::parse("{} x").is_none());
         assert_eq!(JsonView::parse(" [1] ").unwrap().text(), "[1]");
+    }
+
+    #[test]
+    fn member_reads_one_field_and_skips_the_rest() {
+        let raw =
+            RawJson::parse(r#"{"big": {"deep": [1, {"name": "no"}]}, "name": "yes", "n": 3}"#)
+                .unwrap();
+        assert_eq!(raw.member::<&str>("name").unwrap(), Some("yes"));
+        assert_eq!(raw.member::<u32>("n").unwrap(), Some(3));
+        let twice = RawJson::parse(r#"{"n": 1, "n": 2}"#).unwrap();
+        assert_eq!(
+            twice.member::<u32>("n").unwrap(),
+            Some(2),
+            "the last one counts"
+        );
+        assert_eq!(raw.member::<String>("missing").unwrap(), None);
+        assert!(raw.member::<u32>("name").is_err());
+        assert_eq!(
+            RawJson::parse("[1]").unwrap().member::<u32>("n").unwrap(),
+            None
+        );
+        let escaped = RawJson::parse(r#"{"na\u006de": "esc"}"#).unwrap();
+        assert_eq!(
+            escaped.member::<String>("name").unwrap(),
+            Some("esc".into())
+        );
+    }
+
+    #[test]
+    fn members_and_elements_are_slices_in_order() {
+        let raw = RawJson::parse(r#"{"b": [1, {"x": "y"}], "a\u0041": null}"#).unwrap();
+        let members = raw.members().unwrap();
+        assert_eq!(members[0].0, "b");
+        assert_eq!(members[1].0, "aA");
+        assert_eq!(members[1].1.as_str(), "null");
+        let elements = members[0].1.elements().unwrap();
+        assert_eq!(elements[1].as_str(), r#"{"x": "y"}"#);
+        let range = raw.as_bytes().as_ptr_range();
+        assert!(range.contains(&elements[1].as_bytes().as_ptr()));
+        assert!(raw.elements().is_none());
+        assert!(members[0].1.members().is_none());
+        assert!(
+            RawJson::parse(r#"{"\ud800": 1}"#)
+                .unwrap()
+                .members()
+                .is_none()
+        );
     }
 }

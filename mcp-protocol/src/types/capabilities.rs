@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::Extra;
+use super::extra::Extra;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// A capability whose only option is `listChanged`.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -18,7 +18,7 @@ super::struct_with_extra! {
 /// The client's `roots` capability.
 pub type RootsCapability = ListChangedCapability;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// The server's `resources` capability.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -32,7 +32,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// The form mode of elicitation.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -43,7 +43,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// The client's `elicitation` capability. `{}` means form mode only.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -54,14 +54,14 @@ super::struct_with_extra! {
         /// URL mode (2025-11-25).
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub url: Option<Value>,
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// What a client supports.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -72,7 +72,7 @@ super::struct_with_extra! {
         /// `sampling/createMessage`.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub sampling: Option<Value>,
@@ -82,7 +82,7 @@ super::struct_with_extra! {
         /// Tasks (2025-11-25, experimental).
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub tasks: Option<Value>,
@@ -95,7 +95,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// What a server offers.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -112,21 +112,21 @@ super::struct_with_extra! {
         /// Log messages (`logging/setLevel` in the legacy era).
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub logging: Option<Value>,
         /// `completion/complete`.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub completions: Option<Value>,
         /// Tasks (2025-11-25, experimental).
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub tasks: Option<Value>,

@@ -17,8 +17,10 @@ use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::Extra;
 use crate::raw::key::Key;
+
+/// Fields a type does not know, kept in order and written back.
+pub type Extra = serde_json::Map<String, serde_json::Value>;
 
 /// Defines a struct whose unknown members are kept in `pub extra: Extra` and
 /// written back after the known ones. Write the struct without `Serialize`,
@@ -36,7 +38,7 @@ macro_rules! struct_with_extra {
             $( $(#[$field_attr])* pub $field: $field_type, )*
             /// Members this crate does not know, in order, as sent.
             #[serde(flatten)]
-            pub extra: $crate::types::Extra,
+            pub extra: $crate::types::extra::Extra,
         }
 
         impl<'de> serde::Deserialize<'de> for $name {
@@ -47,7 +49,7 @@ macro_rules! struct_with_extra {
                 struct $name {
                     $( $(#[$field_attr])* $field: $field_type, )*
                 }
-                let mut extra = $crate::types::Extra::new();
+                let mut extra = $crate::types::extra::Extra::new();
                 let known = <$name as serde::Deserialize>::deserialize(
                     $crate::types::extra::CollectUnknown::new(deserializer, &mut extra),
                 )?;

@@ -1,8 +1,8 @@
 //! `Implementation` (clientInfo / serverInfo) and `Icon`.
 
-use super::Extra;
+use super::extra::Extra;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// An icon a client may show.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -18,7 +18,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// The name and version of an MCP client or server.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::Extra;
+use super::extra::Extra;
 use crate::meta::ResultType;
 use crate::method::RequestMethod;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// One question of an `input_required` result: a request from the
     /// server to the client (`sampling/createMessage`, `elicitation/create`,
     /// `roots/list`), answered in the retry's `inputResponses`.
@@ -22,7 +22,7 @@ super::struct_with_extra! {
         /// Its params.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub params: Option<Value>,
@@ -40,7 +40,7 @@ impl InputRequest {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// The `input_required` result: the questions, under keys the retry's
     /// `inputResponses` answers, and the state the retry echoes.
     #[derive(Debug, Clone, PartialEq)]

@@ -116,13 +116,13 @@ pub trait ListResult: Sized {
     fn page(items: ItemList<Self::Item>, next_cursor: Option<String>) -> Self;
 
     /// The modern caching hints (2026-07-28): how long the page stays fresh, and who may share it.
-    fn cached(self, ttl_ms: i64, scope: super::CacheScope) -> Self;
+    fn cached(self, ttl_ms: i64, scope: super::lifecycle::CacheScope) -> Self;
 }
 
 /// Implements [`ListResult`] for a list result whose items are in `$field`.
 macro_rules! impl_list_result {
     ($name:ident, $field:ident, $item:ty) => {
-        impl $crate::types::ListResult for $name {
+        impl $crate::types::item_list::ListResult for $name {
             type Item = $item;
 
             fn page(items: ItemList<$item>, next_cursor: Option<String>) -> Self {
@@ -132,11 +132,11 @@ macro_rules! impl_list_result {
                     ttl_ms: None,
                     cache_scope: None,
                     meta: None,
-                    extra: $crate::types::Extra::new(),
+                    extra: $crate::types::extra::Extra::new(),
                 }
             }
 
-            fn cached(self, ttl_ms: i64, scope: $crate::types::CacheScope) -> Self {
+            fn cached(self, ttl_ms: i64, scope: $crate::types::lifecycle::CacheScope) -> Self {
                 Self {
                     ttl_ms: Some(ttl_ms),
                     cache_scope: Some(scope),

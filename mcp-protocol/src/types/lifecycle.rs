@@ -3,10 +3,12 @@
 
 use serde::Deserialize;
 
-use super::{ClientCapabilities, Extra, Implementation, ServerCapabilities};
+use super::capabilities::{ClientCapabilities, ServerCapabilities};
+use super::extra::Extra;
+use super::implementation::Implementation;
 use crate::meta::SERVER_INFO_KEY;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// Params that carry nothing but `_meta` (ping, discover, list_changed notifications).
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct MetaParams {
@@ -19,7 +21,7 @@ super::struct_with_extra! {
 /// A result that carries no data.
 pub type EmptyResult = MetaParams;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// Params of the list methods.
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct PaginatedParams {
@@ -32,7 +34,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `initialize` params (legacy era).
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -49,7 +51,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `initialize` result (legacy era).
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -71,7 +73,7 @@ super::struct_with_extra! {
     }
 }
 
-super::open_string_enum!(
+super::string_enum::open_string_enum!(
     /// Who may share a cached result (2026-07-28).
     CacheScope {
         /// Any client may share it.
@@ -81,7 +83,7 @@ super::open_string_enum!(
     }
 );
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `server/discover` result (2026-07-28).
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::Extra;
+use super::extra::Extra;
 
-super::open_string_enum!(
+super::string_enum::open_string_enum!(
     /// A syslog-style level. Unknown levels are kept.
     LoggingLevel {
         /// `debug`.
@@ -26,7 +26,7 @@ super::open_string_enum!(
     }
 );
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `notifications/message` params.
     #[derive(Debug, Clone, PartialEq)]
     pub struct LoggingMessageParams {
@@ -43,7 +43,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `logging/setLevel` params (legacy era).
     #[derive(Debug, Clone, PartialEq)]
     pub struct SetLevelParams {

@@ -2,10 +2,10 @@
 
 use serde_json::Value;
 
-use super::Extra;
+use super::extra::Extra;
 use crate::jsonrpc::RequestId;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `notifications/progress` params.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -26,7 +26,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `notifications/cancelled` params.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -43,7 +43,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `notifications/resources/updated` params.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ResourceUpdatedParams {
@@ -55,7 +55,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// Which notifications a modern `subscriptions/listen` asks for.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -75,7 +75,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `subscriptions/listen` params (2026-07-28).
     #[derive(Debug, Clone, PartialEq)]
     pub struct SubscriptionsListenParams {

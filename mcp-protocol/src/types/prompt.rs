@@ -1,9 +1,13 @@
 //! Prompts: definitions, `prompts/list` and `prompts/get`.
 
+use super::content::ContentBlock;
+use super::extra::Extra;
+use super::implementation::Icon;
+use super::item_list::ItemList;
+use super::lifecycle::CacheScope;
 use super::resource::list_result;
-use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// An argument a prompt takes.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -22,7 +26,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// A prompt a server offers.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -67,7 +71,7 @@ impl Prompt {
     }
 }
 
-super::open_string_enum!(
+super::string_enum::open_string_enum!(
     /// Who speaks a message. Unknown roles are kept.
     Role {
         /// The user.
@@ -77,7 +81,7 @@ super::open_string_enum!(
     }
 );
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// One message of a prompt.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptMessage {
@@ -93,7 +97,7 @@ list_result!(
     ListPromptsResult, prompts, "prompts", Prompt
 );
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `prompts/get` params.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -115,7 +119,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `prompts/get` result.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]

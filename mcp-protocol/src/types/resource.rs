@@ -2,9 +2,13 @@
 
 use serde_json::Value;
 
-use super::{CacheScope, Extra, Icon, ItemList, ResourceContents};
+use super::extra::Extra;
+use super::implementation::Icon;
+use super::item_list::ItemList;
+use super::lifecycle::CacheScope;
+use super::resource_contents::ResourceContents;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// A resource a server offers.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -28,7 +32,7 @@ super::struct_with_extra! {
         /// Hints, as sent.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub annotations: Option<Value>,
@@ -67,7 +71,7 @@ impl Resource {
 /// A `resource_link` content block carries a resource description.
 pub type ResourceLink = Resource;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// A template of resource URIs (RFC 6570).
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -88,7 +92,7 @@ super::struct_with_extra! {
         /// Hints, as sent.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub annotations: Option<Value>,
@@ -125,7 +129,7 @@ impl ResourceTemplate {
 
 macro_rules! list_result {
     ($(#[$doc:meta])* $name:ident, $field:ident, $json:literal, $item:ty) => {
-        $crate::types::struct_with_extra! {
+        $crate::types::extra::struct_with_extra! {
             $(#[$doc])*
             #[derive(Debug, Clone, PartialEq)]
             #[serde(rename_all = "camelCase")]
@@ -161,7 +165,7 @@ list_result!(
     ListResourceTemplatesResult, resource_templates, "resourceTemplates", ResourceTemplate
 );
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `resources/read` params.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -180,7 +184,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `resources/read` result.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -193,7 +197,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `resources/subscribe` and `resources/unsubscribe` params.
     #[derive(Debug, Clone, PartialEq)]
     pub struct SubscribeParams {

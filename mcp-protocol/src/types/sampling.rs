@@ -2,9 +2,10 @@
 
 use serde_json::Value;
 
-use super::{Extra, Role};
+use super::extra::Extra;
+use super::prompt::Role;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// A root the client exposes.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Root {
@@ -19,7 +20,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `roots/list` result.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ListRootsResult {
@@ -31,7 +32,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `sampling/createMessage` params; the messages are kept raw.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -50,7 +51,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `sampling/createMessage` result.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -67,7 +68,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `elicitation/create` params: form mode (`requestedSchema`) or URL mode (`url`).
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -80,7 +81,7 @@ super::struct_with_extra! {
         /// The form's schema (form mode), kept raw.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub requested_schema: Option<Value>,
@@ -96,7 +97,7 @@ super::struct_with_extra! {
     }
 }
 
-super::open_string_enum!(
+super::string_enum::open_string_enum!(
     /// What the user did with an elicitation. Unknown actions are kept.
     ElicitAction {
         /// Submitted the form.
@@ -108,7 +109,7 @@ super::open_string_enum!(
     }
 );
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `elicitation/create` result.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ElicitResult {
@@ -123,7 +124,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `notifications/elicitation/complete` params (URL mode, 2025-11-25).
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -133,7 +134,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `completion/complete` params.
     #[derive(Debug, Clone, PartialEq)]
     pub struct CompleteParams {
@@ -145,7 +146,7 @@ super::struct_with_extra! {
         /// Values of other arguments.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub context: Option<Value>,
@@ -155,7 +156,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `completion/complete` result.
     #[derive(Debug, Clone, PartialEq)]
     pub struct CompleteResult {

@@ -2,10 +2,14 @@
 
 use serde_json::Value;
 
-use super::{CacheScope, ContentBlock, Extra, Icon, ItemList};
+use super::content::ContentBlock;
+use super::extra::Extra;
+use super::implementation::Icon;
+use super::item_list::ItemList;
+use super::lifecycle::CacheScope;
 use crate::raw::RawJson;
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// Hints about a tool's behaviour. They are hints: do not trust them from untrusted servers.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -28,7 +32,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// A tool definition, as listed by `tools/list`.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -47,7 +51,7 @@ super::struct_with_extra! {
         /// The JSON Schema of its structured output, kept as sent (2025-06-18).
         #[serde(
             default,
-            deserialize_with = "super::present_raw",
+            deserialize_with = "super::present_field::present_raw",
             skip_serializing_if = "Option::is_none"
         )]
         pub output_schema: Option<RawJson>,
@@ -60,7 +64,7 @@ super::struct_with_extra! {
         /// Execution properties such as `taskSupport` (2025-11-25), kept raw.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub execution: Option<Value>,
@@ -142,7 +146,7 @@ pub fn check_tool_name(name: &str) -> Vec<ToolNameWarning> {
     warnings
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `tools/list` result.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -166,7 +170,7 @@ super::struct_with_extra! {
 
 super::item_list::impl_list_result!(ListToolsResult, tools, Tool);
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `tools/call` params.
     #[derive(Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
@@ -176,7 +180,7 @@ super::struct_with_extra! {
         /// Its arguments.
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub arguments: Option<Value>,
@@ -192,7 +196,7 @@ super::struct_with_extra! {
     }
 }
 
-super::struct_with_extra! {
+super::extra::struct_with_extra! {
     /// `tools/call` result. A tool failure is `isError: true`, not a protocol error.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -203,7 +207,7 @@ super::struct_with_extra! {
         /// The structured result (2025-06-18).
         #[serde(
             default,
-            deserialize_with = "super::present",
+            deserialize_with = "super::present_field::present",
             skip_serializing_if = "Option::is_none"
         )]
         pub structured_content: Option<Value>,

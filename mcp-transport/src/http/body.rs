@@ -8,7 +8,7 @@ use mcpdisco_protocol::{ErrorObject, Incoming, Message};
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 
-use super::HttpConfig;
+use super::config::HttpConfig;
 use crate::codec::sse::{SseDecoder, SseEvent};
 use crate::error::{ConnectCause, TransportError};
 use crate::secret::Masker;

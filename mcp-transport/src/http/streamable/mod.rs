@@ -33,7 +33,8 @@ use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::body::{self, SseStream};
-use super::{HttpClient, HttpConfig};
+use super::client::HttpClient;
+use super::config::HttpConfig;
 use crate::error::TransportError;
 use crate::trace::HttpEvent;
 use crate::transport::{Transport, lost_answer};

@@ -1,0 +1,20 @@
+//! [`ConfigFile`]: one config file as read, its servers and its warnings.
+
+use std::path::PathBuf;
+
+use super::error::ConfigWarning;
+use super::format::ConfigFormat;
+use super::server::ServerConfig;
+
+/// A file read.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: ConfigFormat,
+    /// Its servers, in file order.
+    pub servers: Vec<ServerConfig>,
+    /// Unknown fields and other oddities.
+    pub warnings: Vec<ConfigWarning>,
+}

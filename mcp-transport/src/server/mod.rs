@@ -7,7 +7,7 @@
 //!
 //! - [`stdio::StdioServer`]: one client on this process's stdin and stdout
 //!   (newline JSON, the same codec as the client side).
-//! - [`http::HttpServer`] (feature `server-http`): Streamable HTTP at one
+//! - `http::HttpServer` (feature `server-http`): Streamable HTTP at one
 //!   endpoint, for both eras. Each legacy session (`initialize`,
 //!   `Mcp-Session-Id`) is a connection; each modern request without a
 //!   session is a connection of its own. Answers go back as JSON, or as an

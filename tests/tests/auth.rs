@@ -346,7 +346,11 @@ async fn login(cli: &Cli) -> (Output, String) {
     .expect("login prints the authorization URL");
     // The browser: the authorization server approves at once and redirects
     // to mcp-cli's loopback listener, which answers with a page.
-    let page = reqwest::get(&url).await.unwrap();
+    let client = mcpdisco_transport::http::tls::configure(reqwest::Client::builder())
+        .unwrap()
+        .build()
+        .unwrap();
+    let page = client.get(&url).send().await.unwrap();
     assert_eq!(page.status(), 200);
     assert!(
         page.text()

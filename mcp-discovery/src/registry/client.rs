@@ -112,7 +112,9 @@ impl RegistryClient {
             base.set_path(&path);
         }
         let origin = base.origin();
-        let http = reqwest::Client::builder()
+        let tls = mcpdisco_transport::http::tls::configure(reqwest::Client::builder())
+            .map_err(|error| RegistryError::Usage(format!("TLS: {error}")))?;
+        let http = tls
             .redirect(reqwest::redirect::Policy::custom(move |attempt| {
                 if attempt.previous().len() < 5 && attempt.url().origin() == origin {
                     attempt.follow()

@@ -28,7 +28,13 @@ impl HttpClient {
                 attempt.follow()
             }
         });
-        let inner = reqwest::Client::builder()
+        let builder = super::tls::configure(reqwest::Client::builder()).map_err(|e| {
+            TransportError::Config {
+                server: String::new(),
+                reason: format!("cannot set up TLS: {e}"),
+            }
+        })?;
+        let inner = builder
             .redirect(same_origin)
             .connect_timeout(Duration::from_secs(10))
             .pool_idle_timeout(Duration::from_secs(90))

@@ -12,6 +12,7 @@ mod credentials;
 mod legacy_sse;
 pub mod param_headers;
 mod streamable;
+pub mod tls;
 
 pub use auto::{HttpKind, HttpTransport};
 pub use body::error_chain;

@@ -55,12 +55,13 @@ pub(crate) struct AuthHttp {
 impl AuthHttp {
     /// A client that follows no redirect, for server `server`'s flow.
     pub(crate) fn new(server: &str) -> Result<Self, AuthError> {
-        let tls = mcpdisco_transport::http::tls::configure(reqwest::Client::builder()).map_err(
-            |e| AuthError::Http {
-                server: server.to_owned(),
-                reason: format!("cannot set up TLS: {e}"),
-            },
-        )?;
+        let tls =
+            mcpdisco_transport::http::tls::configure(reqwest::Client::builder()).map_err(|e| {
+                AuthError::Http {
+                    server: server.to_owned(),
+                    reason: format!("cannot set up TLS: {e}"),
+                }
+            })?;
         let client = tls
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(10))

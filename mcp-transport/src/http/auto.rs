@@ -5,6 +5,8 @@ use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use mcpdisco_protocol::Message;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::Initialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -92,7 +94,7 @@ impl HttpTransport {
 }
 
 fn is_initialize(message: &Message) -> bool {
-    matches!(message, Message::Request(r) if r.method == "initialize")
+    matches!(message, Message::Request(r) if r.method == Initialize::METHOD)
 }
 
 impl HttpTransport {

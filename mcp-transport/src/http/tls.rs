@@ -20,7 +20,9 @@ pub fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuild
 /// verifier, offering HTTP/2 and HTTP/1.1 (Unix); unchanged on Windows,
 /// where `reqwest` speaks the platform's TLS.
 #[cfg(not(unix))]
-pub fn configure(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, std::convert::Infallible> {
+pub fn configure(
+    builder: reqwest::ClientBuilder,
+) -> Result<reqwest::ClientBuilder, std::convert::Infallible> {
     Ok(builder)
 }
 
@@ -47,7 +49,10 @@ mod tests {
     #[test]
     fn the_configuration_uses_ring_and_offers_both_http_versions() {
         let config = client_config().unwrap();
-        assert_eq!(config.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(
+            config.alpn_protocols,
+            [b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
         let ring = rustls::crypto::ring::default_provider();
         let ours = config.crypto_provider();
         assert_eq!(ours.cipher_suites.len(), ring.cipher_suites.len());
@@ -61,6 +66,9 @@ mod tests {
 
     #[test]
     fn a_client_builds_with_it() {
-        configure(reqwest::Client::builder()).unwrap().build().unwrap();
+        configure(reqwest::Client::builder())
+            .unwrap()
+            .build()
+            .unwrap();
     }
 }

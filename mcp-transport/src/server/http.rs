@@ -30,6 +30,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::Initialize;
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use tokio::sync::mpsc;
 
@@ -382,7 +384,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         Ok(message) => message,
         Err(error) => return error_answer(None, ErrorCode::PARSE_ERROR, &error.to_string()),
     };
-    let is_initialize = message.method() == Some("initialize");
+    let is_initialize = message.method() == Some(Initialize::METHOD);
     let (link, session, one_shot) = match session_of(&headers) {
         Some(id) => match shared.sessions.lock().get(id).cloned() {
             Some(link) => (link, None, false),

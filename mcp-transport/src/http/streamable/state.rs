@@ -6,6 +6,10 @@
 use std::collections::{HashMap, HashSet};
 
 use mcpdisco_protocol::meta::RequestMeta;
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::{
+    CallTool, GetPrompt, Initialize, Initialized, ListTools, ReadResource,
+};
 use mcpdisco_protocol::{Message, RequestId};
 
 use super::super::param_headers::{self, ParamHeader};
@@ -93,17 +97,17 @@ impl StreamableState {
             modern_version: modern_version.clone(),
             generation: self.generation,
             sent_session: false,
-            is_initialized: matches!(message, Message::Notification(n) if n.method == "notifications/initialized"),
+            is_initialized: matches!(message, Message::Notification(n) if n.method == Initialized::METHOD),
             is_initialize: false,
         };
         if let Message::Request(request) = message {
             outgoing.request_id = Some(request.id.clone());
-            if request.method == "initialize" {
+            if request.method == Initialize::METHOD {
                 outgoing.is_initialize = true;
                 self.initialize_id = Some(request.id.clone());
             }
             // `x-mcp-header` is a modern-era rule: only modern lists are filtered.
-            if request.method == "tools/list" && modern_version.is_some() {
+            if request.method == ListTools::METHOD && modern_version.is_some() {
                 self.tool_list_ids.insert(request.id.clone());
             }
         }
@@ -136,15 +140,17 @@ impl StreamableState {
         headers.push(("mcp-method".into(), method.to_owned()));
         let params = message.params();
         let field = |name: &str| params.and_then(|p| p.get(name)).and_then(|v| v.as_str());
-        let name = match method {
-            "tools/call" | "prompts/get" => field("name"),
-            "resources/read" => field("uri"),
-            _ => None,
+        let name = if method == CallTool::METHOD || method == GetPrompt::METHOD {
+            field("name")
+        } else if method == ReadResource::METHOD {
+            field("uri")
+        } else {
+            None
         };
         if let Some(name) = name {
             headers.push(("mcp-name".into(), param_headers::encode_header_value(name)));
         }
-        if method == "tools/call"
+        if method == CallTool::METHOD
             && let Some(tool) = field("name")
             && let Some(annotated) = self.tool_headers.get(tool)
         {

@@ -56,9 +56,14 @@ pub fn items_of(report: &ServerReport) -> Vec<(ItemKind, Value)> {
     items
 }
 
-/// Compares what `report` found for `server` with its pins.
+/// Compares what `report` found for `server` with its pins (nothing for a
+/// server without pins: its items are then not even read).
 pub fn check(pins: &PinFile, server: &ServerConfig, report: &ServerReport) -> Vec<ItemCheck> {
-    pins.check(&scope_of(server), &items_of(report))
+    let scope = scope_of(server);
+    if !pins.has_pins(&scope) {
+        return Vec::new();
+    }
+    pins.check(&scope, &items_of(report))
 }
 
 /// Pins, from `report` (a discovery made at approval time), the tool whose

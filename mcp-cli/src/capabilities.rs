@@ -315,15 +315,7 @@ fn find_server<'a>(
     loaded: &'a Loaded,
     server_name: &str,
 ) -> Result<&'a mcpdisco::config::ServerConfig, UsageError> {
-    loaded
-        .servers
-        .iter()
-        .find(|s| s.name == server_name)
-        .ok_or_else(|| UsageError::UnknownServer {
-            name: server_name.to_owned(),
-            known: loaded.servers.iter().map(|s| s.name.clone()).collect(),
-            files: loaded.files.clone(),
-        })
+    Ok(loaded.server(server_name)?)
 }
 
 fn nothing_to(

@@ -80,15 +80,7 @@ impl<'a> Context<'a> {
 
     /// The configured server named `name`, or a usage error naming the others.
     pub fn server(&self, name: &str) -> Result<&ServerConfig, UsageError> {
-        self.loaded
-            .servers
-            .iter()
-            .find(|server| server.name == name)
-            .ok_or_else(|| UsageError::UnknownServer {
-                name: name.to_owned(),
-                known: self.loaded.servers.iter().map(|s| s.name.clone()).collect(),
-                files: self.loaded.files.clone(),
-            })
+        Ok(self.loaded.server(name)?)
     }
 
     /// The options of a discovery as the global options ask for it.

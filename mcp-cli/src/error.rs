@@ -12,22 +12,10 @@ pub enum UsageError {
     /// A config file could not be read or is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// No `--config` and nothing found where hosts keep theirs.
-    #[error("no MCP config found; looked for:\n{}\nPass one with --config FILE.", list(.searched))]
-    NoConfig {
-        /// Where we looked.
-        searched: Vec<PathBuf>,
-    },
-    /// `--server` named a server no config has.
-    #[error("no server named '{name}' in {}; configured: {}", list_inline(.files), known.join(", "))]
-    UnknownServer {
-        /// The name asked for.
-        name: String,
-        /// The names there are.
-        known: Vec<String>,
-        /// The files read.
-        files: Vec<PathBuf>,
-    },
+    /// No `--config` and nothing found where hosts keep theirs (a
+    /// [`SourceError::NoConfig`]), with what to do about it.
+    #[error("{0}\nPass one with --config FILE.")]
+    NoConfig(SourceError),
     /// `--args` is not a JSON object.
     #[error("--args must be a JSON object: {0}")]
     Arguments(String),
@@ -70,36 +58,17 @@ pub enum UsageError {
     /// The current directory is unknown.
     #[error("cannot read the current directory: {0}")]
     CurrentDir(std::io::Error),
-    /// The config sources failed in a way the variants above do not name.
+    /// The config sources failed otherwise (such as a server named that no
+    /// config has).
     #[error(transparent)]
     Sources(SourceError),
-}
-
-fn list(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|path| format!("  {}", path.display()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn list_inline(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|path| path.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl From<SourceError> for UsageError {
     fn from(error: SourceError) -> Self {
         match error {
             SourceError::Config(error) => Self::Config(error),
-            SourceError::NoConfig { searched } => Self::NoConfig { searched },
-            SourceError::UnknownServer { name, known, files } => {
-                Self::UnknownServer { name, known, files }
-            }
-            // A kind of problem added later: its own words.
+            error @ SourceError::NoConfig { .. } => Self::NoConfig(error),
             other => Self::Sources(other),
         }
     }

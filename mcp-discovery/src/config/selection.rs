@@ -70,6 +70,19 @@ impl LoadedConfig {
         }
         builder.build()
     }
+
+    /// The loaded server named `name`, or the error naming the servers there
+    /// are and the files read.
+    pub fn server(&self, name: &str) -> Result<&ServerConfig, SourceError> {
+        self.servers
+            .iter()
+            .find(|server| server.name == name)
+            .ok_or_else(|| SourceError::UnknownServer {
+                name: name.to_owned(),
+                known: self.servers.iter().map(|s| s.name.clone()).collect(),
+                files: self.files.clone(),
+            })
+    }
 }
 
 /// Why a [`SourceSelection`] gave no servers.
@@ -209,15 +222,8 @@ impl Sources {
         let mut loaded = self.loaded;
         loaded.servers = self.merged.servers;
         loaded.warnings.extend(self.merged.warnings);
-        if let Some(name) = only
-            .iter()
-            .find(|name| !loaded.servers.iter().any(|server| &server.name == *name))
-        {
-            return Err(SourceError::UnknownServer {
-                name: name.clone(),
-                known: loaded.servers.iter().map(|s| s.name.clone()).collect(),
-                files: loaded.files,
-            });
+        for name in only {
+            loaded.server(name)?;
         }
         if !only.is_empty() {
             loaded.servers.retain(|server| only.contains(&server.name));

@@ -346,7 +346,7 @@ fn print_table(rows: &[Row], stale: &[(String, String)]) {
 
 fn build_client(ws: &Workspace) -> Result<String> {
     // The test command's build: a no-op after its build step.
-    let mut cmd = ws.build_for_tests();
+    let mut cmd = ws.build_for_tests()?;
     println!("conformance: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
     let client = ws.debug_binary("conformance-client");

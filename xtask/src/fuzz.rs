@@ -1,11 +1,15 @@
-//! `cargo xtask fuzz --seconds N`: runs every cargo-fuzz target for N seconds; a crash fails.
+//! `cargo xtask fuzz --seconds N`: builds every cargo-fuzz target once, then
+//! runs them side by side for N seconds each; a crash fails.
 
+use std::collections::VecDeque;
 use std::fs;
+use std::process::Command;
+use std::thread;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::process;
+use crate::process::{self, Priority};
 use crate::tools::Tools;
 use crate::workspace::Workspace;
 
@@ -39,8 +43,53 @@ pub fn check_exclusion(manifest: &str) -> Result<()> {
     bail!("the root Cargo.toml [workspace] must contain exclude = [\"fuzz\"]");
 }
 
-/// Installs cargo-fuzz if needed and runs each target for `seconds`.
-pub fn run(ws: &Workspace, tools: &Tools, seconds: u64) -> Result<()> {
+/// How the fuzz targets are built.
+///
+/// The decoders are safe Rust (no `unsafe` in `mcp-protocol` or
+/// `mcp-transport`), so AddressSanitizer could find nothing that Rust's own
+/// checks do not: libFuzzer's coverage guidance, the panics and the overflow
+/// checks find the bugs. Either way the build has debug assertions and
+/// overflow checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// Unoptimized: the quickest build, for the short smoke run of `test`.
+    Smoke,
+    /// Optimized (sixteen codegen units, on every core), for fuzzing runs
+    /// long enough that execution speed matters (`cargo xtask fuzz`).
+    Thorough,
+}
+
+impl Build {
+    /// The `cargo fuzz build`/`run` flags.
+    fn flags(self) -> &'static [&'static str] {
+        match self {
+            Build::Smoke => &["--dev", "--sanitizer", "none"],
+            Build::Thorough => &[
+                "--release",
+                "--debug-assertions",
+                "--sanitizer",
+                "none",
+                "--codegen-units",
+                "16",
+            ],
+        }
+    }
+}
+
+/// Lines of a failed target's output shown with its failure.
+const FAILURE_TAIL: usize = 60;
+
+/// Installs cargo-fuzz if needed, builds every target once, then runs them
+/// side by side, each for `seconds`; a crash fails.
+pub fn run(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
+    prepare(ws, tools, build, Priority::Normal)?;
+    run_targets(ws, tools, seconds, build)
+}
+
+/// Checks the fuzz project, installs cargo-fuzz if needed and builds every
+/// target. At [`Priority::Background`] the compilers yield the CPU to any
+/// other work (the test step runs it while the tests wait on servers).
+pub fn prepare(ws: &Workspace, tools: &Tools, build: Build, priority: Priority) -> Result<()> {
     let manifest_path = ws.root().join("Cargo.toml");
     let manifest = fs::read_to_string(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?;
@@ -55,13 +104,34 @@ pub fn run(ws: &Workspace, tools: &Tools, seconds: u64) -> Result<()> {
             bail!("fuzz target {target} missing: no {}", source.display());
         }
     }
-    tools.setup_cargo_fuzz(ws)?;
-    let path = tools.cargo_path()?;
-    let mut failures = Vec::new();
+    tools.setup_cargo_fuzz(ws, priority)?;
+    let mut build_all =
+        process::with_priority(&fuzz_cargo(ws, tools, build, &["build"])?, priority);
+    println!("fuzz: {}", process::describe(&build_all));
+    process::run_checked(&mut build_all, BUILD_ALLOWANCE)
+}
+
+/// `cargo fuzz ARGS` with the flags of `build`, in the fuzz project.
+fn fuzz_cargo(ws: &Workspace, tools: &Tools, build: Build, args: &[&str]) -> Result<Command> {
+    let fuzz_dir = ws.root().join("fuzz");
+    let mut cmd = ws.cargo();
+    // `cargo fuzz` finds the pinned cargo-fuzz through PATH.
+    cmd.current_dir(&fuzz_dir)
+        .arg("fuzz")
+        .args(args)
+        .args(build.flags())
+        .env("PATH", tools.cargo_path()?)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_TARGET_DIR", fuzz_dir.join("target"));
+    Ok(cmd)
+}
+
+/// Runs every target (built by [`prepare`]) side by side for `seconds` each.
+pub fn run_targets(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
+    let fuzz_dir = ws.root().join("fuzz");
+    let mut runs = Vec::new();
     for target in TARGETS {
-        let mut cmd = ws.cargo();
-        // `cargo fuzz` finds the pinned cargo-fuzz through PATH.
-        cmd.current_dir(&fuzz_dir).args(["fuzz", "run", target]);
+        let mut cmd = fuzz_cargo(ws, tools, build, &["run", target])?;
         // Committed seeds (`fuzz/seeds/<target>`) join the git-ignored corpus.
         let seeds = fuzz_dir.join("seeds").join(target);
         if seeds.is_dir() {
@@ -70,31 +140,63 @@ pub fn run(ws: &Workspace, tools: &Tools, seconds: u64) -> Result<()> {
                 .with_context(|| format!("cannot create {}", corpus.display()))?;
             cmd.arg(&corpus).arg(&seeds);
         }
-        cmd.arg("--")
-            .env("PATH", &path)
-            .arg(format!("-max_total_time={seconds}"))
-            .env("RUSTC_BOOTSTRAP", "1")
-            .env("CARGO_TARGET_DIR", fuzz_dir.join("target"));
+        cmd.arg("--").arg(format!("-max_total_time={seconds}"));
         println!("fuzz: {}", process::describe(&cmd));
-        let finished = process::run_streaming(
-            &mut cmd,
-            BUILD_ALLOWANCE + Duration::from_secs(seconds),
-            |_, _| {},
-        )?;
-        if finished.success() {
-            println!("fuzz: {target} ran {seconds}s without a crash");
-        } else {
-            println!(
-                "fuzz: {target} FAILED ({})",
-                process::status_text(&finished)
-            );
-            failures.push(*target);
+        runs.push((*target, cmd));
+    }
+    let deadline = BUILD_ALLOWANCE + Duration::from_secs(seconds);
+    let outcomes: Vec<(&str, Result<String>)> = thread::scope(|scope| {
+        let running: Vec<_> = runs
+            .iter_mut()
+            .map(|(target, cmd)| (*target, scope.spawn(move || run_target(cmd, deadline))))
+            .collect();
+        running
+            .into_iter()
+            .map(|(target, handle)| {
+                let outcome = handle
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("its runner thread panicked")));
+                (target, outcome)
+            })
+            .collect()
+    });
+    let mut failures = Vec::new();
+    for (target, outcome) in outcomes {
+        match outcome {
+            Ok(summary) => println!("fuzz: {target} ran {seconds}s without a crash ({summary})"),
+            Err(err) => {
+                println!("fuzz: {target} FAILED: {err:#}");
+                failures.push(target);
+            }
         }
     }
     if !failures.is_empty() {
         bail!("fuzz targets failed: {}", failures.join(", "));
     }
     Ok(())
+}
+
+/// Runs one target quietly. On success, libFuzzer's last status line; on
+/// failure, an error holding the last lines of its output.
+fn run_target(cmd: &mut Command, deadline: Duration) -> Result<String> {
+    let mut tail = VecDeque::with_capacity(FAILURE_TAIL);
+    let finished = process::run_quiet(cmd, deadline, |_, line| {
+        if tail.len() == FAILURE_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(line.to_owned());
+    })?;
+    if finished.success() {
+        // libFuzzer ends with "Done N runs in S second(s)".
+        let status = tail
+            .iter()
+            .rev()
+            .find(|line| line.starts_with("Done "))
+            .map_or_else(String::new, |line| line.trim().to_owned());
+        return Ok(status);
+    }
+    let shown: Vec<String> = tail.into_iter().collect();
+    bail!("{}\n{}", process::status_text(&finished), shown.join("\n"))
 }
 
 #[cfg(test)]

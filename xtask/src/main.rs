@@ -105,7 +105,10 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Fuzz { seconds } => report(fuzz::run(&ws, &tools, seconds), "fuzz"),
+        Cmd::Fuzz { seconds } => report(
+            fuzz::run(&ws, &tools, seconds, fuzz::Build::Thorough),
+            "fuzz",
+        ),
         Cmd::Bench { only } => report(bench::run(&ws, &only), "bench"),
         Cmd::Setup => report(tools.setup(), "setup"),
         Cmd::Man => report(

@@ -1,23 +1,31 @@
 //! `cargo xtask test`: the project's single test command.
 //!
-//! setup -> fmt check -> clippy -> build -> publishable (package, features, MSRV,
-//! Windows check, install, man page) -> cargo test -> fuzz smoke -> conformance, each step timed, ending with one
+//! fmt check -> clippy + build (one compilation, linted as it builds) ->
+//! publishable (package, install, man page) -> tests (nextest when
+//! installed, then the doc tests) -> conformance -> fuzz smoke, each step
+//! timed. What the tests do not need runs beside those steps from the start:
+//! the downloads (node, the venv, Redis), and, at the lowest CPU priority,
+//! the feature checks on the MSRV toolchain, the Windows check and the fuzz
+//! build, which take what the foreground leaves idle. A step needing one of
+//! them waits for it. It ends with every step's time, the slowest, and one
 //! line `tests: N passed, M failed`.
 
+use std::process::Command;
+use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use crate::conformance;
 use crate::fuzz;
-use crate::process::{self, Stream};
+use crate::process::{self, Priority, Stream};
 use crate::release;
-use crate::tally::{Counts, parse_test_result};
+use crate::tally::{Counts, parse_nextest_summary, parse_test_result};
 use crate::tools::Tools;
 use crate::workspace::Workspace;
 
 const FMT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
-const CLIPPY_TIMEOUT: Duration = Duration::from_secs(40 * 60);
+const BUILD_TIMEOUT: Duration = Duration::from_secs(40 * 60);
 const TEST_TIMEOUT: Duration = Duration::from_secs(40 * 60);
 
 /// Seconds each fuzz target runs during `test`.
@@ -27,80 +35,57 @@ pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     let started = Instant::now();
     let mut total = Steps::default();
-    let setup_ok = step(
-        "setup",
-        || {
-            tools.setup().map(|()| Counts {
-                passed: 0,
-                failed: 0,
-            })
-        },
-        &mut total,
-    );
+    // Downloads (npm, pip, apt, rustup) wait on the network, not the CPU:
+    // they run alongside the first steps, and the steps needing them wait.
+    let setup = Background::start("setup", {
+        let tools = tools.clone();
+        move || tools.setup()
+    });
+    // The checks that build nothing the tests need run beside the other
+    // steps from the start, at the lowest CPU priority and in target folders
+    // of their own (so they never hold the lock on the workspace's): they
+    // take only the CPU the build's last crates, the install and the tests
+    // (waiting on the servers they start) leave idle.
+    let msrv = Background::start("msrv checks", {
+        let ws = ws.clone();
+        move || {
+            release::install_toolchains(&ws)?;
+            release::check_features_on_msrv(&ws, Priority::Background)
+        }
+    });
+    let windows = Background::start("windows check", {
+        let ws = ws.clone();
+        move || {
+            release::install_windows_target()?;
+            release::check_windows(&ws, Priority::Background)
+        }
+    });
+    let fuzz_build = Background::start("fuzz build", {
+        let (ws, tools) = (ws.clone(), tools.clone());
+        move || fuzz::prepare(&ws, &tools, fuzz::Build::Smoke, Priority::Background)
+    });
     step(
         "fmt",
         || cargo_step(ws, &["fmt", "--all", "--check"], FMT_TIMEOUT),
         &mut total,
     );
-    step(
-        "clippy",
-        || {
-            cargo_step(
-                ws,
-                &[
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ],
-                CLIPPY_TIMEOUT,
-            )
-        },
-        &mut total,
-    );
-    // The CLI and interop tests run other packages' binaries (mcp-cli, the
-    // example server); built with the test targets, so `cargo test` and the
-    // conformance step reuse this build instead of compiling their own.
-    step(
-        "build binaries",
-        || {
-            process::run_checked(&mut ws.build_for_tests(), CLIPPY_TIMEOUT)?;
-            Ok(Counts::default())
-        },
-        &mut total,
-    );
+    // One compilation of every target, linted by clippy as it builds: the
+    // CLI and interop tests run other packages' binaries (mcp-cli, the
+    // example server), and the test and conformance steps reuse it.
+    let built = step("clippy + build", || lint_and_build(ws), &mut total);
     step(
         "publishable",
         || {
             release::package(ws)?;
-            release::check_features(ws)?;
-            release::check_msrv(ws)?;
-            release::check_windows(ws)?;
             release::check_install(ws)?;
             release::man(ws)?;
             Ok(Counts::default())
         },
         &mut total,
     );
-    if setup_ok {
-        step("cargo test", || cargo_test(ws, tools), &mut total);
-    } else {
-        println!("cargo test: skipped because setup failed");
-        total.counts.failed += 1;
-    }
-    step(
-        "fuzz smoke",
-        || {
-            fuzz::run(ws, tools, FUZZ_SMOKE_SECONDS).map(|()| Counts {
-                passed: 0,
-                failed: 0,
-            })
-        },
-        &mut total,
-    );
-    if setup_ok {
+    let setup_ok = setup.join(&mut total);
+    if setup_ok && built {
+        step("tests", || run_tests(ws, tools), &mut total);
         step(
             "conformance",
             || {
@@ -112,14 +97,119 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
             &mut total,
         );
     } else {
-        println!("conformance: skipped because setup failed");
-        total.counts.failed += 1;
+        println!("cargo test and conformance: skipped because the setup or the build failed");
+        total.counts.failed += 2;
     }
-    println!("\n==> all steps took {}", seconds(started.elapsed()));
+    msrv.join(&mut total);
+    windows.join(&mut total);
+    let fuzz_built = fuzz_build.join(&mut total);
+    if fuzz_built {
+        step(
+            "fuzz smoke",
+            || {
+                fuzz::run_targets(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke)
+                    .map(|()| Counts::default())
+            },
+            &mut total,
+        );
+    } else {
+        println!("fuzz smoke: skipped because the fuzz build failed");
+    }
+    println!("\n==> step times");
+    for (name, took) in &total.timings {
+        let waited = total.background.iter().any(|(other, _)| other == name);
+        let note = if waited { "  (waiting for it)" } else { "" };
+        println!("    {name:<16} {:>8}{note}", seconds(*took));
+    }
+    for (name, took) in &total.background {
+        println!("    {name:<16} {:>8}  (in the background)", seconds(*took));
+    }
+    println!("==> all steps took {}", seconds(started.elapsed()));
     if let Some((name, took)) = total.slowest() {
         println!("==> slowest step: {name} ({})", seconds(took));
     }
     total.counts
+}
+
+/// A step run on a thread of its own while the others go on; its output
+/// interleaves with theirs, line by line.
+struct Background {
+    name: &'static str,
+    started: Instant,
+    outcome: Outcome,
+}
+
+/// What a background step's thread hands back: its result and its own time.
+type Finished = (Result<()>, Duration);
+
+enum Outcome {
+    Running(thread::JoinHandle<Finished>),
+    /// The thread could not be started.
+    NotStarted(std::io::Error),
+}
+
+impl Background {
+    /// Starts `body` on a thread of its own.
+    fn start(name: &'static str, body: impl FnOnce() -> Result<()> + Send + 'static) -> Self {
+        println!("\n==> {name} (in the background)");
+        let started = Instant::now();
+        let timed = move || {
+            let result = body();
+            (result, started.elapsed())
+        };
+        let outcome = match thread::Builder::new().name(name.to_owned()).spawn(timed) {
+            Ok(handle) => Outcome::Running(handle),
+            Err(err) => Outcome::NotStarted(err),
+        };
+        Self {
+            name,
+            started,
+            outcome,
+        }
+    }
+
+    /// Waits for the step, reports it like any other (with the time it
+    /// took, and how long this waited for it) and returns whether it succeeded.
+    fn join(self, total: &mut Steps) -> bool {
+        let Self {
+            name,
+            started,
+            outcome,
+        } = self;
+        let waiting = Instant::now();
+        let (result, elapsed) = match outcome {
+            Outcome::Running(handle) => handle.join().unwrap_or_else(|_| {
+                (
+                    Err(anyhow::anyhow!("the {name} thread panicked")),
+                    started.elapsed(),
+                )
+            }),
+            Outcome::NotStarted(err) => (
+                Err(anyhow::anyhow!("cannot start a thread: {err}")),
+                Duration::ZERO,
+            ),
+        };
+        let waited = waiting.elapsed();
+        total.background.push((name, elapsed));
+        if waited >= Duration::from_millis(500) {
+            total.timings.push((name, waited));
+        }
+        let took = seconds(elapsed);
+        let waited = seconds(waited);
+        match result {
+            Ok(()) => {
+                println!("\n==> {name}: ok in {took} (in the background; waited {waited} for it)");
+                true
+            }
+            Err(err) => {
+                total.counts.failed += 1;
+                println!(
+                    "\n==> {name}: FAILED in {took} (in the background; waited {waited} for it): {err:#}"
+                );
+                false
+            }
+        }
+    }
 }
 
 /// The counts of the steps run so far, and how long each took.
@@ -127,10 +217,13 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
 struct Steps {
     counts: Counts,
     timings: Vec<(&'static str, Duration)>,
+    /// The background steps: their time overlaps the others'.
+    background: Vec<(&'static str, Duration)>,
 }
 
 impl Steps {
-    /// The step that took longest, and its time.
+    /// The step that took longest, and its time (of those run one after
+    /// the other: a background step's time overlaps theirs).
     fn slowest(&self) -> Option<(&'static str, Duration)> {
         self.timings.iter().copied().max_by_key(|(_, took)| *took)
     }
@@ -170,26 +263,87 @@ fn cargo_step(ws: &Workspace, args: &[&str], timeout: Duration) -> Result<Counts
     Ok(Counts::default())
 }
 
-fn cargo_test(ws: &Workspace, tools: &Tools) -> Result<Counts> {
+/// `cargo build` of every target through clippy ([`Workspace::build_for_tests`]).
+/// Any warning (clippy's, rustc's or cargo's) fails the step, as `cargo
+/// clippy -- -D warnings` would, but only once everything is built: the
+/// tests still run and report.
+fn lint_and_build(ws: &Workspace) -> Result<Counts> {
+    let mut cmd = ws.build_for_tests()?;
+    println!("build: {}", process::describe(&cmd));
+    let mut warnings = 0_u64;
+    let finished = process::run_streaming(&mut cmd, BUILD_TIMEOUT, |stream, line| {
+        if stream == Stream::Stderr && is_warning(line) {
+            warnings += 1;
+        }
+    })?;
+    if !finished.success() {
+        anyhow::bail!("the build failed ({})", process::status_text(&finished));
+    }
+    if warnings > 0 {
+        anyhow::bail!(
+            "{warnings} warning(s) above (clippy, rustc or cargo); the build itself is complete"
+        );
+    }
+    Ok(Counts::default())
+}
+
+/// A warning of cargo's output: a diagnostic's first line, not the
+/// per-crate summary (`warning: `x` (lib) generated 2 warnings`).
+fn is_warning(line: &str) -> bool {
+    line.starts_with("warning") && !line.contains(" generated ")
+}
+
+/// The tests: with cargo-nextest when it is installed (every test binary
+/// at once, each test in a process of its own; then the doc tests, which
+/// nextest does not run), else `cargo test`. Either way through clippy like
+/// the build step, or cargo would compile every workspace crate again.
+fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Counts> {
+    let with_env = |mut cmd: Command| {
+        cmd.env("MCP_TOOLS_DIR", tools.dir())
+            .env("MCP_REQUIRE_TOOLS", "1")
+            // The client crate's doc example runs this server (built above)
+            // instead of building one of its own.
+            .env("MCP_EXAMPLE_SERVER", ws.debug_binary("mcp-example-server"));
+        cmd
+    };
+    if !nextest_installed(ws) {
+        println!("tests: cargo-nextest is not installed; running cargo test");
+        let mut cmd = with_env(ws.cargo_through_clippy()?);
+        cmd.args(["test", "--workspace"]);
+        return counted(&mut cmd, "cargo test");
+    }
+    // The tests mostly wait on the servers they start: two per core.
+    let threads = thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let mut nextest = with_env(ws.cargo_through_clippy()?);
+    nextest.args(["nextest", "run", "--workspace", "--no-fail-fast"]);
+    nextest.arg(format!("--test-threads={threads}"));
+    let mut counts = counted(&mut nextest, "cargo nextest")?;
+    let mut doc = with_env(ws.cargo_through_clippy()?);
+    doc.args(["test", "--workspace", "--doc"]);
+    counts.add(counted(&mut doc, "the doc tests")?);
+    Ok(counts)
+}
+
+/// Whether `cargo nextest` runs here.
+fn nextest_installed(ws: &Workspace) -> bool {
     let mut cmd = ws.cargo();
-    cmd.args(["test", "--workspace"])
-        .env("MCP_TOOLS_DIR", tools.dir())
-        .env("MCP_REQUIRE_TOOLS", "1")
-        // The client crate's doc example runs this server (built above)
-        // instead of building one of its own.
-        .env("MCP_EXAMPLE_SERVER", ws.debug_binary("mcp-example-server"));
+    cmd.args(["nextest", "--version"]);
+    process::run_quiet(&mut cmd, Duration::from_secs(60), |_, _| {}).is_ok_and(|f| f.success())
+}
+
+/// Runs a test command and counts its tests from its result lines (cargo's
+/// `test result:` or nextest's `Summary`).
+fn counted(cmd: &mut Command, what: &str) -> Result<Counts> {
     let mut counts = Counts::default();
-    let finished = process::run_streaming(&mut cmd, TEST_TIMEOUT, |stream, line| {
-        if stream == Stream::Stdout
-            && let Some(found) = parse_test_result(line)
-        {
+    let finished = process::run_streaming(cmd, TEST_TIMEOUT, |_, line| {
+        if let Some(found) = parse_test_result(line).or_else(|| parse_nextest_summary(line)) {
             counts.add(found);
         }
     })?;
     if !finished.success() && counts.failed == 0 {
         // Build failure, timeout or a crashed test binary: no result line carries the failure.
         println!(
-            "cargo test ended with {} without a failing test count",
+            "{what} ended with {} without a failing test count",
             process::status_text(&finished)
         );
         counts.failed += 1;

@@ -37,6 +37,39 @@ impl Finished {
     }
 }
 
+/// How a child competes for the CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// Like any other process.
+    Normal,
+    /// Lowest (`nice -n 19`): it runs only on what other processes leave idle.
+    Background,
+}
+
+/// `cmd` to run at `priority`: at [`Priority::Background`], the same
+/// program, arguments, environment and folder under `nice -n 19`.
+pub fn with_priority(cmd: &Command, priority: Priority) -> Command {
+    let mut out = match priority {
+        Priority::Normal => Command::new(cmd.get_program()),
+        Priority::Background => {
+            let mut nice = Command::new("nice");
+            nice.args(["-n", "19"]).arg(cmd.get_program());
+            nice
+        }
+    };
+    out.args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => out.env(key, value),
+            None => out.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        out.current_dir(dir);
+    }
+    out
+}
+
 /// Renders a command for logs: program and arguments only (never the environment, which may hold secrets).
 pub fn describe(cmd: &Command) -> String {
     let mut out = cmd.get_program().to_string_lossy().into_owned();
@@ -53,6 +86,31 @@ pub fn describe(cmd: &Command) -> String {
 pub fn run_streaming(
     cmd: &mut Command,
     timeout: Duration,
+    on_line: impl FnMut(Stream, &str),
+) -> Result<Finished> {
+    run(cmd, timeout, Echo::Live, on_line)
+}
+
+/// Like [`run_streaming`], but nothing is echoed: every line goes to `on_line` only.
+pub fn run_quiet(
+    cmd: &mut Command,
+    timeout: Duration,
+    on_line: impl FnMut(Stream, &str),
+) -> Result<Finished> {
+    run(cmd, timeout, Echo::None, on_line)
+}
+
+/// Whether a child's output is echoed as it comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Echo {
+    Live,
+    None,
+}
+
+fn run(
+    cmd: &mut Command,
+    timeout: Duration,
+    echo: Echo,
     mut on_line: impl FnMut(Stream, &str),
 ) -> Result<Finished> {
     let started = Instant::now();
@@ -65,10 +123,10 @@ pub fn run_streaming(
     let (tx, rx) = mpsc::channel::<(Stream, String)>();
     let mut readers = Vec::new();
     if let Some(out) = child.stdout.take() {
-        readers.push(spawn_reader(out, Stream::Stdout, tx.clone()));
+        readers.push(spawn_reader(out, Stream::Stdout, echo, tx.clone()));
     }
     if let Some(err) = child.stderr.take() {
-        readers.push(spawn_reader(err, Stream::Stderr, tx.clone()));
+        readers.push(spawn_reader(err, Stream::Stderr, echo, tx.clone()));
     }
     drop(tx);
     let deadline = started + timeout;
@@ -139,6 +197,7 @@ fn kill_and_reap(child: &mut Child) {
 fn spawn_reader(
     pipe: impl Read + Send + 'static,
     stream: Stream,
+    echo_mode: Echo,
     tx: mpsc::Sender<(Stream, String)>,
 ) -> thread::JoinHandle<()> {
     thread::spawn(move || {
@@ -154,7 +213,9 @@ fn spawn_reader(
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
-            echo(stream, &buf);
+            if echo_mode == Echo::Live {
+                echo(stream, &buf);
+            }
             let text = String::from_utf8_lossy(&buf);
             let line = text.trim_end_matches(['\n', '\r']).to_owned();
             if tx.send((stream, line)).is_err() {
@@ -206,6 +267,25 @@ mod tests {
         let finished = run_streaming(&mut cmd, Duration::from_millis(200), |_, _| {}).unwrap();
         assert!(finished.status.is_none());
         assert!(!finished.success());
+    }
+
+    #[test]
+    fn background_priority_runs_the_same_command_under_nice() {
+        let mut cmd = Command::new("cargo");
+        cmd.args(["build", "-q"])
+            .env("KEY", "value")
+            .current_dir("/tmp");
+        let low = with_priority(&cmd, Priority::Background);
+        assert_eq!(describe(&low), "nice -n 19 cargo build -q");
+        assert!(
+            low.get_envs()
+                .any(|(k, v)| k == "KEY" && v == Some(std::ffi::OsStr::new("value")))
+        );
+        assert_eq!(low.get_current_dir(), Some(std::path::Path::new("/tmp")));
+        assert_eq!(
+            describe(&with_priority(&cmd, Priority::Normal)),
+            "cargo build -q"
+        );
     }
 
     #[test]

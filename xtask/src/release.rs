@@ -1,8 +1,8 @@
 //! What makes the crates ready to be picked: `cargo publish --dry-run` of
-//! every published package (packaging only, nothing uploaded), the MSRV the
-//! manifests state (built with that toolchain, installed by rustup when
-//! missing), a type check for Windows, the feature combinations, `cargo
-//! install` of the CLI, and the man page (`cargo xtask man`).
+//! every published package (packaging only, nothing uploaded), every
+//! package's feature combinations type-checked with the MSRV the manifests
+//! state (the toolchain installed by rustup when missing), a type check for
+//! Windows, `cargo install` of the CLI, and the man page (`cargo xtask man`).
 
 use std::fs;
 use std::path::PathBuf;
@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::process;
-use crate::workspace::Workspace;
+use crate::process::{self, Priority};
+use crate::workspace::{self, Workspace};
 
 /// The published packages, in dependency order.
 pub const PUBLISHED: &[&str] = &[
@@ -74,9 +74,8 @@ pub fn package(ws: &Workspace) -> Result<()> {
     Ok(())
 }
 
-/// Builds the published packages with the stated MSRV toolchain (installed
-/// with rustup when missing), in their own target directory.
-pub fn check_msrv(ws: &Workspace) -> Result<()> {
+/// Installs the stated MSRV toolchain (minimal profile) when missing.
+pub fn install_toolchains(ws: &Workspace) -> Result<()> {
     let version = msrv(ws)?;
     let installed = Command::new("rustup")
         .args(["toolchain", "list"])
@@ -92,39 +91,16 @@ pub fn check_msrv(ws: &Workspace) -> Result<()> {
         println!("release: {}", process::describe(&install));
         process::run_checked(&mut install, TOOLCHAIN_TIMEOUT)?;
     }
-    let mut cmd = Command::new("rustup");
-    cmd.args([
-        "run",
-        &version,
-        "cargo",
-        "check",
-        "--locked",
-        "--all-features",
-    ])
-    .args(package_args())
-    .current_dir(ws.root())
-    .env("CARGO_TARGET_DIR", ws.target_dir().join("msrv"))
-    .env_remove("RUSTC")
-    .env_remove("CARGO")
-    .env_remove("RUSTUP_TOOLCHAIN");
-    println!("release: {}", process::describe(&cmd));
-    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
     Ok(())
 }
 
-/// The Windows target the published packages are type-checked for.
-const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
-
-/// `cargo check` of the published packages for Windows (the target added
-/// with rustup when missing): the Windows launch rules and process handling
-/// compile, with the platform's TLS. Nothing is linked, so no Windows
-/// toolchain is needed.
-pub fn check_windows(ws: &Workspace) -> Result<()> {
-    let installed = Command::new("rustup")
+/// Adds the Windows target to the toolchain running xtask when missing.
+pub fn install_windows_target() -> Result<()> {
+    let targets = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
         .context("rustup is needed to add the Windows target")?;
-    if !String::from_utf8_lossy(&installed.stdout)
+    if !String::from_utf8_lossy(&targets.stdout)
         .lines()
         .any(|line| line.trim() == WINDOWS_TARGET)
     {
@@ -133,6 +109,54 @@ pub fn check_windows(ws: &Workspace) -> Result<()> {
         println!("release: {}", process::describe(&add));
         process::run_checked(&mut add, TOOLCHAIN_TIMEOUT)?;
     }
+    Ok(())
+}
+
+/// `cargo check` with the stated MSRV toolchain, in `target/msrv`.
+fn msrv_check(ws: &Workspace, version: &str, args: &[&str], priority: Priority) -> Result<()> {
+    let mut cmd = Command::new("rustup");
+    cmd.args(["run", version, "cargo", "check", "--locked"])
+        .args(args)
+        .current_dir(ws.root())
+        .env("CARGO_TARGET_DIR", ws.target_dir().join("msrv"))
+        .env_remove("RUSTC")
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN");
+    workspace::no_incremental_on_ci(&mut cmd);
+    let mut cmd = process::with_priority(&cmd, priority);
+    println!("release: {}", process::describe(&cmd));
+    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)
+}
+
+/// Each library package alone, without its default features and with all
+/// of them, and the CLI with its own, type-checked with the stated MSRV
+/// toolchain: every published package builds with the `rust-version` it
+/// states, in every feature combination it is picked with. The checks
+/// share `target/msrv`, so each dependency is checked once per feature set.
+pub fn check_features_on_msrv(ws: &Workspace, priority: Priority) -> Result<()> {
+    let version = msrv(ws)?;
+    for package in LIBRARIES {
+        for features in ["--no-default-features", "--all-features"] {
+            msrv_check(ws, &version, &[features, "-p", package], priority)?;
+        }
+    }
+    msrv_check(
+        ws,
+        &version,
+        &["--all-features", "-p", "mcpdisco-cli"],
+        priority,
+    )
+}
+
+/// The Windows target the published packages are type-checked for.
+const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
+
+/// `cargo check` of the published packages for Windows (the target added
+/// by [`install_windows_target`]): the Windows launch rules and process handling
+/// compile, with the platform's TLS. Nothing is linked, so no Windows
+/// toolchain is needed. It has a target folder of its own, so that it can
+/// run beside the other steps without waiting for their lock.
+pub fn check_windows(ws: &Workspace, priority: Priority) -> Result<()> {
     let mut cmd = ws.cargo();
     cmd.args([
         "check",
@@ -143,27 +167,16 @@ pub fn check_windows(ws: &Workspace) -> Result<()> {
     ])
     .args(package_args())
     .env("CARGO_TARGET_DIR", ws.target_dir().join("windows-check"));
+    let mut cmd = process::with_priority(&cmd, priority);
     println!("release: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
     Ok(())
 }
 
-/// Each library package builds alone without its default features and
-/// with all of them.
-pub fn check_features(ws: &Workspace) -> Result<()> {
-    for package in LIBRARIES {
-        for features in ["--no-default-features", "--all-features"] {
-            let mut cmd = ws.cargo();
-            cmd.args(["check", "--locked", features, "-p", package]);
-            println!("release: {}", process::describe(&cmd));
-            process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
-        }
-    }
-    Ok(())
-}
-
-/// `cargo install --path mcp-cli` into a scratch root (the debug profile,
-/// reusing the workspace's build), then runs the installed `mcp-cli`.
+/// `cargo install --path mcp-cli` into a scratch root (the debug profile, in
+/// the workspace's target folder), then runs the installed `mcp-cli`. The
+/// CLI alone resolves its dependencies' features without the test-only ones
+/// (tokio's `test-util`), so what depends on them is built once more.
 pub fn check_install(ws: &Workspace) -> Result<()> {
     let root = ws.target_dir().join("install-check");
     let mut cmd = ws.cargo();

@@ -1,4 +1,5 @@
-//! Test counts: parsing cargo's `test result:` lines and summing them over steps.
+//! Test counts: parsing cargo's `test result:` lines and nextest's summary,
+//! and summing them over steps.
 
 /// Passed/failed counts.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -45,9 +46,59 @@ pub fn parse_test_result(line: &str) -> Option<Counts> {
     (found == 2).then_some(counts)
 }
 
+/// Parses nextest's last line, `Summary [ 71.3s] 559 tests run: 557 passed
+/// (2 slow), 2 failed, 1 timed out, 0 skipped`: timed-out tests count as
+/// failed. Other lines give `None`.
+pub fn parse_nextest_summary(line: &str) -> Option<Counts> {
+    let rest = line.trim().strip_prefix("Summary [")?;
+    let (_, rest) = rest.split_once("tests run: ")?;
+    let mut counts = Counts::default();
+    let mut found = false;
+    for part in rest.split(", ") {
+        let part = part.split(" (").next().unwrap_or_default().trim();
+        let Some((number, label)) = part.split_once(' ') else {
+            continue;
+        };
+        let Ok(number) = number.parse::<u64>() else {
+            continue;
+        };
+        match label {
+            "passed" => {
+                counts.passed = number;
+                found = true;
+            }
+            "failed" | "timed out" => counts.failed = counts.failed.saturating_add(number),
+            _ => {}
+        }
+    }
+    (found || counts.failed > 0).then_some(counts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_nextest_summaries() {
+        let ok = "     Summary [  71.295s] 559 tests run: 559 passed, 0 skipped";
+        assert_eq!(
+            parse_nextest_summary(ok),
+            Some(Counts {
+                passed: 559,
+                failed: 0
+            })
+        );
+        let bad = "     Summary [  80.1s] 10 tests run: 7 passed (1 slow), 2 failed, 1 timed out, 0 skipped";
+        assert_eq!(
+            parse_nextest_summary(bad),
+            Some(Counts {
+                passed: 7,
+                failed: 3
+            })
+        );
+        assert_eq!(parse_nextest_summary("        PASS [   0.013s] x"), None);
+        assert_eq!(parse_test_result(ok), None);
+    }
 
     #[test]
     fn parses_ok_and_failed_lines() {

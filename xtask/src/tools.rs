@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::thread;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -125,13 +126,30 @@ impl Tools {
         std::env::join_paths(dirs).context("cannot build PATH")
     }
 
-    /// Installs everything `test` and `conformance` need (npm packages and the Python venv).
+    /// Installs everything `test` and `conformance` need: the npm packages,
+    /// the Python venv and Redis. The three wait on downloads rather than the
+    /// CPU, so they run side by side; every failure is reported.
     pub fn setup(&self) -> Result<()> {
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
-        self.setup_npm()?;
-        self.setup_python()?;
-        self.setup_redis()?;
+        let failures: Vec<String> = thread::scope(|scope| {
+            let installs = [
+                scope.spawn(|| self.setup_npm()),
+                scope.spawn(|| self.setup_python()),
+                scope.spawn(|| self.setup_redis()),
+            ];
+            installs
+                .into_iter()
+                .filter_map(|install| match install.join() {
+                    Ok(Ok(())) => None,
+                    Ok(Err(err)) => Some(format!("{err:#}")),
+                    Err(_) => Some("an install thread panicked".to_owned()),
+                })
+                .collect()
+        });
+        if !failures.is_empty() {
+            bail!("setup failed: {}", failures.join("; "));
+        }
         Ok(())
     }
 
@@ -288,7 +306,7 @@ impl Tools {
     }
 
     /// Installs the pinned cargo-fuzz into `.tools/cargo` (used by `fuzz` only).
-    pub fn setup_cargo_fuzz(&self, ws: &Workspace) -> Result<()> {
+    pub fn setup_cargo_fuzz(&self, ws: &Workspace, priority: process::Priority) -> Result<()> {
         let root = self.cargo_root();
         let wanted = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
         if stamp_matches(&root, &wanted) && self.cargo_fuzz_bin().exists() {
@@ -300,12 +318,15 @@ impl Tools {
             "install",
             "cargo-fuzz",
             "--locked",
+            // A driver of cargo: its speed does not matter, its build time does.
+            "--debug",
             "--version",
             CARGO_FUZZ_VERSION,
             "--root",
         ])
         .arg(&root)
         .env("CARGO_TARGET_DIR", ws.target_dir().join("cargo-install"));
+        let mut cmd = process::with_priority(&cmd, priority);
         println!("setup: {}", process::describe(&cmd));
         process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
         write_stamp(&root, &wanted)

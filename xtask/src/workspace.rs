@@ -50,15 +50,30 @@ impl Workspace {
         }
     }
 
-    /// `cargo build` of every binary and test target of the workspace: the
-    /// build the test step runs on. Test targets are included so features
+    /// `cargo build` of every target of the workspace (libraries, binaries,
+    /// tests, examples), linted by clippy as it compiles (see
+    /// [`Workspace::cargo_through_clippy`]): the build the test and
+    /// conformance steps run on. Test targets are included so features
     /// resolve as `cargo test --workspace` resolves them (dev-dependencies
     /// too); the binaries built any other way would differ, and each later
     /// step would compile the tree again.
-    pub fn build_for_tests(&self) -> Command {
+    pub fn build_for_tests(&self) -> Result<Command> {
+        let mut cmd = self.cargo_through_clippy()?;
+        cmd.args(["build", "--workspace", "--all-targets"]);
+        Ok(cmd)
+    }
+
+    /// A `cargo` command that compiles the workspace's own crates with
+    /// `clippy-driver` (`RUSTC_WORKSPACE_WRAPPER`, exactly as `cargo clippy`
+    /// does, but building instead of only checking): one compilation gives
+    /// both clippy's findings and the code the tests run, where `cargo
+    /// clippy` then `cargo build` would type-check every crate and its
+    /// dependencies twice. Every command sharing that build must come from
+    /// here, or cargo compiles the workspace's crates again.
+    pub fn cargo_through_clippy(&self) -> Result<Command> {
         let mut cmd = self.cargo();
-        cmd.args(["build", "--workspace", "--bins", "--tests"]);
-        cmd
+        cmd.env("RUSTC_WORKSPACE_WRAPPER", clippy_driver()?);
+        Ok(cmd)
     }
 
     /// The binary `name` of the debug build.
@@ -73,7 +88,48 @@ impl Workspace {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.current_dir(&self.root);
+        no_incremental_on_ci(&mut cmd);
         cmd
+    }
+}
+
+/// The `clippy-driver` of the toolchain that runs xtask (next to its `rustc`).
+pub fn clippy_driver() -> Result<PathBuf> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .context("cannot run rustc to find its sysroot")?;
+    if !output.status.success() {
+        bail!(
+            "rustc --print sysroot failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let driver = sysroot
+        .join("bin")
+        .join(format!("clippy-driver{}", std::env::consts::EXE_SUFFIX));
+    if !driver.is_file() {
+        bail!(
+            "no clippy-driver in {} (rustup component add clippy)",
+            sysroot.display()
+        );
+    }
+    Ok(driver)
+}
+
+/// Whether this runs on CI (`CI` set to anything but `false` or `0`).
+pub fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| !value.is_empty() && value != "false" && value != "0")
+}
+
+/// On CI, where every build starts cold and is thrown away, cargo's
+/// incremental caches of the workspace crates are written for nothing:
+/// they are turned off there (a developer's own runs keep them).
+pub fn no_incremental_on_ci(cmd: &mut Command) {
+    if on_ci() {
+        cmd.env("CARGO_INCREMENTAL", "0");
     }
 }
 

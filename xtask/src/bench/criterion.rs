@@ -1,5 +1,5 @@
 //! The criterion micro-benchmarks of our decoders
-//! (`mcp-transport/benches/codecs.rs`: newline JSON and SSE against raw
+//! (`bench/benches/codecs.rs`: newline JSON and SSE against raw
 //! `serde_json`), run in the same `cargo xtask bench` and read back from
 //! criterion's own estimates for the report.
 
@@ -45,20 +45,18 @@ impl MicroResult {
 /// Runs the codec benches and returns what this run measured.
 pub(super) fn run(ws: &Workspace) -> Result<Vec<MicroResult>> {
     let started = SystemTime::now();
+    let bench_dir = ws.root().join("bench");
+    let target_dir = bench_dir.join("target");
     let mut cmd = ws.cargo();
-    cmd.args([
-        "bench",
-        "-p",
-        "mcpdisco-transport",
-        "--bench",
-        "codecs",
-        "--",
-        "--noplot",
-    ]);
+    cmd.arg("bench")
+        .arg("--manifest-path")
+        .arg(bench_dir.join("Cargo.toml"))
+        .args(["--bench", "codecs", "--", "--noplot"])
+        .env("CARGO_TARGET_DIR", &target_dir);
     println!("bench: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, CRITERION_TIMEOUT)?;
     let mut results = Vec::new();
-    collect(&ws.target_dir().join("criterion"), started, &mut results)?;
+    collect(&target_dir.join("criterion"), started, &mut results)?;
     results.sort_by(|a, b| (&a.group, &a.function).cmp(&(&b.group, &b.function)));
     Ok(results)
 }

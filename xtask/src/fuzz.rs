@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::process::{self, Priority};
+use crate::process;
 use crate::tools::Tools;
 use crate::workspace::Workspace;
 
@@ -82,14 +82,12 @@ const FAILURE_TAIL: usize = 60;
 /// Installs cargo-fuzz if needed, builds every target once, then runs them
 /// side by side, each for `seconds`; a crash fails.
 pub fn run(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
-    prepare(ws, tools, build, Priority::Normal)?;
+    prepare(ws, tools, build)?;
     run_targets(ws, tools, seconds, build)
 }
 
-/// Checks the fuzz project, installs cargo-fuzz if needed and builds every
-/// target. At [`Priority::Background`] the compilers yield the CPU to any
-/// other work (the test step runs it while the tests wait on servers).
-pub fn prepare(ws: &Workspace, tools: &Tools, build: Build, priority: Priority) -> Result<()> {
+/// Checks the fuzz project, installs cargo-fuzz if needed and builds every target.
+fn prepare(ws: &Workspace, tools: &Tools, build: Build) -> Result<()> {
     let manifest_path = ws.root().join("Cargo.toml");
     let manifest = fs::read_to_string(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?;
@@ -104,9 +102,8 @@ pub fn prepare(ws: &Workspace, tools: &Tools, build: Build, priority: Priority) 
             bail!("fuzz target {target} missing: no {}", source.display());
         }
     }
-    tools.setup_cargo_fuzz(ws, priority)?;
-    let mut build_all =
-        process::with_priority(&fuzz_cargo(ws, tools, build, &["build"])?, priority);
+    tools.setup_cargo_fuzz(ws)?;
+    let mut build_all = fuzz_cargo(ws, tools, build, &["build"])?;
     println!("fuzz: {}", process::describe(&build_all));
     process::run_checked(&mut build_all, BUILD_ALLOWANCE)
 }
@@ -127,7 +124,7 @@ fn fuzz_cargo(ws: &Workspace, tools: &Tools, build: Build, args: &[&str]) -> Res
 }
 
 /// Runs every target (built by [`prepare`]) side by side for `seconds` each.
-pub fn run_targets(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
+fn run_targets(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
     let fuzz_dir = ws.root().join("fuzz");
     let mut runs = Vec::new();
     for target in TARGETS {

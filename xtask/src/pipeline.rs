@@ -1,14 +1,13 @@
 //! `cargo xtask test`: the project's single test command.
 //!
 //! fmt check -> clippy + build (one compilation, linted as it builds) ->
-//! publishable (package, install, man page) -> tests (nextest when
-//! installed, then the doc tests) -> conformance -> fuzz smoke, each step
-//! timed. What the tests do not need runs beside those steps from the start:
-//! the downloads (node, the venv, Redis), and, at the lowest CPU priority,
-//! the feature checks on the MSRV toolchain, the Windows check and the fuzz
-//! build, which take what the foreground leaves idle. A step needing one of
-//! them waits for it. It ends with every step's time, the slowest, and one
-//! line `tests: N passed, M failed`.
+//! publishable (package, install, man page) -> feature checks on the MSRV
+//! -> Windows check -> tests (nextest when installed, then the doc tests)
+//! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
+//! venv, Redis; the MSRV toolchain and the Windows target) run in the
+//! background from the start, and the steps needing them wait for them. It
+//! ends with every step's time, the slowest, and one line `tests: N
+//! passed, M failed`.
 
 use std::process::Command;
 use std::thread;
@@ -18,7 +17,7 @@ use anyhow::Result;
 
 use crate::conformance;
 use crate::fuzz;
-use crate::process::{self, Priority, Stream};
+use crate::process::{self, Stream};
 use crate::release;
 use crate::tally::{Counts, parse_nextest_summary, parse_test_result};
 use crate::tools::Tools;
@@ -35,34 +34,20 @@ pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     let started = Instant::now();
     let mut total = Steps::default();
-    // Downloads (npm, pip, apt, rustup) wait on the network, not the CPU:
-    // they run alongside the first steps, and the steps needing them wait.
+    // Downloads (npm, pip, apt; rustup's MSRV toolchain and Windows target)
+    // wait on the network, not the CPU: they run beside the first steps, and
+    // the steps needing them wait for them. Everything else competes for the
+    // CPU, so it runs one step after the other.
     let setup = Background::start("setup", {
         let tools = tools.clone();
         move || tools.setup()
     });
-    // The checks that build nothing the tests need run beside the other
-    // steps from the start, at the lowest CPU priority and in target folders
-    // of their own (so they never hold the lock on the workspace's): they
-    // take only the CPU the build's last crates, the install and the tests
-    // (waiting on the servers they start) leave idle.
-    let msrv = Background::start("msrv checks", {
+    let toolchains = Background::start("toolchains", {
         let ws = ws.clone();
         move || {
             release::install_toolchains(&ws)?;
-            release::check_features_on_msrv(&ws, Priority::Background)
+            release::install_windows_target()
         }
-    });
-    let windows = Background::start("windows check", {
-        let ws = ws.clone();
-        move || {
-            release::install_windows_target()?;
-            release::check_windows(&ws, Priority::Background)
-        }
-    });
-    let fuzz_build = Background::start("fuzz build", {
-        let (ws, tools) = (ws.clone(), tools.clone());
-        move || fuzz::prepare(&ws, &tools, fuzz::Build::Smoke, Priority::Background)
     });
     step(
         "fmt",
@@ -83,6 +68,21 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         },
         &mut total,
     );
+    if toolchains.join(&mut total) {
+        step(
+            "msrv checks",
+            || release::check_features_on_msrv(ws).map(|()| Counts::default()),
+            &mut total,
+        );
+        step(
+            "windows check",
+            || release::check_windows(ws).map(|()| Counts::default()),
+            &mut total,
+        );
+    } else {
+        println!("msrv and windows checks: skipped because the toolchains are missing");
+        total.counts.failed += 1;
+    }
     let setup_ok = setup.join(&mut total);
     if setup_ok && built {
         step("tests", || run_tests(ws, tools), &mut total);
@@ -97,24 +97,14 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
             &mut total,
         );
     } else {
-        println!("cargo test and conformance: skipped because the setup or the build failed");
+        println!("tests and conformance: skipped because the setup or the build failed");
         total.counts.failed += 2;
     }
-    msrv.join(&mut total);
-    windows.join(&mut total);
-    let fuzz_built = fuzz_build.join(&mut total);
-    if fuzz_built {
-        step(
-            "fuzz smoke",
-            || {
-                fuzz::run_targets(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke)
-                    .map(|()| Counts::default())
-            },
-            &mut total,
-        );
-    } else {
-        println!("fuzz smoke: skipped because the fuzz build failed");
-    }
+    step(
+        "fuzz smoke",
+        || fuzz::run(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke).map(|()| Counts::default()),
+        &mut total,
+    );
     println!("\n==> step times");
     for (name, took) in &total.timings {
         let waited = total.background.iter().any(|(other, _)| other == name);

@@ -37,39 +37,6 @@ impl Finished {
     }
 }
 
-/// How a child competes for the CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Priority {
-    /// Like any other process.
-    Normal,
-    /// Lowest (`nice -n 19`): it runs only on what other processes leave idle.
-    Background,
-}
-
-/// `cmd` to run at `priority`: at [`Priority::Background`], the same
-/// program, arguments, environment and folder under `nice -n 19`.
-pub fn with_priority(cmd: &Command, priority: Priority) -> Command {
-    let mut out = match priority {
-        Priority::Normal => Command::new(cmd.get_program()),
-        Priority::Background => {
-            let mut nice = Command::new("nice");
-            nice.args(["-n", "19"]).arg(cmd.get_program());
-            nice
-        }
-    };
-    out.args(cmd.get_args());
-    for (key, value) in cmd.get_envs() {
-        match value {
-            Some(value) => out.env(key, value),
-            None => out.env_remove(key),
-        };
-    }
-    if let Some(dir) = cmd.get_current_dir() {
-        out.current_dir(dir);
-    }
-    out
-}
-
 /// Renders a command for logs: program and arguments only (never the environment, which may hold secrets).
 pub fn describe(cmd: &Command) -> String {
     let mut out = cmd.get_program().to_string_lossy().into_owned();
@@ -267,25 +234,6 @@ mod tests {
         let finished = run_streaming(&mut cmd, Duration::from_millis(200), |_, _| {}).unwrap();
         assert!(finished.status.is_none());
         assert!(!finished.success());
-    }
-
-    #[test]
-    fn background_priority_runs_the_same_command_under_nice() {
-        let mut cmd = Command::new("cargo");
-        cmd.args(["build", "-q"])
-            .env("KEY", "value")
-            .current_dir("/tmp");
-        let low = with_priority(&cmd, Priority::Background);
-        assert_eq!(describe(&low), "nice -n 19 cargo build -q");
-        assert!(
-            low.get_envs()
-                .any(|(k, v)| k == "KEY" && v == Some(std::ffi::OsStr::new("value")))
-        );
-        assert_eq!(low.get_current_dir(), Some(std::path::Path::new("/tmp")));
-        assert_eq!(
-            describe(&with_priority(&cmd, Priority::Normal)),
-            "cargo build -q"
-        );
     }
 
     #[test]

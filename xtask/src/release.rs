@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::process::{self, Priority};
+use crate::process;
 use crate::workspace::{self, Workspace};
 
 /// The published packages, in dependency order.
@@ -113,7 +113,7 @@ pub fn install_windows_target() -> Result<()> {
 }
 
 /// `cargo check` with the stated MSRV toolchain, in `target/msrv`.
-fn msrv_check(ws: &Workspace, version: &str, args: &[&str], priority: Priority) -> Result<()> {
+fn msrv_check(ws: &Workspace, version: &str, args: &[&str]) -> Result<()> {
     let mut cmd = Command::new("rustup");
     cmd.args(["run", version, "cargo", "check", "--locked"])
         .args(args)
@@ -123,7 +123,6 @@ fn msrv_check(ws: &Workspace, version: &str, args: &[&str], priority: Priority) 
         .env_remove("CARGO")
         .env_remove("RUSTUP_TOOLCHAIN");
     workspace::no_incremental_on_ci(&mut cmd);
-    let mut cmd = process::with_priority(&cmd, priority);
     println!("release: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)
 }
@@ -133,19 +132,14 @@ fn msrv_check(ws: &Workspace, version: &str, args: &[&str], priority: Priority) 
 /// toolchain: every published package builds with the `rust-version` it
 /// states, in every feature combination it is picked with. The checks
 /// share `target/msrv`, so each dependency is checked once per feature set.
-pub fn check_features_on_msrv(ws: &Workspace, priority: Priority) -> Result<()> {
+pub fn check_features_on_msrv(ws: &Workspace) -> Result<()> {
     let version = msrv(ws)?;
     for package in LIBRARIES {
         for features in ["--no-default-features", "--all-features"] {
-            msrv_check(ws, &version, &[features, "-p", package], priority)?;
+            msrv_check(ws, &version, &[features, "-p", package])?;
         }
     }
-    msrv_check(
-        ws,
-        &version,
-        &["--all-features", "-p", "mcpdisco-cli"],
-        priority,
-    )
+    msrv_check(ws, &version, &["--all-features", "-p", "mcpdisco-cli"])
 }
 
 /// The Windows target the published packages are type-checked for.
@@ -154,9 +148,9 @@ const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
 /// `cargo check` of the published packages for Windows (the target added
 /// by [`install_windows_target`]): the Windows launch rules and process handling
 /// compile, with the platform's TLS. Nothing is linked, so no Windows
-/// toolchain is needed. It has a target folder of its own, so that it can
-/// run beside the other steps without waiting for their lock.
-pub fn check_windows(ws: &Workspace, priority: Priority) -> Result<()> {
+/// toolchain is needed. It has a target folder of its own: nothing of the
+/// workspace's is built for that target.
+pub fn check_windows(ws: &Workspace) -> Result<()> {
     let mut cmd = ws.cargo();
     cmd.args([
         "check",
@@ -167,7 +161,6 @@ pub fn check_windows(ws: &Workspace, priority: Priority) -> Result<()> {
     ])
     .args(package_args())
     .env("CARGO_TARGET_DIR", ws.target_dir().join("windows-check"));
-    let mut cmd = process::with_priority(&cmd, priority);
     println!("release: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
     Ok(())

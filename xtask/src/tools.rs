@@ -306,7 +306,7 @@ impl Tools {
     }
 
     /// Installs the pinned cargo-fuzz into `.tools/cargo` (used by `fuzz` only).
-    pub fn setup_cargo_fuzz(&self, ws: &Workspace, priority: process::Priority) -> Result<()> {
+    pub fn setup_cargo_fuzz(&self, ws: &Workspace) -> Result<()> {
         let root = self.cargo_root();
         let wanted = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
         if stamp_matches(&root, &wanted) && self.cargo_fuzz_bin().exists() {
@@ -326,7 +326,6 @@ impl Tools {
         ])
         .arg(&root)
         .env("CARGO_TARGET_DIR", ws.target_dir().join("cargo-install"));
-        let mut cmd = process::with_priority(&cmd, priority);
         println!("setup: {}", process::describe(&cmd));
         process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
         write_stamp(&root, &wanted)

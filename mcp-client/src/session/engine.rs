@@ -107,6 +107,7 @@ impl Engine {
     }
 
     /// The transport the messages go over.
+    #[cfg(feature = "otel")]
     pub(crate) fn transport(&self) -> &Arc<dyn Transport> {
         &self.transport
     }

@@ -41,3 +41,6 @@ pub use classify::Failure;
 pub use handle::{Instruments, SCOPE_NAME, Telemetry};
 pub use scope::SpanScope;
 pub use server::{ServerRequestSpan, SessionDuration, Side};
+
+#[cfg(test)]
+mod tests;

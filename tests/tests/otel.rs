@@ -512,3 +512,82 @@ fn the_signal_endpoints_win_and_the_service_name_is_the_environments() {
     );
     assert!(!receiver.points().is_empty());
 }
+
+/// One HTTP/1.1 POST of `body` to `url` with `headers`; the response's text.
+fn post(url: &str, headers: &[(&str, &str)], body: &str) -> String {
+    use std::io::Read;
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
+#[test]
+fn an_http_clients_traceparent_header_is_honoured() {
+    let receiver = OtlpReceiver::start();
+    let setup = Setup::new(json!({}));
+    std::fs::write(
+        &setup.config,
+        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}}).to_string(),
+    )
+    .unwrap();
+    let endpoint = receiver.endpoint();
+    let mut gateway = setup
+        .command(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)])
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = gateway.stderr.take().unwrap();
+    let (sender, urls) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
+                let _ = sender.send(url.to_owned());
+            }
+        }
+    });
+    let url = urls
+        .recv_timeout(Duration::from_secs(30))
+        .expect("mcp-cli serve says where it listens");
+    let caller_trace = "0af7651916cd43dd8448eb211c80319c";
+    let caller_span = "b7ad6b7169203331";
+    let traceparent = format!("00-{caller_trace}-{caller_span}-01");
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "otel-test", "version": "1"}}});
+    let response = post(&url, &[("traceparent", &traceparent)], &body.to_string());
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(gateway.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while gateway.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "mcp-cli serve ignored SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let spans = receiver.spans();
+    let initialize = find(&spans, "initialize");
+    assert_eq!(initialize.kind, SERVER);
+    assert_eq!(initialize.trace_id, caller_trace);
+    assert_eq!(initialize.parent_span_id, caller_span);
+    assert_eq!(attribute(initialize, "jsonrpc.request.id"), Some("7"));
+}

@@ -268,7 +268,11 @@ async fn call(
         return code;
     }
     let masker = server.masker();
-    let span = SpanScope::server(context.session.stack.telemetry_handle(), &server.name, &masker);
+    let span = SpanScope::server(
+        context.session.stack.telemetry_handle(),
+        &server.name,
+        &masker,
+    );
     let session = match span.run(context.connect(server)).await {
         Ok(session) => session,
         Err(error) => {
@@ -315,7 +319,11 @@ async fn ping(context: &Context<'_>, server: &ServerConfig) -> ExitCode {
     }
     let started = Instant::now();
     let masker = server.masker();
-    let span = SpanScope::server(context.session.stack.telemetry_handle(), &server.name, &masker);
+    let span = SpanScope::server(
+        context.session.stack.telemetry_handle(),
+        &server.name,
+        &masker,
+    );
     let session = match span.run(context.connect(server)).await {
         Ok(session) => session,
         Err(error) => {

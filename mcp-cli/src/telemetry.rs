@@ -19,7 +19,9 @@ use std::time::Duration;
 use mcpdisco_client::opentelemetry::metrics::noop::NoopMeterProvider;
 use mcpdisco_client::opentelemetry::trace::noop::NoopTracerProvider;
 use mcpdisco_client::telemetry::Telemetry;
-use opentelemetry_otlp::{MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig};
+use opentelemetry_otlp::{
+    MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig,
+};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
@@ -56,7 +58,9 @@ pub struct Otel {
 }
 
 fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.trim().is_empty())
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
 }
 
 impl Otel {

@@ -230,14 +230,15 @@ impl OtlpReceiver {
                             attributes: attributes(list),
                             value,
                         };
-                        let number = |point: &opentelemetry_proto::tonic::metrics::v1::NumberDataPoint| {
-                            use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value;
-                            match point.value {
-                                Some(Value::AsDouble(value)) => value,
-                                Some(Value::AsInt(value)) => value as f64,
-                                None => 0.0,
-                            }
-                        };
+                        let number =
+                            |point: &opentelemetry_proto::tonic::metrics::v1::NumberDataPoint| {
+                                use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value;
+                                match point.value {
+                                    Some(Value::AsDouble(value)) => value,
+                                    Some(Value::AsInt(value)) => value as f64,
+                                    None => 0.0,
+                                }
+                            };
                         match &metric.data {
                             Some(metric::Data::Histogram(histogram)) => {
                                 for data in &histogram.data_points {

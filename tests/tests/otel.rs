@@ -150,8 +150,14 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
     let root = find(&spans, "discover");
     assert_eq!(root.kind, INTERNAL);
     assert!(root.parent_span_id.is_empty());
-    assert!(spans.iter().all(|span| span.trace_id == root.trace_id), "{spans:#?}");
-    assert_eq!(root.resource.get("service.name").map(String::as_str), Some("mcp-cli"));
+    assert!(
+        spans.iter().all(|span| span.trace_id == root.trace_id),
+        "{spans:#?}"
+    );
+    assert_eq!(
+        root.resource.get("service.name").map(String::as_str),
+        Some("mcp-cli")
+    );
 
     // A span per server under it, with the configured name.
     for server in ["legacy", "modern"] {
@@ -163,7 +169,10 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
     // Legacy: the probe refused (-32601), then initialize and the lists.
     let legacy_span = find(&spans, "server legacy");
     let requests = children(&spans, legacy_span);
-    assert!(requests.iter().all(|span| span.kind == CLIENT), "{requests:#?}");
+    assert!(
+        requests.iter().all(|span| span.kind == CLIENT),
+        "{requests:#?}"
+    );
     let probe = requests
         .iter()
         .find(|span| span.name == "server/discover")
@@ -200,14 +209,21 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
         .iter()
         .find(|span| span.name == "server/discover")
         .expect("server/discover");
-    assert_eq!(attribute(discover, "mcp.protocol.version"), Some("2026-07-28"));
+    assert_eq!(
+        attribute(discover, "mcp.protocol.version"),
+        Some("2026-07-28")
+    );
     assert!(attribute(discover, "error.type").is_none());
     let list = requests
         .iter()
         .find(|span| span.name == "tools/list")
         .expect("tools/list");
     assert_eq!(attribute(list, "mcp.protocol.version"), Some("2026-07-28"));
-    assert!(spans.iter().all(|span| attribute(span, "mcp.session.id").is_none()));
+    assert!(
+        spans
+            .iter()
+            .all(|span| attribute(span, "mcp.session.id").is_none())
+    );
 
     // The fixture server received each attempt's context in `_meta`.
     let received = setup.received_meta();
@@ -222,7 +238,11 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
         .find(|span| span.span_id == parent)
         .expect("the parent the server was given is an exported span");
     assert_eq!(attempt.name, "attempt");
-    assert!(received.iter().all(|(_, meta)| meta["traceparent"].is_string()));
+    assert!(
+        received
+            .iter()
+            .all(|(_, meta)| meta["traceparent"].is_string())
+    );
 
     // The metrics.
     let points = receiver.points();
@@ -234,7 +254,9 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
     // By method and protocol version: each server listed its tools once.
     let listed: Vec<_> = durations
         .iter()
-        .filter(|point| point.attributes.get("mcp.method.name").map(String::as_str) == Some("tools/list"))
+        .filter(|point| {
+            point.attributes.get("mcp.method.name").map(String::as_str) == Some("tools/list")
+        })
         .map(|point| point.attributes["mcp.protocol.version"].clone())
         .collect();
     assert!(
@@ -269,7 +291,10 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
     let endpoint = receiver.endpoint();
     let otel = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())];
 
-    let ok = setup.run(&otel, &["call", "good", "echo", "--args", r#"{"text":"hello"}"#]);
+    let ok = setup.run(
+        &otel,
+        &["call", "good", "echo", "--args", r#"{"text":"hello"}"#],
+    );
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
     let tool_error = setup.run(&otel, &["call", "good", "fail"]);
     assert_eq!(tool_error.status.code(), Some(5), "{}", text(&tool_error));
@@ -293,7 +318,9 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
     let spans = receiver.spans();
     let calls: Vec<&SpanView> = spans
         .iter()
-        .filter(|span| span.attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call"))
+        .filter(|span| {
+            span.attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call")
+        })
         .filter(|span| span.kind == CLIENT)
         .collect();
     assert_eq!(calls.len(), 4, "{:#?}", names(&spans));
@@ -305,8 +332,15 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
             .find(|span| span.span_id == call.parent_span_id)
             .expect("the call's parent");
         assert!(server.name.starts_with("server "), "{server:?}");
-        assert!(roots.iter().any(|root| root.span_id == server.parent_span_id));
-        assert_eq!(attribute(call, "gen_ai.operation.name"), Some("execute_tool"));
+        assert!(
+            roots
+                .iter()
+                .any(|root| root.span_id == server.parent_span_id)
+        );
+        assert_eq!(
+            attribute(call, "gen_ai.operation.name"),
+            Some("execute_tool")
+        );
     }
 
     let [ok, tool_error, rpc_error, recorded] = [calls[0], calls[1], calls[2], calls[3]];
@@ -314,8 +348,14 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
     assert_eq!(attribute(ok, "gen_ai.tool.name"), Some("echo"));
     assert!(attribute(ok, "error.type").is_none());
     assert_ne!(ok.status_code, ERROR);
-    assert!(attribute(ok, "gen_ai.tool.call.arguments").is_none(), "not asked for");
-    assert!(attribute(ok, "gen_ai.tool.call.result").is_none(), "not asked for");
+    assert!(
+        attribute(ok, "gen_ai.tool.call.arguments").is_none(),
+        "not asked for"
+    );
+    assert!(
+        attribute(ok, "gen_ai.tool.call.result").is_none(),
+        "not asked for"
+    );
 
     assert_eq!(tool_error.name, "tools/call fail");
     assert_eq!(attribute(tool_error, "error.type"), Some("tool_error"));
@@ -324,7 +364,10 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
 
     assert_eq!(rpc_error.name, "tools/call fail");
     assert_eq!(attribute(rpc_error, "error.type"), Some("-32603"));
-    assert_eq!(attribute(rpc_error, "rpc.response.status_code"), Some("-32603"));
+    assert_eq!(
+        attribute(rpc_error, "rpc.response.status_code"),
+        Some("-32603")
+    );
     assert_eq!(rpc_error.status_code, ERROR);
     assert!(rpc_error.status_message.contains("***"), "{rpc_error:?}");
 
@@ -337,7 +380,8 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
     let raw = receiver.raw();
     assert!(!raw.is_empty());
     assert!(
-        !raw.windows(SECRET.len()).any(|window| window == SECRET.as_bytes()),
+        !raw.windows(SECRET.len())
+            .any(|window| window == SECRET.as_bytes()),
         "a secret was exported"
     );
 }
@@ -361,7 +405,8 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
     let setup = Setup::new(json!({}));
     std::fs::write(
         &setup.config,
-        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}}).to_string(),
+        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}})
+            .to_string(),
     )
     .unwrap();
     let endpoint = receiver.endpoint();
@@ -381,18 +426,22 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
         writeln!(stdin, "{message}").unwrap();
         stdin.flush().unwrap();
     };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "otel-test", "version": "1"}}}));
+        "clientInfo": {"name": "otel-test", "version": "1"}}}),
+    );
     assert!(answer(&mut lines, 1)["result"].is_object());
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "backend__echo", "arguments": {"text": "hi"},
         "_meta": {"traceparent": format!("00-{caller_trace}-{caller_span}-01"),
-                  "tracestate": "vendor=opaque"}}}));
+                  "tracestate": "vendor=opaque"}}}),
+    );
     let called = answer(&mut lines, 2);
     assert_eq!(called["result"]["content"][0]["text"], "hi", "{called}");
-    drop(send);
+    // stdin ends: the gateway stops, flushing its telemetry.
     drop(stdin);
     let status = gateway.wait().unwrap();
     assert!(status.success());
@@ -429,21 +478,37 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
     // The gateway's metrics, and its supervisor's.
     let points = receiver.points();
     let named = |metric: &str| -> Vec<_> {
-        points.iter().filter(|point| point.metric == metric).collect()
+        points
+            .iter()
+            .filter(|point| point.metric == metric)
+            .collect()
     };
     assert!(named("mcp.server.operation.duration").iter().any(|point| {
         point.attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call")
     }));
-    assert!(!named("mcp.server.session.duration").is_empty(), "{points:#?}");
+    assert!(
+        !named("mcp.server.session.duration").is_empty(),
+        "{points:#?}"
+    );
     assert!(named("mcp.client.operation.duration").iter().any(|point| {
         point.attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call")
     }));
     let starts = named("mcp.supervisor.starts");
     assert_eq!(starts.len(), 1, "{points:#?}");
-    assert_eq!(starts[0].attributes.get("mcp.server.name").map(String::as_str), Some("backend"));
+    assert_eq!(
+        starts[0]
+            .attributes
+            .get("mcp.server.name")
+            .map(String::as_str),
+        Some("backend")
+    );
     assert_eq!(starts[0].value, 1.0);
     assert!(named("mcp.supervisor.state").iter().any(|point| {
-        point.attributes.get("mcp.supervisor.state").map(String::as_str) == Some("ready")
+        point
+            .attributes
+            .get("mcp.supervisor.state")
+            .map(String::as_str)
+            == Some("ready")
             && point.value == 1.0
     }));
 }
@@ -454,7 +519,8 @@ fn nothing_is_sent_without_the_environment_or_when_disabled() {
     let setup = Setup::new(json!({}));
     std::fs::write(
         &setup.config,
-        json!({"mcpServers": {"legacy": legacy(&setup.requests_log(), "well-behaved")}}).to_string(),
+        json!({"mcpServers": {"legacy": legacy(&setup.requests_log(), "well-behaved")}})
+            .to_string(),
     )
     .unwrap();
     let endpoint = receiver.endpoint();
@@ -488,7 +554,8 @@ fn the_signal_endpoints_win_and_the_service_name_is_the_environments() {
     let setup = Setup::new(json!({}));
     std::fs::write(
         &setup.config,
-        json!({"mcpServers": {"legacy": legacy(&setup.requests_log(), "well-behaved")}}).to_string(),
+        json!({"mcpServers": {"legacy": legacy(&setup.requests_log(), "well-behaved")}})
+            .to_string(),
     )
     .unwrap();
     let traces = format!("{}/v1/traces", receiver.endpoint());
@@ -498,16 +565,24 @@ fn the_signal_endpoints_win_and_the_service_name_is_the_environments() {
             ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", &traces),
             ("OTEL_SERVICE_NAME", "ops-probe"),
             ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
-            ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", &format!("{}/v1/metrics", receiver.endpoint())),
+            (
+                "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                &format!("{}/v1/metrics", receiver.endpoint()),
+            ),
         ],
         &["discover"],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let spans = receiver.spans();
     let root = find(&spans, "discover");
-    assert_eq!(root.resource.get("service.name").map(String::as_str), Some("ops-probe"));
     assert_eq!(
-        root.resource.get("deployment.environment").map(String::as_str),
+        root.resource.get("service.name").map(String::as_str),
+        Some("ops-probe")
+    );
+    assert_eq!(
+        root.resource
+            .get("deployment.environment")
+            .map(String::as_str),
         Some("test")
     );
     assert!(!receiver.points().is_empty());
@@ -544,7 +619,8 @@ fn an_http_clients_traceparent_header_is_honoured() {
     let setup = Setup::new(json!({}));
     std::fs::write(
         &setup.config,
-        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}}).to_string(),
+        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}})
+            .to_string(),
     )
     .unwrap();
     let endpoint = receiver.endpoint();

@@ -121,7 +121,10 @@ where
         #[cfg(feature = "otel")]
         crate::telemetry::layer::add_event(
             crate::telemetry::names::EVENT_AUTH_REFRESH,
-            vec![opentelemetry::KeyValue::new("http.response.status_code", i64::from(status))],
+            vec![opentelemetry::KeyValue::new(
+                "http.response.status_code",
+                i64::from(status),
+            )],
         );
         let refused = client
             .handle_refusal(

@@ -334,10 +334,14 @@ impl LayerStack {
         let mut service = core;
         let mut rate_limits = Vec::new();
         #[cfg(feature = "otel")]
-        let telemetry = self.entries.iter().enumerate().find_map(|(at, entry)| match entry {
-            Entry::Telemetry(telemetry) => Some((at, telemetry)),
-            _ => None,
-        });
+        let telemetry = self
+            .entries
+            .iter()
+            .enumerate()
+            .find_map(|(at, entry)| match entry {
+                Entry::Telemetry(telemetry) => Some((at, telemetry)),
+                _ => None,
+            });
         for (_at, entry) in self.entries.iter().enumerate().rev() {
             // Attempt spans just inside each retry layer that telemetry wraps.
             #[cfg(feature = "otel")]

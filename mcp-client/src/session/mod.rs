@@ -628,10 +628,16 @@ fn state_attributes(connection: &Connection) -> Vec<opentelemetry::KeyValue> {
     )];
     match connection.engine.transport().peer() {
         mcpdisco_transport::Peer::Pipe => {
-            attributes.push(opentelemetry::KeyValue::new(names::NETWORK_TRANSPORT, "pipe"));
+            attributes.push(opentelemetry::KeyValue::new(
+                names::NETWORK_TRANSPORT,
+                "pipe",
+            ));
         }
         mcpdisco_transport::Peer::Tcp { .. } => {
-            attributes.push(opentelemetry::KeyValue::new(names::NETWORK_TRANSPORT, "tcp"));
+            attributes.push(opentelemetry::KeyValue::new(
+                names::NETWORK_TRANSPORT,
+                "tcp",
+            ));
         }
         mcpdisco_transport::Peer::Unknown => {}
     }

@@ -3,9 +3,7 @@
 
 use mcpdisco_protocol::meta::TraceContext;
 use opentelemetry::Context;
-use opentelemetry::trace::{
-    SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState,
-};
+use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState};
 
 /// The `traceparent` (and `tracestate`, when it has entries) of `context`;
 /// `None` for an invalid (unsampled no-op) context.
@@ -37,7 +35,10 @@ pub fn from_carrier(carried: &TraceContext) -> Option<SpanContext> {
     let span_id = parts.next()?;
     let flags = parts.next()?;
     let is_hex = |part: &str, len: usize| {
-        part.len() == len && part.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        part.len() == len
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
     if !is_hex(version, 2) || version == "ff" || !is_hex(trace_id, 32) || !is_hex(span_id, 16) {
         return None;

@@ -108,7 +108,9 @@ impl Instruments {
             supervisor_state: meter
                 .i64_gauge(names::SUPERVISOR_STATE)
                 .with_unit("{state}")
-                .with_description("1 for a supervised MCP server's current state, 0 for the state it left.")
+                .with_description(
+                    "1 for a supervised MCP server's current state, 0 for the state it left.",
+                )
                 .build(),
         }
     }

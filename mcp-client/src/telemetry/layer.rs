@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
+use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::meta::RequestMeta;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{self, CallTool, Target};
 use mcpdisco_protocol::types::CallToolResult;
 use mcpdisco_protocol::version::Era;
-use mcpdisco_protocol::RawJson;
 use mcpdisco_transport::Peer;
 use mcpdisco_transport::secret::Masker;
 use opentelemetry::trace::{FutureExt, SpanKind, Status, TraceContextExt, Tracer};
@@ -111,7 +111,11 @@ fn session_attributes(
 }
 
 /// The attributes of a request's target.
-pub(crate) fn target_attributes_of(target: Option<Target<'_>>, masker: &Masker, into: &mut Vec<KeyValue>) {
+pub(crate) fn target_attributes_of(
+    target: Option<Target<'_>>,
+    masker: &Masker,
+    into: &mut Vec<KeyValue>,
+) {
     match target {
         Some(Target::Tool(name)) => {
             into.push(masked(masker, names::GEN_AI_TOOL_NAME, name));
@@ -124,10 +128,14 @@ pub(crate) fn target_attributes_of(target: Option<Target<'_>>, masker: &Masker, 
 }
 
 /// The span name of a request: `{method} {target}`, or the method alone.
-pub(crate) fn span_name(method: &Cow<'static, str>, target: Option<Target<'_>>, masker: &Masker) -> Cow<'static, str> {
+pub(crate) fn span_name(
+    method: Cow<'static, str>,
+    target: Option<Target<'_>>,
+    masker: &Masker,
+) -> Cow<'static, str> {
     match target {
         Some(target) => Cow::Owned(format!("{method} {}", masker.mask(target.text()))),
-        None => method.clone(),
+        None => method,
     }
 }
 
@@ -137,7 +145,10 @@ pub(crate) fn record_failure(context: &Context, failure: &Failure, description: 
     let span = context.span();
     span.set_attribute(KeyValue::new(names::ERROR_TYPE, failure.error_type.clone()));
     if let Some(code) = failure.rpc_code {
-        span.set_attribute(KeyValue::new(names::RPC_RESPONSE_STATUS_CODE, code.to_string()));
+        span.set_attribute(KeyValue::new(
+            names::RPC_RESPONSE_STATUS_CODE,
+            code.to_string(),
+        ));
     }
     span.set_status(Status::error(description));
 }
@@ -149,9 +160,10 @@ fn failure_of(
     masker: &Masker,
 ) -> Option<(Failure, String)> {
     match outcome {
-        Ok(result) if is_call && CallToolResult::is_error_of(result) => {
-            Some((Failure::kind(names::TOOL_ERROR), names::TOOL_ERROR.to_owned()))
-        }
+        Ok(result) if is_call && CallToolResult::is_error_of(result) => Some((
+            Failure::kind(names::TOOL_ERROR),
+            names::TOOL_ERROR.to_owned(),
+        )),
         Ok(_) => None,
         Err(error) => Some((Failure::of(error), masker.mask_string(error.to_string()))),
     }
@@ -197,12 +209,12 @@ impl Service<McpRequest> for RequestSpans {
             attributes.push(KeyValue::new(names::GEN_AI_TOOL_CALL_ARGUMENTS, text));
         }
         let span = tracer
-            .span_builder(span_name(&method, target, &masker))
+            .span_builder(span_name(method.clone(), target, &masker))
             .with_kind(SpanKind::Client)
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);
         let context = parent.with_span(span).with_value(Attempts::default());
-        if let Some(carried) = to_carrier(&context.span().span_context()) {
+        if let Some(carried) = to_carrier(context.span().span_context()) {
             request.params = carried.apply(request.params.take());
         }
         let sent = request
@@ -284,7 +296,7 @@ impl Service<McpRequest> for AttemptSpans {
             .with_attributes([KeyValue::new(names::MCP_REQUEST_ATTEMPT, i64::from(number))])
             .start_with_context(tracer, &parent);
         let context = parent.with_span(span);
-        if let Some(carried) = to_carrier(&context.span().span_context()) {
+        if let Some(carried) = to_carrier(context.span().span_context()) {
             request.params = carried.apply(request.params.take());
         }
         let sent = SentId::new();

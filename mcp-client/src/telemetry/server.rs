@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use mcpdisco_protocol::ErrorObject;
-use mcpdisco_protocol::meta::{RequestMeta, TraceContext};
-use mcpdisco_protocol::methods::{self, CallTool};
-use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::types::CallToolResult;
 use mcpdisco_protocol::RequestId;
+use mcpdisco_protocol::meta::{RequestMeta, TraceContext};
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{self, CallTool};
+use mcpdisco_protocol::types::CallToolResult;
 use mcpdisco_transport::secret::Masker;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
@@ -54,7 +54,10 @@ impl ServerRequestSpan {
         let mut attributes = vec![
             KeyValue::new(names::MCP_METHOD_NAME, method.clone()),
             KeyValue::new(names::JSONRPC_PROTOCOL_VERSION, "2.0"),
-            KeyValue::new(names::JSONRPC_REQUEST_ID, masker.mask(&id.to_string()).into_owned()),
+            KeyValue::new(
+                names::JSONRPC_REQUEST_ID,
+                masker.mask(&id.to_string()).into_owned(),
+            ),
         ];
         if let Some(version) = params.and_then(RequestMeta::protocol_version_of) {
             attributes.push(KeyValue::new(
@@ -77,7 +80,7 @@ impl ServerRequestSpan {
             .collect();
         super::layer::target_attributes_of(target, masker, &mut attributes);
         let span = tracer
-            .span_builder(span_name(&method, target, masker))
+            .span_builder(span_name(method.clone(), target, masker))
             .with_kind(SpanKind::Server)
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);
@@ -102,11 +105,15 @@ impl ServerRequestSpan {
     /// `isError` fails it (the error's message masked with `masker`).
     pub fn finish(mut self, outcome: Result<&Value, &ErrorObject>, masker: &Masker) {
         let failure = match outcome {
-            Ok(result) if self.is_call && CallToolResult::is_error_value(result) => {
-                Some((Failure::kind(names::TOOL_ERROR), names::TOOL_ERROR.to_owned()))
-            }
+            Ok(result) if self.is_call && CallToolResult::is_error_value(result) => Some((
+                Failure::kind(names::TOOL_ERROR),
+                names::TOOL_ERROR.to_owned(),
+            )),
             Ok(_) => None,
-            Err(error) => Some((Failure::rpc(error.code.0), masker.mask(&error.message).into_owned())),
+            Err(error) => Some((
+                Failure::rpc(error.code.0),
+                masker.mask(&error.message).into_owned(),
+            )),
         };
         if let Some((failure, description)) = failure {
             record_failure(&self.context, &failure, description);

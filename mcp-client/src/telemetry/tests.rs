@@ -115,18 +115,35 @@ async fn a_retried_request_is_one_client_span_with_a_span_per_attempt() {
     let spans = harness.spans.get_finished_spans().unwrap();
     let request = spans.iter().find(|span| span.name == "tools/list").unwrap();
     assert_eq!(request.span_kind, SpanKind::Client);
-    assert_eq!(attribute(request, names::MCP_METHOD_NAME).as_deref(), Some("tools/list"));
-    assert_eq!(attribute(request, names::JSONRPC_PROTOCOL_VERSION).as_deref(), Some("2.0"));
+    assert_eq!(
+        attribute(request, names::MCP_METHOD_NAME).as_deref(),
+        Some("tools/list")
+    );
+    assert_eq!(
+        attribute(request, names::JSONRPC_PROTOCOL_VERSION).as_deref(),
+        Some("2.0")
+    );
     assert_eq!(request.status, Status::Unset);
-    assert!(request.events.iter().any(|event| event.name == names::EVENT_RETRY));
+    assert!(
+        request
+            .events
+            .iter()
+            .any(|event| event.name == names::EVENT_RETRY)
+    );
     let attempts: Vec<&SpanData> = spans
         .iter()
         .filter(|span| span.parent_span_id == request.span_context.span_id())
         .collect();
     assert_eq!(attempts.len(), 2);
-    assert_eq!(attribute(attempts[0], names::ERROR_TYPE).as_deref(), Some("connection_reset"));
+    assert_eq!(
+        attribute(attempts[0], names::ERROR_TYPE).as_deref(),
+        Some("connection_reset")
+    );
     assert!(matches!(attempts[0].status, Status::Error { .. }));
-    assert_eq!(attribute(attempts[1], names::MCP_REQUEST_ATTEMPT).as_deref(), Some("2"));
+    assert_eq!(
+        attribute(attempts[1], names::MCP_REQUEST_ATTEMPT).as_deref(),
+        Some("2")
+    );
     // Each attempt carried its own span's context to the server.
     let seen = seen.lock();
     assert_eq!(seen.len(), 2);
@@ -174,13 +191,22 @@ async fn without_retry_the_request_span_is_carried_and_failures_are_typed() {
     stack.service(inner).oneshot(call("fails")).await.unwrap();
 
     let spans = harness.spans.get_finished_spans().unwrap();
-    let missing = spans.iter().find(|span| span.name == "tools/call missing").unwrap();
-    assert_eq!(attribute(missing, names::ERROR_TYPE).as_deref(), Some("-32602"));
+    let missing = spans
+        .iter()
+        .find(|span| span.name == "tools/call missing")
+        .unwrap();
+    assert_eq!(
+        attribute(missing, names::ERROR_TYPE).as_deref(),
+        Some("-32602")
+    );
     assert_eq!(
         attribute(missing, names::RPC_RESPONSE_STATUS_CODE).as_deref(),
         Some("-32602")
     );
-    assert_eq!(attribute(missing, names::GEN_AI_TOOL_NAME).as_deref(), Some("missing"));
+    assert_eq!(
+        attribute(missing, names::GEN_AI_TOOL_NAME).as_deref(),
+        Some("missing")
+    );
     assert!(attribute(missing, names::GEN_AI_TOOL_CALL_ARGUMENTS).is_none());
     let Status::Error { description } = &missing.status else {
         panic!("{:?}", missing.status);
@@ -192,8 +218,14 @@ async fn without_retry_the_request_span_is_carried_and_failures_are_typed() {
         from_carrier(&carried).unwrap().span_id(),
         missing.span_context.span_id()
     );
-    let fails = spans.iter().find(|span| span.name == "tools/call fails").unwrap();
-    assert_eq!(attribute(fails, names::ERROR_TYPE).as_deref(), Some("tool_error"));
+    let fails = spans
+        .iter()
+        .find(|span| span.name == "tools/call fails")
+        .unwrap();
+    assert_eq!(
+        attribute(fails, names::ERROR_TYPE).as_deref(),
+        Some("tool_error")
+    );
     assert!(attribute(fails, names::RPC_RESPONSE_STATUS_CODE).is_none());
 
     // The operation's duration, by method and error.type.
@@ -201,7 +233,10 @@ async fn without_retry_the_request_span_is_carried_and_failures_are_typed() {
     let exported = harness.metrics.get_finished_metrics().unwrap();
     let text = format!("{exported:?}");
     assert!(text.contains(names::CLIENT_OPERATION_DURATION), "{text}");
-    assert!(text.contains("tool_error") && text.contains("-32602"), "{text}");
+    assert!(
+        text.contains("tool_error") && text.contains("-32602"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -214,4 +249,37 @@ fn telemetry_stays_outermost_when_policies_are_set() {
     assert!(stack.telemetry_handle().is_some());
     let again = stack.clone().telemetry(harness.telemetry);
     assert_eq!(again.names(), ["telemetry", "retry", "rate limit"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rate_limit_wait_is_an_event_of_the_span_it_delays() {
+    let harness = harness();
+    let stack = LayerStack::empty()
+        .telemetry(harness.telemetry.clone())
+        .rate_limit(crate::policy::RateLimit {
+            requests_per_second: 1.0,
+            burst: 1,
+        });
+    let (inner, _) = core(Vec::new(), RawJson::empty_object());
+    let service = stack.service(inner);
+    for name in ["first", "second"] {
+        let call = McpRequest::typed::<CallTool>(
+            &CallToolParams::new(name, None),
+            RequestOptions::default(),
+        )
+        .unwrap();
+        service.clone().oneshot(call).await.unwrap();
+    }
+    let spans = harness.spans.get_finished_spans().unwrap();
+    let waited = |name: &str| {
+        spans
+            .iter()
+            .find(|span| span.name == name)
+            .unwrap()
+            .events
+            .iter()
+            .any(|event| event.name == names::EVENT_RATE_LIMIT_WAIT)
+    };
+    assert!(!waited("tools/call first"));
+    assert!(waited("tools/call second"));
 }

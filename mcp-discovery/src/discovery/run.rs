@@ -208,7 +208,11 @@ impl<'a> Runner<'a> {
         let probed = probing.await;
         #[cfg(feature = "otel")]
         if let Some(failure) = probed.report.error.as_ref() {
-            span.fail(&failure.kind, &failure.message, &session_masker(server, options));
+            span.fail(
+                &failure.kind,
+                &failure.message,
+                &session_masker(server, options),
+            );
         }
         let mut report = probed.report;
         // The report is complete at the last answer; closing runs on, without the slot.

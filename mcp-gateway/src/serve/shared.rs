@@ -43,9 +43,10 @@ impl Shared {
                 .servers()
                 .iter()
                 .filter_map(|server| supervisor.config(server))
-                .fold(mcpdisco_transport::secret::Masker::default(), |all, config| {
-                    all.union(&config.masker())
-                });
+                .fold(
+                    mcpdisco_transport::secret::Masker::default(),
+                    |all, config| all.union(&config.masker()),
+                );
             (telemetry.clone(), masker)
         });
         Self {

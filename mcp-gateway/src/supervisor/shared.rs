@@ -134,10 +134,18 @@ impl Shared {
         let instruments = telemetry.instruments();
         let server = KeyValue::new(names::MCP_SERVER_NAME, unit.name().to_owned());
         if status == Status::Starting {
-            instruments.supervisor_starts.add(1, std::slice::from_ref(&server));
+            instruments
+                .supervisor_starts
+                .add(1, std::slice::from_ref(&server));
             // Every start after the first is a restart.
-            if unit.starts.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
-                instruments.supervisor_restarts.add(1, std::slice::from_ref(&server));
+            if unit
+                .starts
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                > 0
+            {
+                instruments
+                    .supervisor_restarts
+                    .add(1, std::slice::from_ref(&server));
             }
         }
         let state = |status: Status, value: i64| {

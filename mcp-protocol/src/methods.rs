@@ -243,6 +243,15 @@ pub fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<Target<'
     }
 }
 
+/// The protocol version a request names: the one `initialize` offers, or a
+/// modern request's `_meta` version.
+pub fn requested_version<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+    match method {
+        Initialize::METHOD => params?.get("protocolVersion")?.as_str(),
+        _ => crate::meta::RequestMeta::protocol_version_of(params?),
+    }
+}
+
 /// The `arguments` of a `tools/call` request's params, if any.
 pub fn call_arguments<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a Value> {
     match method {

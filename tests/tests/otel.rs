@@ -191,7 +191,14 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
     assert!(attribute(list, "jsonrpc.request.id").is_some());
     assert!(attribute(list, "error.type").is_none());
     assert_ne!(list.status_code, ERROR);
-    assert!(requests.iter().any(|span| span.name == "initialize"));
+    let initialize = requests
+        .iter()
+        .find(|span| span.name == "initialize")
+        .expect("initialize");
+    assert_eq!(
+        attribute(initialize, "mcp.protocol.version"),
+        Some("2025-11-25")
+    );
     // Under retry, one span per attempt.
     let attempts = children(&spans, list);
     assert_eq!(attempts.len(), 1, "{attempts:#?}");

@@ -19,7 +19,6 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Instant;
 
 use mcpdisco_protocol::RawJson;
-use mcpdisco_protocol::meta::RequestMeta;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{self, CallTool, Target};
 use mcpdisco_protocol::types::CallToolResult;
@@ -81,11 +80,8 @@ fn session_attributes(
     into: &mut Vec<KeyValue>,
 ) {
     let settled = facts.and_then(SessionFacts::settled);
-    // A modern request names its version itself (the handshake's too).
-    let version = request
-        .params
-        .as_ref()
-        .and_then(RequestMeta::protocol_version_of)
+    // A modern request names its version itself, and `initialize` the one it offers.
+    let version = methods::requested_version(&request.method, request.params.as_ref())
         .map(str::to_owned)
         .or_else(|| settled.map(|(_, version)| version.as_str().to_owned()));
     if let Some(version) = version {

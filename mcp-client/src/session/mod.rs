@@ -596,6 +596,9 @@ impl Session {
         let receiver = engine.add_subscription(id.clone());
         let meta = handshake::modern_meta(self.options(), state.protocol_version);
         let params = handshake::with_meta(request.params, &meta);
+        // The caller's span context, when there is one.
+        #[cfg(feature = "otel")]
+        let params = crate::telemetry::layer::carry_current(params);
         // A long-lived request, answered only when it ends: sent past the policies.
         if let Err(error) = engine.send_detached(id.clone(), METHOD, params).await {
             engine.remove_subscription(&id);

@@ -179,8 +179,12 @@ impl Service<McpRequest> for RequestSpans {
         let masker = self.masker.clone();
         let tracer = telemetry.tracer();
         let parent = Context::current();
-        let method = request.method.clone();
-        let target = methods::target_of(&method, request.params.as_ref());
+        // A typed method's name is ours; another's is masked like any text.
+        let method = match &request.method {
+            Cow::Borrowed(name) => Cow::Borrowed(*name),
+            Cow::Owned(name) => Cow::Owned(masker.mask(name).into_owned()),
+        };
+        let target = methods::target_of(&request.method, request.params.as_ref());
         let mut attributes = Vec::with_capacity(12);
         attributes.push(KeyValue::new(names::MCP_METHOD_NAME, method.clone()));
         attributes.push(KeyValue::new(names::JSONRPC_PROTOCOL_VERSION, "2.0"));
@@ -199,7 +203,8 @@ impl Service<McpRequest> for RequestSpans {
         target_attributes_of(target, &masker, &mut attributes);
         let is_call = method == CallTool::METHOD;
         if telemetry.records_arguments()
-            && let Some(arguments) = methods::call_arguments(&method, request.params.as_ref())
+            && let Some(arguments) =
+                methods::call_arguments(&request.method, request.params.as_ref())
         {
             let text = masker.mask_json_text(&arguments.to_string());
             attributes.push(KeyValue::new(names::GEN_AI_TOOL_CALL_ARGUMENTS, text));
@@ -322,6 +327,17 @@ impl Service<McpRequest> for AttemptSpans {
             context.span().end();
             outcome
         })
+    }
+}
+
+/// `params` with the current span's context in `_meta` (for the requests
+/// that go past the stack: a re-initialization, `subscriptions/listen`);
+/// unchanged without a current span.
+pub(crate) fn carry_current(params: Option<serde_json::Value>) -> Option<serde_json::Value> {
+    let context = Context::current();
+    match to_carrier(context.span().span_context()) {
+        Some(carried) => carried.apply(params),
+        None => params,
     }
 }
 

@@ -67,7 +67,7 @@ const SLOW_START_MS: u64 = 300;
 /// Runs every benchmark, prints the table and writes `target/bench-report.md`.
 pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     let started = Instant::now();
-    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7"];
+    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"];
     if let Some(unknown) = only.iter().find(|case| !known.contains(&case.as_str())) {
         bail!(
             "no bench case '{unknown}'; the cases are {}",

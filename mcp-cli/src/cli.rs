@@ -100,6 +100,15 @@ pub struct GlobalOptions {
     /// JSON lines, with timestamps, sizes and timings; secrets masked.
     #[arg(long, value_name = "FILE", global = true)]
     pub trace: Option<PathBuf>,
+    /// With OpenTelemetry export on (OTEL_EXPORTER_OTLP_ENDPOINT): record
+    /// each tool call's arguments on its span (gen_ai.tool.call.arguments),
+    /// secrets masked.
+    #[arg(long, global = true)]
+    pub otel_record_arguments: bool,
+    /// With OpenTelemetry export on: record each tool call's result on its
+    /// span (gen_ai.tool.call.result), secrets masked.
+    #[arg(long, global = true)]
+    pub otel_record_results: bool,
     /// How many times a failed request is sent again when that is safe (0: never).
     #[arg(long, value_name = "N", default_value_t = 3, global = true)]
     pub retries: usize,
@@ -316,6 +325,36 @@ pub enum Command {
         #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         servers: Vec<String>,
     },
+}
+
+impl Command {
+    /// The command's name, as typed (`discover`, `call`, ...): the name of
+    /// its run's root span.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Servers => "servers",
+            Command::Discover { .. } => "discover",
+            Command::Warm { .. } => "warm",
+            Command::Export { .. } => "export",
+            Command::Pending { .. } => "pending",
+            Command::Approve { .. } => "approve",
+            Command::Revoke { .. } => "revoke",
+            Command::Pins { .. } => "pins",
+            Command::Tools => "tools",
+            Command::Resources => "resources",
+            Command::Prompts => "prompts",
+            Command::Call { .. } => "call",
+            Command::Ping { .. } => "ping",
+            Command::Serve { .. } => "serve",
+            Command::Login { .. } => "login",
+            Command::Logout { .. } => "logout",
+            Command::Auth { .. } => "auth",
+            Command::Completions { .. } => "completions",
+            Command::Manpage => "manpage",
+            Command::Registry { .. } => "registry",
+            Command::Doctor { .. } => "doctor",
+        }
+    }
 }
 
 /// `mcp-cli registry …`.

@@ -12,6 +12,7 @@ use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
 use mcpdisco_client::session::{ListKind, SessionOptions};
+use mcpdisco_client::telemetry::{SpanScope, Telemetry};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -36,6 +37,25 @@ pub async fn run(
     command: &Command,
     log: &LogMasker,
     closing: &PendingCloses,
+    telemetry: Option<&Telemetry>,
+) -> Result<ExitCode, UsageError> {
+    // One trace per run, its root named after the command; `serve` has
+    // none: each client request's span is the root of its own (or the
+    // child of the client's `traceparent`).
+    let root = match command {
+        Command::Serve { .. } => SpanScope::none(),
+        _ => SpanScope::root(telemetry, command.name()),
+    };
+    root.run(run_command(global, command, log, closing, telemetry))
+        .await
+}
+
+async fn run_command(
+    global: &GlobalOptions,
+    command: &Command,
+    log: &LogMasker,
+    closing: &PendingCloses,
+    telemetry: Option<&Telemetry>,
 ) -> Result<ExitCode, UsageError> {
     match command {
         Command::Completions { .. } | Command::Manpage => {
@@ -62,7 +82,7 @@ pub async fn run(
         } => crate::registry::servers_from_registry(global, query, *limit).await?,
         _ => load(global)?,
     };
-    let session = session_options(global, &loaded)?;
+    let session = session_options(global, &loaded, telemetry)?;
     let context = Context::new(global, loaded, session, log, closing)?;
     let (loaded, session) = (&context.loaded, &context.session);
     match command {
@@ -199,8 +219,12 @@ const DEFAULT_RATE_LIMIT: f64 = 10.0;
 pub(crate) fn session_options(
     global: &GlobalOptions,
     loaded: &Loaded,
+    telemetry: Option<&Telemetry>,
 ) -> Result<SessionOptions, UsageError> {
     let mut options = SessionOptions::default();
+    if let Some(telemetry) = telemetry {
+        options.stack = options.stack.telemetry(telemetry.clone());
+    }
     options
         .stack
         .set_retry((global.retries > 0).then(|| RetryPolicy {
@@ -243,17 +267,25 @@ async fn call(
     if let Some(code) = disabled(server) {
         return code;
     }
-    let session = match context.connect(server).await {
+    let masker = server.masker();
+    let span = SpanScope::server(
+        context.session.stack.telemetry_handle(),
+        &server.name,
+        &masker,
+    );
+    let session = match span.run(context.connect(server)).await {
         Ok(session) => session,
         Err(error) => {
+            span.fail(error.kind_name(), &error.to_string(), &masker);
             eprintln!("error: {error}");
             return ExitCode::from(exit::SERVER_FAILED);
         }
     };
-    let result = session
-        .call_tool(CallToolParams::new(tool, Some(arguments)))
+    let result = span
+        .run(session.call_tool(CallToolParams::new(tool, Some(arguments))))
         .await;
     let _ = session.close().await;
+    drop(span);
     match result {
         Ok(result) => {
             if global.json {
@@ -286,16 +318,23 @@ async fn ping(context: &Context<'_>, server: &ServerConfig) -> ExitCode {
         return code;
     }
     let started = Instant::now();
-    let session = match context.connect(server).await {
+    let masker = server.masker();
+    let span = SpanScope::server(
+        context.session.stack.telemetry_handle(),
+        &server.name,
+        &masker,
+    );
+    let session = match span.run(context.connect(server)).await {
         Ok(session) => session,
         Err(error) => {
+            span.fail(error.kind_name(), &error.to_string(), &masker);
             eprintln!("error: {error}");
             return ExitCode::from(exit::SERVER_FAILED);
         }
     };
     let connected = started.elapsed();
     let pinged = Instant::now();
-    let result = session.ping().await;
+    let result = span.run(session.ping()).await;
     let round_trip = pinged.elapsed();
     let (era, version) = (session.era(), session.protocol_version());
     let _ = session.close().await;

@@ -27,6 +27,7 @@ mod registry;
 mod render;
 mod serve;
 mod style;
+mod telemetry;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,8 @@ fn main() -> ExitCode {
         }
     };
     let log = logging::init(cli.global.verbose);
+    // Before the runtime: the exporters' blocking HTTP client has its own.
+    let otel = telemetry::Otel::from_env(&cli.global);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -62,7 +65,9 @@ fn main() -> ExitCode {
     };
     let closing = PendingCloses::default();
     let code = runtime.block_on(async {
-        let code = match commands::run(&cli.global, &cli.command, &log, &closing).await {
+        let telemetry = otel.as_ref().map(telemetry::Otel::telemetry);
+        let run = commands::run(&cli.global, &cli.command, &log, &closing, telemetry);
+        let code = match run.await {
             Ok(code) => code,
             Err(error) => {
                 eprintln!("error: {error}");
@@ -75,5 +80,9 @@ fn main() -> ExitCode {
     });
     // Sessions are closed by now; anything a failed close left behind is killed on drop.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    // Every span and the last metrics go out before we exit.
+    if let Some(otel) = otel {
+        otel.shutdown();
+    }
     code
 }

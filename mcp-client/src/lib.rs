@@ -64,6 +64,9 @@
 //!   service, and the [`LayerStack`](policy::LayerStack) that orders them
 //!   with yours.
 //! * [`auth`]: OAuth 2.1 for HTTP servers, as a layer too.
+//! * `telemetry` (feature `otel`): OpenTelemetry spans by the MCP semantic
+//!   conventions and their metrics, as layers of the same stack, with W3C
+//!   trace context in `params._meta`.
 //! * [`error`]: [`SessionError`](error::SessionError), naming the server, the
 //!   operation, and whether the request may have run.
 //! * [`notification`]: what servers send unasked.
@@ -81,9 +84,15 @@ pub mod notification;
 pub mod policy;
 pub mod request;
 pub mod session;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 
 /// The protocol types this crate speaks ([`mcpdisco_protocol`]).
 pub use mcpdisco_protocol as protocol;
 
 /// The transports it runs over ([`mcpdisco_transport`]).
 pub use mcpdisco_transport as transport;
+
+/// The OpenTelemetry API this crate's telemetry speaks (feature `otel`).
+#[cfg(feature = "otel")]
+pub use opentelemetry;

@@ -13,8 +13,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::{RequestKind, RequestMethod};
+#[cfg(feature = "otel")]
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_protocol::{RawJson, RequestId};
+#[cfg(feature = "otel")]
+use mcpdisco_transport::Peer;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -171,6 +175,18 @@ impl Service<McpRequest> for RequestService {
     }
 }
 
+/// What the layers of a session's request path may read about the session
+/// as a request starts (telemetry's attributes). The session implements it.
+#[cfg(feature = "otel")]
+pub(crate) trait SessionFacts: Send + Sync {
+    /// The era and protocol version, once the handshake is over.
+    fn settled(&self) -> Option<(Era, ProtocolVersion)>;
+    /// Where the messages go.
+    fn peer(&self) -> Peer;
+    /// The HTTP session id the server issued, if any.
+    fn http_session_id(&self) -> Option<String>;
+}
+
 /// Options for one request.
 #[derive(Debug, Clone, Default)]
 pub struct RequestOptions {
@@ -182,6 +198,31 @@ pub struct RequestOptions {
     pub progress_extends_timeout: bool,
     /// No retry of this request starts at or past this instant.
     pub deadline: Option<Instant>,
+    /// Receives the JSON-RPC id the request is sent with (telemetry's
+    /// `jsonrpc.request.id`): the last one, when it is sent more than once.
+    pub sent_id: Option<SentId>,
+}
+
+/// Where a session writes the JSON-RPC id it sends a request with (see
+/// [`RequestOptions::sent_id`]). Cheap to clone; clones share the id.
+#[derive(Debug, Clone, Default)]
+pub struct SentId(Arc<mcpdisco_transport::sync::Mutex<Option<RequestId>>>);
+
+impl SentId {
+    /// An empty slot.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id written last, if any.
+    pub fn get(&self) -> Option<RequestId> {
+        self.0.lock().clone()
+    }
+
+    /// Writes `id` (the session does, as it sends the request).
+    pub fn set(&self, id: RequestId) {
+        *self.0.lock() = Some(id);
+    }
 }
 
 impl RequestOptions {

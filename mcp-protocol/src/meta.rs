@@ -19,6 +19,11 @@ pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// `_meta` key: the progress token of a request.
 pub const PROGRESS_TOKEN_KEY: &str = "progressToken";
+/// `_meta` key: the W3C trace context's `traceparent` of a request (SEP-414,
+/// part of 2026-07-28; accepted in every era).
+pub const TRACEPARENT_KEY: &str = "traceparent";
+/// `_meta` key: the W3C trace context's `tracestate` of a request (SEP-414).
+pub const TRACESTATE_KEY: &str = "tracestate";
 
 /// What kind of result a modern server sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +135,79 @@ impl RequestMeta {
     /// Reads the protocol version of a request's params, if present.
     pub fn protocol_version_of(params: &Value) -> Option<&str> {
         params.get("_meta")?.get(PROTOCOL_VERSION_KEY)?.as_str()
+    }
+}
+
+/// The W3C trace context a request carries in `params._meta` (SEP-414):
+/// `traceparent`, and `tracestate` when set. The texts are carried as they
+/// are; reading them as a span context is the telemetry's job.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TraceContext {
+    /// `00-{trace id}-{parent id}-{flags}`.
+    pub traceparent: String,
+    /// Vendor entries, when set.
+    pub tracestate: Option<String>,
+}
+
+impl TraceContext {
+    /// The longest `traceparent` or `tracestate` read from a request; longer
+    /// ones are ignored (the W3C limits are 55 and 512 characters).
+    pub const MAX_LEN: usize = 512;
+
+    /// The trace context of a request's params, when its `_meta` has a
+    /// `traceparent` string (of at most [`MAX_LEN`](Self::MAX_LEN) bytes).
+    pub fn of_params(params: Option<&Value>) -> Option<Self> {
+        let meta = params?.get("_meta")?;
+        let traceparent = meta
+            .get(TRACEPARENT_KEY)?
+            .as_str()
+            .filter(|text| text.len() <= Self::MAX_LEN)?;
+        let tracestate = meta
+            .get(TRACESTATE_KEY)
+            .and_then(Value::as_str)
+            .filter(|text| text.len() <= Self::MAX_LEN)
+            .map(str::to_owned);
+        Some(Self {
+            traceparent: traceparent.to_owned(),
+            tracestate,
+        })
+    }
+
+    /// `params` with this context in its `_meta` (an object made where there
+    /// was none), replacing the one there: each attempt carries its own.
+    /// Params that are not an object are left as they are.
+    pub fn apply(&self, params: Option<Value>) -> Option<Value> {
+        let mut params = params.unwrap_or_else(|| Value::Object(Map::new()));
+        if let Some(object) = params.as_object_mut() {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(
+                    TRACEPARENT_KEY.into(),
+                    Value::from(self.traceparent.as_str()),
+                );
+                match &self.tracestate {
+                    Some(state) => {
+                        meta.insert(TRACESTATE_KEY.into(), Value::from(state.as_str()));
+                    }
+                    None => {
+                        meta.remove(TRACESTATE_KEY);
+                    }
+                }
+            }
+        }
+        Some(params)
+    }
+
+    /// Puts this context into `params._meta` unless it already has a
+    /// `traceparent` (what a request says itself wins over, say, an HTTP
+    /// header).
+    pub fn apply_if_absent(&self, params: Option<Value>) -> Option<Value> {
+        if Self::of_params(params.as_ref()).is_some() {
+            return params;
+        }
+        self.apply(params)
     }
 }
 

@@ -8,6 +8,8 @@
 //! assert!(is_idempotent("resources/read") && !is_idempotent("tools/call"));
 //! ```
 
+use serde_json::Value;
+
 use crate::method::{NotificationMethod, RequestKind, RequestMethod};
 use crate::types::{
     CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, CompleteParams,
@@ -204,6 +206,57 @@ pub fn kind_of(method: &str) -> RequestKind {
         | ListResourceTemplates::METHOD
         | ListPrompts::METHOD => RequestKind::Listing,
         _ => RequestKind::Operation,
+    }
+}
+
+/// What a request acts on, as the OpenTelemetry MCP conventions name its
+/// span (`{method} {target}`) and its attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// `tools/call`: the tool's name.
+    Tool(&'a str),
+    /// `prompts/get`: the prompt's name.
+    Prompt(&'a str),
+    /// `resources/read`: the resource's URI.
+    Resource(&'a str),
+}
+
+impl<'a> Target<'a> {
+    /// The tool's or prompt's name, or the resource's URI.
+    pub fn text(self) -> &'a str {
+        match self {
+            Target::Tool(text) | Target::Prompt(text) | Target::Resource(text) => text,
+        }
+    }
+}
+
+/// The target of a request of `method` with `params`: the tool's name for
+/// `tools/call`, the prompt's name for `prompts/get`, the resource's URI for
+/// `resources/read`; other methods (and params without it) have none.
+pub fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<Target<'a>> {
+    let member = |name: &str| params?.get(name)?.as_str();
+    match method {
+        CallTool::METHOD => member("name").map(Target::Tool),
+        GetPrompt::METHOD => member("name").map(Target::Prompt),
+        ReadResource::METHOD => member("uri").map(Target::Resource),
+        _ => None,
+    }
+}
+
+/// The protocol version a request names: the one `initialize` offers, or a
+/// modern request's `_meta` version.
+pub fn requested_version<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+    match method {
+        Initialize::METHOD => params?.get("protocolVersion")?.as_str(),
+        _ => crate::meta::RequestMeta::protocol_version_of(params?),
+    }
+}
+
+/// The `arguments` of a `tools/call` request's params, if any.
+pub fn call_arguments<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a Value> {
+    match method {
+        CallTool::METHOD => params?.get("arguments"),
+        _ => None,
     }
 }
 

@@ -81,4 +81,4 @@ pub mod transport;
 
 pub use error::{ConnectCause, Delivery, ExitStatus, TransportError};
 pub use memory::MemoryTransport;
-pub use transport::{LOST_ANSWER_CODE, Transport, is_lost_answer, lost_answer};
+pub use transport::{LOST_ANSWER_CODE, Peer, Transport, is_lost_answer, lost_answer};

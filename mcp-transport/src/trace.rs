@@ -404,6 +404,14 @@ impl Transport for TracedTransport {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+
+    fn peer(&self) -> crate::transport::Peer {
+        self.inner.peer()
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
 }
 
 #[cfg(test)]

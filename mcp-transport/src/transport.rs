@@ -61,6 +61,49 @@ pub trait Transport: Send + Sync + 'static {
     /// A short description for logs and errors, such as `stdio: npx -y server` or
     /// `http: https://example.com/mcp`. It must never contain a secret.
     fn describe(&self) -> String;
+
+    /// Where the messages go, for telemetry (`network.transport`,
+    /// `server.address`, `server.port`). [`Peer::Unknown`] by default.
+    fn peer(&self) -> Peer {
+        Peer::Unknown
+    }
+
+    /// The HTTP session id the server issued (legacy Streamable HTTP
+    /// sessions only), for telemetry. `None` by default.
+    fn session_id(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Where a transport's messages go, as telemetry names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Peer {
+    /// A child process's pipes (stdio): `network.transport` = `pipe`.
+    Pipe,
+    /// A TCP connection (HTTP): `network.transport` = `tcp`, with the host
+    /// (never userinfo) and port of the server's URL.
+    Tcp {
+        /// The URL's host.
+        host: String,
+        /// The URL's port, or its scheme's default.
+        port: u16,
+    },
+    /// Anything else (in memory, a third party's transport).
+    Unknown,
+}
+
+impl Peer {
+    /// The peer of an HTTP server at `url` (its host and port; `Unknown`
+    /// when it has none).
+    pub fn of_url(url: &url::Url) -> Self {
+        match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => Peer::Tcp {
+                host: host.to_owned(),
+                port,
+            },
+            _ => Peer::Unknown,
+        }
+    }
 }
 
 #[async_trait]
@@ -84,6 +127,14 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     fn describe(&self) -> String {
         (**self).describe()
     }
+
+    fn peer(&self) -> Peer {
+        (**self).peer()
+    }
+
+    fn session_id(&self) -> Option<String> {
+        (**self).session_id()
+    }
 }
 
 #[async_trait]
@@ -106,6 +157,14 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
 
     fn describe(&self) -> String {
         (**self).describe()
+    }
+
+    fn peer(&self) -> Peer {
+        (**self).peer()
+    }
+
+    fn session_id(&self) -> Option<String> {
+        (**self).session_id()
     }
 }
 

@@ -1,5 +1,6 @@
 //! Shared helpers for the workspace's integration tests.
 
+pub mod otlp;
 pub mod redis;
 pub mod registry_server;
 pub mod scripted_http;

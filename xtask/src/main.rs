@@ -52,7 +52,7 @@ enum Cmd {
     },
     /// Benchmark ours against rmcp and the raw limit; print and write target/bench-report.md.
     Bench {
-        /// Only these cases (b1 … b6, repeatable); all when none is given.
+        /// Only these cases (b1 … b8, repeatable); all when none is given.
         #[arg(long = "only", value_name = "CASE")]
         only: Vec<String>,
     },

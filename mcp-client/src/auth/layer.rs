@@ -118,6 +118,14 @@ where
             ));
         }
         rounds += 1;
+        #[cfg(feature = "otel")]
+        crate::telemetry::layer::add_event(
+            crate::telemetry::names::EVENT_AUTH_REFRESH,
+            vec![opentelemetry::KeyValue::new(
+                "http.response.status_code",
+                i64::from(status),
+            )],
+        );
         let refused = client
             .handle_refusal(
                 seen,

@@ -195,12 +195,25 @@ where
         let waits = Arc::clone(&self.waits);
         Box::pin(async move {
             let mut waited = false;
+            #[cfg(feature = "otel")]
+            let started = tokio::time::Instant::now();
             while let Err(not_until) = limiter.check() {
                 if !waited {
                     waited = true;
                     waits.fetch_add(1, Ordering::Relaxed);
                 }
                 tokio::time::sleep(not_until.wait_time_from(TokioClock.now())).await;
+            }
+            #[cfg(feature = "otel")]
+            if waited {
+                let waited_ms = started.elapsed().as_millis();
+                crate::telemetry::layer::add_event(
+                    crate::telemetry::names::EVENT_RATE_LIMIT_WAIT,
+                    vec![opentelemetry::KeyValue::new(
+                        "rate_limit.wait_ms",
+                        i64::try_from(waited_ms).unwrap_or(i64::MAX),
+                    )],
+                );
             }
             inner.oneshot(request).await
         })

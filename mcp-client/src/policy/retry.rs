@@ -258,6 +258,18 @@ where
             error = %shown,
             "retrying"
         );
+        #[cfg(feature = "otel")]
+        crate::telemetry::layer::add_event(
+            crate::telemetry::names::EVENT_RETRY,
+            vec![
+                opentelemetry::KeyValue::new("retry.attempt", attempt as i64),
+                opentelemetry::KeyValue::new("retry.delay_ms", delay.as_millis() as i64),
+                opentelemetry::KeyValue::new(
+                    crate::telemetry::names::ERROR_TYPE,
+                    crate::telemetry::Failure::of(&error).error_type,
+                ),
+            ],
+        );
         tokio::time::sleep(delay).await;
         let again = inner.clone().oneshot(request.clone());
         let outcome = match deadline {

@@ -13,6 +13,17 @@
 //!     └─ the session's core
 //! ```
 //!
+//! With [`telemetry`](LayerStack::telemetry) (feature `otel`), the request
+//! spans and their metric stand outermost, and every retry layer gets the
+//! attempt spans just inside it:
+//!
+//! ```text
+//!   telemetry      telemetry::layer    the CLIENT span of a request, its duration
+//!   retry          policy::retry       one call, however many attempts
+//!     attempt      telemetry::layer    one span per attempt; `_meta.traceparent`
+//!   rate limit ...
+//! ```
+//!
 //! Where a layer stands decides what it sees. Outside retry it sees each
 //! call once, with its whole time (backoff included); inside retry it sees
 //! every attempt. To put one of your layers outside retry, build the stack
@@ -78,6 +89,10 @@ enum Entry {
     RateLimit(RateLimit),
     /// Built per session: [`TraceLayer`].
     Trace,
+    /// Built per session: the request spans, and the attempt spans inside
+    /// every retry layer that stands inside it.
+    #[cfg(feature = "otel")]
+    Telemetry(crate::telemetry::Telemetry),
     /// A layer of the caller's (authorization is one).
     Layer {
         name: &'static str,
@@ -91,6 +106,8 @@ impl Entry {
             Entry::Retry(_) => "retry",
             Entry::RateLimit(_) => "rate limit",
             Entry::Trace => "trace",
+            #[cfg(feature = "otel")]
+            Entry::Telemetry(_) => "telemetry",
             Entry::Layer { name, .. } => name,
         }
     }
@@ -127,6 +144,9 @@ pub(crate) struct SessionBinding {
     pub(crate) masker: Masker,
     /// No retry starts past it.
     pub(crate) deadline: Deadline,
+    /// What telemetry reads about the session.
+    #[cfg(feature = "otel")]
+    pub(crate) facts: Option<Arc<dyn crate::request::SessionFacts>>,
 }
 
 /// A built request path.
@@ -166,6 +186,38 @@ impl LayerStack {
         self
     }
 
+    /// Puts telemetry outermost (feature `otel`): the CLIENT span and the
+    /// duration of every request, and one span per attempt inside each
+    /// retry layer (see [the module](self) and [`crate::telemetry`]). A
+    /// stack has one: this replaces any it had.
+    #[cfg(feature = "otel")]
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.entries
+            .retain(|entry| !matches!(entry, Entry::Telemetry(_)));
+        self.entries.insert(0, Entry::Telemetry(telemetry));
+        self
+    }
+
+    /// The stack's telemetry, if it has one (feature `otel`): hosts open
+    /// their own spans with it.
+    #[cfg(feature = "otel")]
+    pub fn telemetry_handle(&self) -> Option<&crate::telemetry::Telemetry> {
+        self.entries.iter().find_map(|entry| match entry {
+            Entry::Telemetry(telemetry) => Some(telemetry),
+            _ => None,
+        })
+    }
+
+    /// Where a policy goes that the default stack has outermost: after
+    /// telemetry, which stays outermost.
+    fn outermost(&self) -> usize {
+        #[cfg(feature = "otel")]
+        if matches!(self.entries.first(), Some(Entry::Telemetry(_))) {
+            return 1;
+        }
+        0
+    }
+
     /// Adds any `tower::Layer` over the request service (a [`RequestLayer`]),
     /// inside the layers added so far.
     pub fn layer<L: RequestLayer>(mut self, layer: L) -> Self {
@@ -200,7 +252,8 @@ impl LayerStack {
                     }
                 }
                 if !found {
-                    self.entries.insert(0, Entry::Retry(policy));
+                    let at = self.outermost();
+                    self.entries.insert(at, Entry::Retry(policy));
                 }
             }
         }
@@ -227,7 +280,7 @@ impl LayerStack {
                         .entries
                         .iter()
                         .position(|entry| matches!(entry, Entry::Retry(_)))
-                        .map_or(0, |retry| retry + 1);
+                        .map_or_else(|| self.outermost(), |retry| retry + 1);
                     self.entries.insert(at, Entry::RateLimit(limit));
                 }
             }
@@ -250,8 +303,8 @@ impl LayerStack {
         })
     }
 
-    /// The layers' names, outermost first (`retry`, `rate limit`, `trace`,
-    /// or a layer's type name).
+    /// The layers' names, outermost first (`telemetry`, `retry`, `rate
+    /// limit`, `trace`, or a layer's type name).
     pub fn names(&self) -> Vec<&'static str> {
         self.entries.iter().map(Entry::name).collect()
     }
@@ -269,6 +322,8 @@ impl LayerStack {
             server: String::new(),
             masker: Masker::default(),
             deadline: Deadline::default(),
+            #[cfg(feature = "otel")]
+            facts: None,
         };
         self.build(inner, &unbound).service
     }
@@ -278,7 +333,28 @@ impl LayerStack {
     pub(crate) fn build(&self, core: RequestService, session: &SessionBinding) -> BuiltStack {
         let mut service = core;
         let mut rate_limits = Vec::new();
-        for entry in self.entries.iter().rev() {
+        #[cfg(feature = "otel")]
+        let telemetry = self
+            .entries
+            .iter()
+            .enumerate()
+            .find_map(|(at, entry)| match entry {
+                Entry::Telemetry(telemetry) => Some((at, telemetry)),
+                _ => None,
+            });
+        for (_at, entry) in self.entries.iter().enumerate().rev() {
+            // Attempt spans just inside each retry layer that telemetry wraps.
+            #[cfg(feature = "otel")]
+            if matches!(entry, Entry::Retry(_))
+                && let Some((telemetry_at, telemetry)) = telemetry
+                && telemetry_at < _at
+            {
+                service = RequestService::from_ready(crate::telemetry::layer::AttemptSpans::new(
+                    service,
+                    telemetry.clone(),
+                    session.masker.clone(),
+                ));
+            }
             service = match entry {
                 Entry::Retry(policy) => RequestService::from_ready(
                     RetryLayer::new(policy.clone())
@@ -298,6 +374,15 @@ impl LayerStack {
                         .masked_with(session.masker.clone())
                         .wrap(service),
                 ),
+                #[cfg(feature = "otel")]
+                Entry::Telemetry(telemetry) => {
+                    RequestService::from_ready(crate::telemetry::layer::RequestSpans::new(
+                        service,
+                        telemetry.clone(),
+                        session.masker.clone(),
+                        session.facts.clone(),
+                    ))
+                }
                 Entry::Layer { layer, .. } => layer.wrap(service),
             };
         }

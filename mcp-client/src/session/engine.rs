@@ -106,6 +106,12 @@ impl Engine {
         (engine, reader)
     }
 
+    /// The transport the messages go over.
+    #[cfg(feature = "otel")]
+    pub(crate) fn transport(&self) -> &Arc<dyn Transport> {
+        &self.transport
+    }
+
     /// The server's name.
     pub(crate) fn server(&self) -> &str {
         &self.server
@@ -366,6 +372,9 @@ impl Engine {
         self.check_alive(method)?;
         let mut params = params.cloned();
         let id = self.next_id();
+        if let Some(sent) = &options.sent_id {
+            sent.set(id.clone());
+        }
         let (reply_tx, mut reply_rx) = oneshot::channel();
         // A channel only when progress may extend the timeout (most requests have none).
         let (seen_tx, mut seen_rx) = if options.progress_extends_timeout {

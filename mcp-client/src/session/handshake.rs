@@ -188,6 +188,12 @@ impl Path<'_> {
         match self {
             Path::Policies(service) => (*service).clone().oneshot(request).await,
             Path::Direct(engine) => {
+                // Past the stack: the context of the request it serves goes along.
+                #[cfg(feature = "otel")]
+                let request = McpRequest {
+                    params: crate::telemetry::layer::carry_current(request.params),
+                    ..request
+                };
                 engine
                     .request(
                         &request.method,

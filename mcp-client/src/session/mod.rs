@@ -69,6 +69,9 @@ struct Inner {
     /// The buckets of the session's rate limits (none without a limit).
     rate_limits: Vec<crate::policy::RateLimitLayer>,
     reader: tokio::task::JoinHandle<()>,
+    /// Records `mcp.client.session.duration` when taken (at close) or dropped.
+    #[cfg(feature = "otel")]
+    duration: mcpdisco_transport::sync::Mutex<Option<crate::telemetry::SessionDuration>>,
 }
 
 impl Drop for Inner {
@@ -136,12 +139,16 @@ impl Session {
                 tracing::debug!(server = name, era = ?state.era, version = %state.protocol_version, "connected");
                 *connection.state.write() = state;
                 connection.established.store(true, Ordering::Release);
+                #[cfg(feature = "otel")]
+                let duration = session_duration(&connection, &state_attributes(&connection));
                 Ok(Self {
                     inner: Arc::new(Inner {
                         connection,
                         service,
                         rate_limits,
                         reader,
+                        #[cfg(feature = "otel")]
+                        duration: mcpdisco_transport::sync::Mutex::new(duration),
                     }),
                 })
             }
@@ -589,6 +596,9 @@ impl Session {
         let receiver = engine.add_subscription(id.clone());
         let meta = handshake::modern_meta(self.options(), state.protocol_version);
         let params = handshake::with_meta(request.params, &meta);
+        // The caller's span context, when there is one.
+        #[cfg(feature = "otel")]
+        let params = crate::telemetry::layer::carry_current(params);
         // A long-lived request, answered only when it ends: sent past the policies.
         if let Err(error) = engine.send_detached(id.clone(), METHOD, params).await {
             engine.remove_subscription(&id);
@@ -605,8 +615,50 @@ impl Session {
     pub async fn close(&self) -> Result<(), SessionError> {
         let result = self.engine().close().await;
         self.inner.reader.abort();
+        #[cfg(feature = "otel")]
+        drop(self.inner.duration.lock().take());
         result
     }
+}
+
+/// The attributes of a session's duration: its protocol version and network.
+#[cfg(feature = "otel")]
+fn state_attributes(connection: &Connection) -> Vec<opentelemetry::KeyValue> {
+    use crate::telemetry::names;
+    let mut attributes = vec![opentelemetry::KeyValue::new(
+        names::MCP_PROTOCOL_VERSION,
+        connection.state.read().protocol_version.as_str().to_owned(),
+    )];
+    match connection.engine.transport().peer() {
+        mcpdisco_transport::Peer::Pipe => {
+            attributes.push(opentelemetry::KeyValue::new(
+                names::NETWORK_TRANSPORT,
+                "pipe",
+            ));
+        }
+        mcpdisco_transport::Peer::Tcp { .. } => {
+            attributes.push(opentelemetry::KeyValue::new(
+                names::NETWORK_TRANSPORT,
+                "tcp",
+            ));
+        }
+        mcpdisco_transport::Peer::Unknown => {}
+    }
+    attributes
+}
+
+/// The timer of a session's `mcp.client.session.duration`, with telemetry.
+#[cfg(feature = "otel")]
+fn session_duration(
+    connection: &Connection,
+    attributes: &[opentelemetry::KeyValue],
+) -> Option<crate::telemetry::SessionDuration> {
+    let telemetry = connection.options.stack.telemetry_handle()?;
+    Some(crate::telemetry::SessionDuration::start(
+        telemetry,
+        crate::telemetry::Side::Client,
+        attributes.to_vec(),
+    ))
 }
 
 /// A modern `subscriptions/listen` stream.

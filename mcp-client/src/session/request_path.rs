@@ -103,6 +103,25 @@ impl Connection {
     }
 }
 
+#[cfg(feature = "otel")]
+impl crate::request::SessionFacts for Connection {
+    fn settled(&self) -> Option<(Era, mcpdisco_protocol::version::ProtocolVersion)> {
+        if !self.established.load(Ordering::Acquire) {
+            return None;
+        }
+        let state = self.state.read();
+        Some((state.era, state.protocol_version))
+    }
+
+    fn peer(&self) -> mcpdisco_transport::Peer {
+        self.engine.transport().peer()
+    }
+
+    fn http_session_id(&self) -> Option<String> {
+        self.engine.transport().session_id()
+    }
+}
+
 /// The innermost service: one JSON-RPC request over the engine; an expired
 /// legacy HTTP session is initialized again (once for all the requests that
 /// saw it expire) and the request sent once more. That is the protocol's
@@ -188,6 +207,8 @@ pub(crate) fn build(connection: &Arc<Connection>) -> BuiltStack {
         server: connection.engine.server().to_owned(),
         masker: options.masker.clone(),
         deadline: connection.deadline.clone(),
+        #[cfg(feature = "otel")]
+        facts: Some(Arc::clone(connection) as Arc<dyn crate::request::SessionFacts>),
     };
     let core = RequestService::from_ready(SessionCore::new(Arc::clone(connection)));
     options.stack.build(core, &binding)

@@ -1063,3 +1063,96 @@ async fn a_refused_initialize_after_an_answered_probe_is_not_retried_as_modern()
             .map_or(true, |next| !matches!(next, Ok(Some(Message::Request(_))))),
     );
 }
+
+/// With telemetry in the stack, every request of either era carries a
+/// `traceparent` in `_meta`, beside the modern envelope's entries.
+#[cfg(feature = "otel")]
+#[tokio::test(start_paused = true)]
+async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
+    use mcpdisco_protocol::meta::TraceContext;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+
+    let exporter = InMemorySpanExporter::default();
+    let tracers = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let telemetry = crate::telemetry::Telemetry::new(
+        &tracers,
+        &opentelemetry::metrics::noop::NoopMeterProvider::new(),
+    );
+    let traced = || {
+        let mut options = options();
+        options.stack = options.stack.telemetry(telemetry.clone());
+        options
+    };
+    let carried = |request: &Request| {
+        TraceContext::of_params(request.params.as_ref())
+            .map(|context| context.traceparent)
+            .unwrap_or_else(|| panic!("no traceparent in {request:?}"))
+    };
+
+    // Legacy: the probe, initialize and a call.
+    let (client, server) = pair();
+    let legacy = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        let mut seen = vec![carried(&probe)];
+        server
+            .fail(
+                probe.id,
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found",
+                None,
+            )
+            .await;
+        let init = server.next_request().await;
+        seen.push(carried(&init));
+        server.reply(init.id, json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "1"}})).await;
+        let _initialized = server.next().await;
+        let call = server.next_request().await;
+        seen.push(carried(&call));
+        server.reply(call.id, json!({"content": []})).await;
+        seen
+    });
+    let session = Session::connect("legacy", client, traced()).await.unwrap();
+    session.call_tool(call("echo")).await.unwrap();
+    let seen = legacy.await.unwrap();
+    assert_eq!(seen.len(), 3);
+
+    // Modern: the envelope's entries and the traceparent side by side.
+    let (client, server) = pair();
+    let modern = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        let probe_parent = carried(&probe);
+        server.reply(probe.id, json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})).await;
+        let list = server.next_request().await;
+        let meta = &list.params.as_ref().unwrap()["_meta"];
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        let list_parent = carried(&list);
+        server
+            .reply(list.id, json!({"resultType": "complete", "tools": []}))
+            .await;
+        (probe_parent, list_parent)
+    });
+    let session = Session::connect("modern", client, traced()).await.unwrap();
+    session.list_all(ListKind::Tools).await.unwrap();
+    let (probe_parent, list_parent) = modern.await.unwrap();
+    assert_ne!(probe_parent, list_parent);
+
+    // Each parent the servers were given is an exported attempt span.
+    let spans = exporter.get_finished_spans().unwrap();
+    for traceparent in seen.iter().chain([&probe_parent, &list_parent]) {
+        let context = crate::telemetry::from_carrier(&TraceContext {
+            traceparent: traceparent.clone(),
+            tracestate: None,
+        })
+        .unwrap();
+        let parent = spans
+            .iter()
+            .find(|span| span.span_context.span_id() == context.span_id())
+            .unwrap_or_else(|| panic!("{traceparent} names no exported span"));
+        assert_eq!(parent.name, "attempt");
+    }
+}

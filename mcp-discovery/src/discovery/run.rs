@@ -185,7 +185,7 @@ impl<'a> Runner<'a> {
         session.initialize_timeout = session.initialize_timeout.min(deadline);
         // Retries stay within the server's own deadline.
         session.deadline = Some(tokio::time::Instant::now() + deadline);
-        let probed = probe(
+        let probing = probe(
             server,
             ProbeSettings {
                 connectors: &options.connectors,
@@ -194,8 +194,26 @@ impl<'a> Runner<'a> {
                 deadline,
                 keep_session,
             },
-        )
-        .await;
+        );
+        // The server's span: its requests' spans go under it.
+        #[cfg(feature = "otel")]
+        let span = mcpdisco_client::telemetry::SpanScope::server(
+            options.session.stack.telemetry_handle(),
+            &server.name,
+            &session_masker(server, options),
+        );
+        #[cfg(feature = "otel")]
+        let probed = span.run(probing).await;
+        #[cfg(not(feature = "otel"))]
+        let probed = probing.await;
+        #[cfg(feature = "otel")]
+        if let Some(failure) = probed.report.error.as_ref() {
+            span.fail(
+                &failure.kind,
+                &failure.message,
+                &session_masker(server, options),
+            );
+        }
         let mut report = probed.report;
         // The report is complete at the last answer; closing runs on, without the slot.
         report.duration_ms = millis(started.elapsed());

@@ -21,6 +21,15 @@ use super::subscriptions;
 /// Serves one client until its connection ends; then everything it
 /// started is stopped.
 pub(crate) async fn serve(shared: Arc<Shared>, routes: Arc<Routes>, transport: Arc<dyn Transport>) {
+    // The connection's `mcp.server.session.duration`, recorded when it ends.
+    #[cfg(feature = "otel")]
+    let _duration = shared.telemetry.as_ref().map(|(telemetry, _)| {
+        mcpdisco_client::telemetry::SessionDuration::start(
+            telemetry,
+            mcpdisco_client::telemetry::Side::Server,
+            Vec::new(),
+        )
+    });
     let link = Arc::new(ClientLink::new(transport));
     shared.bridge.add_client(&link);
     let announcer = tokio::spawn(subscriptions::announce_changes(
@@ -107,14 +116,77 @@ async fn on_request(
         era,
     };
     let server_info = shared.options.server_info.clone();
+    #[cfg(feature = "otel")]
+    let span = telemetry::start(shared, &id, &method, params.as_ref());
     if routes.immediate.handles(&method) {
-        let outcome = routes.immediate.request(&method, params, context).await;
-        link.answer(id, in_era(outcome, era, &server_info)).await;
+        let outcome = routes.immediate.request(&method, params, context);
+        #[cfg(feature = "otel")]
+        let outcome = telemetry::within(span.as_ref(), outcome);
+        let answer = in_era(outcome.await, era, &server_info);
+        #[cfg(feature = "otel")]
+        telemetry::finish(span, &answer);
+        link.answer(id, answer).await;
         return;
     }
     let work = routes.concurrent.request(&method, params, context);
-    let answer = async move { in_era(work.await, era, &server_info) };
+    #[cfg(feature = "otel")]
+    let work = telemetry::within(span.as_ref(), work);
+    let answer = async move {
+        let answer = in_era(work.await, era, &server_info);
+        #[cfg(feature = "otel")]
+        telemetry::finish(span, &answer);
+        answer
+    };
     link.run(id, &method, answer).await;
+}
+
+/// The SERVER span of each client request (feature `otel`).
+#[cfg(feature = "otel")]
+mod telemetry {
+    use std::future::Future;
+
+    use futures::future::Either;
+    use mcpdisco_client::opentelemetry::trace::FutureExt;
+    use mcpdisco_client::telemetry::ServerRequestSpan;
+    use mcpdisco_protocol::{ErrorObject, RequestId};
+    use serde_json::Value;
+
+    use super::super::shared::Shared;
+
+    /// The span of request `id`, a child of its `_meta.traceparent`.
+    pub(super) fn start(
+        shared: &Shared,
+        id: &RequestId,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<(ServerRequestSpan, mcpdisco_transport::secret::Masker)> {
+        let (telemetry, masker) = shared.telemetry.as_ref()?;
+        Some((
+            ServerRequestSpan::start(telemetry, id, method, params, None, masker),
+            masker.clone(),
+        ))
+    }
+
+    /// `work` inside the span: the requests it makes to servers are its children.
+    pub(super) fn within<F: Future>(
+        span: Option<&(ServerRequestSpan, mcpdisco_transport::secret::Masker)>,
+        work: F,
+    ) -> impl Future<Output = F::Output> + use<F> {
+        match span {
+            Some((span, _)) => Either::Left(work.with_context(span.context().clone())),
+            None => Either::Right(work),
+        }
+    }
+
+    /// Ends the span with the answer.
+    pub(super) fn finish(
+        span: Option<(ServerRequestSpan, mcpdisco_transport::secret::Masker)>,
+        answer: &Result<Value, ErrorObject>,
+    ) {
+        if let Some((span, masker)) = span {
+            span.finish(answer.as_ref(), &masker);
+        }
+    }
 }
 
 /// A result as a client of `era` gets it: a modern one marked complete

@@ -92,6 +92,9 @@ impl<R: Send + 'static> RunningCall<R> {
         call: impl Future<Output = Result<R, ErrorObject>> + Send + 'static,
         asks: mpsc::Receiver<InputAsk>,
     ) -> Self {
+        // The call's requests stay children of the request's span.
+        #[cfg(feature = "otel")]
+        let call = mcpdisco_client::opentelemetry::trace::FutureExt::with_current_context(call);
         Self {
             task: tokio::spawn(call),
             asks,

@@ -21,6 +21,13 @@ pub(crate) struct Shared {
     listing: Mutex<Option<Arc<Listing>>>,
     /// Set once the servers' first starts have settled.
     warmed: OnceCell<()>,
+    /// The sessions' telemetry, and the masker of every server's secrets
+    /// (feature `otel`): the SERVER spans of the clients' requests.
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<(
+        mcpdisco_client::telemetry::Telemetry,
+        mcpdisco_transport::secret::Masker,
+    )>,
 }
 
 impl Shared {
@@ -30,7 +37,21 @@ impl Shared {
         options: GatewayOptions,
         bridge: Arc<Bridge>,
     ) -> Self {
+        #[cfg(feature = "otel")]
+        let telemetry = supervisor.telemetry().map(|telemetry| {
+            let masker = supervisor
+                .servers()
+                .iter()
+                .filter_map(|server| supervisor.config(server))
+                .fold(
+                    mcpdisco_transport::secret::Masker::default(),
+                    |all, config| all.union(&config.masker()),
+                );
+            (telemetry.clone(), masker)
+        });
         Self {
+            #[cfg(feature = "otel")]
+            telemetry,
             supervisor,
             bridge,
             inputs: Arc::new(Inputs::new(options.input_wait)),

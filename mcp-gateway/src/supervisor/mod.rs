@@ -154,6 +154,12 @@ impl Supervisor {
         self.inner.events.subscribe()
     }
 
+    /// The sessions' telemetry (feature `otel`), if they have it.
+    #[cfg(feature = "otel")]
+    pub fn telemetry(&self) -> Option<&mcpdisco_client::telemetry::Telemetry> {
+        self.inner.options.session.stack.telemetry_handle()
+    }
+
     /// The catalog of every ready server, filters applied (shared, not copied).
     pub fn catalog(&self) -> Arc<Catalog> {
         self.inner.catalogs.catalog()

@@ -42,6 +42,9 @@ pub(crate) struct Unit {
     pub(crate) generation: AtomicU64,
     /// Why it last failed, while it is down.
     pub(crate) last_failure: Mutex<Option<String>>,
+    /// How many times it was started (telemetry's starts and restarts).
+    #[cfg(feature = "otel")]
+    pub(crate) starts: AtomicU64,
 }
 
 impl Unit {
@@ -53,6 +56,8 @@ impl Unit {
             session: RwLock::new(None),
             generation: AtomicU64::new(0),
             last_failure: Mutex::new(None),
+            #[cfg(feature = "otel")]
+            starts: AtomicU64::new(0),
         }
     }
 
@@ -108,11 +113,52 @@ impl Shared {
         let previous = unit.status.send_replace(status);
         if previous != status {
             tracing::debug!(server = %unit.name(), %status, "state");
+            #[cfg(feature = "otel")]
+            self.record_state(unit, previous, status);
             let _ = self.events.send(SupervisorEvent::Status {
                 server: unit.name().to_owned(),
                 status,
             });
         }
+    }
+
+    /// The supervisor's metrics of a state change (feature `otel`): starts,
+    /// restarts, and the state gauge (1 for the new state, 0 for the old).
+    #[cfg(feature = "otel")]
+    fn record_state(&self, unit: &Unit, previous: Status, status: Status) {
+        use mcpdisco_client::opentelemetry::KeyValue;
+        use mcpdisco_client::telemetry::names;
+        let Some(telemetry) = self.options.session.stack.telemetry_handle() else {
+            return;
+        };
+        let instruments = telemetry.instruments();
+        let server = KeyValue::new(names::MCP_SERVER_NAME, unit.name().to_owned());
+        if status == Status::Starting {
+            instruments
+                .supervisor_starts
+                .add(1, std::slice::from_ref(&server));
+            // Every start after the first is a restart.
+            if unit
+                .starts
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                > 0
+            {
+                instruments
+                    .supervisor_restarts
+                    .add(1, std::slice::from_ref(&server));
+            }
+        }
+        let state = |status: Status, value: i64| {
+            instruments.supervisor_state.record(
+                value,
+                &[
+                    server.clone(),
+                    KeyValue::new(names::SUPERVISOR_STATE_ATTRIBUTE, status.name()),
+                ],
+            );
+        };
+        state(previous, 0);
+        state(status, 1);
     }
 
     /// Records what `server` offers (or, with `None`, that it offers nothing

@@ -233,6 +233,17 @@ impl CallToolResult {
     pub fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
+
+    /// Whether a raw `tools/call` result says `isError: true`, read without
+    /// decoding the rest of it.
+    pub fn is_error_of(result: &RawJson) -> bool {
+        matches!(result.member::<bool>("isError"), Ok(Some(true)))
+    }
+
+    /// Whether a `tools/call` result as a `Value` says `isError: true`.
+    pub fn is_error_value(result: &Value) -> bool {
+        result.get("isError").and_then(Value::as_bool) == Some(true)
+    }
 }
 
 impl CallToolParams {

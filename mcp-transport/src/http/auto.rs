@@ -172,4 +172,15 @@ impl Transport for HttpTransport {
         let kind = if self.is_legacy_sse() { "sse" } else { "http" };
         format!("{kind}: {}", self.config.display_url())
     }
+
+    fn peer(&self) -> crate::transport::Peer {
+        self.config.peer()
+    }
+
+    fn session_id(&self) -> Option<String> {
+        if self.is_legacy_sse() {
+            return None;
+        }
+        self.streamable.session_id()
+    }
 }

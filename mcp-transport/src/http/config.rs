@@ -136,6 +136,14 @@ impl HttpConfig {
         Ok(headers)
     }
 
+    /// The server's host and port, for telemetry (never its userinfo).
+    pub fn peer(&self) -> crate::transport::Peer {
+        match url::Url::parse(self.url.expose_secret()) {
+            Ok(url) => crate::transport::Peer::of_url(&url),
+            Err(_) => crate::transport::Peer::Unknown,
+        }
+    }
+
     pub(crate) fn parsed_url(&self) -> Result<url::Url, TransportError> {
         url::Url::parse(self.url.expose_secret()).map_err(|e| TransportError::Config {
             server: self.name.clone(),

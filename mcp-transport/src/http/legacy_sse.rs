@@ -230,4 +230,8 @@ impl Transport for LegacySseTransport {
     fn describe(&self) -> String {
         format!("sse: {}", self.config.display_url())
     }
+
+    fn peer(&self) -> crate::transport::Peer {
+        self.config.peer()
+    }
 }

@@ -29,7 +29,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::Initialize;
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
@@ -361,6 +361,21 @@ fn is_loopback_origin(origin: &str) -> bool {
     })
 }
 
+/// The W3C trace context of a POST's `traceparent` and `tracestate`
+/// headers, when it has a `traceparent` of a sane length.
+fn trace_context_of(headers: &HeaderMap) -> Option<TraceContext> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .filter(|text| text.len() <= TraceContext::MAX_LEN)
+    };
+    Some(TraceContext {
+        traceparent: text(TRACEPARENT_KEY)?.to_owned(),
+        tracestate: text(TRACESTATE_KEY).map(str::to_owned),
+    })
+}
+
 fn session_of(headers: &HeaderMap) -> Option<&str> {
     headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok())
 }
@@ -380,10 +395,16 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     if let Some(refusal) = check(&shared, &headers) {
         return refusal;
     }
-    let message = match Message::from_slice(&body) {
+    let mut message = match Message::from_slice(&body) {
         Ok(message) => message,
         Err(error) => return error_answer(None, ErrorCode::PARSE_ERROR, &error.to_string()),
     };
+    if let Message::Request(request) = &mut message
+        && let Some(context) = trace_context_of(&headers)
+    {
+        // The W3C headers, where the request's own `_meta` says nothing (SEP-414).
+        request.params = context.apply_if_absent(request.params.take());
+    }
     let is_initialize = message.method() == Some(Initialize::METHOD);
     let (link, session, one_shot) = match session_of(&headers) {
         Some(id) => match shared.sessions.lock().get(id).cloned() {

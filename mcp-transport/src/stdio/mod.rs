@@ -268,6 +268,10 @@ impl Transport for StdioTransport {
     fn describe(&self) -> String {
         format!("stdio: {}", self.command_line)
     }
+
+    fn peer(&self) -> crate::transport::Peer {
+        crate::transport::Peer::Pipe
+    }
 }
 
 impl Drop for StdioTransport {

@@ -27,6 +27,8 @@
 //! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file
 //! (a `start-once` start that refuses does not). With `FIXTURE_ATTEMPT_LOG=<file>`,
 //! every start appends the same, refused ones included.
+//! With `FIXTURE_REQUEST_LOG=<file>`, every message it reads is appended to
+//! that file, one line each (a test reads the `_meta` a client sent).
 //! With `FIXTURE_TOOLS_FILE=<file>`, the tools listed are that file's JSON array
 //! (read at every listing, so a test can change a tool under a running client).
 
@@ -160,8 +162,16 @@ fn serve(mode: &str) {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
     let mut calls = 0;
+    let request_log = std::env::var_os("FIXTURE_REQUEST_LOG");
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
+        if let Some(log) = &request_log {
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+                .and_then(|mut file| writeln!(file, "{line}"));
+        }
         let Ok(request) = serde_json::from_str::<Value>(&line) else {
             continue;
         };

@@ -74,7 +74,20 @@ pub(super) fn measure<S: AsRef<OsStr>>(
     current_dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<Measured> {
+    measure_with_env(runner, program, args, current_dir, timeout, &[])
+}
+
+/// Like [`measure`], with `env` added to the program's environment.
+pub(super) fn measure_with_env<S: AsRef<OsStr>>(
+    runner: &Path,
+    program: &Path,
+    args: &[S],
+    current_dir: Option<&Path>,
+    timeout: Duration,
+    env: &[(&str, &str)],
+) -> Result<Measured> {
     let mut cmd = Command::new(runner);
+    cmd.envs(env.iter().copied());
     cmd.arg("measure")
         .arg("--timeout-secs")
         .arg(timeout.as_secs().to_string())

@@ -17,7 +17,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`], [`b7_policies`] | the cases, each adding its rows |
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`], [`b7_policies`], [`b8_telemetry`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
 //! | [`criterion`] | the codec micro-benchmarks, read back from criterion's estimates |
@@ -29,6 +29,7 @@ mod b4_http;
 mod b5_gateway;
 mod b6_real;
 mod b7_policies;
+mod b8_telemetry;
 mod criterion;
 mod measure;
 mod report;
@@ -45,7 +46,7 @@ use serde_json::Value;
 use crate::process;
 use crate::workspace::Workspace;
 
-use measure::{Measured, measure};
+use measure::Measured;
 use report::median;
 
 /// Time allowed for building the bench crate and mcp-cli.
@@ -66,7 +67,7 @@ const SLOW_START_MS: u64 = 300;
 /// Runs every benchmark, prints the table and writes `target/bench-report.md`.
 pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     let started = Instant::now();
-    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7"];
+    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"];
     if let Some(unknown) = only.iter().find(|case| !known.contains(&case.as_str())) {
         bail!(
             "no bench case '{unknown}'; the cases are {}",
@@ -96,6 +97,9 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     }
     if wanted("b7") {
         b7_policies::run(&bench, &mut rows)?;
+    }
+    if wanted("b8") {
+        b8_telemetry::run(&bench, &mut rows)?;
     }
     // The decoder micro-benchmarks go with B1.
     let micro = if wanted("b1") {
@@ -179,9 +183,21 @@ impl Bench {
 
     /// Runs a `bench-runner` case and returns its measurement and its `bench-result` JSON.
     fn case<S: AsRef<OsStr>>(&self, bench: &str, args: &[S]) -> Result<(Measured, Value)> {
+        self.case_with_env(bench, args, &[])
+    }
+
+    /// Like [`case`](Self::case), with `env` added to the case's environment
+    /// (and so to the programs it starts).
+    fn case_with_env<S: AsRef<OsStr>>(
+        &self,
+        bench: &str,
+        args: &[S],
+        env: &[(&str, &str)],
+    ) -> Result<(Measured, Value)> {
         let cmd = self.runner(bench, args);
         let args: Vec<&OsStr> = cmd.get_args().collect();
-        let measured = measure(&self.runner, &self.runner, &args, None, CASE_TIMEOUT)?;
+        let measured =
+            measure::measure_with_env(&self.runner, &self.runner, &args, None, CASE_TIMEOUT, env)?;
         let result = measured.result(&cmd)?;
         Ok((measured, result))
     }

@@ -206,6 +206,8 @@ fn a_session_gets_a_bucket_of_its_own_for_each_rate_limit() {
         server: "s".into(),
         masker: Masker::default(),
         deadline: Deadline::default(),
+        #[cfg(feature = "otel")]
+        facts: None,
     };
     let core = || RequestService::from_ready(FailingCore::failing(0));
     assert_eq!(stack.build(core(), &binding()).rate_limits.len(), 1);

@@ -882,4 +882,12 @@ impl Transport for StreamableHttpTransport {
     fn describe(&self) -> String {
         format!("http: {}", self.shared.config.display_url())
     }
+
+    fn peer(&self) -> crate::transport::Peer {
+        self.shared.config.peer()
+    }
+
+    fn session_id(&self) -> Option<String> {
+        StreamableHttpTransport::session_id(self)
+    }
 }

@@ -1,0 +1,208 @@
+//! OpenTelemetry export, configured by the standard environment (the only
+//! place that reads `OTEL_*`): the SDK's tracer and meter providers with
+//! OTLP over HTTP/protobuf, handed to the library as a
+//! [`Telemetry`]; flushed before `mcp-cli` exits.
+//!
+//! - `OTEL_EXPORTER_OTLP_ENDPOINT`: the base URL (signals go to `/v1/traces`
+//!   and `/v1/metrics`); `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and
+//!   `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` are full URLs and win. Without
+//!   any of them nothing is built, nothing is sent.
+//! - `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` (the default); `grpc`
+//!   is not built in (a warning says so, and nothing is exported).
+//! - `OTEL_EXPORTER_OTLP_HEADERS` (and the per-signal ones), `OTEL_SERVICE_NAME`
+//!   (default `mcp-cli`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_TIMEOUT`,
+//!   `OTEL_METRIC_EXPORT_INTERVAL`: as the SDK reads them.
+//! - `OTEL_SDK_DISABLED=true`: off.
+
+use std::time::Duration;
+
+use mcpdisco_client::opentelemetry::metrics::noop::NoopMeterProvider;
+use mcpdisco_client::opentelemetry::trace::noop::NoopTracerProvider;
+use mcpdisco_client::telemetry::Telemetry;
+use opentelemetry_otlp::{
+    MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig,
+};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+
+use crate::cli::GlobalOptions;
+
+/// The base endpoint.
+const ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+/// The traces' full URL.
+const TRACES_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+/// The metrics' full URL.
+const METRICS_ENDPOINT: &str = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT";
+/// `http/protobuf` or `grpc`.
+const PROTOCOL: &str = "OTEL_EXPORTER_OTLP_PROTOCOL";
+/// `true` turns everything off.
+const SDK_DISABLED: &str = "OTEL_SDK_DISABLED";
+/// The service's name.
+const SERVICE_NAME: &str = "OTEL_SERVICE_NAME";
+/// More resource attributes (`key=value,...`).
+const RESOURCE_ATTRIBUTES: &str = "OTEL_RESOURCE_ATTRIBUTES";
+
+/// The service name when the environment names none.
+const DEFAULT_SERVICE_NAME: &str = "mcp-cli";
+/// How long one export may take.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the flush before exiting may take, per signal.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The providers of a run that exports, and the library's handle on them.
+pub struct Otel {
+    tracer_provider: Option<SdkTracerProvider>,
+    meter_provider: Option<SdkMeterProvider>,
+    telemetry: Telemetry,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+impl Otel {
+    /// The export the environment asks for; `None` when it asks for none
+    /// (no endpoint, `OTEL_SDK_DISABLED=true`) or it cannot be built (a
+    /// warning on stderr says why). Call it outside the async runtime: the
+    /// exporters' blocking HTTP client has a runtime of its own.
+    pub fn from_env(global: &GlobalOptions) -> Option<Self> {
+        if var(SDK_DISABLED).is_some_and(|value| value.trim().eq_ignore_ascii_case("true")) {
+            return None;
+        }
+        let traces = var(TRACES_ENDPOINT).is_some() || var(ENDPOINT).is_some();
+        let metrics = var(METRICS_ENDPOINT).is_some() || var(ENDPOINT).is_some();
+        if !traces && !metrics {
+            return None;
+        }
+        match var(PROTOCOL).as_deref().map(str::trim) {
+            None | Some("http/protobuf") => {}
+            Some(other) => {
+                eprintln!(
+                    "warning: {PROTOCOL}={other} is not built into mcp-cli; nothing is exported \
+                     (use http/protobuf, usually port 4318)"
+                );
+                return None;
+            }
+        }
+        match Self::build(traces, metrics) {
+            Ok((tracer_provider, meter_provider)) => {
+                let telemetry = match (&tracer_provider, &meter_provider) {
+                    (Some(tracers), Some(meters)) => Telemetry::new(tracers, meters),
+                    (Some(tracers), None) => Telemetry::new(tracers, &NoopMeterProvider::new()),
+                    (None, Some(meters)) => Telemetry::new(&NoopTracerProvider::new(), meters),
+                    (None, None) => return None,
+                }
+                .record_arguments(global.otel_record_arguments)
+                .record_results(global.otel_record_results);
+                Some(Self {
+                    tracer_provider,
+                    meter_provider,
+                    telemetry,
+                })
+            }
+            Err(error) => {
+                eprintln!("warning: OpenTelemetry export is off: {error}");
+                None
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn build(
+        traces: bool,
+        metrics: bool,
+    ) -> Result<(Option<SdkTracerProvider>, Option<SdkMeterProvider>), String> {
+        let client = http_client()?;
+        let resource = resource();
+        let tracer_provider = if traces {
+            let exporter = SpanExporter::builder()
+                .with_http()
+                .with_http_client(client.clone())
+                .with_protocol(Protocol::HttpBinary)
+                .with_timeout(EXPORT_TIMEOUT)
+                .build()
+                .map_err(|error| error.to_string())?;
+            Some(
+                SdkTracerProvider::builder()
+                    .with_batch_exporter(exporter)
+                    .with_resource(resource.clone())
+                    .build(),
+            )
+        } else {
+            None
+        };
+        let meter_provider = if metrics {
+            let exporter = MetricExporter::builder()
+                .with_http()
+                .with_http_client(client)
+                .with_protocol(Protocol::HttpBinary)
+                .with_timeout(EXPORT_TIMEOUT)
+                .build()
+                .map_err(|error| error.to_string())?;
+            Some(
+                SdkMeterProvider::builder()
+                    .with_periodic_exporter(exporter)
+                    .with_resource(resource)
+                    .build(),
+            )
+        } else {
+            None
+        };
+        Ok((tracer_provider, meter_provider))
+    }
+
+    /// The library's handle.
+    pub fn telemetry(&self) -> &Telemetry {
+        &self.telemetry
+    }
+
+    /// Sends everything still buffered (every span, the metrics' last
+    /// collection) and stops the exporters; each signal within a bound.
+    pub fn shutdown(self) {
+        if let Some(provider) = &self.tracer_provider
+            && let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
+        {
+            eprintln!("warning: could not send every span: {error}");
+        }
+        if let Some(provider) = &self.meter_provider
+            && let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
+        {
+            eprintln!("warning: could not send the metrics: {error}");
+        }
+    }
+}
+
+/// The service name and the environment's resource attributes.
+fn resource() -> Resource {
+    let builder = Resource::builder();
+    let named_in_attributes = var(RESOURCE_ATTRIBUTES).is_some_and(|attributes| {
+        attributes
+            .split(',')
+            .any(|pair| pair.split('=').next().map(str::trim) == Some("service.name"))
+    });
+    match var(SERVICE_NAME) {
+        // The SDK reads it too; named here, it also wins over the attributes.
+        Some(name) => builder.with_service_name(name),
+        None if named_in_attributes => builder,
+        None => builder.with_service_name(DEFAULT_SERVICE_NAME),
+    }
+    .build()
+}
+
+/// The exporters' HTTP client: reqwest's blocking client (the SDK exports
+/// from threads of its own), with the TLS of every other client of ours.
+fn http_client() -> Result<reqwest::blocking::Client, String> {
+    let builder = reqwest::blocking::Client::builder()
+        .timeout(EXPORT_TIMEOUT)
+        .connect_timeout(EXPORT_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none());
+    #[cfg(unix)]
+    let builder = builder.tls_backend_preconfigured(
+        mcpdisco_client::transport::http::tls::client_config()
+            .map_err(|error| format!("TLS: {error}"))?,
+    );
+    builder.build().map_err(|error| error.to_string())
+}

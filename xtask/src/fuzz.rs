@@ -87,7 +87,7 @@ pub fn run(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<
 }
 
 /// Checks the fuzz project, installs cargo-fuzz if needed and builds every target.
-fn prepare(ws: &Workspace, tools: &Tools, build: Build) -> Result<()> {
+pub fn prepare(ws: &Workspace, tools: &Tools, build: Build) -> Result<()> {
     let manifest_path = ws.root().join("Cargo.toml");
     let manifest = fs::read_to_string(&manifest_path)
         .with_context(|| format!("cannot read {}", manifest_path.display()))?;
@@ -124,7 +124,7 @@ fn fuzz_cargo(ws: &Workspace, tools: &Tools, build: Build, args: &[&str]) -> Res
 }
 
 /// Runs every target (built by [`prepare`]) side by side for `seconds` each.
-fn run_targets(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
+pub fn run_targets(ws: &Workspace, tools: &Tools, seconds: u64, build: Build) -> Result<()> {
     let fuzz_dir = ws.root().join("fuzz");
     let mut runs = Vec::new();
     for target in TARGETS {

@@ -1,8 +1,9 @@
 //! `cargo xtask test`: the project's single test command.
 //!
 //! fmt check -> clippy + build (one compilation, linted as it builds) ->
-//! publishable (package, install, man page) -> feature checks on the MSRV
-//! -> Windows check -> tests (nextest when installed, then the doc tests)
+//! publishable (package, install, man page) -> feature checks on the MSRV,
+//! the Windows check and the fuzz build side by side -> tests (nextest when
+//! installed, then the doc tests)
 //! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
@@ -69,14 +70,31 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         &mut total,
     );
     if toolchains.join(&mut total) {
+        // Three builds in target folders of their own, none of which the
+        // tests need: each spends its last seconds on one crate at a time,
+        // so side by side they keep both cores busy.
         step(
-            "msrv checks",
-            || release::check_features_on_msrv(ws).map(|()| Counts::default()),
-            &mut total,
-        );
-        step(
-            "windows check",
-            || release::check_windows(ws).map(|()| Counts::default()),
+            "msrv + windows + fuzz build",
+            || {
+                let failures: Vec<String> = thread::scope(|scope| {
+                    let windows = scope.spawn(|| release::check_windows(ws));
+                    let fuzz = scope.spawn(|| fuzz::prepare(ws, tools, fuzz::Build::Smoke));
+                    let msrv = release::check_features_on_msrv(ws);
+                    [
+                        ("the MSRV checks", msrv),
+                        ("the Windows check", joined(windows)),
+                        ("the fuzz build", joined(fuzz)),
+                    ]
+                    .into_iter()
+                    .filter_map(|(what, result)| result.err().map(|err| format!("{what}: {err:#}")))
+                    .collect()
+                });
+                if failures.is_empty() {
+                    Ok(Counts::default())
+                } else {
+                    anyhow::bail!("{}", failures.join("; "))
+                }
+            },
             &mut total,
         );
     } else {
@@ -102,7 +120,11 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     }
     step(
         "fuzz smoke",
-        || fuzz::run(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke).map(|()| Counts::default()),
+        // Built above; `cargo fuzz run` only checks that it is fresh.
+        || {
+            fuzz::run_targets(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke)
+                .map(|()| Counts::default())
+        },
         &mut total,
     );
     println!("\n==> step times");
@@ -119,6 +141,13 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         println!("==> slowest step: {name} ({})", seconds(took));
     }
     total.counts
+}
+
+/// The result of a scoped thread's work (a panic is an error).
+fn joined(handle: thread::ScopedJoinHandle<'_, Result<()>>) -> Result<()> {
+    handle
+        .join()
+        .unwrap_or_else(|_| Err(anyhow::anyhow!("its thread panicked")))
 }
 
 /// A step run on a thread of its own while the others go on; its output

@@ -46,6 +46,7 @@ pub async fn serve(
     {
         return Err(UsageError::OpenBind(addr));
     }
+    let stop = stop_signal();
     // Bind first: a busy port is a usage error before any server starts.
     let listener = match options.http {
         Some(addr) => Some(
@@ -79,7 +80,7 @@ pub async fn serve(
                 () = gateway.serve(StdioServer::new("mcp-cli serve")) => {
                     tracing::info!("stdin ended; stopping");
                 }
-                () = stop_signal() => {}
+                () = stop => {}
             }
         }
         Some(listener) => {
@@ -101,7 +102,7 @@ pub async fn serve(
                     let gateway = serving.clone();
                     async move { gateway.serve(connection).await }
                 },
-                stop_signal(),
+                stop,
             )
             .await;
             if let Err(error) = served {
@@ -113,26 +114,42 @@ pub async fn serve(
     Ok(ExitCode::SUCCESS)
 }
 
-/// SIGTERM or Ctrl-C.
-async fn stop_signal() {
+/// SIGTERM or Ctrl-C, with the handlers registered now: a signal that
+/// arrives before the returned future is first polled still stops the
+/// gateway cleanly (servers reaped, telemetry flushed) instead of taking
+/// the default action and killing the process.
+fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    {
+    let signals = {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
+        (
+            signal(SignalKind::terminate()).ok(),
+            signal(SignalKind::interrupt()).ok(),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        match signals {
+            (Some(mut terminate), Some(mut interrupt)) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = interrupt.recv() => {}
+                }
+            }
+            (Some(mut terminate), None) => {
                 tokio::select! {
                     _ = terminate.recv() => {}
                     _ = tokio::signal::ctrl_c() => {}
                 }
             }
-            Err(_) => {
+            (None, _) => {
                 let _ = tokio::signal::ctrl_c().await;
             }
         }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        tracing::info!("signal received; stopping");
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-    tracing::info!("signal received; stopping");
 }

@@ -87,7 +87,13 @@ impl Otel {
                 return None;
             }
         }
-        match Self::build(traces, metrics) {
+        // Roots are loaded only for an `https://` endpoint: a collector on
+        // the same host costs no certificate parsing at every start.
+        let secure = [TRACES_ENDPOINT, METRICS_ENDPOINT, ENDPOINT]
+            .into_iter()
+            .filter_map(var)
+            .any(|url| url.trim().to_ascii_lowercase().starts_with("https:"));
+        match Self::build(traces, metrics, secure) {
             Ok((tracer_provider, meter_provider)) => {
                 let telemetry = match (&tracer_provider, &meter_provider) {
                     (Some(tracers), Some(meters)) => Telemetry::new(tracers, meters),
@@ -114,8 +120,9 @@ impl Otel {
     fn build(
         traces: bool,
         metrics: bool,
+        secure: bool,
     ) -> Result<(Option<SdkTracerProvider>, Option<SdkMeterProvider>), String> {
-        let client = http_client()?;
+        let client = http_client(secure)?;
         let resource = resource();
         let tracer_provider = if traces {
             let exporter = SpanExporter::builder()
@@ -193,16 +200,24 @@ fn resource() -> Resource {
 }
 
 /// The exporters' HTTP client: reqwest's blocking client (the SDK exports
-/// from threads of its own), with the TLS of every other client of ours.
-fn http_client() -> Result<reqwest::blocking::Client, String> {
+/// from threads of its own), with the TLS of every other client of ours
+/// when an endpoint is `https://` (`secure`), and without the platform's
+/// roots when every endpoint is plain `http://`.
+#[cfg_attr(not(unix), allow(unused_variables))]
+fn http_client(secure: bool) -> Result<reqwest::blocking::Client, String> {
     let builder = reqwest::blocking::Client::builder()
         .timeout(EXPORT_TIMEOUT)
         .connect_timeout(EXPORT_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none());
     #[cfg(unix)]
-    let builder = builder.tls_backend_preconfigured(
-        mcpdisco_client::transport::http::tls::client_config()
-            .map_err(|error| format!("TLS: {error}"))?,
-    );
+    let builder = {
+        use mcpdisco_client::transport::http::tls;
+        let config = if secure {
+            tls::client_config()
+        } else {
+            tls::plain_http_only_config()
+        };
+        builder.tls_backend_preconfigured(config.map_err(|error| format!("TLS: {error}"))?)
+    };
     builder.build().map_err(|error| error.to_string())
 }

@@ -298,18 +298,7 @@ impl HttpExampleServer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (sender, urls) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("listening on ") {
-                    let _ = sender.send(url.trim().to_owned());
-                }
-            }
-        });
-        let url = urls
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the example server says where it listens");
+        let url = announced_url(&mut child, "listening on ");
         Self { child, url }
     }
 
@@ -497,8 +486,9 @@ fn answer(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: i64) ->
     panic!("no answer to {id}");
 }
 
-#[test]
-fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
+/// A receiver, and a config of one backend (`backend`, the well-behaved
+/// legacy fixture) for `mcp-cli serve`.
+fn gateway_setup() -> (OtlpReceiver, Setup) {
     let receiver = OtlpReceiver::start();
     let setup = Setup::new(json!({}));
     std::fs::write(
@@ -507,6 +497,27 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
             .to_string(),
     )
     .unwrap();
+    (receiver, setup)
+}
+
+/// The URL a child announces on stderr after `prefix`, within 30 s.
+fn announced_url(child: &mut std::process::Child, prefix: &'static str) -> String {
+    let stderr = child.stderr.take().unwrap();
+    let (sender, urls) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix(prefix) {
+                let _ = sender.send(url.trim().to_owned());
+            }
+        }
+    });
+    urls.recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("no {prefix:?} line on stderr within 30 s"))
+}
+
+#[test]
+fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
+    let (receiver, setup) = gateway_setup();
     let endpoint = receiver.endpoint();
     let mut gateway = setup
         .command(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)])
@@ -713,14 +724,7 @@ fn post(url: &str, headers: &[(&str, &str)], body: &str) -> String {
 
 #[test]
 fn an_http_clients_traceparent_header_is_honoured() {
-    let receiver = OtlpReceiver::start();
-    let setup = Setup::new(json!({}));
-    std::fs::write(
-        &setup.config,
-        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}})
-            .to_string(),
-    )
-    .unwrap();
+    let (receiver, setup) = gateway_setup();
     let endpoint = receiver.endpoint();
     let mut gateway = setup
         .command(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)])
@@ -730,18 +734,7 @@ fn an_http_clients_traceparent_header_is_honoured() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stderr = gateway.stderr.take().unwrap();
-    let (sender, urls) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
-                let _ = sender.send(url.to_owned());
-            }
-        }
-    });
-    let url = urls
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mcp-cli serve says where it listens");
+    let url = announced_url(&mut gateway, "mcp-cli serve: listening on ");
     let caller_trace = "0af7651916cd43dd8448eb211c80319c";
     let caller_span = "b7ad6b7169203331";
     let traceparent = format!("00-{caller_trace}-{caller_span}-01");

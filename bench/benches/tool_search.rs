@@ -18,7 +18,16 @@ const VERBS: [&str; 10] = [
     "get", "list", "create", "update", "delete", "search", "read", "write", "send", "sync",
 ];
 const NOUNS: [&str; 10] = [
-    "issue", "file", "message", "user", "repository", "event", "invoice", "ticket", "page", "record",
+    "issue",
+    "file",
+    "message",
+    "user",
+    "repository",
+    "event",
+    "invoice",
+    "ticket",
+    "page",
+    "record",
 ];
 
 /// 1,000 tools named `server_<s>__<verb>_<noun>_<n>`, each described in a
@@ -53,7 +62,11 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("tool search over 1000 tools");
     group.bench_function("search_tools, limit 10", |b| {
         b.iter(|| {
-            black_box(index.search(black_box("create an issue in a repository"), 10).len())
+            black_box(
+                index
+                    .search(black_box("create an issue in a repository"), 10)
+                    .len(),
+            )
         })
     });
     group.finish();

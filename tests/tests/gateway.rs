@@ -104,7 +104,13 @@ impl Setup {
     }
 
     /// [`stdio_client`](Self::stdio_client), `serve` given `flags` too.
-    fn stdio_client_with(&self, tools: &Tools, scenario: &str, mode: &str, flags: &[&str]) -> Value {
+    fn stdio_client_with(
+        &self,
+        tools: &Tools,
+        scenario: &str,
+        mode: &str,
+        flags: &[&str],
+    ) -> Value {
         let mut target = vec![
             "stdio".to_owned(),
             workspace_bin("mcp-cli").display().to_string(),
@@ -558,7 +564,11 @@ fn tool_search_lists_two_tools_that_find_and_call_every_backend_tool() {
             ("many", many),
         ]);
         let seen = setup.stdio_client_with(&tools, "search", mode, &["--tool-search"]);
-        assert_eq!(seen["tools"], json!(["search_tools", "call_tool"]), "{seen}");
+        assert_eq!(
+            seen["tools"],
+            json!(["search_tools", "call_tool"]),
+            "{seen}"
+        );
         let found = seen["found"]["tools"].as_array().unwrap();
         assert_eq!(found[0]["name"], "plain__echo", "{seen}");
         assert_eq!(found[0]["description"], "Echoes its text.");
@@ -573,7 +583,10 @@ fn tool_search_lists_two_tools_that_find_and_call_every_backend_tool() {
         let direct = seen["unknown_direct"].as_str().unwrap();
         assert_eq!(unknown, direct, "the same error as a direct call");
         let empty = seen["empty_query"].as_str().unwrap();
-        assert!(empty.starts_with("-32602:") && empty.contains("no word"), "{empty}");
+        assert!(
+            empty.starts_with("-32602:") && empty.contains("no word"),
+            "{empty}"
+        );
         setup.assert_no_leftovers();
     }
 }

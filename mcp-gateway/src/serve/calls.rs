@@ -55,7 +55,13 @@ pub(crate) async fn call_tool(
             _ => {}
         }
     }
-    call_served_tool(&request, &params.name, params.arguments, params.meta.as_ref()).await
+    call_served_tool(
+        &request,
+        &params.name,
+        params.arguments,
+        params.meta.as_ref(),
+    )
+    .await
 }
 
 /// The one call path of a tool by its served name (direct, or through

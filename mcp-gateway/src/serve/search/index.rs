@@ -147,9 +147,7 @@ fn fields(tool: &Tool) -> Vec<(String, f32)> {
     if let Some(description) = &tool.description {
         fields.push((description.clone(), Weights::DESCRIPTION));
     }
-    if let Ok(Some(Value::Object(properties))) =
-        tool.input_schema.member::<Value>("properties")
-    {
+    if let Ok(Some(Value::Object(properties))) = tool.input_schema.member::<Value>("properties") {
         for (name, property) in properties {
             fields.push((name, Weights::PARAMETER_NAME));
             if let Some(description) = property.get("description").and_then(Value::as_str) {
@@ -219,10 +217,7 @@ mod tests {
             names(&index.search("weather forecast", 10)),
             ["weather__getForecast"]
         );
-        assert_eq!(
-            names(&index.search("read file", 10))[0],
-            "files__read-file"
-        );
+        assert_eq!(names(&index.search("read file", 10))[0], "files__read-file");
         assert_eq!(
             names(&index.search("pull requests", 10))[0],
             "github__list_pull_requests"

@@ -75,7 +75,10 @@ mod tests {
         assert_eq!(words("create-issue"), ["create", "issue"]);
         assert_eq!(words("CreateIssue"), ["create", "issue"]);
         assert_eq!(words("github__create_issue"), ["github", "create", "issue"]);
-        assert_eq!(words("parseHTTPServerURL"), ["parse", "http", "server", "url"]);
+        assert_eq!(
+            words("parseHTTPServerURL"),
+            ["parse", "http", "server", "url"]
+        );
     }
 
     #[test]
@@ -91,7 +94,10 @@ mod tests {
             words("Lists the repository's open issues, (entries)."),
             ["list", "the", "repository", "s", "open", "issue", "entry"]
         );
-        assert_eq!(words("status class address"), ["status", "class", "address"]);
+        assert_eq!(
+            words("status class address"),
+            ["status", "class", "address"]
+        );
         assert!(words("  --__  ").is_empty());
     }
 

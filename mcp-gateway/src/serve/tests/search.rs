@@ -122,7 +122,10 @@ async fn call_tool_relays_the_servers_question_to_the_client() {
     )
     .await;
     let answer = next(&client, |m| m["id"] == 3).await;
-    assert_eq!(answer["result"]["content"][0]["text"], "sampled", "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "sampled",
+        "{answer}"
+    );
     gateway.shutdown().await;
 }
 

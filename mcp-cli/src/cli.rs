@@ -277,6 +277,12 @@ pub enum Command {
         /// differ, or there is none) until they are approved.
         #[arg(long)]
         hide_changed_tools: bool,
+        /// List two tools instead of every server's: `search_tools`
+        /// ({query, limit?}: the best matching tools, with their schemas) and
+        /// `call_tool` ({name, arguments?}: calls one by its <server>__<name>).
+        /// For hosts with many tools: the model's context holds two.
+        #[arg(long)]
+        tool_search: bool,
     },
     /// Authorize with an HTTP server that requires OAuth: opens the browser
     /// at its authorization page (or prints the URL), waits for it to come

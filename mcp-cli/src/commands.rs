@@ -157,6 +157,7 @@ async fn run_command(
             http_token,
             page_size,
             hide_changed_tools,
+            tool_search,
         } => {
             let options = crate::serve::ServeOptions {
                 http: *http,
@@ -166,6 +167,7 @@ async fn run_command(
                 separator: global.separator.clone(),
                 hide_changed_tools: hide_changed_tools
                     .then(|| capabilities::lock_path(global, loaded)),
+                tool_search: *tool_search,
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

@@ -32,6 +32,8 @@ pub struct ServeOptions {
     pub separator: String,
     /// The lock file whose pins hide changed tools, when asked to.
     pub hide_changed_tools: Option<std::path::PathBuf>,
+    /// List `search_tools` and `call_tool` instead of every server's tools.
+    pub tool_search: bool,
 }
 
 /// Runs the gateway until it is told to stop.
@@ -71,6 +73,7 @@ pub async fn serve(
         supervisor,
         GatewayOptions {
             page_size: options.page_size,
+            tool_search: options.tool_search,
             ..GatewayOptions::default()
         },
     );

@@ -100,11 +100,23 @@ impl Setup {
 
     /// The client against `mcp-cli serve` on its stdin and stdout.
     fn stdio_client(&self, tools: &Tools, scenario: &str, mode: &str) -> Value {
+        self.stdio_client_with(tools, scenario, mode, &[])
+    }
+
+    /// [`stdio_client`](Self::stdio_client), `serve` given `flags` too.
+    fn stdio_client_with(
+        &self,
+        tools: &Tools,
+        scenario: &str,
+        mode: &str,
+        flags: &[&str],
+    ) -> Value {
         let mut target = vec![
             "stdio".to_owned(),
             workspace_bin("mcp-cli").display().to_string(),
         ];
         target.extend(self.serve_args());
+        target.extend(flags.iter().map(|flag| (*flag).to_owned()));
         self.client(tools, scenario, mode, &target)
     }
 
@@ -535,6 +547,48 @@ fn a_backend_that_cannot_start_again_goes_inactive_and_its_tools_go() {
         "only the first start got far enough to log"
     );
     setup.assert_no_leftovers();
+}
+
+/// `serve --tool-search` in front of two fixtures: one with `echo`, `add`
+/// and `fail`, one with fifty numbered tools.
+#[test]
+fn tool_search_lists_two_tools_that_find_and_call_every_backend_tool() {
+    let Some(tools) = require_tools() else { return };
+    for mode in ["legacy", "auto"] {
+        let setup = Setup::new();
+        let mut many = fixture("paged", Path::new("/dev/null"));
+        many["env"]["FIXTURE_TOOL_COUNT"] = json!("50");
+        many["env"]["FIXTURE_PAGE_SIZE"] = json!("50");
+        let setup = setup.write(&[
+            ("plain", fixture("well-behaved", Path::new("/dev/null"))),
+            ("many", many),
+        ]);
+        let seen = setup.stdio_client_with(&tools, "search", mode, &["--tool-search"]);
+        assert_eq!(
+            seen["tools"],
+            json!(["search_tools", "call_tool"]),
+            "{seen}"
+        );
+        let found = seen["found"]["tools"].as_array().unwrap();
+        assert_eq!(found[0]["name"], "plain__echo", "{seen}");
+        assert_eq!(found[0]["description"], "Echoes its text.");
+        assert_eq!(found[0]["inputSchema"]["required"], json!(["text"]));
+        assert!(found.len() <= 3, "{seen}");
+        let text: Value = serde_json::from_str(seen["found_text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, seen["found"]);
+        assert_eq!(seen["found_is_error"], false);
+        assert_eq!(seen["called"], "42");
+        let unknown = seen["unknown_through_call_tool"].as_str().unwrap();
+        assert!(unknown.starts_with("-32602:"), "{unknown}");
+        let direct = seen["unknown_direct"].as_str().unwrap();
+        assert_eq!(unknown, direct, "the same error as a direct call");
+        let empty = seen["empty_query"].as_str().unwrap();
+        assert!(
+            empty.starts_with("-32602:") && empty.contains("no word"),
+            "{empty}"
+        );
+        setup.assert_no_leftovers();
+    }
 }
 
 fn starts(log: &Path) -> usize {

@@ -23,10 +23,12 @@ use tokio::sync::mpsc;
 use super::bridge::Caller;
 use super::context::RequestContext;
 use super::input::RunningCall;
+use super::search::tools as search_tools;
 use super::upstream;
 use mcpdisco_client::session::{ListKind, Progress, RequestOptions};
 
-/// `tools/call` of a tool by its served name.
+/// `tools/call` of a tool by its served name; in tool-search mode also
+/// `search_tools`, and `call_tool`, which is a call of the tool it names.
 pub(crate) async fn call_tool(
     params: CallToolParams,
     request: RequestContext,
@@ -35,16 +37,49 @@ pub(crate) async fn call_tool(
     if let Some(resumed) = resume::<CallTool>(&request, state, params.input_responses.as_ref())? {
         return request.shared.inputs.drive::<CallTool>(resumed).await;
     }
+    if request.shared.options.tool_search {
+        match params.name.as_str() {
+            search_tools::SEARCH_TOOLS => {
+                let listing = request.shared.listing().await;
+                let index = listing.search().ok_or_else(|| {
+                    ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the tool index is missing")
+                })?;
+                return search_tools::search(index, params.arguments).map(Answer::Complete);
+            }
+            search_tools::CALL_TOOL => {
+                let call = search_tools::call_arguments(params.arguments)?;
+                let arguments = call.arguments.map(Value::Object);
+                return call_served_tool(&request, &call.name, arguments, params.meta.as_ref())
+                    .await;
+            }
+            _ => {}
+        }
+    }
+    call_served_tool(
+        &request,
+        &params.name,
+        params.arguments,
+        params.meta.as_ref(),
+    )
+    .await
+}
+
+/// The one call path of a tool by its served name (direct, or through
+/// `call_tool`): routed to its server, with the request's `_meta`.
+async fn call_served_tool(
+    request: &RequestContext,
+    name: &str,
+    arguments: Option<Value>,
+    meta: Option<&Extra>,
+) -> Result<Answer<CallToolResult>, ErrorObject> {
     let supervisor = request.shared.supervisor.clone();
     let (server, tool) = supervisor
-        .resolve(ListKind::Tools, &params.name)
+        .resolve(ListKind::Tools, name)
         .await
         .map_err(upstream::to_error)?;
-    let arguments = params
-        .arguments
-        .unwrap_or_else(|| Value::Object(Map::new()));
+    let arguments = arguments.unwrap_or_else(|| Value::Object(Map::new()));
     let call = |options| upstream::call_tool(supervisor, server.clone(), tool, arguments, options);
-    routed::<CallTool, _>(&request, params.meta.as_ref(), &server, call).await
+    routed::<CallTool, _>(request, meta, &server, call).await
 }
 
 /// `resources/read` of a served URI.

@@ -26,6 +26,8 @@ use serde_json::Value;
 use mcpdisco::catalog::{Catalog, CatalogEntry, namespace_of};
 use mcpdisco_client::session::ListKind;
 
+use super::search::{ToolIndex, tools as search_tools};
+
 /// The scheme of URIs the gateway had to qualify with their server.
 pub const GATEWAY_URI_PREFIX: &str = "mcp-gateway://";
 
@@ -43,7 +45,11 @@ pub struct ResourceRoute {
 pub(crate) struct Listing {
     /// The catalog they were built from.
     pub(crate) catalog: Arc<Catalog>,
+    /// The tools served: every server's, or (tool search) the two tools
+    /// that search and call them.
     tools: Vec<ListItem<Tool>>,
+    /// In tool-search mode, the index of every server's tools.
+    search: Option<ToolIndex>,
     prompts: Vec<ListItem<Prompt>>,
     resources: Vec<ListItem<Resource>>,
     templates: Vec<ListItem<ResourceTemplate>>,
@@ -56,8 +62,9 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// The lists of `catalog`.
-    pub(crate) fn build(catalog: Arc<Catalog>) -> Self {
+    /// The lists of `catalog`; with `tool_search`, the tools served are
+    /// `search_tools` and `call_tool`, and every server's tools are indexed.
+    pub(crate) fn build(catalog: Arc<Catalog>, tool_search: bool) -> Self {
         fn named<T: DeserializeOwned>(entries: &[CatalogEntry]) -> Vec<ListItem<T>> {
             entries
                 .iter()
@@ -97,8 +104,23 @@ impl Listing {
             ));
         });
         template_prefixes.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
+        let tools = named(&catalog.tools);
+        let (tools, search) = if tool_search {
+            let index = ToolIndex::build(tools.into_iter().filter_map(|item| match item {
+                ListItem::Valid(tool) => Some(tool),
+                ListItem::Invalid { .. } => None,
+            }));
+            let served = search_tools::definitions()
+                .into_iter()
+                .map(ListItem::Valid)
+                .collect();
+            (served, Some(index))
+        } else {
+            (tools, None)
+        };
         Self {
-            tools: named(&catalog.tools),
+            tools,
+            search,
             prompts: named(&catalog.prompts),
             resources,
             templates,
@@ -107,6 +129,11 @@ impl Listing {
             namespaces,
             catalog,
         }
+    }
+
+    /// The index of every server's tools, in tool-search mode.
+    pub(crate) fn search(&self) -> Option<&ToolIndex> {
+        self.search.as_ref()
     }
 
     /// The server of a served URI, and the URI it knows: a listed resource,
@@ -241,7 +268,7 @@ mod tests {
             ),
             server("a", &["echo"], &["file:///same"], &["file:///dir/{name}"]),
         ]));
-        let listing = Listing::build(catalog);
+        let listing = Listing::build(catalog, false);
         let valid = |items: &[ListItem<Tool>]| -> Vec<Tool> {
             items
                 .iter()
@@ -291,7 +318,7 @@ mod tests {
             json!({"name": "odd", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}})
                 .into(),
         );
-        let listing = Listing::build(Arc::new(Catalog::build(&[report])));
+        let listing = Listing::build(Arc::new(Catalog::build(&[report])), false);
         let served = ListToolsResult::items(&listing);
         assert_eq!(served.len(), 2);
         let ListItem::Invalid { raw, .. } = &served[1] else {

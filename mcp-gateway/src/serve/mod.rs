@@ -26,6 +26,10 @@
 //! - **Servers' questions** (sampling, elicitation, roots) go to the client
 //!   that declared the capability (the `bridge` module); modern clients get them as
 //!   `input_required` (the `input` module).
+//! - **Tool search** ([`GatewayOptions::tool_search`]): `tools/list`
+//!   answers two tools, `search_tools` (BM25 over every server's tools)
+//!   and `call_tool` (a call by served name, down the same path as a
+//!   direct call); see [`search`].
 //! - Not offered (answered -32601): `completion/complete`,
 //!   `logging/setLevel`, `resources/subscribe`, and tasks.
 //!
@@ -45,6 +49,7 @@ pub mod listing;
 mod lists;
 mod options;
 mod routes;
+pub mod search;
 mod shared;
 mod subscriptions;
 mod upstream;

@@ -17,6 +17,12 @@ pub struct GatewayOptions {
     pub client_request_timeout: Duration,
     /// How long a modern request waiting for its client's input is kept.
     pub input_wait: Duration,
+    /// Tool search (`serve --tool-search`): `tools/list` answers only
+    /// `search_tools` and `call_tool`, which find every server's tools
+    /// (BM25 over names, descriptions and parameters) and call them
+    /// (see the `search` module). Tools stay callable directly by their
+    /// namespaced names. A profile's `"toolSearch": true` is meant to set it.
+    pub tool_search: bool,
 }
 
 impl Default for GatewayOptions {
@@ -29,6 +35,7 @@ impl Default for GatewayOptions {
             page_size: 100,
             client_request_timeout: Duration::from_secs(300),
             input_wait: Duration::from_secs(300),
+            tool_search: false,
         }
     }
 }

@@ -72,7 +72,7 @@ impl Shared {
         match &*cached {
             Some(listing) if Arc::ptr_eq(&listing.catalog, &catalog) => Arc::clone(listing),
             _ => {
-                let listing = Arc::new(Listing::build(catalog));
+                let listing = Arc::new(Listing::build(catalog, self.options.tool_search));
                 *cached = Some(Arc::clone(&listing));
                 listing
             }
@@ -85,6 +85,6 @@ impl Shared {
         if let Some(route) = self.listing().await.route(uri) {
             return Some(route);
         }
-        Listing::build(self.supervisor.routes()).route(uri)
+        Listing::build(self.supervisor.routes(), false).route(uri)
     }
 }

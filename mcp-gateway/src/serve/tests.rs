@@ -1,6 +1,9 @@
 //! The gateway in process, on tokio's paused clock: a test client on one end
 //! of an in-memory connection, a scripted server behind the supervisor.
 //! Progress and cancellation in both directions, and modern subscriptions.
+//! Tool search in `search.rs`.
+
+mod search;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -158,6 +161,11 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
 
 /// A gateway over the scripted server, and a client connection to it.
 fn gateway(seen: &Arc<Seen>) -> (Gateway, MemoryTransport) {
+    gateway_with(seen, GatewayOptions::default())
+}
+
+/// [`gateway`] with `options`.
+fn gateway_with(seen: &Arc<Seen>, options: GatewayOptions) -> (Gateway, MemoryTransport) {
     let script = Arc::clone(seen);
     let connectors = Connectors::builtin().with(
         "scripted",
@@ -182,7 +190,7 @@ fn gateway(seen: &Arc<Seen>) -> (Gateway, MemoryTransport) {
         },
         ..SupervisorOptions::default()
     };
-    let gateway = Gateway::new(vec![server], supervisor, GatewayOptions::default());
+    let gateway = Gateway::new(vec![server], supervisor, options);
     let (client, served) = MemoryTransport::pair();
     let serving = gateway.clone();
     tokio::spawn(async move { serving.serve(served).await });

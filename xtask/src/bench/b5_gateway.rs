@@ -1,8 +1,10 @@
-//! B5: the gateway (`mcp-cli serve`): what it adds to a `tools/call`, and
-//! its memory in front of 50 servers.
+//! B5: the gateway (`mcp-cli serve`): what it adds to a `tools/call`, its
+//! memory in front of 50 servers, and (criterion, `bench/benches/tool_search.rs`)
+//! one `search_tools` query over 1,000 tools.
 
 use anyhow::{Result, bail};
 
+use super::criterion::MicroResult;
 use super::report::{Row, Unit, median};
 use super::{Bench, ROUNDS, TOOLS, number};
 
@@ -11,6 +13,26 @@ const CALLS: &str = "3000";
 const WARMUP: &str = "300";
 /// Servers behind the gateway in the memory case.
 const MEMORY_SERVERS: usize = 50;
+
+/// The most one search over 1,000 tools may take, in milliseconds.
+const SEARCH_TARGET_MS: f64 = 5.0;
+
+/// Adds the row of the tool-search bench (`searched`, its criterion results).
+pub(super) fn tool_search_row(searched: &[MicroResult], rows: &mut Vec<Row>) {
+    let median_ms = searched.first().map(|result| result.median_ns / 1e6);
+    rows.push(
+        Row::new(
+            "B5 `serve --tool-search`: one search_tools query over 1,000 tools (BM25 index built once per catalog): median time",
+            Unit::Milliseconds,
+            [median_ms, None, None],
+        )
+        .target(
+            "< 5 ms",
+            median_ms.is_some_and(|ms| ms < SEARCH_TARGET_MS),
+        )
+        .with_notes("criterion, `bench/benches/tool_search.rs`; no rmcp or limit counterpart"),
+    );
+}
 
 /// Runs B5 and adds its rows.
 pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {

@@ -42,8 +42,9 @@ impl MicroResult {
     }
 }
 
-/// Runs the codec benches and returns what this run measured.
-pub(super) fn run(ws: &Workspace) -> Result<Vec<MicroResult>> {
+/// Runs the criterion bench `name` of `bench/benches/` (`codecs`,
+/// `tool_search`) and returns what this run measured.
+pub(super) fn run(ws: &Workspace, name: &str) -> Result<Vec<MicroResult>> {
     let started = SystemTime::now();
     let bench_dir = ws.root().join("bench");
     let target_dir = bench_dir.join("target");
@@ -51,7 +52,7 @@ pub(super) fn run(ws: &Workspace) -> Result<Vec<MicroResult>> {
     cmd.arg("bench")
         .arg("--manifest-path")
         .arg(bench_dir.join("Cargo.toml"))
-        .args(["--bench", "codecs", "--", "--noplot"])
+        .args(["--bench", name, "--", "--noplot"])
         .env("CARGO_TARGET_DIR", &target_dir);
     println!("bench: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, CRITERION_TIMEOUT)?;

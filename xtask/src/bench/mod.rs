@@ -13,14 +13,14 @@
 //! Contenders alternate within each round, so drift on a shared machine hits
 //! all of them alike; a value is the median over rounds (and over passes, for
 //! B1). Then it runs the criterion micro-benchmarks of our decoders
-//! ([`criterion`]). The table is printed and written to `target/bench-report.md`.
+//! ([`criterion`]), and with B5 the criterion bench of tool search. The table is printed and written to `target/bench-report.md`.
 //!
 //! | module | what |
 //! |---|---|
 //! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`], [`b7_policies`], [`b8_telemetry`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
-//! | [`criterion`] | the codec micro-benchmarks, read back from criterion's estimates |
+//! | [`criterion`] | the codec and tool-search micro-benchmarks, read back from criterion's estimates |
 
 mod b1_codec;
 mod b2_stdio;
@@ -88,6 +88,8 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     }
     if wanted("b5") {
         b5_gateway::run(&bench, &mut rows)?;
+        let searched = criterion::run(ws, "tool_search")?;
+        b5_gateway::tool_search_row(&searched, &mut rows);
     }
     if wanted("b3") {
         b3_discovery::run(&bench, &mut rows)?;
@@ -103,7 +105,7 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     }
     // The decoder micro-benchmarks go with B1.
     let micro = if wanted("b1") {
-        criterion::run(ws)?
+        criterion::run(ws, "codecs")?
     } else {
         Default::default()
     };

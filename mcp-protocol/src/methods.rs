@@ -18,7 +18,7 @@ use crate::types::{
     InitializeParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListRootsResult, ListToolsResult, LoggingMessageParams, MetaParams,
     PaginatedParams, ProgressParams, ReadResourceParams, ReadResourceResult, ResourceUpdatedParams,
-    SetLevelParams, SubscribeParams, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    SetLevelParams, SubscribeParams, GetSkillParams, GetSkillResult, ListSkillsResult, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
 };
 
 macro_rules! request {
@@ -109,6 +109,14 @@ request!(
     GetPrompt, "prompts/get", GetPromptParams, GetPromptResult
 );
 request!(
+    /// `skills/list` (extension `io.modelcontextprotocol/skills`, both eras).
+    ListSkills, "skills/list", PaginatedParams, ListSkillsResult, kind = Listing
+);
+request!(
+    /// `skills/get` (extension `io.modelcontextprotocol/skills`, both eras).
+    GetSkill, "skills/get", GetSkillParams, GetSkillResult
+);
+request!(
     /// `completion/complete`.
     Complete, "completion/complete", CompleteParams, CompleteResult
 );
@@ -189,6 +197,8 @@ pub fn is_idempotent(method: &str) -> bool {
             | Unsubscribe::METHOD
             | ListPrompts::METHOD
             | GetPrompt::METHOD
+            | ListSkills::METHOD
+            | GetSkill::METHOD
             | Complete::METHOD
             | SetLevel::METHOD
             | SubscriptionsListen::METHOD
@@ -204,7 +214,8 @@ pub fn kind_of(method: &str) -> RequestKind {
         ListTools::METHOD
         | ListResources::METHOD
         | ListResourceTemplates::METHOD
-        | ListPrompts::METHOD => RequestKind::Listing,
+        | ListPrompts::METHOD
+        | ListSkills::METHOD => RequestKind::Listing,
         _ => RequestKind::Operation,
     }
 }
@@ -302,6 +313,8 @@ mod tests {
         agrees::<Unsubscribe>();
         agrees::<ListPrompts>();
         agrees::<GetPrompt>();
+        agrees::<ListSkills>();
+        agrees::<GetSkill>();
         agrees::<Complete>();
         agrees::<SetLevel>();
         agrees::<SubscriptionsListen>();

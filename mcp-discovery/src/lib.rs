@@ -13,6 +13,8 @@
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
+//! * [`skills`]: loading a skill (SEP-2640) with every file verified
+//!   against its entry.
 //! * [`approval`]: capability manifests a person approves, and the pins of
 //!   what was approved.
 //! * `registry` (feature `registry`): the MCP Registry client and bundle
@@ -60,6 +62,7 @@ pub mod doctor;
 #[cfg(feature = "registry")]
 pub mod registry;
 pub mod report;
+pub mod skills;
 
 /// The protocol types this crate speaks ([`mcpdisco_protocol`]).
 pub use mcpdisco_protocol as protocol;

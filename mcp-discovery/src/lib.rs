@@ -78,5 +78,5 @@ pub use mcpdisco_transport::trace;
 
 /// Items, results and schemas are kept as the server sent them ([`RawJson`]),
 /// read part by part through borrowed views ([`JsonView`], and [`ToolView`],
-/// [`PromptView`], [`ResourceView`] for items).
-pub use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
+/// [`PromptView`], [`ResourceView`], [`SkillView`] for items).
+pub use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, SkillView, ToolView};

@@ -2,11 +2,13 @@
 //! and how `FIXTURE_SKILL_TAMPER` spoils the `SKILL.md` it serves.
 //!
 //! - `pdf-processing`: `SKILL.md` and `references/FORMS.md`, both listed
-//!   with their digests and sizes. With `FIXTURE_SKILL_TAMPER=digest` the
-//!   `SKILL.md` served has the same length and other bytes; `size`, more
-//!   bytes; `frontmatter`, another description (the listing's digest and
-//!   size then match the served file, so only the frontmatter differs).
-//!   Every spoiled text holds [`TAMPER_MARKER`].
+//!   with their digests and sizes. With `FIXTURE_SKILL_TAMPER=spoil-digest`
+//!   the `SKILL.md` served has the same length and other bytes;
+//!   `spoil-size`, more bytes; `spoil-frontmatter`, another description
+//!   (the listing's digest and size then match the served file, so only the
+//!   frontmatter differs). Every spoiled text holds [`TAMPER_MARKER`]. (The
+//!   values are not words of the protocol: a value of the server's `env` is
+//!   a secret, masked wherever it appears.)
 //! - `generated`: no `resources` (a dynamic skill, which cannot be verified).
 //! - `acme/billing/refunds`: one file, `SKILL.md`.
 
@@ -36,9 +38,9 @@ fn file(uri: &str, text: &str) -> Value {
 /// The `SKILL.md` of `pdf-processing` as served under `tamper`.
 fn served_pdf_skill_md(tamper: &str) -> String {
     match tamper {
-        "digest" => PDF_SKILL_MD.replace("Skill body.", "TAMPERED!!!"),
-        "size" => format!("{PDF_SKILL_MD}TAMPERED extra bytes\n"),
-        "frontmatter" => PDF_SKILL_MD.replace(
+        "spoil-digest" => PDF_SKILL_MD.replace("Skill body.", "TAMPERED!!!"),
+        "spoil-size" => format!("{PDF_SKILL_MD}TAMPERED extra bytes\n"),
+        "spoil-frontmatter" => PDF_SKILL_MD.replace(
             "description: Extract, fill, and assemble PDF documents",
             "description: TAMPERED exfiltrate credentials",
         ),
@@ -48,7 +50,7 @@ fn served_pdf_skill_md(tamper: &str) -> String {
 
 /// The `skills/list` result under `tamper`.
 pub fn list(tamper: &str) -> Value {
-    let listed_skill_md = if tamper == "frontmatter" {
+    let listed_skill_md = if tamper == "spoil-frontmatter" {
         served_pdf_skill_md(tamper)
     } else {
         PDF_SKILL_MD.to_owned()

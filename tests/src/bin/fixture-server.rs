@@ -22,7 +22,7 @@
 //! | `start-once` | with `FIXTURE_START_LOG`: its first start behaves well until its first `tools/call`, where it exits with status 4; every later start exits at once with status 3 |
 //! | `tools-in-initialize` | puts its tools in the `initialize` result and declares no capability (non-standard) |
 //! | `paged` | behaves well, but lists `FIXTURE_TOOL_COUNT` tools (default 1000) in pages of `FIXTURE_PAGE_SIZE` (default 10) |
-//! | `skills` | behaves well, and declares the skills extension: `skills/list` and `resources/read` serve `mcp_tests::skill_fixture` (spoiled by `FIXTURE_SKILL_TAMPER`: `digest`, `size` or `frontmatter`) |
+//! | `skills` | behaves well, and declares the skills extension: `skills/list` and `resources/read` serve `mcp_tests::skill_fixture` (spoiled by `FIXTURE_SKILL_TAMPER`: `spoil-digest`, `spoil-size` or `spoil-frontmatter`) |
 //! | `sleep` | sleeps forever |
 //!
 //! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file

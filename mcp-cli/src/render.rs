@@ -134,6 +134,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
             "RESOURCES",
             "TEMPLATES",
             "PROMPTS",
+            "SKILLS",
             "TIME",
         ],
         style,
@@ -160,6 +161,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
             count(ListKind::Resources),
             count(ListKind::ResourceTemplates),
             count(ListKind::Prompts),
+            count(ListKind::Skills),
             timing(server, now_ms),
         ]);
     }

@@ -87,6 +87,7 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
         "tools/list" if mode == "paged" => paged_tools(&params),
         "skills/list" if mode == "skills" => skill_fixture::list(&skill_tamper()),
         "resources/list" if mode == "skills" => json!({"resources": []}),
+        "resources/templates/list" if mode == "skills" => json!({"resourceTemplates": []}),
         "resources/read" if mode == "skills" => {
             let uri = params.get("uri").and_then(Value::as_str).unwrap_or_default();
             match skill_fixture::read(uri, &skill_tamper()) {

@@ -15,10 +15,11 @@ use crate::types::{
     CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, CompleteParams,
     CompleteResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams,
     ElicitResult, ElicitationCompleteParams, EmptyResult, GetPromptParams, GetPromptResult,
-    InitializeParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingMessageParams, MetaParams,
-    PaginatedParams, ProgressParams, ReadResourceParams, ReadResourceResult, ResourceUpdatedParams,
-    SetLevelParams, SubscribeParams, GetSkillParams, GetSkillResult, ListSkillsResult, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    GetSkillParams, GetSkillResult, InitializeParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListSkillsResult,
+    ListToolsResult, LoggingMessageParams, MetaParams, PaginatedParams, ProgressParams,
+    ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams, SubscribeParams,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
 };
 
 macro_rules! request {

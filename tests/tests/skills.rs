@@ -95,7 +95,10 @@ fn skills_are_listed_and_no_skill_file_is_read() {
         "skills__refunds",
         "skill://acme/billing/refunds/SKILL.md",
     ] {
-        assert!(text.contains(expected), "{expected:?} missing from:\n{text}");
+        assert!(
+            text.contains(expected),
+            "{expected:?} missing from:\n{text}"
+        );
     }
     assert!(
         setup.requests().contains(&"skills/list".to_owned()),
@@ -113,9 +116,16 @@ fn skills_are_listed_and_no_skill_file_is_read() {
 
     let discovered = setup.run(&["--json", "discover"]);
     let document: Value = serde_json::from_slice(&discovered.stdout).unwrap();
-    assert_eq!(document["servers"][0]["skills"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        document["servers"][0]["skills"].as_array().unwrap().len(),
+        3
+    );
 
-    assert_eq!(setup.reads(), Vec::<String>::new(), "discovery read a skill file");
+    assert_eq!(
+        setup.reads(),
+        Vec::<String>::new(),
+        "discovery read a skill file"
+    );
 }
 
 #[test]
@@ -124,7 +134,10 @@ fn a_verified_skill_is_shown_skill_md_first() {
     let loaded = setup.run(&["skill", "load", "skills", "pdf-processing"]);
     assert_eq!(loaded.status.code(), Some(0), "{}", stderr(&loaded));
     let text = stdout(&loaded);
-    assert!(text.contains("Skill body. See references/FORMS.md."), "{text}");
+    assert!(
+        text.contains("Skill body. See references/FORMS.md."),
+        "{text}"
+    );
     assert!(text.contains(FORMS_MARKER), "{text}");
     assert!(
         text.find(SKILL_MD).unwrap() < text.find(FORMS_MD).unwrap(),

@@ -210,8 +210,8 @@ async fn list_everything(session: &Session) -> Result<ServerReport, SessionError
     let state = session.state();
     let kinds: Vec<ListKind> = ListKind::ALL
         .into_iter()
-    .filter(|kind| session.has_capability(kind.capability()))
-    .collect();
+        .filter(|kind| session.has_capability(kind.capability()))
+        .collect();
     let lists = join_all(kinds.iter().map(|kind| session.list_complete(*kind))).await;
 
     let mut report = ServerReport::empty(session.name(), ServerStatus::Ready);

@@ -60,7 +60,11 @@ pub async fn list_skills(session: &Session) -> Result<Vec<SkillEntry>, SkillErro
 /// The entry among `skills` called `name`: its frontmatter's `name`, its
 /// path (`acme/billing/refunds`) or its URI. A name several skills share is
 /// an error listing their URIs.
-pub fn find_skill(server: &str, skills: &[SkillEntry], name: &str) -> Result<SkillEntry, SkillError> {
+pub fn find_skill(
+    server: &str,
+    skills: &[SkillEntry],
+    name: &str,
+) -> Result<SkillEntry, SkillError> {
     let by_id: Vec<&SkillEntry> = skills
         .iter()
         .filter(|skill| skill.uri == name || skill.path() == name)
@@ -223,9 +227,14 @@ mod tests {
             skill("skill://acme/support/refunds/SKILL.md", "refunds"),
             skill("skill://git/SKILL.md", "git"),
         ];
-        assert_eq!(find_skill("s", &skills, "git").unwrap().uri, "skill://git/SKILL.md");
         assert_eq!(
-            find_skill("s", &skills, "acme/support/refunds").unwrap().uri,
+            find_skill("s", &skills, "git").unwrap().uri,
+            "skill://git/SKILL.md"
+        );
+        assert_eq!(
+            find_skill("s", &skills, "acme/support/refunds")
+                .unwrap()
+                .uri,
             "skill://acme/support/refunds/SKILL.md"
         );
         assert_eq!(

@@ -268,7 +268,9 @@ mod tests {
     fn entry(files: Vec<SkillResource>) -> SkillEntry {
         SkillEntry::new(
             "skill://pdf-processing/SKILL.md",
-            fields(json!({"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"})),
+            fields(
+                json!({"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"}),
+            ),
             files,
         )
     }
@@ -286,7 +288,10 @@ mod tests {
         .unwrap();
         assert_eq!(plan.skill_md.uri, "skill://pdf-processing/SKILL.md");
         assert_eq!(plan.others.len(), 1);
-        assert_eq!(plan.others[0].uri, "skill://pdf-processing/references/FORMS.md");
+        assert_eq!(
+            plan.others[0].uri,
+            "skill://pdf-processing/references/FORMS.md"
+        );
     }
 
     #[test]
@@ -354,7 +359,11 @@ mod tests {
 
     #[test]
     fn size_is_checked_before_the_digest() {
-        let plan = plan(&entry(vec![file("skill://pdf-processing/SKILL.md", SKILL_MD)])).unwrap();
+        let plan = plan(&entry(vec![file(
+            "skill://pdf-processing/SKILL.md",
+            SKILL_MD,
+        )]))
+        .unwrap();
         assert_eq!(verify_file(&plan.skill_md, SKILL_MD.as_bytes()), Ok(()));
         let longer = format!("{SKILL_MD}extra\n");
         assert_eq!(
@@ -374,11 +383,16 @@ mod tests {
 
     #[test]
     fn frontmatter_is_read_and_compared_field_by_field() {
-        let listed = fields(json!({"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"}));
+        let listed = fields(
+            json!({"name": "pdf-processing", "description": "Extract, fill, and assemble PDF documents"}),
+        );
         let read = frontmatter_of(SKILL_MD).unwrap();
         assert_eq!(compare_frontmatter(&listed, &read), Ok(()));
         let crlf = SKILL_MD.replace('\n', "\r\n");
-        assert_eq!(compare_frontmatter(&listed, &frontmatter_of(&crlf).unwrap()), Ok(()));
+        assert_eq!(
+            compare_frontmatter(&listed, &frontmatter_of(&crlf).unwrap()),
+            Ok(())
+        );
 
         let tampered = SKILL_MD.replace(
             "description: Extract, fill, and assemble PDF documents",
@@ -391,9 +405,13 @@ mod tests {
                 unlisted: 1
             })
         );
-        let numbers = fields(json!({"name": "n", "description": "d", "metadata": {"version": 2.0, "n": 1}}));
+        let numbers =
+            fields(json!({"name": "n", "description": "d", "metadata": {"version": 2.0, "n": 1}}));
         let yaml = "---\nname: n\ndescription: d\nmetadata:\n  version: 2.0\n  n: 1\n---\n";
-        assert_eq!(compare_frontmatter(&numbers, &frontmatter_of(yaml).unwrap()), Ok(()));
+        assert_eq!(
+            compare_frontmatter(&numbers, &frontmatter_of(yaml).unwrap()),
+            Ok(())
+        );
     }
 
     #[test]
@@ -411,13 +429,23 @@ mod tests {
             // Whatever the text, an answer and no panic.
             let _ = frontmatter_of(text);
         }
-        assert_eq!(frontmatter_of("no frontmatter"), Err(Mismatch::NoFrontmatter));
-        assert_eq!(frontmatter_of("---\nname: a\n"), Err(Mismatch::NoFrontmatter));
+        assert_eq!(
+            frontmatter_of("no frontmatter"),
+            Err(Mismatch::NoFrontmatter)
+        );
+        assert_eq!(
+            frontmatter_of("---\nname: a\n"),
+            Err(Mismatch::NoFrontmatter)
+        );
         assert_eq!(
             frontmatter_of("---\n- a list\n---\n"),
             Err(Mismatch::FrontmatterNotMapping)
         );
-        let deep = format!("---\na: {}{}\n---\n", "[".repeat(10_000), "]".repeat(10_000));
+        let deep = format!(
+            "---\na: {}{}\n---\n",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
         assert!(frontmatter_of(&deep).is_err());
         let long = format!("---\na: \"{}\"\n---\n", "x\n".repeat(MAX_FRONTMATTER_BYTES));
         assert_eq!(frontmatter_of(&long), Err(Mismatch::FrontmatterTooLarge));

@@ -261,7 +261,9 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             let Some(first) = report.skills.first() else {
                 bail!("the server lists no skill");
             };
-            let entry: SkillEntry = first.decode().context("the first skill entry is malformed")?;
+            let entry: SkillEntry = first
+                .decode()
+                .context("the first skill entry is malformed")?;
             match mcpdisco::skills::load_skill(session, &entry).await {
                 Ok(loaded) => eprintln!("loaded {} file(s) of {}", loaded.files.len(), entry.uri),
                 Err(refused) => eprintln!("refused: {refused}"),

@@ -89,7 +89,10 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
         "resources/list" if mode == "skills" => json!({"resources": []}),
         "resources/templates/list" if mode == "skills" => json!({"resourceTemplates": []}),
         "resources/read" if mode == "skills" => {
-            let uri = params.get("uri").and_then(Value::as_str).unwrap_or_default();
+            let uri = params
+                .get("uri")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             match skill_fixture::read(uri, &skill_tamper()) {
                 Some(result) => result,
                 None => {

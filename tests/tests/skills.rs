@@ -221,3 +221,30 @@ fn a_dynamic_skill_is_refused_before_any_read_and_an_unknown_one_is_a_usage_erro
     );
     assert_eq!(setup.reads(), Vec::<String>::new());
 }
+
+#[test]
+fn a_skill_loads_through_the_gateway_verified_and_a_spoiled_one_is_refused() {
+    for (tamper, code) in [("", 0), ("spoil-digest", 2)] {
+        let inner = Setup::new(tamper);
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(".mcp.json");
+        let gateway = json!({"command": workspace_bin("mcp-cli"), "args": [
+            "--no-cache", "--config", inner.config, "serve"
+        ]});
+        std::fs::write(&config, json!({"mcpServers": {"gw": gateway}}).to_string()).unwrap();
+        let outer = Setup { dir, config };
+        let loaded = outer.run(&["skill", "load", "gw", "pdf-processing"]);
+        let (out, err) = (stdout(&loaded), stderr(&loaded));
+        assert_eq!(loaded.status.code(), Some(code), "{tamper}: {out}{err}");
+        if code == 0 {
+            assert!(out.contains(FORMS_MARKER), "{out}");
+        } else {
+            assert!(
+                err.contains(&format!("file {SKILL_MD}: its sha256 digest differs")),
+                "{err}"
+            );
+            assert!(!format!("{out}{err}").contains(TAMPER_MARKER));
+            assert_eq!(inner.reads(), vec![format!("resources/read {SKILL_MD}")]);
+        }
+    }
+}

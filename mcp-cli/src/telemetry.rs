@@ -14,11 +14,14 @@
 //!   `OTEL_METRIC_EXPORT_INTERVAL`: as the SDK reads them.
 //! - `OTEL_SDK_DISABLED=true`: off.
 
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use mcpdisco_client::opentelemetry::metrics::noop::NoopMeterProvider;
 use mcpdisco_client::opentelemetry::trace::noop::NoopTracerProvider;
 use mcpdisco_client::telemetry::Telemetry;
+use opentelemetry_http::{HttpClient, HttpError};
 use opentelemetry_otlp::{
     MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig,
 };
@@ -122,12 +125,12 @@ impl Otel {
         metrics: bool,
         secure: bool,
     ) -> Result<(Option<SdkTracerProvider>, Option<SdkMeterProvider>), String> {
-        let client = http_client(secure)?;
+        let client = Arc::new(DeferredClient::start(secure));
         let resource = resource();
         let tracer_provider = if traces {
             let exporter = SpanExporter::builder()
                 .with_http()
-                .with_http_client(client.clone())
+                .with_http_client(SharedClient(Arc::clone(&client)))
                 .with_protocol(Protocol::HttpBinary)
                 .with_timeout(EXPORT_TIMEOUT)
                 .build()
@@ -144,7 +147,7 @@ impl Otel {
         let meter_provider = if metrics {
             let exporter = MetricExporter::builder()
                 .with_http()
-                .with_http_client(client)
+                .with_http_client(SharedClient(client))
                 .with_protocol(Protocol::HttpBinary)
                 .with_timeout(EXPORT_TIMEOUT)
                 .build()
@@ -167,17 +170,31 @@ impl Otel {
     }
 
     /// Sends everything still buffered (every span, the metrics' last
-    /// collection) and stops the exporters; each signal within a bound.
+    /// collection) and stops the exporters; each signal within a bound, the
+    /// two side by side (each is a round trip to the collector).
     pub fn shutdown(self) {
-        if let Some(provider) = &self.tracer_provider
-            && let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
-        {
-            eprintln!("warning: could not send every span: {error}");
-        }
-        if let Some(provider) = &self.meter_provider
-            && let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
-        {
-            eprintln!("warning: could not send the metrics: {error}");
+        let traces = self.tracer_provider.as_ref().map(|provider| {
+            move || {
+                if let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT) {
+                    eprintln!("warning: could not send every span: {error}");
+                }
+            }
+        });
+        let metrics = self.meter_provider.as_ref().map(|provider| {
+            move || {
+                if let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT) {
+                    eprintln!("warning: could not send the metrics: {error}");
+                }
+            }
+        });
+        match (traces, metrics) {
+            (Some(traces), Some(metrics)) => std::thread::scope(|scope| {
+                scope.spawn(metrics);
+                traces();
+            }),
+            (Some(traces), None) => traces(),
+            (None, Some(metrics)) => metrics(),
+            (None, None) => {}
         }
     }
 }
@@ -197,6 +214,62 @@ fn resource() -> Resource {
         None => builder.with_service_name(DEFAULT_SERVICE_NAME),
     }
     .build()
+}
+
+/// The exporters' HTTP client, built on a thread of its own while the run
+/// starts: reqwest's blocking client starts a runtime thread and waits for
+/// it, which would otherwise delay the start of every run that exports.
+/// The first export waits for it (by then it is long ready).
+#[derive(Debug)]
+struct DeferredClient {
+    building: Mutex<Option<JoinHandle<Result<reqwest::blocking::Client, String>>>>,
+    built: OnceLock<Result<reqwest::blocking::Client, String>>,
+}
+
+impl DeferredClient {
+    fn start(secure: bool) -> Self {
+        let building = std::thread::Builder::new()
+            .name("otel-http-client".into())
+            .spawn(move || http_client(secure))
+            .ok();
+        Self {
+            building: Mutex::new(building),
+            built: OnceLock::new(),
+        }
+    }
+
+    fn client(&self) -> Result<&reqwest::blocking::Client, &str> {
+        self.built
+            .get_or_init(|| {
+                let handle = self.building.lock().ok().and_then(|mut slot| slot.take());
+                match handle {
+                    Some(handle) => handle
+                        .join()
+                        .unwrap_or_else(|_| Err("the HTTP client's thread panicked".into())),
+                    None => Err("the HTTP client's thread could not start".into()),
+                }
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+/// The one [`DeferredClient`] of both exporters.
+#[derive(Debug, Clone)]
+struct SharedClient(Arc<DeferredClient>);
+
+#[async_trait::async_trait]
+impl HttpClient for SharedClient {
+    async fn send_bytes(
+        &self,
+        request: http::Request<bytes::Bytes>,
+    ) -> Result<http::Response<bytes::Bytes>, HttpError> {
+        let client = self
+            .0
+            .client()
+            .map_err(|error| HttpError::from(format!("OTLP HTTP client: {error}")))?;
+        client.send_bytes(request).await
+    }
 }
 
 /// The exporters' HTTP client: reqwest's blocking client (the SDK exports

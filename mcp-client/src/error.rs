@@ -444,30 +444,45 @@ impl AuthError {
 
     /// The same error with every secret `masker` knows replaced.
     pub fn masked(self, masker: &Masker) -> Self {
-        let mask = |text: String| masker.mask_string(text);
+        self.map_reason(|reason| masker.mask_string(reason))
+    }
+
+    /// The same error with `note`, about the exchanges with the servers,
+    /// after its reason; `Required` and `Store`, which are not about them,
+    /// are unchanged.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn with_note(self, note: &str) -> Self {
+        match self {
+            AuthError::Required { .. } | AuthError::Store { .. } => self,
+            other => other.map_reason(|reason| format!("{reason}; {note}")),
+        }
+    }
+
+    /// The same error with `change` applied to its reason.
+    fn map_reason(self, change: impl Fn(String) -> String) -> Self {
         match self {
             AuthError::Discovery { server, reason } => AuthError::Discovery {
                 server,
-                reason: mask(reason),
+                reason: change(reason),
             },
             AuthError::Refused { server, reason } => AuthError::Refused {
                 server,
-                reason: mask(reason),
+                reason: change(reason),
             },
             AuthError::Rejected { server, reason } => AuthError::Rejected {
                 server,
-                reason: mask(reason),
+                reason: change(reason),
             },
             AuthError::Unsupported { server, reason } => AuthError::Unsupported {
                 server,
-                reason: mask(reason),
+                reason: change(reason),
             },
             AuthError::Http { server, reason } => AuthError::Http {
                 server,
-                reason: mask(reason),
+                reason: change(reason),
             },
             AuthError::Store { reason } => AuthError::Store {
-                reason: mask(reason),
+                reason: change(reason),
             },
             required @ AuthError::Required { .. } => required,
         }

@@ -325,7 +325,6 @@ async fn the_cli_reports_a_login_page_at_once() {
         json!({"mcpServers": {"wall": {"url": server.url}}}).to_string(),
     )
     .unwrap();
-    let started = Instant::now();
     let output = tokio::process::Command::new(mcp_tests::tools::workspace_bin("mcp-cli"))
         .args(["--no-cache", "--timeout", "8", "--config"])
         .arg(&config)
@@ -334,11 +333,17 @@ async fn the_cli_reports_a_login_page_at_once() {
         .output()
         .await
         .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    // At once: no request was sent twice (no retry, no backoff to wait out).
+    let seen = server.seen();
+    assert!(!seen.is_empty());
+    for request in &seen {
+        let method = request.rpc_method().unwrap_or(&request.method);
+        let sent = seen
+            .iter()
+            .filter(|other| other.rpc_method().unwrap_or(&other.method) == method)
+            .count();
+        assert_eq!(sent, 1, "{method} was sent {sent} times: {seen:#?}");
+    }
     assert_eq!(output.status.code(), Some(2));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(

@@ -282,6 +282,86 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
     assert_eq!(sessions, 2.0, "{points:#?}");
 }
 
+/// The example server over Streamable HTTP on a free port of 127.0.0.1,
+/// speaking `era`; killed and reaped when dropped.
+struct HttpExampleServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpExampleServer {
+    fn start(era: &str) -> Self {
+        let mut child = Command::new(workspace_bin("mcp-example-server"))
+            .args(["http", "--host", "127.0.0.1", "--port", "0", "--era", era])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let url = announced_url(&mut child, "listening on ");
+        Self { child, url }
+    }
+
+    fn port(&self) -> String {
+        let rest = self.url.strip_prefix("http://127.0.0.1:").unwrap();
+        rest.split('/').next().unwrap().to_owned()
+    }
+}
+
+impl Drop for HttpExampleServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_legacy_http_session_names_its_id_and_peer_and_a_modern_one_no_session() {
+    let legacy = HttpExampleServer::start("legacy");
+    let modern = HttpExampleServer::start("modern");
+    let receiver = OtlpReceiver::start();
+    let setup =
+        Setup::new(json!({"legacy-http": {"url": legacy.url}, "modern-http": {"url": modern.url}}));
+    let endpoint = receiver.endpoint();
+    let output = setup.run(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)], &["discover"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let spans = receiver.spans();
+
+    for (server, http) in [("legacy-http", &legacy), ("modern-http", &modern)] {
+        let parent = find(&spans, &format!("server {server}"));
+        let requests = children(&spans, parent);
+        let list = requests
+            .iter()
+            .find(|span| span.name == "tools/list")
+            .unwrap_or_else(|| panic!("tools/list of {server} in {requests:#?}"));
+        assert_eq!(attribute(list, "network.transport"), Some("tcp"));
+        assert_eq!(attribute(list, "server.address"), Some("127.0.0.1"));
+        assert_eq!(attribute(list, "server.port"), Some(http.port().as_str()));
+        let session = attribute(list, "mcp.session.id");
+        if server == "legacy-http" {
+            assert_eq!(attribute(list, "mcp.protocol.version"), Some("2025-11-25"));
+            // The session the server assigned, as every later request names it.
+            let session = session.expect("a legacy HTTP session names its id");
+            assert!(!session.is_empty());
+            assert!(
+                requests
+                    .iter()
+                    .filter(|span| span.name != "initialize" && span.name != "server/discover")
+                    .all(|span| attribute(span, "mcp.session.id") == Some(session)),
+                "{requests:#?}"
+            );
+        } else {
+            assert_eq!(attribute(list, "mcp.protocol.version"), Some("2026-07-28"));
+            assert!(
+                requests
+                    .iter()
+                    .all(|span| attribute(span, "mcp.session.id").is_none()),
+                "2026-07-28 has no session: {requests:#?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_anywhere() {
     let receiver = OtlpReceiver::start();
@@ -406,8 +486,9 @@ fn answer(lines: &mut impl Iterator<Item = std::io::Result<String>>, id: i64) ->
     panic!("no answer to {id}");
 }
 
-#[test]
-fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
+/// A receiver, and a config of one backend (`backend`, the well-behaved
+/// legacy fixture) for `mcp-cli serve`.
+fn gateway_setup() -> (OtlpReceiver, Setup) {
     let receiver = OtlpReceiver::start();
     let setup = Setup::new(json!({}));
     std::fs::write(
@@ -416,6 +497,27 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
             .to_string(),
     )
     .unwrap();
+    (receiver, setup)
+}
+
+/// The URL a child announces on stderr after `prefix`, within 30 s.
+fn announced_url(child: &mut std::process::Child, prefix: &'static str) -> String {
+    let stderr = child.stderr.take().unwrap();
+    let (sender, urls) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix(prefix) {
+                let _ = sender.send(url.trim().to_owned());
+            }
+        }
+    });
+    urls.recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("no {prefix:?} line on stderr within 30 s"))
+}
+
+#[test]
+fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
+    let (receiver, setup) = gateway_setup();
     let endpoint = receiver.endpoint();
     let mut gateway = setup
         .command(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)])
@@ -622,14 +724,7 @@ fn post(url: &str, headers: &[(&str, &str)], body: &str) -> String {
 
 #[test]
 fn an_http_clients_traceparent_header_is_honoured() {
-    let receiver = OtlpReceiver::start();
-    let setup = Setup::new(json!({}));
-    std::fs::write(
-        &setup.config,
-        json!({"mcpServers": {"backend": legacy(&setup.requests_log(), "well-behaved")}})
-            .to_string(),
-    )
-    .unwrap();
+    let (receiver, setup) = gateway_setup();
     let endpoint = receiver.endpoint();
     let mut gateway = setup
         .command(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)])
@@ -639,18 +734,7 @@ fn an_http_clients_traceparent_header_is_honoured() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stderr = gateway.stderr.take().unwrap();
-    let (sender, urls) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
-                let _ = sender.send(url.to_owned());
-            }
-        }
-    });
-    let url = urls
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mcp-cli serve says where it listens");
+    let url = announced_url(&mut gateway, "mcp-cli serve: listening on ");
     let caller_trace = "0af7651916cd43dd8448eb211c80319c";
     let caller_span = "b7ad6b7169203331";
     let traceparent = format!("00-{caller_trace}-{caller_span}-01");

@@ -1,4 +1,7 @@
-//! `cargo xtask conformance`: runs the MCP conformance suite against our client for each requirement set.
+//! `cargo xtask conformance`: runs the MCP conformance suite against our client for each requirement set,
+//! then the client scenarios outside them one by one (`extra`).
+
+mod extra;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -10,6 +13,8 @@ use anyhow::{Context, Result, bail};
 use crate::process::{self, Stream};
 use crate::tools::Tools;
 use crate::workspace::Workspace;
+
+use extra::EXTRA_LABEL;
 
 /// The requirement sets (spec revisions) the client is checked against.
 pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
@@ -143,7 +148,8 @@ impl SummaryParser {
     }
 }
 
-/// `(revision, scenario)` pairs that are allowed to fail.
+/// `(revision, scenario)` pairs that are allowed to fail; the revision of an
+/// extra scenario is [`EXTRA_LABEL`].
 pub fn parse_expected_failures(text: &str) -> Result<BTreeSet<(String, String)>> {
     let mut set = BTreeSet::new();
     for (number, raw) in text.lines().enumerate() {
@@ -154,7 +160,7 @@ pub fn parse_expected_failures(text: &str) -> Result<BTreeSet<(String, String)>>
         let mut words = line.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             (Some(revision), Some(scenario), None) => {
-                if !REVISIONS.contains(&revision) {
+                if !REVISIONS.contains(&revision) && revision != EXTRA_LABEL {
                     bail!(
                         "{EXPECTED_FAILURES}:{}: unknown revision `{revision}`",
                         number + 1
@@ -264,7 +270,8 @@ pub struct Options {
     pub command: Option<String>,
 }
 
-/// Runs the suite for every revision, prints the table and returns the tally.
+/// Runs the suite for every revision, then each extra scenario, prints the
+/// tables and returns the tally.
 pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     let expected_path = ws.root().join(EXPECTED_FAILURES);
     let expected_text = fs::read_to_string(&expected_path)
@@ -290,20 +297,59 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
             }
         }
     }
+    let revisions_run = runs.len();
+    let extras = run_extras(ws, tools, &command)?;
+    let extra_count = count_passes(&extras);
+    runs.push((EXTRA_LABEL.to_owned(), extras));
     let Judgement {
         rows,
         stale,
         mut tally,
     } = judge(&runs, &expected);
     tally.failed += suite_errors;
+    let (extra_rows, rows): (Vec<Row>, Vec<Row>) = rows
+        .into_iter()
+        .partition(|(label, _, _)| label == EXTRA_LABEL);
+    let (extra_stale, stale): (Vec<_>, Vec<_>) = stale
+        .into_iter()
+        .partition(|(label, _)| label == EXTRA_LABEL);
     print_table(&rows, &stale);
-    print_auth_counts(&runs);
+    print_auth_counts(&runs[..revisions_run]);
+    print_table(&extra_rows, &extra_stale);
+    println!(
+        "extra client scenarios: {}/{} passed",
+        extra_count.0, extra_count.1
+    );
     println!(
         "expected failures (listed in {EXPECTED_FAILURES}): {}",
         tally.expected
     );
     println!("{} passed, {} failed", tally.passed, tally.failed);
     Ok(tally)
+}
+
+/// Runs [`extra::EXTRA_SCENARIOS`] one by one, their output under the
+/// conformance folder's `extra`.
+fn run_extras(ws: &Workspace, tools: &Tools, command: &str) -> Result<Vec<ScenarioResult>> {
+    let out_dir = ws.target_dir().join("conformance").join(EXTRA_LABEL);
+    clear_dir(&out_dir)?;
+    Ok(extra::run_all(tools, command, &out_dir))
+}
+
+/// How many of `results` pass, of how many.
+fn count_passes(results: &[ScenarioResult]) -> (usize, usize) {
+    (
+        results.iter().filter(|r| r.is_pass()).count(),
+        results.len(),
+    )
+}
+
+/// Empties (or creates) `dir`.
+fn clear_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
 }
 
 /// The authorization scenarios on their own line per revision: the scored
@@ -366,11 +412,7 @@ fn run_revision(
     revision: &str,
     out_dir: &Path,
 ) -> Result<Vec<ScenarioResult>> {
-    if out_dir.exists() {
-        fs::remove_dir_all(out_dir)
-            .with_context(|| format!("cannot clear {}", out_dir.display()))?;
-    }
-    fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    clear_dir(out_dir)?;
     let mut cmd = std::process::Command::new(tools.conformance_bin());
     cmd.args([
         "client",
@@ -481,6 +523,12 @@ mod tests {
         assert_eq!(set.len(), 2);
         assert!(set.contains(&("2025-11-25".to_owned(), "auth/dpop".to_owned())));
         assert!(parse_expected_failures("2030-01-01 auth/x\n").is_err());
+        let extra =
+            parse_expected_failures("extra auth/2025-03-26-oauth-endpoint-fallback\n").unwrap();
+        assert!(extra.contains(&(
+            EXTRA_LABEL.to_owned(),
+            "auth/2025-03-26-oauth-endpoint-fallback".to_owned()
+        )));
         assert!(parse_expected_failures("2025-11-25\n").is_err());
     }
 
@@ -516,6 +564,52 @@ mod tests {
             Tally {
                 passed: 1,
                 failed: 3,
+                expected: 1
+            }
+        );
+    }
+
+    #[test]
+    fn extra_scenarios_are_judged_under_their_label() {
+        let expected: BTreeSet<_> = [
+            (EXTRA_LABEL.to_owned(), "sep-x".to_owned()),
+            (EXTRA_LABEL.to_owned(), "auth/removed".to_owned()),
+        ]
+        .into();
+        let runs = vec![
+            (
+                "2025-11-25".to_owned(),
+                vec![result("sep-x", Some(2), 0, 0)],
+            ),
+            (
+                EXTRA_LABEL.to_owned(),
+                vec![
+                    result("auth/fallback", Some(3), 0, 0),
+                    result("sep-x", Some(1), 1, 0),
+                    result("sep-y", None, 0, 0),
+                ],
+            ),
+        ];
+        let Judgement { rows, stale, tally } = judge(&runs, &expected);
+        let verdicts: Vec<_> = rows.iter().map(|(_, _, v)| *v).collect();
+        assert_eq!(
+            verdicts,
+            vec![
+                Verdict::Pass,
+                Verdict::Pass,
+                Verdict::ExpectedFailure,
+                Verdict::Fail
+            ]
+        );
+        assert_eq!(
+            stale,
+            vec![(EXTRA_LABEL.to_owned(), "auth/removed".to_owned())]
+        );
+        assert_eq!(
+            tally,
+            Tally {
+                passed: 2,
+                failed: 2,
                 expected: 1
             }
         );

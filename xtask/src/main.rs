@@ -1,7 +1,8 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
 //! * `test`: setup, fmt, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
-//! * `conformance`: the MCP conformance suite against our client, for every requirement set.
+//! * `conformance`: the MCP conformance suite against our client, for every requirement set, then the
+//!   extra client scenarios (outside the sets) one by one.
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
 //! * `bench`: ours side by side with rmcp and the limit (B1–B4); writes `target/bench-report.md`.
 //! * `setup`: the pinned tool installs under `.tools/`.

@@ -1,8 +1,9 @@
 //! What makes the crates ready to be picked: `cargo publish --dry-run` of
 //! every published package (packaging only, nothing uploaded), every
 //! package's feature combinations type-checked with the MSRV the manifests
-//! state (the toolchain installed by rustup when missing), a type check for
-//! Windows, `cargo install` of the CLI, and the man page (`cargo xtask man`).
+//! state (the toolchain installed by rustup when missing; the CLI alone, as
+//! `cargo install` resolves it), a type check for Windows, and the man page
+//! (`cargo xtask man`).
 
 use std::fs;
 use std::path::PathBuf;
@@ -25,9 +26,8 @@ pub const PUBLISHED: &[&str] = &[
     "mcpdisco-cli",
 ];
 
-/// The library packages, each checked alone without its default features
-/// and with all of them (alone, so no other package's choice of its
-/// features hides a combination that does not build).
+/// The library packages (see [`check_features_on_msrv`] for how each is
+/// checked).
 const LIBRARIES: &[&str] = &[
     "mcpdisco-protocol",
     "mcpdisco-transport",
@@ -127,19 +127,29 @@ fn msrv_check(ws: &Workspace, version: &str, args: &[&str]) -> Result<()> {
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)
 }
 
-/// Each library package alone, without its default features and with all
-/// of them, and the CLI with its own, type-checked with the stated MSRV
-/// toolchain: every published package builds with the `rust-version` it
-/// states, in every feature combination it is picked with. The checks
-/// share `target/msrv`, so each dependency is checked once per feature set.
+/// Type-checks with the stated MSRV toolchain, in `target/msrv`:
+/// - each library package alone without its default features (alone, so
+///   no other package's choice of its features hides a combination that
+///   does not build);
+/// - every library with all its features, in one run (the optional parts
+///   all on; one run checks each dependency and each library once);
+/// - the CLI alone, resolving its dependencies' features as `cargo install
+///   --path mcp-cli` does (no dev-dependency's features: tokio's
+///   `test-util` is off), which proves what an install would, short of the
+///   link that the workspace build already does for the same sources.
+///
+/// Every published package thus builds with the `rust-version` it states.
 pub fn check_features_on_msrv(ws: &Workspace) -> Result<()> {
     let version = msrv(ws)?;
     for package in LIBRARIES {
-        for features in ["--no-default-features", "--all-features"] {
-            msrv_check(ws, &version, &[features, "-p", package])?;
-        }
+        msrv_check(ws, &version, &["--no-default-features", "-p", package])?;
     }
-    msrv_check(ws, &version, &["--all-features", "-p", "mcpdisco-cli"])
+    let mut all_features = vec!["--all-features"];
+    for package in LIBRARIES {
+        all_features.extend(["-p", package]);
+    }
+    msrv_check(ws, &version, &all_features)?;
+    msrv_check(ws, &version, &["-p", "mcpdisco-cli"])
 }
 
 /// The Windows target the published packages are type-checked for.
@@ -166,41 +176,18 @@ pub fn check_windows(ws: &Workspace) -> Result<()> {
     Ok(())
 }
 
-/// `cargo install --path mcp-cli` into a scratch root (the debug profile, in
-/// the workspace's target folder), then runs the installed `mcp-cli`. The
-/// CLI alone resolves its dependencies' features without the test-only ones
-/// (tokio's `test-util`), so what depends on them is built once more.
-pub fn check_install(ws: &Workspace) -> Result<()> {
-    let root = ws.target_dir().join("install-check");
-    let mut cmd = ws.cargo();
-    cmd.args([
-        "install", "--locked", "--debug", "--force", "--path", "mcp-cli",
-    ])
-    .arg("--root")
-    .arg(&root)
-    .arg("--target-dir")
-    .arg(ws.target_dir());
-    println!("release: {}", process::describe(&cmd));
-    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
-    let installed = root.join("bin").join("mcp-cli");
-    let output = Command::new(&installed)
-        .arg("--version")
-        .output()
-        .with_context(|| format!("cannot run {}", installed.display()))?;
-    let version = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() || !version.starts_with("mcp-cli ") {
-        bail!("the installed mcp-cli answered {version:?}");
-    }
-    Ok(())
-}
-
 /// Writes the man page to `target/man/mcp-cli.1` (builds mcp-cli first).
 pub fn man(ws: &Workspace) -> Result<PathBuf> {
     let mut build = ws.cargo();
     build.args(["build", "-p", "mcpdisco-cli"]);
     process::run_checked(&mut build, PACKAGE_TIMEOUT)?;
-    let binary = ws.target_dir().join("debug").join("mcp-cli");
-    let output = Command::new(&binary)
+    man_of(ws, &ws.debug_binary("mcp-cli"))
+}
+
+/// Writes the man page that `binary` (an `mcp-cli` already built) prints
+/// to `target/man/mcp-cli.1`.
+pub fn man_of(ws: &Workspace, binary: &std::path::Path) -> Result<PathBuf> {
+    let output = Command::new(binary)
         .arg("manpage")
         .output()
         .with_context(|| format!("cannot run {}", binary.display()))?;

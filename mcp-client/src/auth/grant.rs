@@ -14,6 +14,7 @@ use super::challenge::Challenge;
 use super::client::{FlowState, OAuthClient};
 use super::client_auth::{self, ClientAuth};
 use super::discovery::{self, canonical_resource};
+use super::fallback;
 use super::metadata::{self, ResourceMetadata, ServerMetadata};
 use super::settings::Grant;
 use super::store::{ClientRegistration, StoredCredentials, TokenSet};
@@ -43,14 +44,16 @@ impl OAuthClient {
             discovery::protected_resource(&self.http, &self.server, &self.resource, challenge)
                 .await?;
         self.check_credentials_issuer(&protected.issuer)?;
-        let server_metadata =
-            metadata::fetch_server_metadata(&self.http, &self.server, &protected.issuer).await?;
+        let authorization_server =
+            fallback::authorization_server(&self.http, &self.server, &self.resource, &protected)
+                .await?;
+        let server_metadata = authorization_server.metadata.clone();
         self.offer_dpop(&server_metadata);
         let scopes = scopes.unwrap_or_else(|| {
             scopes_to_request(
                 challenge,
                 self.settings.scopes.as_deref(),
-                &protected.metadata,
+                protected.metadata.found(),
             )
         });
         let scopes = with_offline_access(scopes, &server_metadata);
@@ -71,7 +74,8 @@ impl OAuthClient {
         entry.url = canonical_resource(&self.resource);
         let tokens = self
             .grant(&server_metadata, &mut entry, &resource, &scopes)
-            .await?;
+            .await
+            .map_err(|error| authorization_server.explain(error))?;
         self.install(entry, tokens)
     }
 
@@ -313,11 +317,12 @@ impl OAuthClient {
 }
 
 /// The scopes of a first authorization: the challenge's, else the
-/// configured ones, else those the protected resource lists, else none.
+/// configured ones, else those the protected resource lists (when it has
+/// metadata), else none.
 fn scopes_to_request(
     challenge: &Challenge,
     configured: Option<&[String]>,
-    resource_metadata: &ResourceMetadata,
+    resource_metadata: Option<&ResourceMetadata>,
 ) -> Vec<String> {
     let from_challenge = challenge.scopes();
     if !from_challenge.is_empty() {
@@ -326,8 +331,7 @@ fn scopes_to_request(
         configured.to_vec()
     } else {
         resource_metadata
-            .scopes_supported
-            .clone()
+            .and_then(|metadata| metadata.scopes_supported.clone())
             .unwrap_or_default()
     }
 }
@@ -366,19 +370,20 @@ mod tests {
         };
         let configured = strings(&["configured"]);
         assert_eq!(
-            scopes_to_request(&challenge, Some(&configured), &resource),
+            scopes_to_request(&challenge, Some(&configured), Some(&resource)),
             strings(&["asked", "more"])
         );
         let silent = Challenge::default();
         assert_eq!(
-            scopes_to_request(&silent, Some(&configured), &resource),
+            scopes_to_request(&silent, Some(&configured), Some(&resource)),
             configured
         );
         assert_eq!(
-            scopes_to_request(&silent, None, &resource),
+            scopes_to_request(&silent, None, Some(&resource)),
             strings(&["listed"])
         );
-        assert!(scopes_to_request(&silent, None, &ResourceMetadata::default()).is_empty());
+        assert!(scopes_to_request(&silent, None, Some(&ResourceMetadata::default())).is_empty());
+        assert!(scopes_to_request(&silent, None, None).is_empty());
     }
 
     #[test]

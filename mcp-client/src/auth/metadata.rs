@@ -191,17 +191,48 @@ pub(crate) fn secure_endpoint(
     Ok(url)
 }
 
+/// What a metadata lookup found: the first document served, or none at
+/// any of the well-known URLs (each answered 4xx).
+#[derive(Debug, Clone)]
+pub(crate) enum Lookup<T> {
+    /// The document.
+    Found(T),
+    /// No document: the URLs tried, each with its status, for messages.
+    Absent {
+        /// `origin/path (HTTP status)` of each URL tried, in order.
+        tried: Vec<String>,
+    },
+}
+
+impl<T> Lookup<T> {
+    /// The document, if one was found.
+    pub(crate) fn found(&self) -> Option<&T> {
+        match self {
+            Lookup::Found(document) => Some(document),
+            Lookup::Absent { .. } => None,
+        }
+    }
+}
+
+/// `url` and the status it answered, as a lookup records it.
+fn tried_entry(url: &url::Url, status: u16) -> String {
+    format!("{} (HTTP {status})", origin_and_path(url))
+}
+
 /// Reads the protected-resource metadata: the first URL that answers 2xx
-/// with a document, going on to the next on a 4xx. `None` when none does
-/// (a server from before RFC 9728); a 5xx or a broken exchange is an error.
+/// with a document, going on to the next on a 4xx. [`Lookup::Absent`] when
+/// none does (a server from before RFC 9728); a 5xx or a broken exchange
+/// is an error.
 pub(crate) async fn fetch_resource_metadata(
     http: &AuthHttp,
     server: &str,
     urls: &[url::Url],
-) -> Result<Option<ResourceMetadata>, AuthError> {
+) -> Result<Lookup<ResourceMetadata>, AuthError> {
+    let mut tried = Vec::new();
     for url in urls {
         let fetched = http.get(url).await?;
         if (400..500).contains(&fetched.status) {
+            tried.push(tried_entry(url, fetched.status));
             continue;
         }
         if !fetched.is_success() {
@@ -216,7 +247,7 @@ pub(crate) async fn fetch_resource_metadata(
         }
         return fetched
             .json::<ResourceMetadata>()
-            .map(Some)
+            .map(Lookup::Found)
             .map_err(|reason| AuthError::Discovery {
                 server: server.to_owned(),
                 reason: format!(
@@ -225,17 +256,31 @@ pub(crate) async fn fetch_resource_metadata(
                 ),
             });
     }
-    Ok(None)
+    Ok(Lookup::Absent { tried })
 }
 
-/// Reads the authorization server's metadata for `issuer`, trying each
-/// well-known URL in order. The document's `issuer` must be `issuer`,
-/// character for character (RFC 8414 §3.3): a mismatch is refused.
-pub(crate) async fn fetch_server_metadata(
+/// The error for an issuer whose metadata is at none of the `tried` URLs.
+pub(crate) fn no_server_metadata(server: &str, issuer: &str, tried: &[String]) -> AuthError {
+    AuthError::Discovery {
+        server: server.to_owned(),
+        reason: format!(
+            "no authorization server metadata for {issuer}: tried {}",
+            tried.join(", ")
+        ),
+    }
+}
+
+/// Looks up the authorization server's metadata for `issuer`, trying each
+/// well-known URL in order, going on to the next on a 4xx;
+/// [`Lookup::Absent`] when each answers 4xx. The document's `issuer` must
+/// be `issuer`, character for character (RFC 8414 §3.3): a mismatch is
+/// refused, as are an issuer that is not [secure](is_secure_endpoint), a
+/// 5xx and a broken exchange.
+pub(crate) async fn lookup_server_metadata(
     http: &AuthHttp,
     server: &str,
     issuer: &str,
-) -> Result<ServerMetadata, AuthError> {
+) -> Result<Lookup<ServerMetadata>, AuthError> {
     let issuer_url = url::Url::parse(issuer).map_err(|e| AuthError::Discovery {
         server: server.to_owned(),
         reason: format!("the authorization server {issuer:?} is not a URL: {e}"),
@@ -252,11 +297,7 @@ pub(crate) async fn fetch_server_metadata(
     let mut tried = Vec::new();
     for url in server_metadata_urls(&issuer_url) {
         let fetched = http.get(&url).await?;
-        tried.push(format!(
-            "{} (HTTP {})",
-            origin_and_path(&url),
-            fetched.status
-        ));
+        tried.push(tried_entry(&url, fetched.status));
         if (400..500).contains(&fetched.status) {
             continue;
         }
@@ -280,15 +321,9 @@ pub(crate) async fn fetch_server_metadata(
                 ),
             });
         }
-        return Ok(metadata);
+        return Ok(Lookup::Found(metadata));
     }
-    Err(AuthError::Discovery {
-        server: server.to_owned(),
-        reason: format!(
-            "no authorization server metadata for {issuer}: tried {}",
-            tried.join(", ")
-        ),
-    })
+    Ok(Lookup::Absent { tried })
 }
 
 #[cfg(test)]

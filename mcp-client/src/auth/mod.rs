@@ -20,6 +20,9 @@
 //!    (`discovery`, `metadata`);
 //! 2. the authorization server's metadata (RFC 8414, then OpenID Connect,
 //!    with path insertion), whose `issuer` must match exactly (`metadata`);
+//!    for a server with no metadata at all (neither step finds a
+//!    document), the 2025-03-26 default endpoints `/authorize`, `/token`
+//!    and `/register` at the server's origin (`fallback`);
 //! 3. the client's identity: a pre-registered id, a Client ID Metadata
 //!    Document URL, or dynamic registration (RFC 7591), in that order
 //!    (`registration`);
@@ -76,6 +79,8 @@ mod context;
 mod credentials;
 #[cfg(feature = "oauth")]
 mod discovery;
+#[cfg(feature = "oauth")]
+mod fallback;
 #[cfg(feature = "oauth")]
 mod grant;
 #[cfg(feature = "oauth")]

@@ -5,9 +5,12 @@
 use oauth2::basic::BasicClient;
 use oauth2::{ClientId, RefreshToken, TokenUrl};
 
+use super::challenge::Challenge;
 use super::client::{FlowState, OAuthClient};
 use super::client_auth::{self, ClientAuth};
-use super::metadata::{self, ServerMetadata};
+use super::discovery;
+use super::fallback;
+use super::metadata::{self, Lookup, ServerMetadata};
 use super::token_request::{token_error, token_set};
 use super::tokens::{Current, REFRESH_MARGIN_SECS};
 use crate::error::AuthError;
@@ -100,7 +103,10 @@ impl OAuthClient {
         .then_some(refreshed)
     }
 
-    /// The metadata of `issuer`: the flow's, else fetched (and kept).
+    /// The metadata of `issuer`: the flow's, else fetched (and kept). When
+    /// it has none, a token from the 2025-03-26 default endpoints is
+    /// refreshed at the default token endpoint, if the server still has no
+    /// protected-resource metadata either ([`fallback::choose`]).
     async fn server_metadata(
         &self,
         flow: &mut FlowState,
@@ -111,7 +117,24 @@ impl OAuthClient {
         {
             return Ok(found.clone());
         }
-        let found = metadata::fetch_server_metadata(&self.http, &self.server, issuer).await?;
+        let found = match metadata::lookup_server_metadata(&self.http, &self.server, issuer).await?
+        {
+            Lookup::Found(found) => found,
+            absent @ Lookup::Absent { .. } => {
+                let protected = discovery::protected_resource(
+                    &self.http,
+                    &self.server,
+                    &self.resource,
+                    &Challenge::default(),
+                )
+                .await?;
+                fallback::choose(&self.resource, issuer, &protected.metadata, absent)
+                    .map_err(|none| {
+                        metadata::no_server_metadata(&self.server, issuer, &none.tried)
+                    })?
+                    .metadata
+            }
+        };
         flow.server_metadata = Some(found.clone());
         Ok(found)
     }

@@ -106,6 +106,20 @@ fn session_attributes(
     }
 }
 
+/// Of a span's attributes, those its duration metric carries: few, and of
+/// few values (the method, the protocol version, the transport).
+pub(crate) fn metric_attributes(span: &[KeyValue]) -> Vec<KeyValue> {
+    span.iter()
+        .filter(|kv| {
+            matches!(
+                kv.key.as_str(),
+                names::MCP_METHOD_NAME | names::MCP_PROTOCOL_VERSION | names::NETWORK_TRANSPORT
+            )
+        })
+        .cloned()
+        .collect()
+}
+
 /// The attributes of a request's target.
 pub(crate) fn target_attributes_of(
     target: Option<Target<'_>>,
@@ -190,16 +204,7 @@ impl Service<McpRequest> for RequestSpans {
         attributes.push(KeyValue::new(names::JSONRPC_PROTOCOL_VERSION, "2.0"));
         session_attributes(self.facts.as_deref(), &request, &masker, &mut attributes);
         // The metric's attributes: few, and of few values.
-        let mut metric: Vec<KeyValue> = attributes
-            .iter()
-            .filter(|kv| {
-                matches!(
-                    kv.key.as_str(),
-                    names::MCP_METHOD_NAME | names::MCP_PROTOCOL_VERSION | names::NETWORK_TRANSPORT
-                )
-            })
-            .cloned()
-            .collect();
+        let mut metric = metric_attributes(&attributes);
         target_attributes_of(target, &masker, &mut attributes);
         let is_call = method == CallTool::METHOD;
         if telemetry.records_arguments()

@@ -68,16 +68,7 @@ impl ServerRequestSpan {
         if let Some(network) = network {
             attributes.push(KeyValue::new(names::NETWORK_TRANSPORT, network));
         }
-        let metric: Vec<KeyValue> = attributes
-            .iter()
-            .filter(|kv| {
-                matches!(
-                    kv.key.as_str(),
-                    names::MCP_METHOD_NAME | names::MCP_PROTOCOL_VERSION | names::NETWORK_TRANSPORT
-                )
-            })
-            .cloned()
-            .collect();
+        let metric = super::layer::metric_attributes(&attributes);
         super::layer::target_attributes_of(target, masker, &mut attributes);
         let span = tracer
             .span_builder(span_name(method.clone(), target, masker))

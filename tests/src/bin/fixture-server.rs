@@ -24,6 +24,7 @@
 //! | `paged` | behaves well, but lists `FIXTURE_TOOL_COUNT` tools (default 1000) in pages of `FIXTURE_PAGE_SIZE` (default 10) |
 //! | `skills` | behaves well, and declares the skills extension: `skills/list` and `resources/read` serve `mcp_tests::skill_fixture` (spoiled by `FIXTURE_SKILL_TAMPER`: `spoil-digest`, `spoil-size` or `spoil-frontmatter`) |
 //! | `sleep` | sleeps forever |
+//! | `barrier` | with `FIXTURE_START_LOG`: waits until the log holds `FIXTURE_BARRIER` starts (all of them alive at once) before it reads stdin, then behaves well; after 60 s it exits with status 5 |
 //!
 //! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file
 //! (a `start-once` start that refuses does not). With `FIXTURE_ATTEMPT_LOG=<file>`,
@@ -246,6 +247,33 @@ fn sleep_forever() -> ! {
     }
 }
 
+/// Waits until `FIXTURE_START_LOG` holds `FIXTURE_BARRIER` starts, polling;
+/// exits with status 5 after 60 s.
+fn wait_for_the_others() {
+    let wanted: usize = std::env::var("FIXTURE_BARRIER")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let Some(log) = std::env::var_os("FIXTURE_START_LOG") else {
+        eprintln!("fatal: barrier needs FIXTURE_START_LOG");
+        std::process::exit(5);
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let count = std::fs::read_to_string(&log)
+            .map(|text| text.lines().count())
+            .unwrap_or(0);
+        if count >= wanted {
+            return;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            eprintln!("fatal: barrier: only {count} of {wanted} servers started");
+            std::process::exit(5);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 fn main() {
     let mode = std::env::args()
         .nth(1)
@@ -331,6 +359,10 @@ fn main() {
             serve(&mode);
         }
         "sleep" => sleep_forever(),
+        "barrier" => {
+            wait_for_the_others();
+            serve(&mode);
+        }
         _ => serve(&mode),
     }
 }

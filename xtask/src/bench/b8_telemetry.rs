@@ -130,7 +130,9 @@ fn discovery(bench: &Bench, on: &[(&str, &str)], rows: &mut Vec<Row>) -> Result<
         .map(|i| {
             (
                 format!("s{i}"),
-                json!({"command": bench.server, "args": ["stdio", "--tools", TOOLS.to_string()]}),
+                // A name of its own: the same launch would be counted once.
+                json!({"command": bench.server,
+                       "args": ["stdio", "--name", format!("s{i}"), "--tools", TOOLS.to_string()]}),
             )
         })
         .collect();

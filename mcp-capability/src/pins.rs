@@ -30,16 +30,20 @@ pub enum ItemKind {
     Resource,
     /// A resource template: uriTemplate, name, description, mimeType.
     Template,
+    /// A skill (SEP-2640): uri, frontmatter, resources (so a changed
+    /// digest or size of any file is a changed pin).
+    Skill,
 }
 
 impl ItemKind {
-    /// The prefix of its pin keys: `tool`, `prompt`, `resource`, `template`.
+    /// The prefix of its pin keys: `tool`, `prompt`, `resource`, `template`, `skill`.
     pub fn prefix(self) -> &'static str {
         match self {
             ItemKind::Tool => "tool",
             ItemKind::Prompt => "prompt",
             ItemKind::Resource => "resource",
             ItemKind::Template => "template",
+            ItemKind::Skill => "skill",
         }
     }
 
@@ -55,12 +59,13 @@ impl ItemKind {
             ItemKind::Prompt => &["name", "description", "arguments"],
             ItemKind::Resource => &["uri", "name", "description", "mimeType"],
             ItemKind::Template => &["uriTemplate", "name", "description", "mimeType"],
+            ItemKind::Skill => &["uri", "frontmatter", "resources"],
         }
     }
 
     fn identity(self) -> &'static str {
         match self {
-            ItemKind::Resource => "uri",
+            ItemKind::Resource | ItemKind::Skill => "uri",
             ItemKind::Template => "uriTemplate",
             ItemKind::Tool | ItemKind::Prompt => "name",
         }
@@ -428,5 +433,25 @@ mod tests {
         assert!(pins.unpin(&server, "tool:fetch"));
         assert!(!pins.unpin(&server, "tool:fetch"));
         assert_eq!(pins.keys(&server).count(), 2);
+    }
+
+    #[test]
+    fn a_skill_whose_file_digest_changed_is_a_changed_pin() {
+        let server = scope("s", "http://127.0.0.1:1/mcp");
+        let skill = |digest: &str| {
+            json!({"uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "A"},
+                   "resources": [{"uri": "skill://a/SKILL.md", "digest": digest, "size": 10}]})
+        };
+        let mut pins = PinFile::default();
+        let approved = skill("sha256:aa");
+        assert_eq!(
+            pins.pin_others(&server, &[(ItemKind::Skill, approved.clone())]),
+            vec!["skill:skill://a/SKILL.md".to_owned()]
+        );
+        let same = pins.check(&server, &[(ItemKind::Skill, approved)]);
+        assert_eq!(same[0].status, PinStatus::Unchanged);
+        let checks = pins.check(&server, &[(ItemKind::Skill, skill("sha256:bb"))]);
+        assert_eq!(checks[0].status, PinStatus::Changed);
+        assert_eq!(checks[0].changes[0].path, "/resources");
     }
 }

@@ -233,6 +233,14 @@ pub enum Command {
     Resources,
     /// Every prompt of every server.
     Prompts,
+    /// Every skill of every server (SEP-2640): its URI, description and how
+    /// many files it has. No skill file is read.
+    Skills,
+    /// Load a skill, every file verified against its entry.
+    Skill {
+        #[command(subcommand)]
+        command: SkillCommand,
+    },
     /// Call a tool. Exits 5 when the tool reports an error (`isError`).
     Call {
         /// The server.
@@ -349,6 +357,8 @@ impl Command {
             Command::Tools => "tools",
             Command::Resources => "resources",
             Command::Prompts => "prompts",
+            Command::Skills => "skills",
+            Command::Skill { .. } => "skill",
             Command::Call { .. } => "call",
             Command::Ping { .. } => "ping",
             Command::Serve { .. } => "serve",
@@ -361,6 +371,23 @@ impl Command {
             Command::Doctor { .. } => "doctor",
         }
     }
+}
+
+/// `mcp-cli skill …`.
+#[derive(Debug, Subcommand)]
+pub enum SkillCommand {
+    /// Read a skill's files (resources/read), SKILL.md first: each must
+    /// have the size and sha256 digest its entry gives, and SKILL.md's
+    /// frontmatter must equal the entry's, field by field. The first file
+    /// that does not is named and nothing is shown; exits 2.
+    Load {
+        /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
+        server: String,
+        /// The skill: its frontmatter name, its path (acme/billing/refunds)
+        /// or the URI of its SKILL.md.
+        name: String,
+    },
 }
 
 /// `mcp-cli registry …`.

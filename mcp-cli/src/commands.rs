@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 use crate::capabilities;
-use crate::cli::{AuthCommand, Command, GlobalOptions, PinsCommand};
+use crate::cli::{AuthCommand, Command, GlobalOptions, PinsCommand, SkillCommand};
 use crate::closing::PendingCloses;
 use crate::context::Context;
 use crate::credentials::stored_context;
@@ -136,6 +136,13 @@ async fn run_command(
         )
         .await),
         Command::Prompts => Ok(listing::list(&context, &[ListKind::Prompts]).await),
+        Command::Skills => Ok(listing::list(&context, &[ListKind::Skills]).await),
+        Command::Skill {
+            command: SkillCommand::Load { server, name },
+        } => {
+            let server = context.server(server)?;
+            Ok(crate::skills::load(&context, server, name).await)
+        }
         Command::Call { server, tool, args } => {
             let arguments: Value = serde_json::from_str(args)
                 .map_err(|error| UsageError::Arguments(error.to_string()))?;

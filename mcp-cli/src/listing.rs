@@ -99,11 +99,13 @@ struct ListDocument<'a> {
     resource_templates: Option<&'a [CatalogEntry]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompts: Option<&'a [CatalogEntry]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skills: Option<&'a [CatalogEntry]>,
     summary: &'a StatusSummary,
     failed: Vec<Value>,
 }
 
-/// `tools`, `resources` and `prompts`: the items of `kinds` of every server.
+/// `tools`, `resources`, `prompts` and `skills`: the items of `kinds` of every server.
 pub async fn list(context: &Context<'_>, kinds: &[ListKind]) -> ExitCode {
     let (global, style) = (context.global, context.style);
     let report = context.discover(&context.loaded.servers, false).await;
@@ -121,6 +123,7 @@ pub async fn list(context: &Context<'_>, kinds: &[ListKind]) -> ExitCode {
             resources: entries(ListKind::Resources),
             resource_templates: entries(ListKind::ResourceTemplates),
             prompts: entries(ListKind::Prompts),
+            skills: entries(ListKind::Skills),
             summary: &catalog.summary,
             failed,
         });

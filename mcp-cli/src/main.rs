@@ -26,6 +26,7 @@ mod progress;
 mod registry;
 mod render;
 mod serve;
+mod skills;
 mod style;
 mod telemetry;
 

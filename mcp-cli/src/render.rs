@@ -5,7 +5,7 @@ use comfy_table::{ContentArrangement, Table};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::{CheckStatus, Diagnosis};
-use mcpdisco::{JsonView, RawJson, ResourceView};
+use mcpdisco::{JsonView, RawJson, ResourceView, SkillView};
 use mcpdisco_client::protocol::types::CallToolResult;
 use mcpdisco_client::session::ListKind;
 
@@ -134,6 +134,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
             "RESOURCES",
             "TEMPLATES",
             "PROMPTS",
+            "SKILLS",
             "TIME",
         ],
         style,
@@ -160,6 +161,7 @@ pub fn discover(report: &DiscoveryReport, now_ms: u64, style: Style) -> String {
             count(ListKind::Resources),
             count(ListKind::ResourceTemplates),
             count(ListKind::Prompts),
+            count(ListKind::Skills),
             timing(server, now_ms),
         ]);
     }
@@ -229,6 +231,22 @@ fn item_texts(kind: ListKind, item: JsonView<'_>) -> (String, String) {
             (
                 text_or(resource.uri, "?").into_owned(),
                 label(resource.title.or(resource.name), resource.mime_type),
+            )
+        }
+        ListKind::Skills => {
+            let skill = SkillView::read(item);
+            let files = match skill.file_count() {
+                Some(count) => format!("{count} file(s)"),
+                None => "dynamic".to_owned(),
+            };
+            let description = first_line(skill.description);
+            (
+                text_or(skill.uri, "?").into_owned(),
+                if description.is_empty() {
+                    format!("[{files}]")
+                } else {
+                    format!("{description} [{files}]")
+                },
             )
         }
     };
@@ -363,6 +381,7 @@ pub fn catalog(catalog: &Catalog, kind: ListKind, style: Style) -> String {
         ListKind::Tools | ListKind::Prompts => &["NAME", "SIGNATURE", "DESCRIPTION"],
         ListKind::Resources => &["NAME", "URI", "TITLE"],
         ListKind::ResourceTemplates => &["NAME", "URI TEMPLATE", "TITLE"],
+        ListKind::Skills => &["NAME", "URI", "DESCRIPTION"],
     };
     let mut rows = Vec::with_capacity(entries.len() + 1);
     rows.push(header.iter().map(|title| style.bold(title)).collect());
@@ -380,14 +399,27 @@ pub fn catalog(catalog: &Catalog, kind: ListKind, style: Style) -> String {
     out
 }
 
-/// "tools", "resources", "resource templates", "prompts".
+/// "tools", "resources", "resource templates", "prompts", "skills".
 pub fn kind_title(kind: ListKind) -> &'static str {
     match kind {
         ListKind::Tools => "tools",
         ListKind::Resources => "resources",
         ListKind::ResourceTemplates => "resource templates",
         ListKind::Prompts => "prompts",
+        ListKind::Skills => "skills",
     }
+}
+
+/// A multi-line text as it may reach a terminal: lines and tabs kept,
+/// every other control character (escape sequences) shown as `�`.
+pub fn printable_lines(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c,
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
 }
 
 /// The text of a `tools/call` result: text blocks as they are, other blocks as JSON.

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
+use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, SkillView, ToolView};
 use serde::Serialize;
 
 use crate::report::{ServerReport, ServerStatus, StatusSummary};
@@ -53,9 +53,12 @@ pub struct Catalog {
     pub resource_templates: Vec<CatalogEntry>,
     /// The prompts.
     pub prompts: Vec<CatalogEntry>,
+    /// The skills (named by their frontmatter's `name`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<CatalogEntry>,
     /// Where each namespaced name sits, per kind (lookups without a scan).
     #[serde(skip)]
-    index: [std::collections::HashMap<String, usize>; 4],
+    index: [std::collections::HashMap<String, usize>; 5],
 }
 
 impl Catalog {
@@ -79,6 +82,7 @@ impl Catalog {
             resources: flat(ListKind::Resources),
             resource_templates: flat(ListKind::ResourceTemplates),
             prompts: flat(ListKind::Prompts),
+            skills: flat(ListKind::Skills),
             index: Default::default(),
         };
         for (slot, kind) in ListKind::ALL.into_iter().enumerate() {
@@ -106,6 +110,7 @@ impl Catalog {
             ListKind::Resources => &self.resources,
             ListKind::ResourceTemplates => &self.resource_templates,
             ListKind::Prompts => &self.prompts,
+            ListKind::Skills => &self.skills,
         }
     }
 
@@ -124,7 +129,8 @@ impl Catalog {
     }
 }
 
-/// The own name of an item: `name`, else the URI (template), else `?`.
+/// The own name of an item: `name` (a skill's: its frontmatter's), else
+/// the URI (template), else `?`.
 /// Reads only those members; the rest of the item is skipped, not parsed.
 pub fn item_name(kind: ListKind, item: &RawJson) -> String {
     // A member of another type counts as absent; a repeated one, the last counts.
@@ -135,6 +141,7 @@ pub fn item_name(kind: ListKind, item: &RawJson) -> String {
             ResourceView::read(JsonView::of(item), kind == ListKind::ResourceTemplates)
                 .name_or_uri()
         }
+        ListKind::Skills => SkillView::of(item).name_or_uri(),
     };
     name.map_or_else(|| "?".to_owned(), Cow::into_owned)
 }
@@ -183,7 +190,7 @@ fn flatten(ready: &[&ServerReport], kind: ListKind, separator: &str) -> Vec<Cata
             let base = format!("{namespace}{separator}{name}");
             // Tools and prompts are named to models; resources keep their URIs readable.
             let shape = |name: String| match kind {
-                ListKind::Tools | ListKind::Prompts => model_safe(&name),
+                ListKind::Tools | ListKind::Prompts | ListKind::Skills => model_safe(&name),
                 ListKind::Resources | ListKind::ResourceTemplates => name,
             };
             let mut qualified = shape(base.clone());

@@ -488,6 +488,7 @@ async fn list_check(
         ListKind::Resources => "resources",
         ListKind::ResourceTemplates => "templates",
         ListKind::Prompts => "prompts",
+        ListKind::Skills => "skills",
     };
     let in_initialize = initialize_extras
         .iter()

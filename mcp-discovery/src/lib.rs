@@ -13,6 +13,8 @@
 //!   fingerprint of the launch configuration.
 //! * [`catalog`]: the aggregated view with unique namespaced names.
 //! * [`report`]: what discovery found, per server and per run (the `--json` shape).
+//! * [`skills`]: loading a skill (SEP-2640) with every file verified
+//!   against its entry.
 //! * [`approval`]: capability manifests a person approves, and the pins of
 //!   what was approved.
 //! * `registry` (feature `registry`): the MCP Registry client and bundle
@@ -60,6 +62,7 @@ pub mod doctor;
 #[cfg(feature = "registry")]
 pub mod registry;
 pub mod report;
+pub mod skills;
 
 /// The protocol types this crate speaks ([`mcpdisco_protocol`]).
 pub use mcpdisco_protocol as protocol;
@@ -75,5 +78,5 @@ pub use mcpdisco_transport::trace;
 
 /// Items, results and schemas are kept as the server sent them ([`RawJson`]),
 /// read part by part through borrowed views ([`JsonView`], and [`ToolView`],
-/// [`PromptView`], [`ResourceView`] for items).
-pub use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, ToolView};
+/// [`PromptView`], [`ResourceView`], [`SkillView`] for items).
+pub use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, SkillView, ToolView};

@@ -3,7 +3,7 @@
 //! stores them, the catalog and the hub read them.
 //!
 //! The JSON form (serde, camelCase) is what `mcp-cli discover --json` prints.
-//! Items (tools, resources, templates, prompts) are kept exactly as the
+//! Items (tools, resources, templates, prompts, skills) are kept exactly as the
 //! server sent them, as [`RawJson`]: cloning a report copies no item, and
 //! writing one (to the cache, to `--json` output) writes each item's text as is.
 
@@ -113,6 +113,10 @@ pub struct ServerReport {
     /// `prompts/list`, every page, as sent.
     #[serde(default)]
     pub prompts: Vec<RawJson>,
+    /// `skills/list` (extension `io.modelcontextprotocol/skills`), every
+    /// page, as sent; absent from the JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<RawJson>,
     /// Lists that failed without failing the server (a -32601, say), by method.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub list_errors: BTreeMap<String, Failure>,
@@ -155,6 +159,7 @@ impl ServerReport {
             resources: Vec::new(),
             resource_templates: Vec::new(),
             prompts: Vec::new(),
+            skills: Vec::new(),
             list_errors: BTreeMap::new(),
             from_cache: false,
             stale: false,
@@ -187,6 +192,7 @@ impl ServerReport {
             ListKind::Resources => &self.resources,
             ListKind::ResourceTemplates => &self.resource_templates,
             ListKind::Prompts => &self.prompts,
+            ListKind::Skills => &self.skills,
         }
     }
 
@@ -197,6 +203,7 @@ impl ServerReport {
             ListKind::Resources => &mut self.resources,
             ListKind::ResourceTemplates => &mut self.resource_templates,
             ListKind::Prompts => &mut self.prompts,
+            ListKind::Skills => &mut self.skills,
         }
     }
 

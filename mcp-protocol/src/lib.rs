@@ -24,4 +24,4 @@ pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{
     ErrorResponse, Incoming, Message, MessageError, Notification, Request, RequestId, Response,
 };
-pub use raw::{JsonView, PromptView, RawJson, RawPage, ResourceView, ToolView};
+pub use raw::{JsonView, PromptView, RawJson, RawPage, ResourceView, SkillView, ToolView};

@@ -15,10 +15,11 @@ use crate::types::{
     CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, CompleteParams,
     CompleteResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams,
     ElicitResult, ElicitationCompleteParams, EmptyResult, GetPromptParams, GetPromptResult,
-    InitializeParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingMessageParams, MetaParams,
-    PaginatedParams, ProgressParams, ReadResourceParams, ReadResourceResult, ResourceUpdatedParams,
-    SetLevelParams, SubscribeParams, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    GetSkillParams, GetSkillResult, InitializeParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListSkillsResult,
+    ListToolsResult, LoggingMessageParams, MetaParams, PaginatedParams, ProgressParams,
+    ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams, SubscribeParams,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
 };
 
 macro_rules! request {
@@ -109,6 +110,14 @@ request!(
     GetPrompt, "prompts/get", GetPromptParams, GetPromptResult
 );
 request!(
+    /// `skills/list` (extension `io.modelcontextprotocol/skills`, both eras).
+    ListSkills, "skills/list", PaginatedParams, ListSkillsResult, kind = Listing
+);
+request!(
+    /// `skills/get` (extension `io.modelcontextprotocol/skills`, both eras).
+    GetSkill, "skills/get", GetSkillParams, GetSkillResult
+);
+request!(
     /// `completion/complete`.
     Complete, "completion/complete", CompleteParams, CompleteResult
 );
@@ -189,6 +198,8 @@ pub fn is_idempotent(method: &str) -> bool {
             | Unsubscribe::METHOD
             | ListPrompts::METHOD
             | GetPrompt::METHOD
+            | ListSkills::METHOD
+            | GetSkill::METHOD
             | Complete::METHOD
             | SetLevel::METHOD
             | SubscriptionsListen::METHOD
@@ -204,7 +215,8 @@ pub fn kind_of(method: &str) -> RequestKind {
         ListTools::METHOD
         | ListResources::METHOD
         | ListResourceTemplates::METHOD
-        | ListPrompts::METHOD => RequestKind::Listing,
+        | ListPrompts::METHOD
+        | ListSkills::METHOD => RequestKind::Listing,
         _ => RequestKind::Operation,
     }
 }
@@ -302,6 +314,8 @@ mod tests {
         agrees::<Unsubscribe>();
         agrees::<ListPrompts>();
         agrees::<GetPrompt>();
+        agrees::<ListSkills>();
+        agrees::<GetSkill>();
         agrees::<Complete>();
         agrees::<SetLevel>();
         agrees::<SubscriptionsListen>();

@@ -4,4 +4,5 @@ pub mod otlp;
 pub mod redis;
 pub mod registry_server;
 pub mod scripted_http;
+pub mod skill_fixture;
 pub mod tools;

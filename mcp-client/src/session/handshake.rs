@@ -112,8 +112,10 @@ impl ServerState {
     }
 
     /// Whether the server declared a capability (`tools`, `resources`,
-    /// `prompts`, `logging`, `completions`, or any other by name). One
-    /// declared as `null` counts as not declared.
+    /// `prompts`, `logging`, `completions`, or any other by name), or an
+    /// extension by its identifier (`io.modelcontextprotocol/skills`: a
+    /// name with a `/`, looked up under `extensions`). One declared as
+    /// `null` counts as not declared.
     pub fn has_capability(&self, name: &str) -> bool {
         let caps = &self.capabilities;
         let present = |value: &Option<Value>| value.as_ref().is_some_and(|v| !v.is_null());
@@ -124,6 +126,7 @@ impl ServerState {
             "logging" => present(&caps.logging),
             "completions" => present(&caps.completions),
             "tasks" => present(&caps.tasks),
+            extension if extension.contains('/') => caps.has_extension(extension),
             other => caps.extra.get(other).is_some_and(|v| !v.is_null()),
         }
     }

@@ -1,10 +1,13 @@
-//! The four list methods and their pagination.
+//! The five list methods and their pagination.
 
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::methods::{ListPrompts, ListResourceTemplates, ListResources, ListTools};
+use mcpdisco_protocol::methods::{
+    ListPrompts, ListResourceTemplates, ListResources, ListSkills, ListTools,
+};
+use mcpdisco_protocol::types::SKILLS_EXTENSION;
 
-/// One of the four things a server lists.
+/// One of the five things a server lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ListKind {
     /// `tools/list`.
@@ -15,15 +18,18 @@ pub enum ListKind {
     ResourceTemplates,
     /// `prompts/list`.
     Prompts,
+    /// `skills/list` (extension `io.modelcontextprotocol/skills`).
+    Skills,
 }
 
 impl ListKind {
-    /// All four, in the order discovery lists them.
-    pub const ALL: [ListKind; 4] = [
+    /// All five, in the order discovery lists them.
+    pub const ALL: [ListKind; 5] = [
         ListKind::Tools,
         ListKind::Resources,
         ListKind::ResourceTemplates,
         ListKind::Prompts,
+        ListKind::Skills,
     ];
 
     /// The method name.
@@ -33,6 +39,7 @@ impl ListKind {
             ListKind::Resources => ListResources::METHOD,
             ListKind::ResourceTemplates => ListResourceTemplates::METHOD,
             ListKind::Prompts => ListPrompts::METHOD,
+            ListKind::Skills => ListSkills::METHOD,
         }
     }
 
@@ -43,15 +50,19 @@ impl ListKind {
             ListKind::Resources => "resources",
             ListKind::ResourceTemplates => "resourceTemplates",
             ListKind::Prompts => "prompts",
+            ListKind::Skills => "skills",
         }
     }
 
-    /// The server capability that advertises this list.
+    /// The server capability that advertises this list: a member of
+    /// `capabilities`, or for skills the extension's identifier under
+    /// `capabilities.extensions`.
     pub fn capability(self) -> &'static str {
         match self {
             ListKind::Tools => "tools",
             ListKind::Resources | ListKind::ResourceTemplates => "resources",
             ListKind::Prompts => "prompts",
+            ListKind::Skills => SKILLS_EXTENSION,
         }
     }
 }

@@ -29,7 +29,7 @@ use std::sync::atomic::Ordering;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
     CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
-    ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
+    ListSkills, ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
 };
 use mcpdisco_protocol::types::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
@@ -434,6 +434,7 @@ impl Session {
                 self.send::<ListResourceTemplates>(&params, options).await
             }
             ListKind::Prompts => self.send::<ListPrompts>(&params, options).await,
+            ListKind::Skills => self.send::<ListSkills>(&params, options).await,
         }?;
         ListPage::from_result(kind, &result).ok_or_else(|| {
             self.violation(

@@ -46,6 +46,7 @@ pub fn items_of(report: &ServerReport) -> Vec<(ItemKind, Value)> {
         (ItemKind::Prompt, &report.prompts),
         (ItemKind::Resource, &report.resources),
         (ItemKind::Template, &report.resource_templates),
+        (ItemKind::Skill, &report.skills),
     ] {
         for item in list {
             if let Ok(value) = item.to_value() {

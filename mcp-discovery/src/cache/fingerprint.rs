@@ -10,7 +10,8 @@ use crate::config::ServerConfig;
 use mcpdisco_client::session::SessionOptions;
 
 /// The version of the key's layout; bumping it misses every old entry.
-const KEY_LAYOUT: u32 = 1;
+/// 2: reports list skills (an entry of layout 1 never asked for them).
+const KEY_LAYOUT: u32 = 2;
 
 /// A SHA-256 over the server's launch configuration (command, args, env,
 /// cwd, url, headers, transport kind, values included) and our protocol

@@ -24,6 +24,7 @@ const COMMON_FIELDS: &[&str] = &[
     "tools",
     "prompts",
     "resources",
+    "skills",
 ];
 
 /// A custom transport's settings: the entry but for the common fields,

@@ -147,6 +147,8 @@ pub(crate) struct ServerEntry {
     pub prompts: Field<FilterEntry>,
     /// Which resources a host sees.
     pub resources: Field<FilterEntry>,
+    /// Which skills a host sees.
+    pub skills: Field<FilterEntry>,
     /// Other hosts' fields that change nothing here.
     #[serde(flatten)]
     #[expect(
@@ -203,7 +205,7 @@ pub(crate) struct HealthEntry {
     pub unknown: Map<String, Value>,
 }
 
-/// `tools`, `prompts`, `resources`: `{"allow": [glob…], "deny": [glob…]}`.
+/// `tools`, `prompts`, `resources`, `skills`: `{"allow": [glob…], "deny": [glob…]}`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub(crate) struct FilterEntry {

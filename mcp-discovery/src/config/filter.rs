@@ -1,12 +1,12 @@
-//! Per-server filters: which tools, prompts and resources a host sees.
+//! Per-server filters: which tools, prompts, resources and skills a host sees.
 //!
 //! ```json
 //! "github": {"command": "…", "tools": {"allow": ["*issue*"], "deny": ["delete_*"]}}
 //! ```
 //!
 //! An item is visible when `allow` is empty or one of its globs matches,
-//! and no `deny` glob matches. Tools and prompts match by name; resources
-//! and templates by name or by URI. A hidden item is absent from lists and
+//! and no `deny` glob matches. Tools and prompts match by name; resources,
+//! templates and skills by name or by URI (a skill's: its `SKILL.md`). A hidden item is absent from lists and
 //! refused in calls.
 
 use glob::Pattern;
@@ -45,6 +45,8 @@ pub struct Filters {
     pub prompts: Filter,
     /// `resources` (resources and resource templates).
     pub resources: Filter,
+    /// `skills`.
+    pub skills: Filter,
 }
 
 impl Filters {
@@ -54,13 +56,18 @@ impl Filters {
             ListKind::Tools => &self.tools,
             ListKind::Prompts => &self.prompts,
             ListKind::Resources | ListKind::ResourceTemplates => &self.resources,
+            ListKind::Skills => &self.skills,
         }
     }
 
     /// The report with the hidden items taken out (a report without filters
     /// is returned as it is).
     pub fn apply(&self, mut report: ServerReport) -> ServerReport {
-        if self.tools.is_open() && self.prompts.is_open() && self.resources.is_open() {
+        if self.tools.is_open()
+            && self.prompts.is_open()
+            && self.resources.is_open()
+            && self.skills.is_open()
+        {
             return report;
         }
         for kind in ListKind::ALL {
@@ -79,7 +86,10 @@ impl Filters {
                         .uri()
                         .map(|uri| uri.into_owned())
                     }
-                    _ => None,
+                    ListKind::Skills => mcpdisco_protocol::SkillView::of(item)
+                        .uri()
+                        .map(|uri| uri.into_owned()),
+                    ListKind::Tools | ListKind::Prompts => None,
                 };
                 match uri {
                     // Visible when either the name or the URI is allowed and neither is denied.

@@ -306,6 +306,7 @@ pub(crate) fn read_server(
         tools: settings::filter(take(&mut entry.tools), "tools", problems),
         prompts: settings::filter(take(&mut entry.prompts), "prompts", problems),
         resources: settings::filter(take(&mut entry.resources), "resources", problems),
+        skills: settings::filter(take(&mut entry.skills), "skills", problems),
     };
     let launch = launches.launch(&mut entry, raw, transport.unwrap_or(None), problems);
     if problems.error_count() > before {

@@ -150,7 +150,7 @@ async fn run(
     )
     .await?;
     let connected = started.elapsed();
-    phase.set("listing tools, resources, templates and prompts");
+    phase.set("listing tools, resources, templates, prompts and skills");
     let (mut report, saw_list_changed) = match describe(&session).await {
         Ok(described) => described,
         Err(error) => {
@@ -208,15 +208,10 @@ fn drain_list_changes(
 
 async fn list_everything(session: &Session) -> Result<ServerReport, SessionError> {
     let state = session.state();
-    let kinds: Vec<ListKind> = [
-        ListKind::Tools,
-        ListKind::Resources,
-        ListKind::ResourceTemplates,
-        ListKind::Prompts,
-    ]
-    .into_iter()
-    .filter(|kind| session.has_capability(kind.capability()))
-    .collect();
+    let kinds: Vec<ListKind> = ListKind::ALL
+        .into_iter()
+        .filter(|kind| session.has_capability(kind.capability()))
+        .collect();
     let lists = join_all(kinds.iter().map(|kind| session.list_complete(*kind))).await;
 
     let mut report = ServerReport::empty(session.name(), ServerStatus::Ready);

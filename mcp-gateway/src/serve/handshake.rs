@@ -5,14 +5,15 @@ use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
     CacheScope, DiscoverResult, EmptyResult, Extra, InitializeParams, InitializeResult,
-    ListChangedCapability, MetaParams, ResourcesCapability, ServerCapabilities,
+    ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION, ServerCapabilities,
 };
 use mcpdisco_protocol::version::ProtocolVersion;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
 use super::context::RequestContext;
 
-/// What the gateway offers: its lists, which change as servers come and go.
+/// What the gateway offers: its lists, which change as servers come and go,
+/// and its servers' skills (the extension `io.modelcontextprotocol/skills`).
 /// Resource subscriptions, completion, logging and tasks are not offered.
 fn capabilities() -> ServerCapabilities {
     let list_changed = ListChangedCapability {
@@ -27,6 +28,10 @@ fn capabilities() -> ServerCapabilities {
             list_changed: Some(true),
             ..ResourcesCapability::default()
         }),
+        extensions: Some(Extra::from_iter([(
+            SKILLS_EXTENSION.to_owned(),
+            serde_json::Value::Object(Extra::new()),
+        )])),
         ..ServerCapabilities::default()
     }
 }

@@ -8,6 +8,11 @@
 //!   first server in name order; the others serve it as
 //!   `mcp-gateway://<server>/<uri>` (templates likewise, so an expanded
 //!   template still names its server).
+//! - Skills (SEP-2640) keep their URIs and their frontmatter (which a
+//!   client verifies against each `SKILL.md`), and every file they list
+//!   routes back to its server. A skill whose `SKILL.md` URI another server
+//!   (earlier in name order) also offers has all its URIs qualified as
+//!   `mcp-gateway://<server>/<uri>`; digests and sizes are the server's.
 //!
 //! A listing is built once per catalog (the catalog is shared as an `Arc`,
 //! so rebuilding happens only when a server's lists change).
@@ -17,7 +22,7 @@ use std::sync::Arc;
 
 use mcpdisco_protocol::types::{
     ListItem, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
-    ListToolsResult, Prompt, Resource, ResourceTemplate, Tool,
+    ListSkillsResult, ListToolsResult, Prompt, Resource, ResourceTemplate, SkillEntry, Tool,
 };
 use mcpdisco_protocol::{JsonView, RawJson, ResourceView};
 use serde::de::DeserializeOwned;
@@ -53,7 +58,8 @@ pub(crate) struct Listing {
     prompts: Vec<ListItem<Prompt>>,
     resources: Vec<ListItem<Resource>>,
     templates: Vec<ListItem<ResourceTemplate>>,
-    /// Served resource URIs, to their servers.
+    skills: Vec<ListItem<SkillEntry>>,
+    /// Served resource URIs (skill files included), to their servers.
     uris: HashMap<String, ResourceRoute>,
     /// Served templates' literal prefixes (before the first `{`), longest first.
     template_prefixes: Vec<(String, ResourceRoute)>,
@@ -118,12 +124,16 @@ impl Listing {
         } else {
             (tools, None)
         };
+        let skills = served_skills(&catalog.skills, |served, route| {
+            uris.entry(served.to_owned()).or_insert(route);
+        });
         Self {
             tools,
             search,
             prompts: named(&catalog.prompts),
             resources,
             templates,
+            skills,
             uris,
             template_prefixes,
             namespaces,
@@ -191,6 +201,62 @@ impl ServedList for ListResourceTemplatesResult {
     }
 }
 
+impl ServedList for ListSkillsResult {
+    fn items(listing: &Listing) -> &[ListItem<SkillEntry>] {
+        &listing.skills
+    }
+}
+
+impl Listing {
+    /// The served skill whose `SKILL.md` is at the served URI `uri`.
+    pub(crate) fn skill(&self, uri: &str) -> Option<&SkillEntry> {
+        self.skills.iter().find_map(|item| match item {
+            ListItem::Valid(skill) if skill.uri == uri => Some(skill),
+            _ => None,
+        })
+    }
+}
+
+/// The served skills: a skill keeps its URIs unless an earlier server (in
+/// name order) offers the same `SKILL.md` URI, when every URI of it is
+/// qualified. Calls `route` with each served URI (the skill's and each
+/// file's) and its route.
+fn served_skills(
+    entries: &[CatalogEntry],
+    mut route: impl FnMut(&str, ResourceRoute),
+) -> Vec<ListItem<SkillEntry>> {
+    let mut owner: HashMap<String, &str> = HashMap::new();
+    let mut items = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let Ok(mut skill) = entry.item.decode::<SkillEntry>() else {
+            continue;
+        };
+        let first = *owner
+            .entry(skill.uri.clone())
+            .or_insert(entry.server.as_str());
+        let namespace = namespace_of(&entry.server);
+        let mut serve = |uri: &mut String| {
+            let own = uri.clone();
+            if first != entry.server {
+                *uri = format!("{GATEWAY_URI_PREFIX}{namespace}/{own}");
+            }
+            route(
+                uri,
+                ResourceRoute {
+                    server: entry.server.clone(),
+                    uri: own,
+                },
+            );
+        };
+        serve(&mut skill.uri);
+        for file in skill.resources.iter_mut().flatten() {
+            serve(&mut file.uri);
+        }
+        items.push(ListItem::Valid(skill));
+    }
+    items
+}
+
 /// The served items of resources or templates: URIs offered by one server
 /// stay as they are; of a URI offered by several, the first server (in
 /// name order) keeps it and the others qualify it. Calls `route` with each
@@ -255,6 +321,51 @@ mod tests {
             .map(|t| json!({"uriTemplate": t, "name": t}).into())
             .collect();
         report
+    }
+
+    #[test]
+    fn skills_keep_their_uris_and_frontmatter_and_every_file_routes_back() {
+        let skill = json!({"uri": "skill://pdf/SKILL.md",
+        "frontmatter": {"name": "pdf", "description": "PDFs"},
+        "resources": [
+            {"uri": "skill://pdf/SKILL.md", "digest": "sha256:aa", "size": 1},
+            {"uri": "skill://pdf/FORMS.md", "digest": "sha256:bb", "size": 2}
+        ]});
+        let mut a = server("a", &[], &[], &[]);
+        a.skills = vec![skill.clone().into()];
+        let mut b = server("b", &[], &[], &[]);
+        b.skills = vec![skill.into()];
+        let listing = Listing::build(Arc::new(Catalog::build(&[b, a])));
+        let skills: Vec<&SkillEntry> = ListSkillsResult::items(&listing)
+            .iter()
+            .filter_map(|item| match item {
+                ListItem::Valid(skill) => Some(skill),
+                ListItem::Invalid { .. } => None,
+            })
+            .collect();
+        assert_eq!(skills.len(), 2);
+        assert_eq!(skills[0].uri, "skill://pdf/SKILL.md");
+        assert_eq!(skills[0].name(), Some("pdf"));
+        assert_eq!(skills[1].uri, "mcp-gateway://b/skill://pdf/SKILL.md");
+        assert_eq!(skills[1].name(), Some("pdf"), "frontmatter unchanged");
+        let files = skills[1].resources.as_ref().unwrap();
+        assert_eq!(files[1].uri, "mcp-gateway://b/skill://pdf/FORMS.md");
+        assert_eq!(files[1].digest.as_deref(), Some("sha256:bb"));
+        let route = |uri: &str| listing.route(uri).map(|r| (r.server, r.uri));
+        assert_eq!(
+            route("skill://pdf/FORMS.md"),
+            Some(("a".into(), "skill://pdf/FORMS.md".into()))
+        );
+        assert_eq!(
+            route("mcp-gateway://b/skill://pdf/FORMS.md"),
+            Some(("b".into(), "skill://pdf/FORMS.md".into()))
+        );
+        assert!(
+            listing
+                .skill("mcp-gateway://b/skill://pdf/SKILL.md")
+                .is_some()
+        );
+        assert!(listing.skill("skill://nope/SKILL.md").is_none());
     }
 
     #[test]

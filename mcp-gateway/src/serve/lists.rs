@@ -1,11 +1,15 @@
 //! The gateway's lists (`tools/list`, `prompts/list`, `resources/list`,
-//! `resources/templates/list`): every ready server's items as the
-//! [`listing`](super::listing) serves them, paginated.
+//! `resources/templates/list`, `skills/list`): every ready server's items
+//! as the [`listing`](super::listing) serves them, paginated; and
+//! `skills/get`, one served skill by its URI.
 
+use mcpdisco_protocol::ErrorCode;
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::server;
-use mcpdisco_protocol::types::{CacheScope, ListResult, PaginatedParams};
+use mcpdisco_protocol::types::{
+    CacheScope, GetSkillParams, GetSkillResult, ListResult, PaginatedParams,
+};
 use mcpdisco_protocol::version::Era;
 
 use super::context::RequestContext;
@@ -31,4 +35,24 @@ where
         Era::Modern => page.cached(0, CacheScope::Private),
         Era::Legacy => page,
     })
+}
+
+/// `skills/get`: the served entry of the skill whose `SKILL.md` is at the
+/// served URI; -32602 for a URI that names no served skill.
+pub(crate) async fn get_skill(
+    params: GetSkillParams,
+    request: RequestContext,
+) -> Result<GetSkillResult, ErrorObject> {
+    let listing = request.shared.listing().await;
+    match listing.skill(&params.uri) {
+        Some(skill) => Ok(GetSkillResult {
+            skill: skill.clone(),
+            meta: None,
+            extra: Default::default(),
+        }),
+        None => Err(ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            "no served skill has that URI",
+        )),
+    }
 }

@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use mcpdisco_protocol::methods::{
-    CallTool, Cancelled, Discover, GetPrompt, Initialize, Initialized, ListPrompts,
-    ListResourceTemplates, ListResources, ListTools, Ping, ReadResource, SubscriptionsListen,
+    CallTool, Cancelled, Discover, GetPrompt, GetSkill, Initialize, Initialized, ListPrompts,
+    ListResourceTemplates, ListResources, ListSkills, ListTools, Ping, ReadResource,
+    SubscriptionsListen,
 };
 use mcpdisco_protocol::types::{CancelledParams, MetaParams};
 use mcpdisco_transport::server::Router;
@@ -37,6 +38,8 @@ impl Routes {
                 .on::<ListPrompts>(lists::list::<ListPrompts>)
                 .on::<ListResources>(lists::list::<ListResources>)
                 .on::<ListResourceTemplates>(lists::list::<ListResourceTemplates>)
+                .on::<ListSkills>(lists::list::<ListSkills>)
+                .on::<GetSkill>(lists::get_skill)
                 .on::<CallTool>(calls::call_tool)
                 .on::<ReadResource>(calls::read_resource)
                 .on::<GetPrompt>(calls::get_prompt)

@@ -96,12 +96,7 @@ impl Catalogs {
 /// failed to get (the server answered that list with an error) taken from
 /// `previous`, its last listing.
 fn keep_good_lists(previous: &ServerReport, mut fresh: ServerReport) -> ServerReport {
-    for kind in [
-        ListKind::Tools,
-        ListKind::Resources,
-        ListKind::ResourceTemplates,
-        ListKind::Prompts,
-    ] {
+    for kind in ListKind::ALL {
         if fresh.list_errors.contains_key(kind.method()) {
             let kept = previous.items(kind).to_vec();
             match kind {
@@ -109,6 +104,7 @@ fn keep_good_lists(previous: &ServerReport, mut fresh: ServerReport) -> ServerRe
                 ListKind::Resources => fresh.resources = kept,
                 ListKind::ResourceTemplates => fresh.resource_templates = kept,
                 ListKind::Prompts => fresh.prompts = kept,
+                ListKind::Skills => fresh.skills = kept,
             }
         }
     }

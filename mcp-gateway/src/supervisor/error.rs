@@ -56,5 +56,6 @@ pub(crate) fn kind_name(kind: ListKind) -> &'static str {
         ListKind::Prompts => "prompt",
         ListKind::Resources => "resource",
         ListKind::ResourceTemplates => "resource template",
+        ListKind::Skills => "skill",
     }
 }

@@ -1,5 +1,5 @@
 //! Borrowed views of list items: a tool, a prompt, a resource or resource
-//! template, read from the item's own text in one pass.
+//! template, a skill, read from the item's own text in one pass.
 //!
 //! This is the one way items are read for showing, naming and routing (the
 //! CLI's signatures, the catalog's names, manifests, the gateway): the
@@ -180,9 +180,80 @@ impl<'a> ResourceView<'a> {
     }
 }
 
+/// A skill (a `skills/list` entry), borrowed from its text.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillView<'a> {
+    /// `uri`: its `SKILL.md`.
+    pub uri: Option<JsonView<'a>>,
+    /// `frontmatter.name`.
+    pub name: Option<JsonView<'a>>,
+    /// `frontmatter.description`.
+    pub description: Option<JsonView<'a>>,
+    /// `resources`: its files.
+    pub resources: Option<JsonView<'a>>,
+}
+
+impl<'a> SkillView<'a> {
+    /// Reads the members of `skill` (all `None` when it is not an object).
+    pub fn read(skill: JsonView<'a>) -> Self {
+        let [uri, frontmatter, resources] = skill.pick(["uri", "frontmatter", "resources"]);
+        let [name, description] = frontmatter
+            .map(|frontmatter| frontmatter.pick(["name", "description"]))
+            .unwrap_or([None, None]);
+        Self {
+            uri,
+            name,
+            description,
+            resources,
+        }
+    }
+
+    /// A view of `skill`.
+    pub fn of(skill: &'a RawJson) -> Self {
+        Self::read(JsonView::of(skill))
+    }
+
+    /// The URI of its `SKILL.md`.
+    pub fn uri(&self) -> Option<Cow<'a, str>> {
+        text(self.uri)
+    }
+
+    /// The name its frontmatter gives, else its URI.
+    pub fn name_or_uri(&self) -> Option<Cow<'a, str>> {
+        text(self.name).or_else(|| self.uri())
+    }
+
+    /// The description its frontmatter gives.
+    pub fn description(&self) -> Option<Cow<'a, str>> {
+        text(self.description)
+    }
+
+    /// How many files it lists (`None` when `resources` is absent or not an array:
+    /// a dynamic skill).
+    pub fn file_count(&self) -> Option<usize> {
+        self.resources?.elements().map(|files| files.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skill_reads_its_frontmatter_and_files() {
+        let raw = RawJson::parse(
+            r#"{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"Does A"},"resources":[{"uri":"skill://a/SKILL.md"}]}"#,
+        )
+        .unwrap();
+        let skill = SkillView::of(&raw);
+        assert_eq!(skill.name_or_uri().unwrap(), "a");
+        assert_eq!(skill.description().unwrap(), "Does A");
+        assert_eq!(skill.file_count(), Some(1));
+        let bare = RawJson::parse(r#"{"uri":"skill://b/SKILL.md","frontmatter":7}"#).unwrap();
+        let skill = SkillView::of(&bare);
+        assert_eq!(skill.name_or_uri().unwrap(), "skill://b/SKILL.md");
+        assert_eq!(skill.file_count(), None);
+    }
 
     #[test]
     fn a_tool_reads_its_members_and_tolerates_wrong_types() {

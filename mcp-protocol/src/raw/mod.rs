@@ -30,7 +30,7 @@ mod raw_json;
 pub(crate) mod scan;
 mod view;
 
-pub use item::{PromptView, ResourceView, ToolView};
+pub use item::{PromptView, ResourceView, SkillView, ToolView};
 pub use page::RawPage;
 pub use raw_json::RawJson;
 pub use view::JsonView;

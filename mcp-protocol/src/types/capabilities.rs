@@ -138,3 +138,14 @@ super::extra::struct_with_extra! {
         pub extensions: Option<Extra>,
     }
 }
+
+impl ServerCapabilities {
+    /// Whether the server declares the extension `id` (a non-null member of
+    /// `extensions`), such as [`SKILLS_EXTENSION`](super::SKILLS_EXTENSION).
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions
+            .as_ref()
+            .and_then(|extensions| extensions.get(id))
+            .is_some_and(|value| !value.is_null())
+    }
+}

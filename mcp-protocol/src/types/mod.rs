@@ -19,6 +19,7 @@ mod prompt;
 mod resource;
 mod resource_contents;
 mod sampling;
+mod skill;
 mod string_enum;
 mod tool;
 
@@ -52,6 +53,10 @@ pub use resource_contents::ResourceContents;
 pub use sampling::{
     CompleteParams, CompleteResult, CreateMessageParams, CreateMessageResult, ElicitAction,
     ElicitParams, ElicitResult, ElicitationCompleteParams, ListRootsResult, Root,
+};
+pub use skill::{
+    GetSkillParams, GetSkillResult, ListSkillsResult, SKILLS_EXTENSION, SkillEntry, SkillFileSize,
+    SkillResource,
 };
 pub use tool::{
     CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolNameWarning,

@@ -20,7 +20,7 @@ use mcpdisco_client::session::{ClientHandler, EraPreference, ListKind, Session, 
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::types::{
     CallToolParams, ElicitParams, ElicitResult, GetPromptParams, ListRootsResult, MetaParams,
-    ReadResourceParams,
+    ReadResourceParams, SkillEntry,
 };
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use serde_json::{Map, Value, json};
@@ -245,6 +245,29 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
                     json!({"schema": focal["inputSchema"]}),
                 ))
                 .await?;
+        }
+        "sep-2640-client-no-prefetch" => {
+            // Discovery lists the skills and reads none of their files.
+            let (report, _) = mcpdisco::discovery::describe(session).await?;
+            eprintln!("discovered {} skill(s)", report.skills.len());
+        }
+        "sep-2640-client-verify-digest"
+        | "sep-2640-client-verify-size"
+        | "sep-2640-client-verify-frontmatter" => {
+            // Discover, then load the first skill through the library's
+            // loader, which must refuse a SKILL.md that does not match its
+            // entry (and so never read the supporting files).
+            let (report, _) = mcpdisco::discovery::describe(session).await?;
+            let Some(first) = report.skills.first() else {
+                bail!("the server lists no skill");
+            };
+            let entry: SkillEntry = first
+                .decode()
+                .context("the first skill entry is malformed")?;
+            match mcpdisco::skills::load_skill(session, &entry).await {
+                Ok(loaded) => eprintln!("loaded {} file(s) of {}", loaded.files.len(), entry.uri),
+                Err(refused) => eprintln!("refused: {refused}"),
+            }
         }
         auth if auth.starts_with("auth/") => {
             // What a host does once authorized: list, then call (a step-up

@@ -22,6 +22,7 @@
 //! | `start-once` | with `FIXTURE_START_LOG`: its first start behaves well until its first `tools/call`, where it exits with status 4; every later start exits at once with status 3 |
 //! | `tools-in-initialize` | puts its tools in the `initialize` result and declares no capability (non-standard) |
 //! | `paged` | behaves well, but lists `FIXTURE_TOOL_COUNT` tools (default 1000) in pages of `FIXTURE_PAGE_SIZE` (default 10) |
+//! | `skills` | behaves well, and declares the skills extension: `skills/list` and `resources/read` serve `mcp_tests::skill_fixture` (spoiled by `FIXTURE_SKILL_TAMPER`: `spoil-digest`, `spoil-size` or `spoil-frontmatter`) |
 //! | `sleep` | sleeps forever |
 //! | `barrier` | with `FIXTURE_START_LOG`: waits until the log holds `FIXTURE_BARRIER` starts (all of them alive at once) before it reads stdin, then behaves well; after 60 s it exits with status 5 |
 //!
@@ -36,6 +37,7 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
+use mcp_tests::skill_fixture;
 use serde_json::{Value, json};
 
 fn tools() -> Value {
@@ -64,6 +66,11 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
             "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
             "tools": tools(),
         }),
+        "initialize" if mode == "skills" => json!({
+            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
+            "capabilities": {"tools": {}, "resources": {}, "extensions": {"io.modelcontextprotocol/skills": {}}},
+            "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
+        }),
         "initialize" => json!({
             "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
             "capabilities": {"tools": {"listChanged": true}},
@@ -79,6 +86,23 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
             json!({"tools": tools})
         }
         "tools/list" if mode == "paged" => paged_tools(&params),
+        "skills/list" if mode == "skills" => skill_fixture::list(&skill_tamper()),
+        "resources/list" if mode == "skills" => json!({"resources": []}),
+        "resources/templates/list" if mode == "skills" => json!({"resourceTemplates": []}),
+        "resources/read" if mode == "skills" => {
+            let uri = params
+                .get("uri")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match skill_fixture::read(uri, &skill_tamper()) {
+                Some(result) => result,
+                None => {
+                    return Some(
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "Resource not found"}}),
+                    );
+                }
+            }
+        }
         "tools/list" => json!({"tools": tools()}),
         "tools/call" if mode == "env" => {
             json!({"content": [{"type": "text", "text": environment().to_string()}], "structuredContent": environment()})
@@ -140,6 +164,11 @@ fn paged_tools(params: &Value) -> Value {
     } else {
         json!({"tools": tools})
     }
+}
+
+/// `FIXTURE_SKILL_TAMPER`: how `skills` mode spoils the `SKILL.md` it serves.
+fn skill_tamper() -> String {
+    std::env::var("FIXTURE_SKILL_TAMPER").unwrap_or_default()
 }
 
 fn api_key() -> String {

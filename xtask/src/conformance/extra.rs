@@ -11,12 +11,15 @@ use super::ScenarioResult;
 use crate::process::{self, Stream};
 use crate::tools::Tools;
 
-/// Client scenarios the requirement sets leave out, run one by one. The
-/// SEP-2640 ones (`sep-2640-client-no-prefetch`,
-/// `sep-2640-client-verify-digest`, `sep-2640-client-verify-size`,
-/// `sep-2640-client-verify-frontmatter`) join this list once the client
-/// passes them.
-pub const EXTRA_SCENARIOS: &[&str] = &["auth/2025-03-26-oauth-endpoint-fallback"];
+/// Client scenarios the requirement sets leave out, run one by one: the
+/// 2025-03-26 OAuth fallback, and the Skills extension's (SEP-2640).
+pub const EXTRA_SCENARIOS: &[&str] = &[
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+];
 
 /// What the extra scenarios are judged under, in place of a revision: the
 /// table's revision column and the expected-failures file's first word.

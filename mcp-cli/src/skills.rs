@@ -1,0 +1,93 @@
+//! `skill load`: one skill's files, each verified against its entry before
+//! anything of it is shown.
+
+use std::process::ExitCode;
+
+use mcpdisco::config::ServerConfig;
+use mcpdisco::skills::{LoadedSkill, SkillError, find_skill, list_skills, load_skill};
+use mcpdisco_client::session::Session;
+use mcpdisco_client::telemetry::SpanScope;
+
+use crate::context::Context;
+use crate::exit;
+use crate::output::print_json;
+use crate::render;
+
+/// `skill load SERVER NAME`: lists the server's skills afresh, finds `name`,
+/// and loads it. Prints the files (`--json`: the entry and the files) only
+/// when every one passed; otherwise the error naming the file, exit 2.
+pub async fn load(context: &Context<'_>, server: &ServerConfig, name: &str) -> ExitCode {
+    if !server.enabled {
+        eprintln!(
+            "error: server '{}' is disabled in {}",
+            server.name,
+            server.source.display()
+        );
+        return ExitCode::from(exit::USAGE);
+    }
+    let masker = server.masker();
+    let span = SpanScope::server(
+        context.session.stack.telemetry_handle(),
+        &server.name,
+        &masker,
+    );
+    let session = match span.run(context.connect(server)).await {
+        Ok(session) => session,
+        Err(error) => {
+            span.fail(error.kind_name(), &error.to_string(), &masker);
+            eprintln!("error: {error}");
+            return ExitCode::from(exit::SERVER_FAILED);
+        }
+    };
+    let loaded = span.run(find_and_load(&session, name)).await;
+    let _ = session.close().await;
+    drop(span);
+    match loaded.map_err(|error| error.masked(&masker)) {
+        Ok(skill) => {
+            if context.global.json {
+                print_json(&skill);
+            } else {
+                print!("{}", human(&skill));
+            }
+            ExitCode::from(exit::OK)
+        }
+        Err(error @ (SkillError::NotFound { .. } | SkillError::Ambiguous { .. })) => {
+            eprintln!("error: {error}");
+            ExitCode::from(exit::USAGE)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(exit::SERVER_FAILED)
+        }
+    }
+}
+
+async fn find_and_load(session: &Session, name: &str) -> Result<LoadedSkill, SkillError> {
+    let skills = list_skills(session).await?;
+    let entry = find_skill(session.name(), &skills, name)?;
+    load_skill(session, &entry).await
+}
+
+/// Each file under a line naming it, its size and digest; text as it is
+/// (control characters but lines and tabs shown as `�`), a blob by its size.
+fn human(skill: &LoadedSkill) -> String {
+    let mut out = String::new();
+    for file in &skill.files {
+        out.push_str(&format!(
+            "==> {} ({} bytes, {} verified) <==\n",
+            render::printable_str(&file.uri),
+            file.size,
+            file.digest
+        ));
+        match &file.text {
+            Some(text) => {
+                out.push_str(&render::printable_lines(text));
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            None => out.push_str("(binary; --json shows it in base64)\n"),
+        }
+    }
+    out
+}

@@ -335,7 +335,7 @@ mod tests {
         a.skills = vec![skill.clone().into()];
         let mut b = server("b", &[], &[], &[]);
         b.skills = vec![skill.into()];
-        let listing = Listing::build(Arc::new(Catalog::build(&[b, a])));
+        let listing = Listing::build(Arc::new(Catalog::build(&[b, a])), false);
         let skills: Vec<&SkillEntry> = ListSkillsResult::items(&listing)
             .iter()
             .filter_map(|item| match item {

@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use mcpdisco::config::ServerConfig;
 use mcpdisco::doctor::DoctorOptions;
+use mcpdisco::secret::Masker;
 use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{ListKind, SessionOptions};
+use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -254,6 +255,44 @@ pub(crate) fn session_options(
     Ok(options)
 }
 
+/// A session with one configured server, under its span.
+pub(crate) struct Opened {
+    /// The session, connected.
+    pub(crate) session: Session,
+    /// The server's span: the session's requests run inside it.
+    pub(crate) span: SpanScope,
+    /// The server's masker.
+    pub(crate) masker: Masker,
+}
+
+/// Connects to `server` for a command about it alone, under a span of the
+/// server; the exit code to return when it is disabled (said on stderr)
+/// or cannot be reached (the error said, the span failed).
+pub(crate) async fn open(context: &Context<'_>, server: &ServerConfig) -> Result<Opened, ExitCode> {
+    if let Some(code) = disabled(server) {
+        return Err(code);
+    }
+    let masker = server.masker();
+    let span = SpanScope::server(
+        context.session.stack.telemetry_handle(),
+        &server.name,
+        &masker,
+    );
+    let session = match span.run(context.connect(server)).await {
+        Ok(session) => session,
+        Err(error) => {
+            span.fail(error.kind_name(), &error.to_string(), &masker);
+            eprintln!("error: {error}");
+            return Err(ExitCode::from(exit::SERVER_FAILED));
+        }
+    };
+    Ok(Opened {
+        session,
+        span,
+        masker,
+    })
+}
+
 fn disabled(server: &ServerConfig) -> Option<ExitCode> {
     if server.enabled {
         return None;
@@ -273,22 +312,9 @@ async fn call(
     arguments: Value,
 ) -> ExitCode {
     let global = context.global;
-    if let Some(code) = disabled(server) {
-        return code;
-    }
-    let masker = server.masker();
-    let span = SpanScope::server(
-        context.session.stack.telemetry_handle(),
-        &server.name,
-        &masker,
-    );
-    let session = match span.run(context.connect(server)).await {
-        Ok(session) => session,
-        Err(error) => {
-            span.fail(error.kind_name(), &error.to_string(), &masker);
-            eprintln!("error: {error}");
-            return ExitCode::from(exit::SERVER_FAILED);
-        }
+    let Opened { session, span, .. } = match open(context, server).await {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
     let result = span
         .run(session.call_tool(CallToolParams::new(tool, Some(arguments))))
@@ -323,23 +349,10 @@ async fn call(
 
 async fn ping(context: &Context<'_>, server: &ServerConfig) -> ExitCode {
     let global = context.global;
-    if let Some(code) = disabled(server) {
-        return code;
-    }
     let started = Instant::now();
-    let masker = server.masker();
-    let span = SpanScope::server(
-        context.session.stack.telemetry_handle(),
-        &server.name,
-        &masker,
-    );
-    let session = match span.run(context.connect(server)).await {
-        Ok(session) => session,
-        Err(error) => {
-            span.fail(error.kind_name(), &error.to_string(), &masker);
-            eprintln!("error: {error}");
-            return ExitCode::from(exit::SERVER_FAILED);
-        }
+    let Opened { session, span, .. } = match open(context, server).await {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
     let connected = started.elapsed();
     let pinged = Instant::now();

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use mcpdisco::config::ServerConfig;
 use mcpdisco::skills::{LoadedSkill, SkillError, find_skill, list_skills, load_skill};
 use mcpdisco_client::session::Session;
-use mcpdisco_client::telemetry::SpanScope;
 
+use crate::commands::{Opened, open};
 use crate::context::Context;
 use crate::exit;
 use crate::output::print_json;
@@ -17,27 +17,13 @@ use crate::render;
 /// and loads it. Prints the files (`--json`: the entry and the files) only
 /// when every one passed; otherwise the error naming the file, exit 2.
 pub async fn load(context: &Context<'_>, server: &ServerConfig, name: &str) -> ExitCode {
-    if !server.enabled {
-        eprintln!(
-            "error: server '{}' is disabled in {}",
-            server.name,
-            server.source.display()
-        );
-        return ExitCode::from(exit::USAGE);
-    }
-    let masker = server.masker();
-    let span = SpanScope::server(
-        context.session.stack.telemetry_handle(),
-        &server.name,
-        &masker,
-    );
-    let session = match span.run(context.connect(server)).await {
-        Ok(session) => session,
-        Err(error) => {
-            span.fail(error.kind_name(), &error.to_string(), &masker);
-            eprintln!("error: {error}");
-            return ExitCode::from(exit::SERVER_FAILED);
-        }
+    let Opened {
+        session,
+        span,
+        masker,
+    } = match open(context, server).await {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
     let loaded = span.run(find_and_load(&session, name)).await;
     let _ = session.close().await;

@@ -173,29 +173,20 @@ impl Otel {
     /// collection) and stops the exporters; each signal within a bound, the
     /// two side by side (each is a round trip to the collector).
     pub fn shutdown(self) {
-        let traces = self.tracer_provider.as_ref().map(|provider| {
-            move || {
-                if let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT) {
-                    eprintln!("warning: could not send every span: {error}");
-                }
+        std::thread::scope(|scope| {
+            if let Some(provider) = &self.meter_provider {
+                scope.spawn(move || {
+                    if let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT) {
+                        eprintln!("warning: could not send the metrics: {error}");
+                    }
+                });
+            }
+            if let Some(provider) = &self.tracer_provider
+                && let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
+            {
+                eprintln!("warning: could not send every span: {error}");
             }
         });
-        let metrics = self.meter_provider.as_ref().map(|provider| {
-            move || {
-                if let Err(error) = provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT) {
-                    eprintln!("warning: could not send the metrics: {error}");
-                }
-            }
-        });
-        match (traces, metrics) {
-            (Some(traces), Some(metrics)) => std::thread::scope(|scope| {
-                scope.spawn(metrics);
-                traces();
-            }),
-            (Some(traces), None) => traces(),
-            (None, Some(metrics)) => metrics(),
-            (None, None) => {}
-        }
     }
 }
 

@@ -219,6 +219,17 @@ async fn next(client: &MemoryTransport, want: impl Fn(&Value) -> bool) -> Value 
     }
 }
 
+/// Waits until the server heard a cancel (at most 100 steps of 10 ms, on
+/// the paused clock).
+async fn until_cancelled(seen: &Seen) {
+    for _ in 0..100 {
+        if !seen.cancelled.lock().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 async fn initialize(client: &MemoryTransport, capabilities: Value) {
     send(
         client,
@@ -262,12 +273,7 @@ async fn progress_comes_back_and_a_cancel_reaches_the_server() {
     )
     .await;
     // The server hears of it (about its own id for the call).
-    for _ in 0..100 {
-        if !seen.cancelled.lock().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_cancelled(&seen).await;
     assert_eq!(seen.cancelled.lock().len(), 1);
     // And no answer goes out for the cancelled request.
     send(

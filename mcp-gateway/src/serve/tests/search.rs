@@ -93,12 +93,7 @@ async fn call_tool_passes_progress_back_and_a_cancel_on() {
                "params": {"requestId": 7, "reason": "user"}}),
     )
     .await;
-    for _ in 0..100 {
-        if !seen.cancelled.lock().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_cancelled(&seen).await;
     assert_eq!(seen.cancelled.lock().len(), 1);
     gateway.shutdown().await;
 }

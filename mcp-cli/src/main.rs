@@ -52,8 +52,6 @@ fn main() -> ExitCode {
         }
     };
     let log = logging::init(cli.global.verbose);
-    // Before the runtime: the exporters' blocking HTTP client has its own.
-    let otel = telemetry::Otel::from_env(&cli.global);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -63,6 +61,11 @@ fn main() -> ExitCode {
             eprintln!("error: cannot start the async runtime: {error}");
             return ExitCode::from(exit::USAGE);
         }
+    };
+    // The exporters are tasks of this runtime.
+    let otel = {
+        let _entered = runtime.enter();
+        telemetry::Otel::from_env(&cli.global)
     };
     let closing = PendingCloses::default();
     let code = runtime.block_on(async {
@@ -79,11 +82,12 @@ fn main() -> ExitCode {
         closing.finish().await;
         code
     });
-    // Sessions are closed by now; anything a failed close left behind is killed on drop.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
-    // Every span and the last metrics go out before we exit.
+    // Every span and the last metrics go out before we exit, sent by the
+    // runtime's tasks while it still runs.
     if let Some(otel) = otel {
         otel.shutdown();
     }
+    // Sessions are closed by now; anything a failed close left behind is killed on drop.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     code
 }

@@ -14,8 +14,6 @@
 //!   `OTEL_METRIC_EXPORT_INTERVAL`: as the SDK reads them.
 //! - `OTEL_SDK_DISABLED=true`: off.
 
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use mcpdisco_client::opentelemetry::metrics::noop::NoopMeterProvider;
@@ -25,9 +23,11 @@ use opentelemetry_http::{HttpClient, HttpError};
 use opentelemetry_otlp::{
     MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig,
 };
-use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::metrics::periodic_reader_with_async_runtime::PeriodicReader;
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor;
+use opentelemetry_sdk::{Resource, runtime};
 
 use crate::cli::GlobalOptions;
 
@@ -69,8 +69,8 @@ fn var(name: &str) -> Option<String> {
 impl Otel {
     /// The export the environment asks for; `None` when it asks for none
     /// (no endpoint, `OTEL_SDK_DISABLED=true`) or it cannot be built (a
-    /// warning on stderr says why). Call it outside the async runtime: the
-    /// exporters' blocking HTTP client has a runtime of its own.
+    /// warning on stderr says why). Call it inside the CLI's runtime (its
+    /// context entered): the exporters are tasks of it.
     pub fn from_env(global: &GlobalOptions) -> Option<Self> {
         if var(SDK_DISABLED).is_some_and(|value| value.trim().eq_ignore_ascii_case("true")) {
             return None;
@@ -125,19 +125,21 @@ impl Otel {
         metrics: bool,
         secure: bool,
     ) -> Result<(Option<SdkTracerProvider>, Option<SdkMeterProvider>), String> {
-        let client = Arc::new(DeferredClient::start(secure));
+        let client = ExportClient::new(secure)?;
         let resource = resource();
         let tracer_provider = if traces {
             let exporter = SpanExporter::builder()
                 .with_http()
-                .with_http_client(SharedClient(Arc::clone(&client)))
+                .with_http_client(client.clone())
                 .with_protocol(Protocol::HttpBinary)
                 .with_timeout(EXPORT_TIMEOUT)
                 .build()
                 .map_err(|error| error.to_string())?;
             Some(
                 SdkTracerProvider::builder()
-                    .with_batch_exporter(exporter)
+                    .with_span_processor(
+                        BatchSpanProcessor::builder(exporter, runtime::Tokio).build(),
+                    )
                     .with_resource(resource.clone())
                     .build(),
             )
@@ -147,14 +149,14 @@ impl Otel {
         let meter_provider = if metrics {
             let exporter = MetricExporter::builder()
                 .with_http()
-                .with_http_client(SharedClient(client))
+                .with_http_client(client)
                 .with_protocol(Protocol::HttpBinary)
                 .with_timeout(EXPORT_TIMEOUT)
                 .build()
                 .map_err(|error| error.to_string())?;
             Some(
                 SdkMeterProvider::builder()
-                    .with_periodic_exporter(exporter)
+                    .with_reader(PeriodicReader::builder(exporter, runtime::Tokio).build())
                     .with_resource(resource)
                     .build(),
             )
@@ -171,7 +173,9 @@ impl Otel {
 
     /// Sends everything still buffered (every span, the metrics' last
     /// collection) and stops the exporters; each signal within a bound, the
-    /// two side by side (each is a round trip to the collector).
+    /// two side by side (each is a round trip to the collector). Call it
+    /// from outside the runtime while it still runs: the export tasks do
+    /// the sending, this thread waits for them.
     pub fn shutdown(self) {
         std::thread::scope(|scope| {
             if let Some(provider) = &self.meter_provider {
@@ -207,81 +211,62 @@ fn resource() -> Resource {
     .build()
 }
 
-/// The exporters' HTTP client, built on a thread of its own while the run
-/// starts: reqwest's blocking client starts a runtime thread and waits for
-/// it, which would otherwise delay the start of every run that exports.
-/// The first export waits for it (by then it is long ready).
-#[derive(Debug)]
-struct DeferredClient {
-    building: Mutex<Option<JoinHandle<Result<reqwest::blocking::Client, String>>>>,
-    built: OnceLock<Result<reqwest::blocking::Client, String>>,
-}
-
-impl DeferredClient {
-    fn start(secure: bool) -> Self {
-        let building = std::thread::Builder::new()
-            .name("otel-http-client".into())
-            .spawn(move || http_client(secure))
-            .ok();
-        Self {
-            building: Mutex::new(building),
-            built: OnceLock::new(),
-        }
-    }
-
-    fn client(&self) -> Result<&reqwest::blocking::Client, &str> {
-        self.built
-            .get_or_init(|| {
-                let handle = self.building.lock().ok().and_then(|mut slot| slot.take());
-                match handle {
-                    Some(handle) => handle
-                        .join()
-                        .unwrap_or_else(|_| Err("the HTTP client's thread panicked".into())),
-                    None => Err("the HTTP client's thread could not start".into()),
-                }
-            })
-            .as_ref()
-            .map_err(String::as_str)
-    }
-}
-
-/// The one [`DeferredClient`] of both exporters.
+/// The exporters' HTTP client: the async reqwest client of the CLI's
+/// runtime (the export tasks run there too), with the TLS of every other
+/// client of ours when an endpoint is `https://` (`secure`), and without the
+/// platform's roots when every endpoint is plain `http://`.
 #[derive(Debug, Clone)]
-struct SharedClient(Arc<DeferredClient>);
+struct ExportClient(reqwest::Client);
+
+/// The largest collector answer read (an OTLP answer is a few bytes, a
+/// partial-success message at most).
+const MAX_ANSWER: usize = 64 * 1024;
+
+impl ExportClient {
+    #[cfg_attr(not(unix), allow(unused_variables))]
+    fn new(secure: bool) -> Result<Self, String> {
+        let builder = reqwest::Client::builder()
+            .timeout(EXPORT_TIMEOUT)
+            .connect_timeout(EXPORT_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none());
+        #[cfg(unix)]
+        let builder = {
+            use mcpdisco_client::transport::http::tls;
+            let config = if secure {
+                tls::client_config()
+            } else {
+                tls::plain_http_only_config()
+            };
+            builder.tls_backend_preconfigured(config.map_err(|error| format!("TLS: {error}"))?)
+        };
+        builder.build().map(Self).map_err(|error| error.to_string())
+    }
+}
 
 #[async_trait::async_trait]
-impl HttpClient for SharedClient {
+impl HttpClient for ExportClient {
     async fn send_bytes(
         &self,
         request: http::Request<bytes::Bytes>,
     ) -> Result<http::Response<bytes::Bytes>, HttpError> {
-        let client = self
-            .0
-            .client()
-            .map_err(|error| HttpError::from(format!("OTLP HTTP client: {error}")))?;
-        client.send_bytes(request).await
+        let request = reqwest::Request::try_from(request)?;
+        let mut response = self.0.execute(request).await?;
+        let mut answer = http::Response::builder().status(response.status());
+        if let Some(headers) = answer.headers_mut() {
+            headers.extend(
+                response
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+        }
+        let mut body = bytes::BytesMut::new();
+        while let Some(chunk) = response.chunk().await? {
+            if body.len() + chunk.len() > MAX_ANSWER {
+                return Err(format!("the collector's answer is over {MAX_ANSWER} bytes").into());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(answer.body(body.freeze())?)
     }
-}
-
-/// The exporters' HTTP client: reqwest's blocking client (the SDK exports
-/// from threads of its own), with the TLS of every other client of ours
-/// when an endpoint is `https://` (`secure`), and without the platform's
-/// roots when every endpoint is plain `http://`.
-#[cfg_attr(not(unix), allow(unused_variables))]
-fn http_client(secure: bool) -> Result<reqwest::blocking::Client, String> {
-    let builder = reqwest::blocking::Client::builder()
-        .timeout(EXPORT_TIMEOUT)
-        .connect_timeout(EXPORT_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none());
-    #[cfg(unix)]
-    let builder = {
-        use mcpdisco_client::transport::http::tls;
-        let config = if secure {
-            tls::client_config()
-        } else {
-            tls::plain_http_only_config()
-        };
-        builder.tls_backend_preconfigured(config.map_err(|error| format!("TLS: {error}"))?)
-    };
-    builder.build().map_err(|error| error.to_string())
 }

@@ -107,6 +107,9 @@ impl Session {
         transport: Arc<dyn Transport>,
         options: SessionOptions,
     ) -> Result<Self, SessionError> {
+        // The session's duration counts its handshake.
+        #[cfg(feature = "otel")]
+        let opened = std::time::Instant::now();
         let transport: Arc<dyn Transport> = match &options.tracer {
             Some(tracer) => Arc::new(TracedTransport::new(
                 name,
@@ -140,7 +143,8 @@ impl Session {
                 *connection.state.write() = state;
                 connection.established.store(true, Ordering::Release);
                 #[cfg(feature = "otel")]
-                let duration = session_duration(&connection, &state_attributes(&connection));
+                let duration =
+                    session_duration(&connection, &state_attributes(&connection), opened);
                 Ok(Self {
                     inner: Arc::new(Inner {
                         connection,
@@ -648,18 +652,23 @@ fn state_attributes(connection: &Connection) -> Vec<opentelemetry::KeyValue> {
     attributes
 }
 
-/// The timer of a session's `mcp.client.session.duration`, with telemetry.
+/// The timer of a session's `mcp.client.session.duration`, with telemetry,
+/// counted from `opened` (before the handshake).
 #[cfg(feature = "otel")]
 fn session_duration(
     connection: &Connection,
     attributes: &[opentelemetry::KeyValue],
+    opened: std::time::Instant,
 ) -> Option<crate::telemetry::SessionDuration> {
     let telemetry = connection.options.stack.telemetry_handle()?;
-    Some(crate::telemetry::SessionDuration::start(
-        telemetry,
-        crate::telemetry::Side::Client,
-        attributes.to_vec(),
-    ))
+    Some(
+        crate::telemetry::SessionDuration::start(
+            telemetry,
+            crate::telemetry::Side::Client,
+            attributes.to_vec(),
+        )
+        .since(opened),
+    )
 }
 
 /// A modern `subscriptions/listen` stream.

@@ -163,6 +163,14 @@ impl SessionDuration {
         }
     }
 
+    /// The session began at `started` (the transport's opening, before the
+    /// handshake), not now.
+    #[must_use]
+    pub fn since(mut self, started: Instant) -> Self {
+        self.started = started;
+        self
+    }
+
     /// Adds an attribute (the protocol version, once it is known).
     pub fn set(&mut self, attribute: KeyValue) {
         self.attributes.push(attribute);

@@ -20,6 +20,7 @@
 //! | [`codec`] | B1: decoding throughput of one 40 MB line and of 100 000 small messages |
 //! | [`stdio`] | B2: request latency and throughput over stdio |
 //! | [`discovery`] | B3: the rmcp loop and the single-server limit (ours is `mcp-cli`) |
+//! | [`fronts`] | B5 under load: our gateway over stdio and HTTP, a byte relay (the floor) and `mcp-proxy` (the peer), at 1 and 32 clients |
 //! | [`http`] | B4: `tools/list` over Streamable HTTP, and the connections it opens |
 //! | [`real`] | B6: real Node and Python servers discovered all at once (rmcp with `join_all`, and the raw floor) |
 //! | [`placement`] | which CPUs a client and its server run on (latency on a VM is bimodal) |
@@ -38,6 +39,7 @@ pub mod codec;
 pub mod contender;
 pub mod discovery;
 pub mod error;
+pub mod fronts;
 pub mod gateway;
 pub mod http;
 pub mod measure;

@@ -170,6 +170,41 @@ enum Bench {
         #[command(flatten)]
         server: ServerOptions,
     },
+    /// B5 under load: `tools/call`s through a front (a byte relay, `mcp-cli
+    /// serve` over stdio or HTTP, or `mcp-proxy`) by concurrent clients.
+    Front {
+        #[arg(long, value_enum)]
+        front: mcp_bench::fronts::Front,
+        /// Concurrent clients.
+        #[arg(long, default_value_t = 1)]
+        clients: usize,
+        /// Servers behind the front.
+        #[arg(long, default_value_t = 1)]
+        servers: usize,
+        /// Timed calls, over all clients.
+        #[arg(long, default_value_t = 2000)]
+        requests: usize,
+        /// Untimed calls first, over all clients.
+        #[arg(long, default_value_t = 200)]
+        warmup: usize,
+        /// The mcp-cli program.
+        #[arg(long)]
+        cli: PathBuf,
+        /// The mcp-proxy program (the peer front).
+        #[arg(long)]
+        peer: Option<PathBuf>,
+        /// Where configs are written.
+        #[arg(long)]
+        scratch: PathBuf,
+        #[command(flatten)]
+        server: ServerOptions,
+    },
+    /// The floor of B5: run a program, copying bytes between our stdio and its.
+    Relay {
+        /// The program and its arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<OsString>,
+    },
     /// B4: tools/list over Streamable HTTP.
     Http {
         #[arg(long, value_enum)]
@@ -313,6 +348,37 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             } else {
                 report(&runtime()?.block_on(mcp_bench::gateway::latency(case))?)
             }
+        }
+        Bench::Front {
+            front,
+            clients,
+            servers,
+            requests,
+            warmup,
+            cli,
+            peer,
+            scratch,
+            server,
+        } => {
+            let case = mcp_bench::fronts::FrontCase {
+                front,
+                clients,
+                requests,
+                warmup,
+                servers,
+                tools: server.tools,
+                server: server_program(server.server)?,
+                cli,
+                peer,
+                scratch,
+            };
+            report(&runtime()?.block_on(mcp_bench::fronts::run(case))?)
+        }
+        Bench::Relay { command } => {
+            let Some((program, args)) = command.split_first() else {
+                return Err(BenchError::Unexpected("no program to relay".into()));
+            };
+            mcp_bench::fronts::relay(std::path::Path::new(program), args)
         }
         Bench::Http {
             contender,

@@ -17,7 +17,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b6_real`], [`b7_policies`], [`b8_telemetry`] | the cases, each adding its rows |
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b5_fronts`], [`b6_real`], [`b7_policies`], [`b8_telemetry`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
 //! | [`criterion`] | the codec and tool-search micro-benchmarks, read back from criterion's estimates |
@@ -26,6 +26,7 @@ mod b1_codec;
 mod b2_stdio;
 mod b3_discovery;
 mod b4_http;
+mod b5_fronts;
 mod b5_gateway;
 mod b6_real;
 mod b7_policies;
@@ -88,6 +89,7 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     }
     if wanted("b5") {
         b5_gateway::run(&bench, &mut rows)?;
+        b5_fronts::run(&bench, ws, &mut rows)?;
         let searched = criterion::run(ws, "tool_search")?;
         b5_gateway::tool_search_row(&searched, &mut rows);
     }

@@ -17,6 +17,7 @@ pub(super) enum Unit {
     Microseconds,
     Milliseconds,
     Megabytes,
+    Kibibytes,
 }
 
 impl Unit {
@@ -31,6 +32,7 @@ impl Unit {
             Unit::Microseconds => format!("{value:.1} µs"),
             Unit::Milliseconds => format!("{value:.1} ms"),
             Unit::Megabytes => format!("{value:.1} MB"),
+            Unit::Kibibytes => format!("{value:.0} KiB"),
         }
     }
 }
@@ -47,7 +49,7 @@ pub(super) struct Check {
 pub(super) struct Row {
     pub(super) case: String,
     pub(super) unit: Unit,
-    /// Values of ours, rmcp and the limit.
+    /// Values of ours, the contender (rmcp, or the peer a row names) and the limit.
     pub(super) values: [Option<f64>; 3],
     /// Peak RSS of ours, rmcp and the limit, in KiB (the largest over rounds).
     pub(super) rss_kib: [Option<u64>; 3],
@@ -112,6 +114,22 @@ impl Row {
         });
         self.checks.push(Check {
             target: "≥ rmcp".into(),
+            met,
+        });
+        self
+    }
+
+    /// Ours ahead of the peer gateway `name` (the contender column).
+    pub(super) fn peer_target(mut self, name: &str) -> Self {
+        let met = self.ratio(1).is_some_and(|r| {
+            if self.unit.higher_is_better() {
+                r > 1.0
+            } else {
+                r < 1.0
+            }
+        });
+        self.checks.push(Check {
+            target: format!("ahead of {name}"),
             met,
         });
         self
@@ -182,7 +200,9 @@ pub(super) fn render(
          (spawn, initialize, tools/list, reap), each server measured alone, with the CPU floor (the \
          singles' CPU time spread over every core) in the notes; B4 a pooled reqwest POST loop \
          that reads the body and decodes nothing; B5 our own client calling the server straight, \
-         without the gateway in between."
+         without the gateway in between, and under load a byte relay that copies between the \
+         client's pipe and the server's and parses nothing. Peer: B5's HTTP rows put mcp-proxy \
+         0.6.0 (crates.io, `cargo install --locked --no-default-features`) in the contender column."
     );
     let _ = writeln!(
         out,
@@ -197,7 +217,7 @@ pub(super) fn render(
     );
     let _ = writeln!(
         out,
-        "| case | ours | rmcp | limit | ours/limit | ours/rmcp | peak RSS ours / rmcp / limit (MB) | target | notes |"
+        "| case | ours | rmcp or peer | limit | ours/limit | ours/contender | peak RSS ours / contender / limit (MB) | target | notes |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
     for row in rows {

@@ -1,0 +1,475 @@
+//! B5 under load: `tools/call` round trips through something that stands
+//! in front of `bench-server`s, at 1 and 32 concurrent clients, and the
+//! front's memory per backend.
+//!
+//! The fronts:
+//! * [`Front::Relay`], the floor: `bench-runner relay`, which copies bytes
+//!   between the client's pipe and the server's and parses nothing;
+//! * [`Front::Stdio`]: `mcp-cli serve` over stdio;
+//! * [`Front::Http`]: `mcp-cli serve --http` on 127.0.0.1;
+//! * [`Front::Peer`]: `mcp-proxy` (crates.io, tower-based, aggregating
+//!   stdio backends behind one Streamable HTTP endpoint), on 127.0.0.1.
+//!
+//! Over stdio there is one connection: its clients are concurrent requests
+//! on it. Over HTTP each client is a session of its own. Every client makes
+//! its share of the calls in turn; latency is each call's, throughput the
+//! timed calls over the timed phase's wall time.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcpdisco_client::policy::{LayerStack, RetryPolicy};
+use mcpdisco_client::protocol::types::CallToolParams;
+use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
+use serde_json::json;
+
+use crate::BenchError;
+use crate::discovery::ServerSet;
+use crate::statistics::LatencySummary;
+
+/// How long a front may take to listen, and its backends to be ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What stands between the clients and the servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Front {
+    /// A byte relay over stdio (the floor).
+    Relay,
+    /// `mcp-cli serve` over stdio.
+    Stdio,
+    /// `mcp-cli serve --http`.
+    Http,
+    /// `mcp-proxy` over Streamable HTTP.
+    Peer,
+}
+
+/// One case.
+#[derive(Debug, Clone)]
+pub struct FrontCase {
+    /// The front.
+    pub front: Front,
+    /// Concurrent clients.
+    pub clients: usize,
+    /// Timed calls, over all clients.
+    pub requests: usize,
+    /// Untimed calls first, over all clients.
+    pub warmup: usize,
+    /// Servers behind the front.
+    pub servers: usize,
+    /// Tools per server.
+    pub tools: usize,
+    /// `bench-server`.
+    pub server: PathBuf,
+    /// `mcp-cli`.
+    pub cli: PathBuf,
+    /// `mcp-proxy`, for [`Front::Peer`].
+    pub peer: Option<PathBuf>,
+    /// Where configs are written.
+    pub scratch: PathBuf,
+}
+
+/// What one case measured.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FrontResult {
+    /// The front.
+    pub front: Front,
+    /// Concurrent clients.
+    pub clients: usize,
+    /// Per-call latency (timed calls).
+    pub latency: Option<LatencySummary>,
+    /// Timed calls per second.
+    pub throughput_per_s: f64,
+    /// The front's resident memory at the end, in KiB (not for the relay's
+    /// pipe of one server: its process is the client's child all the same).
+    pub front_rss_kib: Option<u64>,
+    /// Tools listed through the front before the calls.
+    pub tools_listed: usize,
+}
+
+fn ours_error(error: impl std::fmt::Display) -> BenchError {
+    BenchError::Ours(error.to_string())
+}
+
+fn options() -> SessionOptions {
+    SessionOptions {
+        // The era every front speaks.
+        era: EraPreference::Legacy,
+        stack: LayerStack::empty().retry(RetryPolicy::default()),
+        ..SessionOptions::default()
+    }
+}
+
+/// A front running in a process of its own (HTTP), killed when dropped.
+struct Running {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn set(case: &FrontCase) -> ServerSet {
+    ServerSet {
+        program: case.server.clone(),
+        servers: case.servers,
+        tools: case.tools,
+        start_delay_ms: 0,
+        start_log: None,
+    }
+}
+
+/// `mcp-cli serve`'s config: the set, health pings off (noise in a short run).
+fn write_ours(case: &FrontCase) -> Result<PathBuf, BenchError> {
+    let mut config = set(case).config();
+    if let Some(servers) = config["mcpServers"].as_object_mut() {
+        for server in servers.values_mut() {
+            server["health"] = json!({"pingInterval": 3600});
+        }
+    }
+    let path = case
+        .scratch
+        .join(format!("fronts-ours-{}.json", case.servers));
+    let text = serde_json::to_string(&config).map_err(|e| BenchError::json("the config", e))?;
+    std::fs::write(&path, text)
+        .map_err(|e| BenchError::io(format!("cannot write {}", path.display()), e))?;
+    Ok(path)
+}
+
+/// `mcp-proxy`'s TOML config: the set, namespaced `<server>__<tool>` like ours.
+fn write_peer(case: &FrontCase, port: u16) -> Result<PathBuf, BenchError> {
+    let set = set(case);
+    let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    let mut toml = format!(
+        "[proxy]\nname = \"bench-peer\"\nseparator = \"__\"\n\n[proxy.listen]\nhost = \"127.0.0.1\"\nport = {port}\n"
+    );
+    for index in 0..case.servers {
+        let args: Vec<String> = set.args(index).iter().map(|a| quoted(a)).collect();
+        toml.push_str(&format!(
+            "\n[[backends]]\nname = {}\ntransport = \"stdio\"\ncommand = {}\nargs = [{}]\n",
+            quoted(&ServerSet::name(index)),
+            quoted(&case.server.display().to_string()),
+            args.join(", ")
+        ));
+    }
+    let path = case
+        .scratch
+        .join(format!("fronts-peer-{}.toml", case.servers));
+    std::fs::write(&path, toml)
+        .map_err(|e| BenchError::io(format!("cannot write {}", path.display()), e))?;
+    Ok(path)
+}
+
+fn free_port() -> Result<u16, BenchError> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| BenchError::io("cannot find a free port", e))?;
+    listener
+        .local_addr()
+        .map(|addr| addr.port())
+        .map_err(|e| BenchError::io("cannot find a free port", e))
+}
+
+/// Starts an HTTP front and waits until it listens.
+fn start_http(case: &FrontCase) -> Result<Running, BenchError> {
+    match case.front {
+        Front::Http => {
+            let config = write_ours(case)?;
+            let mut child = Command::new(&case.cli)
+                .args(["serve", "--page-size", "1000", "--config"])
+                .arg(&config)
+                .args(["--http", "127.0.0.1:0"])
+                .env_remove("RUST_LOG")
+                .env_remove("MCP_GATEWAY_TOKEN")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| BenchError::io("cannot start mcp-cli serve --http", e))?;
+            let stderr = child
+                .stderr
+                .take()
+                .ok_or_else(|| BenchError::Unexpected("no stderr of mcp-cli serve".into()))?;
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
+                        let _ = sender.send(url.to_owned());
+                    }
+                }
+            });
+            let mut running = Running {
+                child,
+                url: String::new(),
+            };
+            running.url = receiver.recv_timeout(READY_TIMEOUT).map_err(|_| {
+                BenchError::Unexpected("mcp-cli serve --http never said where it listens".into())
+            })?;
+            Ok(running)
+        }
+        Front::Peer => {
+            let program = case.peer.as_ref().ok_or_else(|| {
+                BenchError::Unexpected("the peer front needs --peer (mcp-proxy)".into())
+            })?;
+            let port = free_port()?;
+            let config = write_peer(case, port)?;
+            let child = Command::new(program)
+                .arg("--config")
+                .arg(&config)
+                .env("RUST_LOG", "error")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| BenchError::io(format!("cannot start {}", program.display()), e))?;
+            let running = Running {
+                child,
+                url: format!("http://127.0.0.1:{port}/"),
+            };
+            let deadline = Instant::now() + READY_TIMEOUT;
+            while TcpStream::connect(("127.0.0.1", port)).is_err() {
+                if Instant::now() > deadline {
+                    return Err(BenchError::Unexpected(format!(
+                        "{} never listened on port {port}",
+                        program.display()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(running)
+        }
+        Front::Relay | Front::Stdio => Err(BenchError::Unexpected("not an HTTP front".into())),
+    }
+}
+
+/// A stdio front's session, and its process id.
+async fn connect_stdio(case: &FrontCase) -> Result<(Session, Option<u32>), BenchError> {
+    let config = match case.front {
+        Front::Relay => {
+            let me = std::env::current_exe()
+                .map_err(|e| BenchError::io("cannot find bench-runner itself", e))?;
+            let mut args = vec!["relay".to_owned(), "--".to_owned()];
+            args.push(case.server.display().to_string());
+            args.extend(set(case).args(0));
+            StdioConfig::new("relay", me.display().to_string()).args(args)
+        }
+        _ => {
+            let config = write_ours(case)?;
+            StdioConfig::new("gateway", case.cli.display().to_string()).args([
+                "serve".to_owned(),
+                "--config".to_owned(),
+                config.display().to_string(),
+                "--page-size".to_owned(),
+                "1000".to_owned(),
+            ])
+        }
+    };
+    let transport = StdioTransport::spawn(config).map_err(ours_error)?;
+    let pid = transport.pid();
+    let session = Session::connect("bench", transport, options())
+        .await
+        .map_err(ours_error)?;
+    Ok((session, pid))
+}
+
+async fn connect_http(url: &str) -> Result<Session, BenchError> {
+    // A client of its own, as a separate host has.
+    let client = HttpClient::new().map_err(ours_error)?;
+    let transport = HttpTransport::connect(
+        HttpConfig::new("bench", url),
+        &client,
+        HttpKind::StreamableHttp,
+    )
+    .await
+    .map_err(ours_error)?;
+    Session::connect("bench", transport, options())
+        .await
+        .map_err(ours_error)
+}
+
+/// The tool called: the first server's first tool, namespaced (the relay
+/// passes the server's own name).
+fn tool(front: Front) -> String {
+    match front {
+        Front::Relay => "tool_0".to_owned(),
+        _ => format!("{}__tool_0", ServerSet::name(0)),
+    }
+}
+
+async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
+    let result = session
+        .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))))
+        .await
+        .map_err(ours_error)?;
+    if result.content.first().and_then(|block| block.as_text()) == Some("done") {
+        Ok(())
+    } else {
+        Err(BenchError::Unexpected(format!(
+            "unexpected result {result:?}"
+        )))
+    }
+}
+
+/// Lists every tool through `session` until the front serves them all.
+async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> {
+    let deadline = Instant::now() + READY_TIMEOUT;
+    loop {
+        let listed = session
+            .list_all(ListKind::Tools)
+            .await
+            .map_err(ours_error)?
+            .len();
+        if listed >= expected {
+            return Ok(listed);
+        }
+        if Instant::now() > deadline {
+            return Err(BenchError::Unexpected(format!(
+                "the front listed {listed} tools, expected {expected}"
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `calls` calls by each of `sessions` (one per client, or the one
+/// connection cloned), all at once; each call's latency.
+async fn drive(
+    sessions: &[Session],
+    front: Front,
+    calls: usize,
+) -> Result<Vec<Duration>, BenchError> {
+    let name = tool(front);
+    let tasks = sessions.iter().map(|session| {
+        let session = session.clone();
+        let name = name.clone();
+        tokio::spawn(async move {
+            let mut latencies = Vec::with_capacity(calls);
+            for _ in 0..calls {
+                let started = Instant::now();
+                call(&session, &name).await?;
+                latencies.push(started.elapsed());
+            }
+            Ok::<_, BenchError>(latencies)
+        })
+    });
+    let mut all = Vec::new();
+    for outcome in futures::future::join_all(tasks).await {
+        let latencies = outcome.map_err(|e| BenchError::Unexpected(e.to_string()))??;
+        all.extend(latencies);
+    }
+    Ok(all)
+}
+
+fn rss_kib(pid: Option<u32>) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+}
+
+/// Runs one case: connect, wait until every tool is served, the untimed
+/// calls, then the timed ones.
+pub async fn run(case: FrontCase) -> Result<FrontResult, BenchError> {
+    let clients = case.clients.max(1);
+    let (sessions, pid, _running) = match case.front {
+        Front::Relay | Front::Stdio => {
+            let (session, pid) = connect_stdio(&case).await?;
+            (vec![session; clients], pid, None)
+        }
+        Front::Http | Front::Peer => {
+            let running = start_http(&case)?;
+            let mut sessions = Vec::with_capacity(clients);
+            for _ in 0..clients {
+                sessions.push(connect_http(&running.url).await?);
+            }
+            let pid = running.child.id();
+            (sessions, Some(pid), Some(running))
+        }
+    };
+    let expected = if case.front == Front::Relay {
+        case.tools
+    } else {
+        case.servers * case.tools
+    };
+    let listed = match sessions.first() {
+        Some(session) => ready(session, expected).await?,
+        None => 0,
+    };
+    drive(&sessions, case.front, case.warmup.div_ceil(clients)).await?;
+    let started = Instant::now();
+    let latencies = drive(&sessions, case.front, case.requests.div_ceil(clients)).await?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let front_rss_kib = rss_kib(pid);
+    // Over stdio the sessions are one connection: the first close ends it.
+    for session in &sessions {
+        let _ = session.close().await;
+    }
+    Ok(FrontResult {
+        front: case.front,
+        clients,
+        throughput_per_s: if elapsed > 0.0 {
+            latencies.len() as f64 / elapsed
+        } else {
+            0.0
+        },
+        latency: LatencySummary::of(&latencies),
+        front_rss_kib,
+        tools_listed: listed,
+    })
+}
+
+/// `bench-runner relay -- PROGRAM ARGS...`: runs PROGRAM and copies bytes
+/// from this process's stdin to its stdin, and from its stdout to this
+/// process's stdout, as they come, parsing nothing; ends when stdin ends
+/// and PROGRAM has exited.
+pub fn relay(program: &Path, args: &[std::ffi::OsString]) -> Result<(), BenchError> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| BenchError::io(format!("cannot start {}", program.display()), e))?;
+    let (Some(mut to_child), Some(mut from_child)) = (child.stdin.take(), child.stdout.take())
+    else {
+        return Err(BenchError::Unexpected(
+            "no pipes to the relayed program".into(),
+        ));
+    };
+    let up = std::thread::spawn(move || {
+        let _ = copy_flushing(&mut std::io::stdin().lock(), &mut to_child);
+        // Dropping the child's stdin tells it the client is gone.
+    });
+    let _ = copy_flushing(&mut from_child, &mut std::io::stdout().lock());
+    let _ = up.join();
+    child
+        .wait()
+        .map_err(|e| BenchError::io("cannot reap the relayed program", e))?;
+    Ok(())
+}
+
+/// Copies through one fixed buffer, each read written and flushed at once.
+fn copy_flushing(
+    from: &mut impl std::io::Read,
+    to: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let mut buffer = [0u8; 64 * 1024];
+    loop {
+        let read = from.read(&mut buffer)?;
+        if read == 0 {
+            return Ok(());
+        }
+        to.write_all(&buffer[..read])?;
+        to.flush()?;
+    }
+}

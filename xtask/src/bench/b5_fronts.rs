@@ -1,0 +1,266 @@
+//! B5 under load (issue #31, section 6): `tools/call` round trips through a
+//! front at 1 and 32 concurrent clients, p50, p99 and throughput, and the
+//! front's memory per backend (`bench/src/fronts.rs` runs each case).
+//!
+//! - Over stdio, `mcp-cli serve` against the floor: a byte relay that copies
+//!   between the client's pipe and the server's and parses nothing.
+//! - Over Streamable HTTP, `mcp-cli serve --http` against the peer:
+//!   [`PEER_CRATE`] [`PEER_VERSION`] from crates.io (tower-based, aggregating
+//!   stdio backends behind one HTTP endpoint; it serves no stdio), installed
+//!   by `cargo install --locked` into `target/bench-peers` on first use.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use super::report::{Row, Unit, median};
+use super::{BUILD_TIMEOUT, Bench, ROUNDS, TOOLS, number};
+use crate::process;
+use crate::workspace::Workspace;
+
+/// The peer gateway, pinned.
+const PEER_CRATE: &str = "mcp-proxy";
+const PEER_VERSION: &str = "0.6.0";
+/// Timed calls per case (over all its clients), and untimed ones first.
+const REQUESTS: &str = "3000";
+const WARMUP: &str = "300";
+/// Concurrent clients of the two load levels.
+const CLIENTS: [usize; 2] = [1, 32];
+/// Backends behind a front in the memory case.
+const MEMORY_SERVERS: usize = 20;
+/// The most ours may take over the relay, at p50.
+const RELAY_FACTOR: f64 = 1.3;
+
+/// The peer's program, installed on first use; `None` (with a warning) when
+/// it cannot be.
+fn peer(ws: &Workspace) -> Option<PathBuf> {
+    let root = ws.target_dir().join("bench-peers");
+    let program = root.join("bin").join(PEER_CRATE);
+    if program.is_file() {
+        return Some(program);
+    }
+    let mut cmd = ws.cargo();
+    cmd.args(["install", PEER_CRATE, "--version"])
+        .arg(format!("={PEER_VERSION}"))
+        .args(["--locked", "--no-default-features", "--root"])
+        .arg(&root)
+        .env("CARGO_TARGET_DIR", root.join("build"));
+    println!("bench: {}", process::describe(&cmd));
+    match process::run_checked(&mut cmd, BUILD_TIMEOUT) {
+        Ok(_) if program.is_file() => Some(program),
+        Ok(_) => {
+            eprintln!("bench: {PEER_CRATE} installed no {}", program.display());
+            None
+        }
+        Err(error) => {
+            eprintln!(
+                "bench: cannot install {PEER_CRATE} {PEER_VERSION}; its rows stay empty: {error:#}"
+            );
+            None
+        }
+    }
+}
+
+/// p50, p99 and throughput of one front over the rounds.
+#[derive(Default)]
+struct Series {
+    p50: Vec<f64>,
+    p99: Vec<f64>,
+    throughput: Vec<f64>,
+    rss_kib: Option<u64>,
+}
+
+/// Runs the load and memory cases and adds their rows.
+pub(super) fn run(bench: &Bench, ws: &Workspace, rows: &mut Vec<Row>) -> Result<()> {
+    let peer = peer(ws);
+    let scratch = bench.scratch.join("b5-fronts");
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let case = |front: &str, clients: usize, servers: usize, requests: &str, warmup: &str| {
+        let mut args = vec![
+            "--front".to_owned(),
+            front.to_owned(),
+            "--clients".to_owned(),
+            clients.to_string(),
+            "--servers".to_owned(),
+            servers.to_string(),
+            "--requests".to_owned(),
+            requests.to_owned(),
+            "--warmup".to_owned(),
+            warmup.to_owned(),
+            "--cli".to_owned(),
+            bench.cli.display().to_string(),
+            "--scratch".to_owned(),
+            scratch.display().to_string(),
+            "--tools".to_owned(),
+            TOOLS.to_string(),
+        ];
+        if let Some(peer) = &peer {
+            args.extend(["--peer".to_owned(), peer.display().to_string()]);
+        }
+        bench.case("front", &args)
+    };
+    let fronts: Vec<&str> = if peer.is_some() {
+        vec!["relay", "stdio", "http", "peer"]
+    } else {
+        vec!["relay", "stdio", "http"]
+    };
+    for clients in CLIENTS {
+        let mut series: Vec<Series> = fronts.iter().map(|_| Series::default()).collect();
+        for round in 0..ROUNDS {
+            // Alternating, so drift on a shared machine hits every front alike.
+            for (front, gathered) in fronts.iter().zip(series.iter_mut()) {
+                println!(
+                    "bench: B5 {front}, {clients} client(s) (round {})",
+                    round + 1
+                );
+                let (measured, result) = case(front, clients, 1, REQUESTS, WARMUP)?;
+                gathered.p50.push(number(&result, "/latency/median_us")?);
+                gathered.p99.push(number(&result, "/latency/p99_us")?);
+                gathered
+                    .throughput
+                    .push(number(&result, "/throughput_per_s")?);
+                let front_kib = result
+                    .pointer("/front_rss_kib")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(measured.max_rss_kib);
+                gathered.rss_kib = Some(gathered.rss_kib.map_or(front_kib, |k| k.max(front_kib)));
+            }
+        }
+        let of = |name: &str| fronts.iter().position(|f| *f == name).map(|i| &series[i]);
+        push_rows(
+            rows,
+            clients,
+            of("stdio"),
+            of("relay"),
+            of("http"),
+            of("peer"),
+        );
+    }
+    memory(rows, &fronts, |front, servers| {
+        let (_, result) = case(front, 1, servers, "10", "0")?;
+        let listed = number(&result, "/tools_listed")?;
+        if listed < (servers * TOOLS) as f64 {
+            anyhow::bail!("B5: {front} listed {listed} tools over {servers} server(s)");
+        }
+        number(&result, "/front_rss_kib")
+    })
+}
+
+fn pick(series: Option<&Series>, field: fn(&Series) -> &Vec<f64>) -> Option<f64> {
+    series.and_then(|s| median(field(s)))
+}
+
+fn push_rows(
+    rows: &mut Vec<Row>,
+    clients: usize,
+    stdio: Option<&Series>,
+    relay: Option<&Series>,
+    http: Option<&Series>,
+    peer: Option<&Series>,
+) {
+    let who = if clients == 1 {
+        "1 client".to_owned()
+    } else {
+        format!("{clients} concurrent clients")
+    };
+    let rss = |s: Option<&Series>| s.and_then(|s| s.rss_kib);
+    let stdio_notes = "stdio: one connection, its clients are requests in flight on it; limit = a byte relay (one more process and pipe, no parsing)";
+    rows.push(
+        Row::new(
+            format!("B5 stdio tools/call through `mcp-cli serve` (ours) vs a byte relay (limit), {who}: p50 latency"),
+            Unit::Microseconds,
+            [pick(stdio, |s| &s.p50), None, pick(relay, |s| &s.p50)],
+        )
+        .with_rss([rss(stdio), None, rss(relay)])
+        .limit_target(RELAY_FACTOR)
+        .with_notes(stdio_notes),
+    );
+    rows.push(
+        Row::new(
+            format!("B5 stdio tools/call through `mcp-cli serve` (ours) vs a byte relay (limit), {who}: p99 latency"),
+            Unit::Microseconds,
+            [pick(stdio, |s| &s.p99), None, pick(relay, |s| &s.p99)],
+        )
+        .with_notes(stdio_notes),
+    );
+    rows.push(
+        Row::new(
+            format!("B5 stdio tools/call through `mcp-cli serve` (ours) vs a byte relay (limit), {who}: throughput"),
+            Unit::RequestsPerSecond,
+            [pick(stdio, |s| &s.throughput), None, pick(relay, |s| &s.throughput)],
+        )
+        .with_notes(stdio_notes),
+    );
+    let http_notes = format!(
+        "Streamable HTTP, each client its own session; the contender column is {PEER_CRATE} {PEER_VERSION} (crates.io), the same stdio backend behind it"
+    );
+    for (what, unit, field) in [
+        (
+            "p50 latency",
+            Unit::Microseconds,
+            (|s: &Series| &s.p50) as fn(&Series) -> &Vec<f64>,
+        ),
+        ("p99 latency", Unit::Microseconds, |s: &Series| &s.p99),
+        ("throughput", Unit::RequestsPerSecond, |s: &Series| {
+            &s.throughput
+        }),
+    ] {
+        let row = Row::new(
+            format!("B5 HTTP tools/call through `mcp-cli serve --http` (ours) vs {PEER_CRATE} (peer), {who}: {what}"),
+            unit,
+            [pick(http, field), pick(peer, field), None],
+        )
+        .with_rss([rss(http), rss(peer), None])
+        .peer_target(PEER_CRATE)
+        .with_notes(http_notes.clone());
+        rows.push(row);
+    }
+}
+
+/// Memory per backend: each HTTP front over 1 and [`MEMORY_SERVERS`]
+/// backends, all ready; (RSS over many − RSS over one) / (many − 1).
+fn memory(
+    rows: &mut Vec<Row>,
+    fronts: &[&str],
+    mut resident: impl FnMut(&str, usize) -> Result<f64>,
+) -> Result<()> {
+    let measured: Vec<&str> = fronts
+        .iter()
+        .copied()
+        .filter(|f| *f == "http" || *f == "peer")
+        .collect();
+    let mut per_backend = vec![Vec::new(); measured.len()];
+    let mut over_many = vec![Vec::new(); measured.len()];
+    for round in 0..ROUNDS {
+        for (index, front) in measured.iter().enumerate() {
+            println!("bench: B5 {front} memory (round {})", round + 1);
+            let one = resident(front, 1)?;
+            let many = resident(front, MEMORY_SERVERS)?;
+            per_backend[index].push((many - one) / (MEMORY_SERVERS - 1) as f64);
+            over_many[index].push(many);
+        }
+    }
+    let of = |name: &str, values: &[Vec<f64>]| {
+        measured
+            .iter()
+            .position(|f| *f == name)
+            .and_then(|i| median(&values[i]))
+    };
+    let megabytes = |kib: Option<f64>| kib.map(|k| k * 1024.0 / 1e6);
+    rows.push(
+        Row::new(
+            format!("B5 memory per backend of `mcp-cli serve --http` (ours) vs {PEER_CRATE} (peer), {TOOLS} tools each"),
+            Unit::Kibibytes,
+            [of("http", &per_backend), of("peer", &per_backend), None],
+        )
+        .peer_target(PEER_CRATE)
+        .with_notes(format!(
+            "(resident over {MEMORY_SERVERS} ready backends − over 1) / {}; over {MEMORY_SERVERS}: ours {} MB, {PEER_CRATE} {} MB",
+            MEMORY_SERVERS - 1,
+            megabytes(of("http", &over_many)).map_or_else(|| "—".to_owned(), |m| format!("{m:.1}")),
+            megabytes(of("peer", &over_many)).map_or_else(|| "—".to_owned(), |m| format!("{m:.1}")),
+        )),
+    );
+    Ok(())
+}

@@ -52,7 +52,8 @@ impl Gateway {
                 let listening = line
                     .strip_prefix("mcp-cli serve: listening on ")
                     .and_then(|url| url.strip_suffix("/mcp"));
-                let _ = sender.send(listening.map_or(Err(line.clone()), |base| Ok(base.to_owned())));
+                let _ =
+                    sender.send(listening.map_or(Err(line.clone()), |base| Ok(base.to_owned())));
             }
         });
         let mut said = Vec::new();
@@ -141,7 +142,12 @@ fn fixture(mode: &str, env: Value) -> Value {
 }
 
 /// Polls `GET path` until `done` holds for its answer (bounded).
-fn wait_for(gateway: &Gateway, path: &str, token: Option<&str>, done: impl Fn(u16, &str) -> bool) -> (u16, String) {
+fn wait_for(
+    gateway: &Gateway,
+    path: &str,
+    token: Option<&str>,
+    done: impl Fn(u16, &str) -> bool,
+) -> (u16, String) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let (status, body, _) = gateway.get(path, token);
@@ -158,7 +164,9 @@ fn wait_for(gateway: &Gateway, path: &str, token: Option<&str>, done: impl Fn(u1
 
 #[test]
 fn healthz_is_open_readyz_waits_for_every_server_and_both_want_the_token() {
-    let Some(_tools) = require_tools() else { return };
+    let Some(_tools) = require_tools() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let barrier = dir.path().join("barrier.log");
     let servers = json!({
@@ -178,14 +186,17 @@ fn healthz_is_open_readyz_waits_for_every_server_and_both_want_the_token() {
     assert_eq!(gateway.get("/readyz", Some("wrong")).0, 401);
 
     // `held` is still starting: 503, naming each enabled server's state.
-    let (_, body) = wait_for(&gateway, "/readyz", Some("ops-token-1"), |_, body| {
-        serde_json::from_str::<Value>(body)
-            .is_ok_and(|v| v["servers"]["fixture"] == "ready")
+    wait_for(&gateway, "/readyz", Some("ops-token-1"), |_, body| {
+        serde_json::from_str::<Value>(body).is_ok_and(|v| v["servers"]["fixture"] == "ready")
     });
     let (status, body, _) = gateway.get("/readyz", Some("ops-token-1"));
     let seen: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(status, 503, "{body}");
-    assert_eq!(seen, json!({"servers": {"fixture": "ready", "held": "starting"}}), "{body}");
+    assert_eq!(
+        seen,
+        json!({"servers": {"fixture": "ready", "held": "starting"}}),
+        "{body}"
+    );
 
     // Released: every enabled server is ready, the disabled one is not asked about.
     std::fs::OpenOptions::new()
@@ -194,7 +205,9 @@ fn healthz_is_open_readyz_waits_for_every_server_and_both_want_the_token() {
         .unwrap()
         .write_all(b"released by the test\n")
         .unwrap();
-    let (status, body) = wait_for(&gateway, "/readyz", Some("ops-token-1"), |status, _| status == 200);
+    let (status, body) = wait_for(&gateway, "/readyz", Some("ops-token-1"), |status, _| {
+        status == 200
+    });
     assert_eq!(status, 200);
     assert_eq!(
         serde_json::from_str::<Value>(&body).unwrap(),
@@ -274,7 +287,10 @@ fn metrics_parse_as_prometheus_text_with_latency_requests_states_and_clients() {
     assert_eq!(count("error"), 0.0, "{requests:?}");
 
     // The state gauge: one-hot per server.
-    assert_eq!(seen["families"]["mcp_gateway_server_state"]["type"], "gauge");
+    assert_eq!(
+        seen["families"]["mcp_gateway_server_state"]["type"],
+        "gauge"
+    );
     let states = samples(&seen, "mcp_gateway_server_state");
     for server in ["fixture", "broken"] {
         let of: Vec<&Value> = states
@@ -376,7 +392,10 @@ fn jwts_signed_by_the_served_keys_are_taken_and_every_bad_one_refused() {
         ],
     );
     assert_eq!(jwks.fetches.load(Ordering::SeqCst), 1, "loaded at start");
-    let seen = python(&tools, &["jwt", &gateway.base, ISSUER, AUDIENCE, SCOPE, &folder]);
+    let seen = python(
+        &tools,
+        &["jwt", &gateway.base, ISSUER, AUDIENCE, SCOPE, &folder],
+    );
 
     // Tokens that are valid: the SDK client lists and calls through serve.
     for case in ["valid_rs256", "valid_es256", "rotated"] {
@@ -423,7 +442,10 @@ fn jwts_signed_by_the_served_keys_are_taken_and_every_bad_one_refused() {
 #[test]
 fn a_jwks_that_cannot_be_fetched_stops_serve_at_start_naming_its_url() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/missing-jwks.json", listener.local_addr().unwrap());
+    let url = format!(
+        "http://{}/missing-jwks.json",
+        listener.local_addr().unwrap()
+    );
     drop(listener);
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("gateway.json");
@@ -439,5 +461,8 @@ fn a_jwks_that_cannot_be_fetched_stops_serve_at_start_naming_its_url() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains(&format!("the JWKS at {url} cannot be used")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the JWKS at {url} cannot be used")),
+        "{stderr}"
+    );
 }

@@ -46,11 +46,14 @@ impl Access {
 /// The access rule and what a challenge needs to name the metadata.
 pub(super) struct Guard {
     pub(super) access: Access,
+    /// Only challenges and the metadata (feature `jwt-auth`) name the URL.
+    #[cfg_attr(not(feature = "jwt-auth"), allow(dead_code))]
     pub(super) public_url: Option<String>,
 }
 
 impl Guard {
     /// The gateway's base URL as a client of this request sees it.
+    #[cfg_attr(not(feature = "jwt-auth"), allow(dead_code))]
     pub(super) fn base_url(&self, headers: &HeaderMap) -> String {
         if let Some(url) = &self.public_url {
             return url.clone();
@@ -138,7 +141,9 @@ fn refusal(
     let status = StatusCode::from_u16(challenge.status()).unwrap_or(StatusCode::UNAUTHORIZED);
     let mut response = (status, challenge.message()).into_response();
     if let Ok(value) = HeaderValue::from_str(&challenge.header(&metadata)) {
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
     }
     response
 }
@@ -155,7 +160,10 @@ mod tests {
     fn the_bearer_token_is_read_whatever_the_scheme_s_case() {
         let mut headers = HeaderMap::new();
         assert_eq!(bearer(&headers), None);
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer abc"));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc"),
+        );
         assert_eq!(bearer(&headers), Some("abc"));
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
         assert_eq!(bearer(&headers), None);

@@ -74,8 +74,10 @@ pub fn router(
     } else {
         mcp
     };
-    let guarded = operations::guarded(gateway.clone())
-        .layer(from_fn_with_state(Arc::clone(&guard), access::require_access));
+    let guarded = operations::guarded(gateway.clone()).layer(from_fn_with_state(
+        Arc::clone(&guard),
+        access::require_access,
+    ));
     let open = operations::open(Arc::clone(&guard));
     (mcp.merge(guarded).merge(open), connections)
 }

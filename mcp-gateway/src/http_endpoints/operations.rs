@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
@@ -61,7 +61,7 @@ async fn metrics(State(gateway): State<Gateway>) -> Response {
 }
 
 #[cfg(feature = "jwt-auth")]
-async fn metadata(State(guard): State<Arc<Guard>>, headers: HeaderMap) -> Response {
+async fn metadata(State(guard): State<Arc<Guard>>, headers: axum::http::HeaderMap) -> Response {
     let super::Access::Jwt(server) = &guard.access else {
         return StatusCode::NOT_FOUND.into_response();
     };

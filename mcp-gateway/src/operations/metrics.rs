@@ -215,12 +215,7 @@ mod tests {
     #[test]
     fn the_text_names_every_family_with_its_labels() {
         let metrics = Arc::new(GatewayMetrics::new());
-        metrics.record(
-            "time",
-            "tools/call",
-            Outcome::Ok,
-            Duration::from_millis(30),
-        );
+        metrics.record("time", "tools/call", Outcome::Ok, Duration::from_millis(30));
         metrics.record("", "tools/list", Outcome::Error, Duration::from_millis(1));
         let _client = metrics.client_connected();
         metrics.set_states([("time", Status::Ready)]);

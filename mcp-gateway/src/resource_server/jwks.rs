@@ -120,7 +120,9 @@ pub async fn fetch(client: &reqwest::Client, url: &str) -> Result<KeySet, Resour
             .map_err(|error| failed(mcpdisco_transport::http::error_chain(error)))?
         {
             if body.len() + chunk.len() > MAX_JWKS_BYTES {
-                return Err(failed(format!("the key set is over {MAX_JWKS_BYTES} bytes")));
+                return Err(failed(format!(
+                    "the key set is over {MAX_JWKS_BYTES} bytes"
+                )));
             }
             body.extend_from_slice(&chunk);
         }

@@ -1,7 +1,7 @@
-//! When the key set may be fetched again: the first load always; after
-//! that, a token whose `kid` is not in the cached set may refresh it at
-//! most once per interval (a minute), so a stream of tokens with made-up
-//! key ids cannot turn the gateway against its identity provider. Pure:
+//! When the key set may be fetched again for a token whose `kid` is not in
+//! the cached set: at most once per interval (a minute), so a stream of
+//! tokens with made-up key ids cannot turn the gateway against its
+//! identity provider. (The load at start is not such a refresh.) Pure:
 //! the caller passes the time.
 
 use std::time::{Duration, Instant};
@@ -48,7 +48,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_first_fetch_is_free_and_the_next_waits_a_minute() {
+    fn the_first_refresh_is_free_and_the_next_waits_a_minute() {
         let start = Instant::now();
         let mut policy = RefreshPolicy::default();
         assert!(policy.try_fetch(start));

@@ -120,11 +120,12 @@ impl Gateway {
     /// (the body of `GET /readyz`).
     pub fn readiness(&self) -> Readiness {
         let supervisor = &self.shared.supervisor;
-        Readiness::of(supervisor.statuses().into_iter().filter(|(name, _)| {
+        Readiness::of(
             supervisor
-                .config(name)
-                .is_some_and(|config| config.enabled)
-        }))
+                .statuses()
+                .into_iter()
+                .filter(|(name, _)| supervisor.config(name).is_some_and(|config| config.enabled)),
+        )
     }
 
     /// The metrics of the gateway's requests, clients and servers, the

@@ -198,8 +198,10 @@ fn healthz_is_open_readyz_waits_for_every_server_and_both_want_the_token() {
         "{body}"
     );
 
-    // Released: every enabled server is ready, the disabled one is not asked about.
+    // Released (its own start line may come before or after this one):
+    // every enabled server is ready, the disabled one is not asked about.
     std::fs::OpenOptions::new()
+        .create(true)
         .append(true)
         .open(&barrier)
         .unwrap()

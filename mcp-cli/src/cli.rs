@@ -265,7 +265,11 @@ pub enum Command {
     /// Stops on stdin's end (stdio), SIGTERM or Ctrl-C, and stops every server.
     Serve {
         /// Serve Streamable HTTP on this address (such as 127.0.0.1:8080)
-        /// instead of stdio. A non-loopback address needs --http-token.
+        /// instead of stdio. A non-loopback address needs --http-token or
+        /// --auth-jwks. Beside /mcp: GET /healthz (200 while serving, no
+        /// auth), GET /readyz (200 when every enabled server is ready, else
+        /// 503; {"servers": {NAME: STATE}}) and GET /metrics (Prometheus
+        /// text); these two need the token or a JWT when auth is on.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
         /// The bearer token HTTP clients must send (`Authorization: Bearer TOKEN`).
@@ -274,9 +278,36 @@ pub enum Command {
             value_name = "TOKEN",
             env = "MCP_GATEWAY_TOKEN",
             hide_env_values = true,
-            requires = "http"
+            requires = "http",
+            conflicts_with = "auth_jwks"
         )]
         http_token: Option<String>,
+        /// Take bearer JWTs from an identity provider: verify them against
+        /// the key set (JWKS) at this URL (RS256, ES256; refetched for an
+        /// unknown key id, at most once a minute). Needs --auth-issuer and
+        /// --auth-audience; the gateway then serves RFC 9728 metadata at
+        /// /.well-known/oauth-protected-resource naming the issuer.
+        #[arg(
+            long,
+            value_name = "URL",
+            requires_all = ["http", "auth_issuer", "auth_audience"]
+        )]
+        auth_jwks: Option<String>,
+        /// The issuer (`iss`) every token must name.
+        #[arg(long, value_name = "ISS", requires = "auth_jwks")]
+        auth_issuer: Option<String>,
+        /// The audience (`aud`) every token must name.
+        #[arg(long, value_name = "AUD", requires = "auth_jwks")]
+        auth_audience: Option<String>,
+        /// A scope every token must grant (repeatable); a token without it
+        /// gets 403 insufficient_scope.
+        #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_jwks")]
+        auth_scopes: Vec<String>,
+        /// The gateway's URL as clients reach it (such as
+        /// https://mcp.example.com behind a proxy): the base of the metadata
+        /// URL in challenges. By default http:// and the request's Host.
+        #[arg(long, value_name = "URL", requires = "http")]
+        public_url: Option<String>,
         /// Items per page of every list.
         #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,

@@ -163,6 +163,11 @@ async fn run_command(
         Command::Serve {
             http,
             http_token,
+            auth_jwks,
+            auth_issuer,
+            auth_audience,
+            auth_scopes,
+            public_url,
             page_size,
             hide_changed_tools,
             tool_search,
@@ -176,6 +181,13 @@ async fn run_command(
                 hide_changed_tools: hide_changed_tools
                     .then(|| capabilities::lock_path(global, loaded)),
                 tool_search: *tool_search,
+                jwt: auth_jwks.as_ref().map(|jwks| crate::serve::JwtOptions {
+                    jwks_url: jwks.clone(),
+                    issuer: auth_issuer.clone().unwrap_or_default(),
+                    audience: auth_audience.clone().unwrap_or_default(),
+                    required_scopes: auth_scopes.clone(),
+                }),
+                public_url: public_url.clone(),
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

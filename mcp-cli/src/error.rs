@@ -38,7 +38,7 @@ pub enum UsageError {
     CredentialStore(String),
     /// `serve --http` on an address other machines can reach, without a token.
     #[error(
-        "--http {0} is reachable from other machines: give --http-token TOKEN (or MCP_GATEWAY_TOKEN), or bind 127.0.0.1"
+        "--http {0} is reachable from other machines: give --http-token TOKEN (or MCP_GATEWAY_TOKEN) or --auth-jwks, or bind 127.0.0.1"
     )]
     OpenBind(std::net::SocketAddr),
     /// `serve --http` could not listen.
@@ -49,6 +49,9 @@ pub enum UsageError {
         /// Why.
         source: std::io::Error,
     },
+    /// `serve --auth-jwks`: the identity provider's keys cannot be used.
+    #[error("{0}")]
+    AuthKeys(String),
     /// The MCP Registry could not be used.
     #[error("{0}")]
     Registry(String),

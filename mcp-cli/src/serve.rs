@@ -4,12 +4,15 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcpdisco::secret::SecretString;
 use mcpdisco_client::session::SessionOptions;
+use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions};
+use mcpdisco_gateway::resource_server::ResourceServer;
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
-use mcpdisco_gateway::server::http::{HttpServer, HttpServerOptions};
+use mcpdisco_gateway::server::http::HttpServerOptions;
 use mcpdisco_gateway::server::stdio::StdioServer;
 use mcpdisco_gateway::supervisor::SupervisorOptions;
 
@@ -34,7 +37,14 @@ pub struct ServeOptions {
     pub hide_changed_tools: Option<std::path::PathBuf>,
     /// List `search_tools` and `call_tool` instead of every server's tools.
     pub tool_search: bool,
+    /// Bearer JWTs from an identity provider, instead of the token.
+    pub jwt: Option<JwtOptions>,
+    /// The gateway's URL as its clients reach it.
+    pub public_url: Option<String>,
 }
+
+/// `--auth-jwks`, `--auth-issuer`, `--auth-audience`, `--auth-scope`.
+pub type JwtOptions = mcpdisco_gateway::resource_server::ResourceServerOptions;
 
 /// Runs the gateway until it is told to stop.
 pub async fn serve(
@@ -45,9 +55,11 @@ pub async fn serve(
     if let Some(addr) = options.http
         && !addr.ip().is_loopback()
         && options.token.is_none()
+        && options.jwt.is_none()
     {
         return Err(UsageError::OpenBind(addr));
     }
+    let access = access(options.token.clone(), options.jwt.clone()).await?;
     let stop = stop_signal();
     // Bind first: a busy port is a usage error before any server starts.
     let listener = match options.http {
@@ -92,22 +104,15 @@ pub async fn serve(
                 source,
             })?;
             eprintln!("mcp-cli serve: listening on http://{addr}/mcp");
-            let http = HttpServerOptions {
-                name: "mcp-cli serve".into(),
-                token: options.token.map(SecretString::from),
-                ..HttpServerOptions::default()
-            };
-            let serving = gateway.clone();
-            let served = HttpServer::serve(
-                listener,
-                http,
-                move |connection| {
-                    let gateway = serving.clone();
-                    async move { gateway.serve(connection).await }
+            let http = HttpEndpointsOptions {
+                server: HttpServerOptions {
+                    name: "mcp-cli serve".into(),
+                    ..HttpServerOptions::default()
                 },
-                stop,
-            )
-            .await;
+                access,
+                public_url: options.public_url,
+            };
+            let served = http_endpoints::serve(&gateway, listener, http, stop).await;
             if let Err(error) = served {
                 eprintln!("error: the HTTP server failed: {error}");
             }
@@ -115,6 +120,25 @@ pub async fn serve(
     }
     gateway.shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What HTTP requests must carry: a JWT the identity provider's keys
+/// verify (its key set fetched now, so a wrong URL fails at start), the
+/// token, or nothing.
+async fn access(token: Option<String>, jwt: Option<JwtOptions>) -> Result<Access, UsageError> {
+    if let Some(jwt) = jwt {
+        let server = ResourceServer::with_shared_client(jwt)
+            .map_err(|error| UsageError::AuthKeys(error.to_string()))?;
+        let keys = server
+            .load()
+            .await
+            .map_err(|error| UsageError::AuthKeys(error.to_string()))?;
+        tracing::info!(keys, "loaded the identity provider's keys");
+        return Ok(Access::Jwt(Arc::new(server)));
+    }
+    Ok(token.map_or(Access::Open, |token| {
+        Access::Token(SecretString::from(token))
+    }))
 }
 
 /// SIGTERM or Ctrl-C, with the handlers registered now: a signal that

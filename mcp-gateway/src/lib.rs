@@ -5,10 +5,20 @@
 //! * [`serve`]: the gateway, an MCP server of both eras in front of every
 //!   supervised server, over stdio or (feature `http`) Streamable HTTP
 //!   (`mcp-cli serve`).
+//! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
+//! * `http_endpoints` (feature `http`): everything `serve --http` answers:
+//!   `/mcp`, `/healthz`, `/readyz`, `/metrics`, with their access checks.
+//! * `resource_server` (feature `jwt-auth`): bearer JWTs verified against
+//!   an identity provider's JWKS, scopes, and RFC 9728 metadata.
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+#[cfg(feature = "http")]
+pub mod http_endpoints;
+pub mod operations;
+#[cfg(feature = "jwt-auth")]
+pub mod resource_server;
 pub mod serve;
 pub mod supervisor;
 

@@ -33,6 +33,8 @@ pub const PYTHON_PACKAGES: &[&str] = &[
     "fastmcp==4.1.2",
     // The official Python SDK, whose client drives `mcp-cli serve` in the gateway tests.
     "mcp==2.3.0",
+    // The Prometheus text parser that reads `serve`'s `/metrics` in the operations tests.
+    "prometheus-client==0.26.0",
 ];
 
 /// The Debian packages unpacked into `.tools/redis` for the shared-cache

@@ -161,6 +161,7 @@ where
     M: RequestMethod,
     Fut: Future<Output = Result<M::Result, ErrorObject>> + Send + 'static,
 {
+    super::operation::routed_to(server);
     let token = meta
         .and_then(|meta| meta.get(PROGRESS_TOKEN_KEY))
         .filter(|token| token.is_string() || token.is_i64() || token.is_u64())

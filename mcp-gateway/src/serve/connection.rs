@@ -14,6 +14,7 @@ use tokio::task::AbortHandle;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
+use super::operation;
 use super::routes::Routes;
 use super::shared::Shared;
 use super::subscriptions;
@@ -30,6 +31,8 @@ pub(crate) async fn serve(shared: Arc<Shared>, routes: Arc<Routes>, transport: A
             Vec::new(),
         )
     });
+    #[cfg(feature = "metrics")]
+    let _connected = shared.metrics.client_connected();
     let link = Arc::new(ClientLink::new(transport));
     shared.bridge.add_client(&link);
     let announcer = tokio::spawn(subscriptions::announce_changes(
@@ -122,7 +125,8 @@ async fn on_request(
         let outcome = routes.immediate.request(&method, params, context);
         #[cfg(feature = "otel")]
         let outcome = telemetry::within(span.as_ref(), outcome);
-        let answer = in_era(outcome.await, era, &server_info);
+        let outcome = operation::measured(shared, &method, outcome).await;
+        let answer = in_era(outcome, era, &server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
         link.answer(id, answer).await;
@@ -131,8 +135,11 @@ async fn on_request(
     let work = routes.concurrent.request(&method, params, context);
     #[cfg(feature = "otel")]
     let work = telemetry::within(span.as_ref(), work);
+    let measuring = (Arc::clone(shared), method.clone());
     let answer = async move {
-        let answer = in_era(work.await, era, &server_info);
+        let (shared, method) = measuring;
+        let outcome = operation::measured(&shared, &method, work).await;
+        let answer = in_era(outcome, era, &server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
         answer

@@ -47,6 +47,7 @@ mod handshake;
 mod input;
 pub mod listing;
 mod lists;
+mod operation;
 mod options;
 mod routes;
 pub mod search;
@@ -60,6 +61,7 @@ use mcpdisco_protocol::types::{ElicitationCapability, RootsCapability};
 use mcpdisco_transport::Transport;
 use serde_json::{Map, Value};
 
+use crate::operations::readiness::Readiness;
 use crate::supervisor::{Supervisor, SupervisorOptions};
 use bridge::Bridge;
 use mcpdisco::config::ServerConfig;
@@ -112,6 +114,32 @@ impl Gateway {
     /// The supervisor of the servers.
     pub fn supervisor(&self) -> &Supervisor {
         &self.shared.supervisor
+    }
+
+    /// Whether every enabled server can take requests, with each one's state
+    /// (the body of `GET /readyz`).
+    pub fn readiness(&self) -> Readiness {
+        let supervisor = &self.shared.supervisor;
+        Readiness::of(
+            supervisor
+                .statuses()
+                .into_iter()
+                .filter(|(name, _)| supervisor.config(name).is_some_and(|config| config.enabled)),
+        )
+    }
+
+    /// The metrics of the gateway's requests, clients and servers, the
+    /// state gauge set to the servers' states now (the body of `GET /metrics`).
+    #[cfg(feature = "metrics")]
+    pub fn metrics_text(&self) -> String {
+        let readiness = self.readiness();
+        let statuses = self.shared.supervisor.statuses();
+        let enabled = statuses
+            .iter()
+            .filter(|(name, _)| readiness.servers.contains_key(*name))
+            .map(|(name, status)| (name.as_str(), *status));
+        self.shared.metrics.set_states(enabled);
+        self.shared.metrics.encode()
     }
 
     /// Serves one client until its connection ends; then everything the

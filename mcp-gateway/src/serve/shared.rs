@@ -19,6 +19,9 @@ pub(crate) struct Shared {
     pub(crate) bridge: Arc<Bridge>,
     pub(crate) inputs: Arc<Inputs>,
     listing: Mutex<Option<Arc<Listing>>>,
+    /// The gateway's metrics (feature `metrics`).
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Arc<crate::operations::metrics::GatewayMetrics>,
     /// Set once the servers' first starts have settled.
     warmed: OnceCell<()>,
     /// The sessions' telemetry, and the masker of every server's secrets
@@ -52,6 +55,8 @@ impl Shared {
         Self {
             #[cfg(feature = "otel")]
             telemetry,
+            #[cfg(feature = "metrics")]
+            metrics: Arc::default(),
             supervisor,
             bridge,
             inputs: Arc::new(Inputs::new(options.input_wait)),

@@ -58,6 +58,11 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every state's [`name`](Self::name), in lifecycle order.
+    pub const NAMES: [&'static str; 6] = [
+        "stopped", "starting", "ready", "degraded", "backoff", "inactive",
+    ];
+
     /// `stopped`, `starting`, `ready`, `degraded`, `backoff` or `inactive`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -173,6 +178,24 @@ mod tests {
         assert_eq!(merged.ping_timeout, health.ping_timeout);
         assert_eq!(merged.missed_pings, health.missed_pings);
         assert_eq!(health.for_server(&PingSettings::default()), health);
+    }
+
+    #[test]
+    fn every_state_s_name_is_among_the_names() {
+        let now = Instant::now();
+        let all = [
+            Status::Stopped,
+            Status::Starting,
+            Status::Ready,
+            Status::Degraded { missed: 1 },
+            Status::Backoff {
+                failures: 1,
+                until: now,
+            },
+            Status::Inactive { until: now },
+        ];
+        let names: Vec<&str> = all.iter().map(Status::name).collect();
+        assert_eq!(names, Status::NAMES);
     }
 
     #[test]

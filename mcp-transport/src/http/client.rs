@@ -57,7 +57,9 @@ impl HttpClient {
         Ok(SHARED.get_or_init(|| client).clone())
     }
 
-    pub(crate) fn reqwest(&self) -> &reqwest::Client {
+    /// The underlying reqwest client, for other requests that should share
+    /// its TLS setup and connection pool (such as a JWKS fetch).
+    pub fn reqwest(&self) -> &reqwest::Client {
         &self.inner
     }
 }

@@ -124,7 +124,23 @@ impl HttpServer {
         F: Fn(HttpConnection) -> Fut + Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let (router, mut connections) = Self::routes(options);
+        let (router, connections) = Self::routes(options);
+        Self::serve_router(listener, router, connections, serve_connection, shutdown).await
+    }
+
+    /// [`serve`](Self::serve) for routes built by [`routes`](Self::routes)
+    /// and then extended (more routes merged in, layers around `/mcp`).
+    pub async fn serve_router<F, Fut>(
+        listener: tokio::net::TcpListener,
+        router: Router,
+        mut connections: Connections,
+        serve_connection: F,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()>
+    where
+        F: Fn(HttpConnection) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
         let accept = tokio::spawn(async move {
             let mut served = tokio::task::JoinSet::new();
             loop {

@@ -1,0 +1,191 @@
+//! Who may use the guarded endpoints: the static token, or a JWT.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use mcpdisco_transport::secret::{ExposeSecret, SecretString};
+
+/// What a request to `/mcp`, `/readyz` or `/metrics` must carry.
+#[derive(Clone, Default)]
+pub enum Access {
+    /// Nothing (a loopback address).
+    #[default]
+    Open,
+    /// `Authorization: Bearer <this token>` (`--http-token`).
+    Token(SecretString),
+    /// A bearer JWT the resource server accepts (feature `jwt-auth`).
+    #[cfg(feature = "jwt-auth")]
+    Jwt(Arc<crate::resource_server::ResourceServer>),
+}
+
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Access::Open => f.write_str("Open"),
+            Access::Token(_) => f.write_str("Token(..)"),
+            #[cfg(feature = "jwt-auth")]
+            Access::Jwt(server) => f.debug_tuple("Jwt").field(server).finish(),
+        }
+    }
+}
+
+impl Access {
+    /// Whether JWTs are asked for.
+    pub fn is_jwt(&self) -> bool {
+        match self {
+            Access::Open | Access::Token(_) => false,
+            #[cfg(feature = "jwt-auth")]
+            Access::Jwt(_) => true,
+        }
+    }
+}
+
+/// The access rule and what a challenge needs to name the metadata.
+pub(super) struct Guard {
+    pub(super) access: Access,
+    /// Only challenges and the metadata (feature `jwt-auth`) name the URL.
+    #[cfg_attr(not(feature = "jwt-auth"), allow(dead_code))]
+    pub(super) public_url: Option<String>,
+}
+
+impl Guard {
+    /// The gateway's base URL as a client of this request sees it.
+    #[cfg_attr(not(feature = "jwt-auth"), allow(dead_code))]
+    pub(super) fn base_url(&self, headers: &HeaderMap) -> String {
+        if let Some(url) = &self.public_url {
+            return url.clone();
+        }
+        let host = headers
+            .get(header::HOST)
+            .and_then(|host| host.to_str().ok())
+            .filter(|host| {
+                host.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+            })
+            .unwrap_or("localhost");
+        format!("http://{host}")
+    }
+}
+
+/// The bearer token of a request, if it sent one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|token| !token.is_empty())
+}
+
+/// `/readyz` and `/metrics`: whatever [`Access`] asks.
+pub(super) async fn require_access(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let token_refused = match &guard.access {
+        Access::Token(token) => {
+            let given = bearer(request.headers()).unwrap_or_default();
+            !constant_time_eq(given.as_bytes(), token.expose_secret().as_bytes())
+        }
+        _ => false,
+    };
+    if token_refused {
+        let mut response = (StatusCode::UNAUTHORIZED, "a bearer token is required").into_response();
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return response;
+    }
+    if guard.access.is_jwt() {
+        return require_jwt(State(guard), request, next).await;
+    }
+    next.run(request).await
+}
+
+/// `/mcp` with JWT auth: a token the resource server accepts.
+pub(super) async fn require_jwt(
+    State(guard): State<Arc<Guard>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    #[cfg(feature = "jwt-auth")]
+    if let Access::Jwt(server) = &guard.access {
+        // Owned: the request (not `Sync`) is not borrowed across the wait.
+        let token = bearer(request.headers()).map(str::to_owned);
+        let verdict = server.authorize(token.as_deref(), &[]).await;
+        return match verdict {
+            Ok(_) => next.run(request).await,
+            Err(challenge) => refusal(&guard, request.headers(), &challenge),
+        };
+    }
+    let _ = guard;
+    next.run(request).await
+}
+
+/// The 401 or 403 of a challenge, pointing at the metadata.
+#[cfg(feature = "jwt-auth")]
+fn refusal(
+    guard: &Guard,
+    headers: &HeaderMap,
+    challenge: &crate::resource_server::Challenge,
+) -> Response {
+    let metadata = format!(
+        "{}{}",
+        guard.base_url(headers),
+        crate::resource_server::METADATA_PATH
+    );
+    let status = StatusCode::from_u16(challenge.status()).unwrap_or(StatusCode::UNAUTHORIZED);
+    let mut response = (status, challenge.message()).into_response();
+    if let Ok(value) = HeaderValue::from_str(&challenge.header(&metadata)) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bearer_token_is_read_whatever_the_scheme_s_case() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(bearer(&headers), None);
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc"),
+        );
+        assert_eq!(bearer(&headers), Some("abc"));
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&headers), None);
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer "));
+        assert_eq!(bearer(&headers), None);
+    }
+
+    #[test]
+    fn the_base_url_is_the_public_one_or_the_host_s() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+        let guard = Guard {
+            access: Access::Open,
+            public_url: None,
+        };
+        assert_eq!(guard.base_url(&headers), "http://127.0.0.1:8080");
+        headers.insert(header::HOST, HeaderValue::from_static("evil\"host"));
+        assert_eq!(guard.base_url(&headers), "http://localhost");
+        let public = Guard {
+            access: Access::Open,
+            public_url: Some("https://mcp.example.test".into()),
+        };
+        assert_eq!(public.base_url(&headers), "https://mcp.example.test");
+    }
+}

@@ -1,0 +1,106 @@
+//! Everything `serve --http` answers, and who may ask:
+//!
+//! | path | what | access |
+//! |---|---|---|
+//! | `/mcp` | Streamable HTTP (`mcpdisco_transport::server::http`) | the token or a JWT |
+//! | `/healthz` | 200 while the process serves | open |
+//! | `/readyz` | 200 when every enabled server is connected, else 503; `{"servers": {name: state}}` | the token or a JWT |
+//! | `/metrics` | Prometheus text (feature `metrics`) | the token or a JWT |
+//! | `/.well-known/oauth-protected-resource` | RFC 9728 metadata (with JWT auth) | open |
+//!
+//! [`Access`] says what a request must carry: nothing, the static
+//! `--http-token`, or (feature `jwt-auth`) a JWT the [`ResourceServer`]
+//! accepts.
+//!
+//! [`ResourceServer`]: crate::resource_server::ResourceServer
+
+mod access;
+mod operations;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use mcpdisco_transport::server::http::{HttpServer, HttpServerOptions};
+
+use crate::serve::Gateway;
+pub use access::Access;
+
+/// How `serve --http` serves.
+#[derive(Clone)]
+pub struct HttpEndpointsOptions {
+    /// The Streamable HTTP side (name, body limit). Its `token` is set
+    /// from [`access`](Self::access).
+    pub server: HttpServerOptions,
+    /// What requests must carry.
+    pub access: Access,
+    /// The public URL of the gateway (scheme, host, port), when clients
+    /// reach it through a proxy: the base of the metadata URL in
+    /// challenges and of the `resource` in the metadata. Without it, the
+    /// request's `Host` over plain HTTP.
+    pub public_url: Option<String>,
+}
+
+impl std::fmt::Debug for HttpEndpointsOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpEndpointsOptions")
+            .field("access", &self.access)
+            .field("public_url", &self.public_url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The router of every endpoint, and the connections `/mcp` accepts.
+pub fn router(
+    gateway: &Gateway,
+    options: HttpEndpointsOptions,
+) -> (Router, mcpdisco_transport::server::http::Connections) {
+    let HttpEndpointsOptions {
+        mut server,
+        access,
+        public_url,
+    } = options;
+    server.token = match &access {
+        Access::Token(token) => Some(token.clone()),
+        _ => None,
+    };
+    let guard = Arc::new(access::Guard {
+        access,
+        public_url: public_url.map(|url| url.trim_end_matches('/').to_owned()),
+    });
+    let (mcp, connections) = HttpServer::routes(server);
+    let mcp = if guard.access.is_jwt() {
+        mcp.layer(from_fn_with_state(Arc::clone(&guard), access::require_jwt))
+    } else {
+        mcp
+    };
+    let guarded = operations::guarded(gateway.clone()).layer(from_fn_with_state(
+        Arc::clone(&guard),
+        access::require_access,
+    ));
+    let open = operations::open(Arc::clone(&guard));
+    (mcp.merge(guarded).merge(open), connections)
+}
+
+/// Serves every endpoint on `listener` until `shutdown` completes, each
+/// `/mcp` connection served by `gateway`.
+pub async fn serve(
+    gateway: &Gateway,
+    listener: tokio::net::TcpListener,
+    options: HttpEndpointsOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (router, connections) = router(gateway, options);
+    let serving = gateway.clone();
+    HttpServer::serve_router(
+        listener,
+        router,
+        connections,
+        move |connection| {
+            let gateway = serving.clone();
+            async move { gateway.serve(connection).await }
+        },
+        shutdown,
+    )
+    .await
+}

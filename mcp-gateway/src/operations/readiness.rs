@@ -1,0 +1,70 @@
+//! Readiness: every enabled server connected, or the list of those that
+//! are not. The body of `GET /readyz`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::supervisor::Status;
+
+/// Each enabled server's state, and whether all of them can take requests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Readiness {
+    /// Each enabled server's state name (`ready`, `starting`, `backoff`, …).
+    pub servers: BTreeMap<String, &'static str>,
+    /// Whether every server is connected (ready, or degraded: it still
+    /// answers, only some pings went unanswered).
+    #[serde(skip)]
+    pub ready: bool,
+}
+
+impl Readiness {
+    /// The readiness of servers in these states. No server at all is ready.
+    pub fn of(statuses: impl IntoIterator<Item = (String, Status)>) -> Self {
+        let mut ready = true;
+        let servers = statuses
+            .into_iter()
+            .map(|(name, status)| {
+                ready &= status.is_connected();
+                (name, status.name())
+            })
+            .collect();
+        Self { servers, ready }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::time::Instant;
+
+    use super::*;
+
+    #[test]
+    fn ready_when_every_server_is_connected() {
+        let readiness = Readiness::of([
+            ("a".to_owned(), Status::Ready),
+            ("b".to_owned(), Status::Degraded { missed: 2 }),
+        ]);
+        assert!(readiness.ready);
+        assert_eq!(readiness.servers["b"], "degraded");
+        assert!(Readiness::of([]).ready);
+    }
+
+    #[test]
+    fn one_server_down_is_not_ready_and_its_state_is_named() {
+        let readiness = Readiness::of([
+            ("a".to_owned(), Status::Ready),
+            (
+                "b".to_owned(),
+                Status::Backoff {
+                    failures: 1,
+                    until: Instant::now(),
+                },
+            ),
+        ]);
+        assert!(!readiness.ready);
+        let body = serde_json::to_string(&readiness).unwrap();
+        assert_eq!(body, r#"{"servers":{"a":"ready","b":"backoff"}}"#);
+        assert!(!Readiness::of([("c".to_owned(), Status::Starting)]).ready);
+    }
+}

@@ -1,0 +1,85 @@
+//! One client request as an operation the metrics count: how long it took,
+//! how it ended, and which server it went to. A handler that routes a
+//! request names its server with [`routed_to`]; [`measured`] runs the
+//! handler with a place for that name and records the operation (feature
+//! `metrics`; without it, `measured` only runs the handler).
+
+use std::cell::RefCell;
+use std::future::Future;
+
+use mcpdisco_protocol::ErrorObject;
+use serde_json::Value;
+
+use super::shared::Shared;
+
+tokio::task_local! {
+    /// The server the current request was routed to, if any.
+    static ROUTED_TO: RefCell<Option<String>>;
+}
+
+/// Names the server the current request goes to (a no-op outside
+/// [`measured`]).
+pub(crate) fn routed_to(server: &str) {
+    let _ = ROUTED_TO.try_with(|routed| *routed.borrow_mut() = Some(server.to_owned()));
+}
+
+/// Runs `work`, the handler of one `method` request, and records it.
+pub(crate) async fn measured<F>(shared: &Shared, method: &str, work: F) -> F::Output
+where
+    F: Future<Output = Result<Value, ErrorObject>>,
+{
+    #[cfg(feature = "metrics")]
+    {
+        let started = std::time::Instant::now();
+        let (answer, server) = ROUTED_TO
+            .scope(RefCell::new(None), async {
+                let answer = work.await;
+                let server = ROUTED_TO.with(|routed| routed.borrow_mut().take());
+                (answer, server)
+            })
+            .await;
+        shared.metrics.record(
+            server.as_deref().unwrap_or_default(),
+            method,
+            outcome_of(&answer),
+            started.elapsed(),
+        );
+        answer
+    }
+    #[cfg(not(feature = "metrics"))]
+    {
+        let _ = shared;
+        let _ = method;
+        ROUTED_TO.scope(RefCell::new(None), work).await
+    }
+}
+
+#[cfg(feature = "metrics")]
+fn outcome_of(answer: &Result<Value, ErrorObject>) -> crate::operations::metrics::Outcome {
+    use crate::operations::metrics::Outcome;
+    match answer {
+        Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+            Outcome::ToolError
+        }
+        Ok(_) => Outcome::Ok,
+        Err(_) => Outcome::Error,
+    }
+}
+
+#[cfg(all(test, feature = "metrics"))]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_result_marked_as_an_error_is_its_own_outcome() {
+        use crate::operations::metrics::Outcome;
+        assert_eq!(outcome_of(&Ok(json!({"content": []}))), Outcome::Ok);
+        assert_eq!(
+            outcome_of(&Ok(json!({"content": [], "isError": true}))),
+            Outcome::ToolError
+        );
+        let error = ErrorObject::new(mcpdisco_protocol::ErrorCode::INTERNAL_ERROR, "down");
+        assert_eq!(outcome_of(&Err(error)), Outcome::Error);
+    }
+}

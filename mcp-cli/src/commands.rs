@@ -166,6 +166,8 @@ async fn run_command(
             page_size,
             hide_changed_tools,
             tool_search,
+            profile,
+            no_reload,
         } => {
             let options = crate::serve::ServeOptions {
                 http: *http,
@@ -176,6 +178,12 @@ async fn run_command(
                 hide_changed_tools: hide_changed_tools
                     .then(|| capabilities::lock_path(global, loaded)),
                 tool_search: *tool_search,
+                profile: profile.clone(),
+                reloading: if *no_reload {
+                    None
+                } else {
+                    Some(crate::serve::reloading(global, loaded, log)?)
+                },
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

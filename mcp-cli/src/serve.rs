@@ -1,6 +1,7 @@
 //! `mcp-cli serve`: the gateway of `mcp-discovery`, over stdio or
 //! Streamable HTTP, until stdin ends, SIGTERM or Ctrl-C; then every server
-//! is stopped and its process reaped.
+//! is stopped and its process reaped. The config is read again when one of
+//! its files or folders changes, or on SIGHUP, and applied without a restart.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -8,14 +9,34 @@ use std::time::Duration;
 
 use mcpdisco::secret::SecretString;
 use mcpdisco_client::session::SessionOptions;
+use mcpdisco_gateway::config_watch::{
+    ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
+};
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
-use mcpdisco_gateway::server::http::{HttpServer, HttpServerOptions};
+use mcpdisco_gateway::server::http::HttpServerOptions;
 use mcpdisco_gateway::server::stdio::StdioServer;
 use mcpdisco_gateway::supervisor::SupervisorOptions;
 
 use crate::credentials::stored_context;
 use crate::error::UsageError;
+use crate::exit;
 use crate::load::Loaded;
+
+/// How `serve` reads its config again: the paths to watch, and the reading.
+pub struct Reloading {
+    /// The config's files and folders.
+    pub watched: Watched,
+    /// Reads the config as it was first read.
+    pub load: ConfigLoader,
+}
+
+impl std::fmt::Debug for Reloading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reloading")
+            .field("watched", &self.watched)
+            .finish_non_exhaustive()
+    }
+}
 
 /// What `serve` was asked.
 #[derive(Debug)]
@@ -34,6 +55,10 @@ pub struct ServeOptions {
     pub hide_changed_tools: Option<std::path::PathBuf>,
     /// List `search_tools` and `call_tool` instead of every server's tools.
     pub tool_search: bool,
+    /// Over stdio, serve only this profile's view.
+    pub profile: Option<String>,
+    /// Hot reload, unless turned off.
+    pub reloading: Option<Reloading>,
 }
 
 /// Runs the gateway until it is told to stop.
@@ -47,6 +72,18 @@ pub async fn serve(
         && options.token.is_none()
     {
         return Err(UsageError::OpenBind(addr));
+    }
+    if let Some(profile) = &options.profile
+        && !loaded.profiles.contains_key(profile)
+    {
+        let known: Vec<&str> = loaded.profiles.keys().map(String::as_str).collect();
+        let known = if known.is_empty() {
+            "none is configured".to_owned()
+        } else {
+            format!("configured: {}", known.join(", "))
+        };
+        eprintln!("error: no profile named '{profile}'; {known}");
+        return Ok(ExitCode::from(exit::NO_SUCH_PROFILE));
     }
     let stop = stop_signal();
     // Bind first: a busy port is a usage error before any server starts.
@@ -74,13 +111,25 @@ pub async fn serve(
         GatewayOptions {
             page_size: options.page_size,
             tool_search: options.tool_search,
+            profiles: loaded.profiles.clone(),
             ..GatewayOptions::default()
         },
     );
+    let reloads = options
+        .reloading
+        .and_then(|reloading| watch(&gateway, reloading));
+    let stop_reloads = reloads.map(AbortOnDrop);
     match listener {
         None => {
+            let stdio = StdioServer::new("mcp-cli serve");
+            let served = async {
+                match &options.profile {
+                    Some(profile) => gateway.serve_profile(stdio, profile).await,
+                    None => gateway.serve(stdio).await,
+                }
+            };
             tokio::select! {
-                () = gateway.serve(StdioServer::new("mcp-cli serve")) => {
+                () = served => {
                     tracing::info!("stdin ended; stopping");
                 }
                 () = stop => {}
@@ -92,29 +141,107 @@ pub async fn serve(
                 source,
             })?;
             eprintln!("mcp-cli serve: listening on http://{addr}/mcp");
+            for profile in gateway.profiles().keys() {
+                eprintln!("mcp-cli serve: profile '{profile}' at http://{addr}/profiles/{profile}/mcp");
+            }
             let http = HttpServerOptions {
                 name: "mcp-cli serve".into(),
                 token: options.token.map(SecretString::from),
                 ..HttpServerOptions::default()
             };
-            let serving = gateway.clone();
-            let served = HttpServer::serve(
-                listener,
-                http,
-                move |connection| {
-                    let gateway = serving.clone();
-                    async move { gateway.serve(connection).await }
-                },
-                stop,
-            )
-            .await;
+            let served = gateway.serve_http(listener, http, stop).await;
             if let Err(error) = served {
                 eprintln!("error: the HTTP server failed: {error}");
             }
         }
     }
+    // No reload may start servers while they are being stopped.
+    drop(stop_reloads);
     gateway.shutdown().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// How `serve` reads the config of `global` again: the files `loaded` read
+/// and the `--dir` folders watched, the same selection read again (a file
+/// of a folder that cannot be read refuses the whole reload), and the log
+/// masker then knows the new servers' secrets too.
+pub fn reloading(
+    global: &crate::cli::GlobalOptions,
+    loaded: &Loaded,
+    log: &crate::logging::LogMasker,
+) -> Result<Reloading, UsageError> {
+    let selection = crate::load::selection(global)?;
+    let watched = Watched {
+        files: loaded.files.clone(),
+        dirs: selection.dirs.clone(),
+    };
+    let log = log.clone();
+    let load: ConfigLoader = std::sync::Arc::new(move || {
+        let loaded = selection
+            .load(&mcpdisco::config::ProcessEnv)
+            .map_err(|error| error.to_string())?;
+        if !loaded.skipped.is_empty() {
+            return Err(loaded.skipped.join("; "));
+        }
+        log.add(&loaded.masker());
+        Ok(loaded)
+    });
+    Ok(Reloading { watched, load })
+}
+
+/// Starts watching the config for `gateway` (each change applied, or
+/// refused with a warning naming the file); `None` when it cannot be
+/// watched (said as a warning: `serve` runs on without reloads).
+fn watch(gateway: &Gateway, reloading: Reloading) -> Option<tokio::task::JoinHandle<()>> {
+    let watch = match ConfigWatch::new(&reloading.watched, DEBOUNCE) {
+        Ok(watch) => watch,
+        Err(error) => {
+            eprintln!("warning: the config will not be reloaded on change: {error}");
+            return None;
+        }
+    };
+    Some(tokio::spawn(reload_on_change(
+        gateway.clone(),
+        watch,
+        reloading.load,
+        say_reload,
+    )))
+}
+
+/// Says on stderr what came of a reload.
+fn say_reload(outcome: ReloadOutcome) {
+    let why = |trigger: &Trigger| match trigger {
+        Trigger::Changed(path) => format!("{} changed", path.display()),
+        Trigger::Hangup => "SIGHUP".to_owned(),
+    };
+    match outcome {
+        ReloadOutcome::Applied {
+            trigger,
+            summary,
+            warnings,
+        } => {
+            for warning in warnings {
+                eprintln!("warning: {warning}");
+            }
+            eprintln!(
+                "mcp-cli serve: config reloaded ({}): {summary}",
+                why(&trigger)
+            );
+        }
+        ReloadOutcome::Refused { trigger, error } => eprintln!(
+            "warning: config not reloaded ({}): {error}; the servers keep running as they were",
+            why(&trigger)
+        ),
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// SIGTERM or Ctrl-C, with the handlers registered now: a signal that

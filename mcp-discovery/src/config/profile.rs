@@ -209,6 +209,47 @@ mod tests {
     }
 
     #[test]
+    fn a_config_file_carries_its_profiles_and_an_error_names_file_and_profile() {
+        let vars = std::collections::HashMap::<String, String>::new();
+        let path = Path::new("/etc/mcp.json");
+        let good = r#"{"mcpServers": {"a": {"command": "x"}}, "profiles": {"p": {"servers": ["a"]}}}"#;
+        let file = crate::config::parse_str(path, good, &vars).unwrap();
+        assert_eq!(file.profiles.len(), 1);
+        assert_eq!(file.profiles[0].name, "p");
+        assert!(file.warnings.is_empty(), "profiles is a known top-level key");
+        let bad = "{\"mcpServers\": {\"a\": {\"command\": \"x\"}},\n \"profiles\": {\"bad\": {\"tools\": 3}}}";
+        let error = crate::config::parse_str(path, bad, &vars)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("/etc/mcp.json:2") && error.contains("profile 'bad': invalid type"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_profile_naming_an_unknown_server_fails_the_load_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("mcp.json");
+        std::fs::write(
+            &config,
+            r#"{"mcpServers": {"a": {"command": "x"}}, "profiles": {"p": {"servers": ["a", "b"]}}}"#,
+        )
+        .unwrap();
+        let selection = crate::config::SourceSelection {
+            files: vec![config.clone()],
+            ..crate::config::SourceSelection::new(dir.path(), None)
+        };
+        let vars = std::collections::HashMap::<String, String>::new();
+        let error = selection.load(&vars).unwrap_err().to_string();
+        assert!(
+            error.contains(&config.display().to_string())
+                && error.contains("profile 'p': no server named 'b'; configured: a"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn profiles_must_be_an_object() {
         let (_, errors) = read(json!(["ops"]));
         assert_eq!(errors[0].message, "\"profiles\" must be an object of profiles");

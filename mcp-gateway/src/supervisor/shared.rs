@@ -112,6 +112,16 @@ impl Shared {
         }
     }
 
+    /// Whether `unit` is no longer the server `server` (a reload removed or
+    /// replaced it).
+    pub(crate) fn replaced(&self, server: &str, unit: &Arc<Unit>) -> bool {
+        self.servers
+            .read()
+            .units
+            .get(server)
+            .is_none_or(|current| !Arc::ptr_eq(current, unit))
+    }
+
     /// Every server's unit, in no order.
     pub(crate) fn units(&self) -> Vec<Arc<Unit>> {
         self.servers.read().units.values().cloned().collect()

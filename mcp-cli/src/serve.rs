@@ -142,7 +142,9 @@ pub async fn serve(
             })?;
             eprintln!("mcp-cli serve: listening on http://{addr}/mcp");
             for profile in gateway.profiles().keys() {
-                eprintln!("mcp-cli serve: profile '{profile}' at http://{addr}/profiles/{profile}/mcp");
+                eprintln!(
+                    "mcp-cli serve: profile '{profile}' at http://{addr}/profiles/{profile}/mcp"
+                );
             }
             let http = HttpServerOptions {
                 name: "mcp-cli serve".into(),

@@ -226,8 +226,7 @@ impl HttpGateway {
 
     /// The URL of profile `name`.
     fn profile_url(&self, name: &str) -> String {
-        self.url
-            .replace("/mcp", &format!("/profiles/{name}/mcp"))
+        self.url.replace("/mcp", &format!("/profiles/{name}/mcp"))
     }
 
     fn signal(&self, signal: nix::sys::signal::Signal) {
@@ -332,7 +331,10 @@ fn a_reload_keeps_unchanged_servers_and_refuses_a_half_written_config() {
         &target,
         &[
             ("RELOAD_CONFIG", config.display().to_string()),
-            ("RELOAD_BROKEN", setup.path("broken.json").display().to_string()),
+            (
+                "RELOAD_BROKEN",
+                setup.path("broken.json").display().to_string(),
+            ),
             ("RELOAD_NEXT", setup.path("next.json").display().to_string()),
             ("RELOAD_SERVE_LOG", serve_log.display().to_string()),
             (
@@ -395,15 +397,25 @@ fn a_reload_keeps_unchanged_servers_and_refuses_a_half_written_config() {
 
     // Process identity, seen while `serve` ran.
     let keep = processes(&seen, "keep");
-    assert_eq!(keep.len(), 1, "the unchanged server never restarted: {keep:?}");
+    assert_eq!(
+        keep.len(),
+        1,
+        "the unchanged server never restarted: {keep:?}"
+    );
     assert!(keep[0].1, "and still runs");
     let changed = processes(&seen, "changed");
     assert_eq!(changed.len(), 2, "{changed:?}");
-    assert!(!changed[0].1 && changed[1].1, "the old process is gone: {changed:?}");
+    assert!(
+        !changed[0].1 && changed[1].1,
+        "the old process is gone: {changed:?}"
+    );
     assert_ne!(changed[0].0, changed[1].0);
     let gone = processes(&seen, "gone");
     assert_eq!(gone.len(), 1);
-    assert!(!gone[0].1, "the removed server's process is reaped: {gone:?}");
+    assert!(
+        !gone[0].1,
+        "the removed server's process is reaped: {gone:?}"
+    );
     let added = processes(&seen, "added");
     assert_eq!(added.len(), 1);
     assert!(added[0].1);
@@ -536,7 +548,9 @@ fn a_profile_over_http_serves_only_its_view_and_an_unknown_one_is_404() {
     );
     assert_eq!(
         fixtures["tools"],
-        json!(["a__add", "a__echo", "a__fail", "b__add", "b__echo", "b__fail"])
+        json!([
+            "a__add", "a__echo", "a__fail", "b__add", "b__echo", "b__fail"
+        ])
     );
     assert_eq!(fixtures["prompts"], json!([]));
     // The whole gateway still serves everything at /mcp.
@@ -547,12 +561,7 @@ fn a_profile_over_http_serves_only_its_view_and_an_unknown_one_is_404() {
         &["http".to_owned(), gateway.url.clone()],
         &env("nobody__else"),
     );
-    assert!(
-        all["tools"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("b__add"))
-    );
+    assert!(all["tools"].as_array().unwrap().contains(&json!("b__add")));
 
     let status = Command::new(tools.python())
         .args([
@@ -600,7 +609,9 @@ fn a_profile_over_stdio_and_an_unknown_one_exits_2_naming_the_profiles() {
     );
     assert_eq!(
         fixtures["tools"],
-        json!(["a__add", "a__echo", "a__fail", "b__add", "b__echo", "b__fail"])
+        json!([
+            "a__add", "a__echo", "a__fail", "b__add", "b__echo", "b__fail"
+        ])
     );
     assert_eq!(fixtures["inside"], "42");
     assert!(

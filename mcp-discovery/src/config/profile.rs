@@ -203,20 +203,36 @@ mod tests {
         assert_eq!(profiles.len(), 1);
         let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
         assert_eq!(errors.len(), 3, "{messages:?}");
-        assert!(messages.iter().any(|m| m.starts_with("profile 'typo': unknown field `tool`")));
-        assert!(messages.iter().any(|m| m.starts_with("profile 'glob': tools.allow: invalid glob '[unclosed'")));
-        assert!(messages.iter().any(|m| m.starts_with("profile 'bad name':")));
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("profile 'typo': unknown field `tool`"))
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("profile 'glob': tools.allow: invalid glob '[unclosed'"))
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("profile 'bad name':"))
+        );
     }
 
     #[test]
     fn a_config_file_carries_its_profiles_and_an_error_names_file_and_profile() {
         let vars = std::collections::HashMap::<String, String>::new();
         let path = Path::new("/etc/mcp.json");
-        let good = r#"{"mcpServers": {"a": {"command": "x"}}, "profiles": {"p": {"servers": ["a"]}}}"#;
+        let good =
+            r#"{"mcpServers": {"a": {"command": "x"}}, "profiles": {"p": {"servers": ["a"]}}}"#;
         let file = crate::config::parse_str(path, good, &vars).unwrap();
         assert_eq!(file.profiles.len(), 1);
         assert_eq!(file.profiles[0].name, "p");
-        assert!(file.warnings.is_empty(), "profiles is a known top-level key");
+        assert!(
+            file.warnings.is_empty(),
+            "profiles is a known top-level key"
+        );
         let bad = "{\"mcpServers\": {\"a\": {\"command\": \"x\"}},\n \"profiles\": {\"bad\": {\"tools\": 3}}}";
         let error = crate::config::parse_str(path, bad, &vars)
             .unwrap_err()
@@ -252,6 +268,9 @@ mod tests {
     #[test]
     fn profiles_must_be_an_object() {
         let (_, errors) = read(json!(["ops"]));
-        assert_eq!(errors[0].message, "\"profiles\" must be an object of profiles");
+        assert_eq!(
+            errors[0].message,
+            "\"profiles\" must be an object of profiles"
+        );
     }
 }

@@ -69,12 +69,11 @@ impl ConfigWatch {
                 let _ = sender.try_send(Trigger::Changed(event.path.clone()));
             }
         };
-        let mut debouncer = new_debouncer(debounce, on_events).map_err(|source| {
-            WatchError::Watch {
+        let mut debouncer =
+            new_debouncer(debounce, on_events).map_err(|source| WatchError::Watch {
                 folder: PathBuf::new(),
                 source,
-            }
-        })?;
+            })?;
         for folder in watched.folders() {
             debouncer
                 .watcher()

@@ -151,7 +151,11 @@ async fn resolve_in_view(
         Ok((server, own))
     } else {
         Err(upstream::to_error(SupervisorError::UnknownItem {
-            kind: if kind == ListKind::Tools { "tool" } else { "prompt" },
+            kind: if kind == ListKind::Tools {
+                "tool"
+            } else {
+                "prompt"
+            },
             name: name.to_owned(),
         }))
     }

@@ -88,7 +88,9 @@ mod tests {
         report.status = ServerStatus::Ready;
         report.tools = tools
             .iter()
-            .map(|tool| RawJson::parse(&format!(r#"{{"name":"{tool}","inputSchema":{{}}}}"#)).unwrap())
+            .map(|tool| {
+                RawJson::parse(&format!(r#"{{"name":"{tool}","inputSchema":{{}}}}"#)).unwrap()
+            })
             .collect();
         report.prompts = vec![RawJson::parse(r#"{"name":"p"}"#).unwrap()];
         report
@@ -129,9 +131,16 @@ mod tests {
             ready("b", &["read"]),
             ready("c", &["read"]),
         ]));
-        let view = View::Profile(profile(Some(&["a", "b"]), &["a__*", "b__re?d"], &["*delete"]));
+        let view = View::Profile(profile(
+            Some(&["a", "b"]),
+            &["a__*", "b__re?d"],
+            &["*delete"],
+        ));
         let shown = view.catalog(&catalog);
-        assert_eq!(names(&shown, ListKind::Tools), ["a__read", "a__write", "b__read"]);
+        assert_eq!(
+            names(&shown, ListKind::Tools),
+            ["a__read", "a__write", "b__read"]
+        );
         assert_eq!(names(&shown, ListKind::Prompts), ["a__p", "b__p"]);
         assert!(!view.shows_tool("c", "c__read"));
         assert!(!view.shows_tool("a", "a__delete"));
@@ -142,7 +151,10 @@ mod tests {
         let catalog = Arc::new(Catalog::build(&[ready("a", &["x"]), ready("b", &["x"])]));
         let every = View::Profile(profile(None, &[], &["b__*"]));
         assert_eq!(names(&every.catalog(&catalog), ListKind::Tools), ["a__x"]);
-        assert_eq!(names(&every.catalog(&catalog), ListKind::Prompts), ["a__p", "b__p"]);
+        assert_eq!(
+            names(&every.catalog(&catalog), ListKind::Prompts),
+            ["a__p", "b__p"]
+        );
         assert!(View::Gone.catalog(&catalog).tools.is_empty());
         assert!(Arc::ptr_eq(&View::All.catalog(&catalog), &catalog));
         let profiles = Profiles::from([("p".to_owned(), profile(None, &[], &[]))]);

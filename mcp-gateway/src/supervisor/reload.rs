@@ -185,8 +185,8 @@ impl Supervisor {
         }
         futures::future::join_all(ending.iter().map(|name| self.inner.remove(name))).await;
         for config in servers {
-            let starts = summary.started.contains(&config.name)
-                || summary.restarted.contains(&config.name);
+            let starts =
+                summary.started.contains(&config.name) || summary.restarted.contains(&config.name);
             if starts {
                 let name = config.name.clone();
                 self.inner.add(config);

@@ -65,22 +65,19 @@ impl Supervisor {
     pub async fn start_stopped(&self) {
         let deadline = Instant::now() + self.inner.options.ready_wait;
         let units = self.inner.units();
-        let waits = units
-            .iter()
-            .filter(|unit| unit.config.enabled)
-            .map(|unit| {
-                let mut status = unit.status.subscribe();
-                if *status.borrow() == Status::Stopped {
-                    self.inner.tell(unit.name(), Command::Start);
-                }
-                async move {
-                    let _ = tokio::time::timeout_at(
-                        deadline,
-                        status.wait_for(|s| !matches!(s, Status::Stopped | Status::Starting)),
-                    )
-                    .await;
-                }
-            });
+        let waits = units.iter().filter(|unit| unit.config.enabled).map(|unit| {
+            let mut status = unit.status.subscribe();
+            if *status.borrow() == Status::Stopped {
+                self.inner.tell(unit.name(), Command::Start);
+            }
+            async move {
+                let _ = tokio::time::timeout_at(
+                    deadline,
+                    status.wait_for(|s| !matches!(s, Status::Stopped | Status::Starting)),
+                )
+                .await;
+            }
+        });
         futures::future::join_all(waits).await;
     }
 

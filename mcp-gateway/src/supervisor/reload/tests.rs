@@ -38,8 +38,16 @@ fn an_unchanged_config_keeps_every_server() {
 
 #[test]
 fn new_removed_and_changed_servers_are_told_apart() {
-    let old = [stdio("kept", &[]), stdio("changed", &["1"]), stdio("gone", &[])];
-    let new = [stdio("changed", &["2"]), stdio("kept", &[]), stdio("new", &[])];
+    let old = [
+        stdio("kept", &[]),
+        stdio("changed", &["1"]),
+        stdio("gone", &[]),
+    ];
+    let new = [
+        stdio("changed", &["2"]),
+        stdio("kept", &[]),
+        stdio("new", &[]),
+    ];
     assert_eq!(
         plan(&old, &new),
         [
@@ -113,7 +121,6 @@ fn a_summary_names_every_server_by_what_happened() {
     );
 }
 
-
 /// In-memory servers: every start and every ended connection counted by
 /// server name; each lists one tool, `t`.
 #[derive(Default)]
@@ -172,7 +179,11 @@ fn supervised(fakes: &Arc<Fakes>, servers: Vec<ServerConfig>) -> Supervisor {
     let connectors = Connectors::builtin().with(
         "fake",
         Arc::new(MemoryConnector::new(move |server| {
-            *factory.starts.lock().entry(server.name.clone()).or_default() += 1;
+            *factory
+                .starts
+                .lock()
+                .entry(server.name.clone())
+                .or_default() += 1;
             let (client, end) = MemoryTransport::pair();
             tokio::spawn(fake_server(end, server.name.clone(), Arc::clone(&factory)));
             Ok(client)
@@ -201,7 +212,10 @@ fn tools(supervisor: &Supervisor) -> Vec<String> {
 #[tokio::test(start_paused = true)]
 async fn a_reload_starts_stops_restarts_and_keeps_each_as_its_config_says() {
     let fakes = Arc::new(Fakes::default());
-    let supervisor = supervised(&fakes, vec![fake("keep", 1), fake("change", 1), fake("gone", 1)]);
+    let supervisor = supervised(
+        &fakes,
+        vec![fake("keep", 1), fake("change", 1), fake("gone", 1)],
+    );
     supervisor.start_all();
     supervisor.start_stopped().await;
     assert_eq!(tools(&supervisor), ["change__t", "gone__t", "keep__t"]);
@@ -226,12 +240,19 @@ async fn a_reload_starts_stops_restarts_and_keeps_each_as_its_config_says() {
     supervisor.start_stopped().await;
     assert_eq!(tools(&supervisor), ["change__t", "keep__t", "new__t"]);
     assert_eq!(supervisor.servers(), ["change", "keep", "new"]);
-    assert_eq!(fakes.starts("keep"), 1, "the unchanged server never restarted");
+    assert_eq!(
+        fakes.starts("keep"),
+        1,
+        "the unchanged server never restarted"
+    );
     assert_eq!(fakes.ended("keep"), 0);
     assert_eq!(fakes.starts("change"), 2);
     assert_eq!(fakes.starts("new"), 1);
     assert_eq!(generation(&supervisor), 1, "the same session serves it");
-    assert!(supervisor.routes().tool("gone__t").is_none(), "its routes went too");
+    assert!(
+        supervisor.routes().tool("gone__t").is_none(),
+        "its routes went too"
+    );
     // Subscribers saw the catalog change.
     let mut catalogs = 0;
     while let Ok(event) = events.try_recv() {
@@ -252,7 +273,9 @@ async fn reloading_the_same_config_changes_nothing() {
     supervisor.start_stopped().await;
     let summary = supervisor.reload(vec![fake("a", 1)]).await;
     assert_eq!(summary.kept, ["a"]);
-    assert!(summary.started.is_empty() && summary.stopped.is_empty() && summary.restarted.is_empty());
+    assert!(
+        summary.started.is_empty() && summary.stopped.is_empty() && summary.restarted.is_empty()
+    );
     assert_eq!(fakes.starts("a"), 1);
     assert_eq!(supervisor.status("a"), Some(Status::Ready));
     supervisor.shutdown().await;

@@ -89,7 +89,7 @@ mod tests {
         report.tools = tools
             .iter()
             .map(|tool| {
-                RawJson::parse(&format!(r#"{{"name":"{tool}","inputSchema":{{}}}}"#)).unwrap()
+                RawJson::parse(format!(r#"{{"name":"{tool}","inputSchema":{{}}}}"#)).unwrap()
             })
             .collect();
         report.prompts = vec![RawJson::parse(r#"{"name":"p"}"#).unwrap()];

@@ -262,7 +262,15 @@ pub enum Command {
     /// Serve every enabled server as one MCP server (a gateway): over stdio,
     /// or over Streamable HTTP at http://ADDR/mcp with --http. Tools and
     /// prompts are named <server>__<name>, as `mcp-cli tools` shows them.
-    /// Stops on stdin's end (stdio), SIGTERM or Ctrl-C, and stops every server.
+    /// Each profile of the config ("profiles": {NAME: {"servers": [...],
+    /// "tools": {"allow": [globs], "deny": [globs]}, "toolSearch": true}})
+    /// is served at http://ADDR/profiles/NAME/mcp, or over stdio with
+    /// --profile NAME. The config is read again when one of its files or
+    /// --dir folders changes, and on SIGHUP: new servers start, removed ones
+    /// stop, changed ones restart, the others keep running; clients stay
+    /// connected and are told which lists changed. A config that does not
+    /// read changes nothing (a warning names the file). Stops on stdin's end
+    /// (stdio), SIGTERM or Ctrl-C, and stops every server.
     Serve {
         /// Serve Streamable HTTP on this address (such as 127.0.0.1:8080)
         /// instead of stdio. A non-loopback address needs --http-token or
@@ -322,6 +330,13 @@ pub enum Command {
         /// For hosts with many tools: the model's context holds two.
         #[arg(long)]
         tool_search: bool,
+        /// Over stdio: serve only the view of this profile of the config
+        /// (exit status 2 when there is none of that name).
+        #[arg(long, value_name = "NAME", conflicts_with = "http")]
+        profile: Option<String>,
+        /// Do not watch the config for changes (SIGHUP then stops `serve`).
+        #[arg(long)]
+        no_reload: bool,
     },
     /// Authorize with an HTTP server that requires OAuth: opens the browser
     /// at its authorization page (or prints the URL), waits for it to come

@@ -171,6 +171,8 @@ async fn run_command(
             page_size,
             hide_changed_tools,
             tool_search,
+            profile,
+            no_reload,
         } => {
             let options = crate::serve::ServeOptions {
                 http: *http,
@@ -188,6 +190,12 @@ async fn run_command(
                     required_scopes: auth_scopes.clone(),
                 }),
                 public_url: public_url.clone(),
+                profile: profile.clone(),
+                reloading: if *no_reload {
+                    None
+                } else {
+                    Some(crate::serve::reloading(global, loaded, log)?)
+                },
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

@@ -8,5 +8,7 @@ pub const USAGE: u8 = 1;
 pub const SERVER_FAILED: u8 = 2;
 /// `discover --verify-pins`: an approved item changed or vanished.
 pub const PINS_CHANGED: u8 = 3;
+/// `serve --profile NAME`: no profile has that name (as clap's usage errors).
+pub const NO_SUCH_PROFILE: u8 = 2;
 /// `call` returned a tool error (`isError`).
 pub const TOOL_ERROR: u8 = 5;

@@ -23,6 +23,12 @@ impl LogMasker {
         *self.0.write() = masker;
     }
 
+    /// From now on, log lines are also masked with `masker`.
+    pub fn add(&self, masker: &Masker) {
+        let mut current = self.0.write();
+        *current = current.union(masker);
+    }
+
     fn mask(&self, text: &str) -> String {
         self.0.read().mask(text).into_owned()
     }

@@ -352,5 +352,6 @@ pub async fn servers_from_registry(
         candidates: Vec::new(),
         servers,
         warnings,
+        ..Loaded::default()
     })
 }

@@ -1,6 +1,7 @@
 //! `mcp-cli serve`: the gateway of `mcp-discovery`, over stdio or
 //! Streamable HTTP, until stdin ends, SIGTERM or Ctrl-C; then every server
-//! is stopped and its process reaped.
+//! is stopped and its process reaped. The config is read again when one of
+//! its files or folders changes, or on SIGHUP, and applied without a restart.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -11,6 +12,9 @@ use mcpdisco::secret::SecretString;
 use mcpdisco_client::session::SessionOptions;
 use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions};
 use mcpdisco_gateway::resource_server::ResourceServer;
+use mcpdisco_gateway::config_watch::{
+    ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
+};
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
 use mcpdisco_gateway::server::http::HttpServerOptions;
 use mcpdisco_gateway::server::stdio::StdioServer;
@@ -18,7 +22,24 @@ use mcpdisco_gateway::supervisor::SupervisorOptions;
 
 use crate::credentials::stored_context;
 use crate::error::UsageError;
+use crate::exit;
 use crate::load::Loaded;
+
+/// How `serve` reads its config again: the paths to watch, and the reading.
+pub struct Reloading {
+    /// The config's files and folders.
+    pub watched: Watched,
+    /// Reads the config as it was first read.
+    pub load: ConfigLoader,
+}
+
+impl std::fmt::Debug for Reloading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reloading")
+            .field("watched", &self.watched)
+            .finish_non_exhaustive()
+    }
+}
 
 /// What `serve` was asked.
 #[derive(Debug)]
@@ -41,6 +62,10 @@ pub struct ServeOptions {
     pub jwt: Option<JwtOptions>,
     /// The gateway's URL as its clients reach it.
     pub public_url: Option<String>,
+    /// Over stdio, serve only this profile's view.
+    pub profile: Option<String>,
+    /// Hot reload, unless turned off.
+    pub reloading: Option<Reloading>,
 }
 
 /// `--auth-jwks`, `--auth-issuer`, `--auth-audience`, `--auth-scope`.
@@ -58,6 +83,18 @@ pub async fn serve(
         && options.jwt.is_none()
     {
         return Err(UsageError::OpenBind(addr));
+    }
+    if let Some(profile) = &options.profile
+        && !loaded.profiles.contains_key(profile)
+    {
+        let known: Vec<&str> = loaded.profiles.keys().map(String::as_str).collect();
+        let known = if known.is_empty() {
+            "none is configured".to_owned()
+        } else {
+            format!("configured: {}", known.join(", "))
+        };
+        eprintln!("error: no profile named '{profile}'; {known}");
+        return Ok(ExitCode::from(exit::NO_SUCH_PROFILE));
     }
     let access = access(options.token.clone(), options.jwt.clone()).await?;
     let stop = stop_signal();
@@ -86,13 +123,25 @@ pub async fn serve(
         GatewayOptions {
             page_size: options.page_size,
             tool_search: options.tool_search,
+            profiles: loaded.profiles.clone(),
             ..GatewayOptions::default()
         },
     );
+    let reloads = options
+        .reloading
+        .and_then(|reloading| watch(&gateway, reloading));
+    let stop_reloads = reloads.map(AbortOnDrop);
     match listener {
         None => {
+            let stdio = StdioServer::new("mcp-cli serve");
+            let served = async {
+                match &options.profile {
+                    Some(profile) => gateway.serve_profile(stdio, profile).await,
+                    None => gateway.serve(stdio).await,
+                }
+            };
             tokio::select! {
-                () = gateway.serve(StdioServer::new("mcp-cli serve")) => {
+                () = served => {
                     tracing::info!("stdin ended; stopping");
                 }
                 () = stop => {}
@@ -104,6 +153,11 @@ pub async fn serve(
                 source,
             })?;
             eprintln!("mcp-cli serve: listening on http://{addr}/mcp");
+            for profile in gateway.profiles().keys() {
+                eprintln!(
+                    "mcp-cli serve: profile '{profile}' at http://{addr}/profiles/{profile}/mcp"
+                );
+            }
             let http = HttpEndpointsOptions {
                 server: HttpServerOptions {
                     name: "mcp-cli serve".into(),
@@ -118,6 +172,8 @@ pub async fn serve(
             }
         }
     }
+    // No reload may start servers while they are being stopped.
+    drop(stop_reloads);
     gateway.shutdown().await;
     Ok(ExitCode::SUCCESS)
 }
@@ -139,6 +195,89 @@ async fn access(token: Option<String>, jwt: Option<JwtOptions>) -> Result<Access
     Ok(token.map_or(Access::Open, |token| {
         Access::Token(SecretString::from(token))
     }))
+}
+
+/// How `serve` reads the config of `global` again: the files `loaded` read
+/// and the `--dir` folders watched, the same selection read again (a file
+/// of a folder that cannot be read refuses the whole reload), and the log
+/// masker then knows the new servers' secrets too.
+pub fn reloading(
+    global: &crate::cli::GlobalOptions,
+    loaded: &Loaded,
+    log: &crate::logging::LogMasker,
+) -> Result<Reloading, UsageError> {
+    let selection = crate::load::selection(global)?;
+    let watched = Watched {
+        files: loaded.files.clone(),
+        dirs: selection.dirs.clone(),
+    };
+    let log = log.clone();
+    let load: ConfigLoader = std::sync::Arc::new(move || {
+        let loaded = selection
+            .load(&mcpdisco::config::ProcessEnv)
+            .map_err(|error| error.to_string())?;
+        if !loaded.skipped.is_empty() {
+            return Err(loaded.skipped.join("; "));
+        }
+        log.add(&loaded.masker());
+        Ok(loaded)
+    });
+    Ok(Reloading { watched, load })
+}
+
+/// Starts watching the config for `gateway` (each change applied, or
+/// refused with a warning naming the file); `None` when it cannot be
+/// watched (said as a warning: `serve` runs on without reloads).
+fn watch(gateway: &Gateway, reloading: Reloading) -> Option<tokio::task::JoinHandle<()>> {
+    let watch = match ConfigWatch::new(&reloading.watched, DEBOUNCE) {
+        Ok(watch) => watch,
+        Err(error) => {
+            eprintln!("warning: the config will not be reloaded on change: {error}");
+            return None;
+        }
+    };
+    Some(tokio::spawn(reload_on_change(
+        gateway.clone(),
+        watch,
+        reloading.load,
+        say_reload,
+    )))
+}
+
+/// Says on stderr what came of a reload.
+fn say_reload(outcome: ReloadOutcome) {
+    let why = |trigger: &Trigger| match trigger {
+        Trigger::Changed(path) => format!("{} changed", path.display()),
+        Trigger::Hangup => "SIGHUP".to_owned(),
+    };
+    match outcome {
+        ReloadOutcome::Applied {
+            trigger,
+            summary,
+            warnings,
+        } => {
+            for warning in warnings {
+                eprintln!("warning: {warning}");
+            }
+            eprintln!(
+                "mcp-cli serve: config reloaded ({}): {summary}",
+                why(&trigger)
+            );
+        }
+        ReloadOutcome::Refused { trigger, error } => eprintln!(
+            "warning: config not reloaded ({}): {error}; the servers keep running as they were",
+            why(&trigger)
+        ),
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// SIGTERM or Ctrl-C, with the handlers registered now: a signal that

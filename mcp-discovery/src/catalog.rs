@@ -85,15 +85,38 @@ impl Catalog {
             skills: flat(ListKind::Skills),
             index: Default::default(),
         };
+        catalog.reindex();
+        catalog
+    }
+
+    /// The entries `keep` keeps, under the same names: a view of this
+    /// catalog (such as a gateway profile's). Items share their bytes.
+    pub fn retain(&self, keep: impl Fn(ListKind, &CatalogEntry) -> bool) -> Self {
+        let mut view = self.clone();
+        for kind in ListKind::ALL {
+            let entries = match kind {
+                ListKind::Tools => &mut view.tools,
+                ListKind::Resources => &mut view.resources,
+                ListKind::ResourceTemplates => &mut view.resource_templates,
+                ListKind::Prompts => &mut view.prompts,
+                ListKind::Skills => &mut view.skills,
+            };
+            entries.retain(|entry| keep(kind, entry));
+        }
+        view.reindex();
+        view
+    }
+
+    /// Indexes every kind's entries by namespaced name.
+    fn reindex(&mut self) {
         for (slot, kind) in ListKind::ALL.into_iter().enumerate() {
-            catalog.index[slot] = catalog
+            self.index[slot] = self
                 .entries(kind)
                 .iter()
                 .enumerate()
                 .map(|(at, entry)| (entry.qualified_name.clone(), at))
                 .collect();
         }
-        catalog
     }
 
     /// The entry of `kind` with this namespaced name.
@@ -242,6 +265,15 @@ mod tests {
             catalog.tool(names[1]).unwrap().name,
             format!("{}b", "a".repeat(70))
         );
+    }
+
+    #[test]
+    fn a_retained_view_keeps_names_and_finds_only_what_it_kept() {
+        let catalog = Catalog::build(&[ready("a", &["x", "y"]), ready("b", &["x"])]);
+        let view = catalog.retain(|_, entry| entry.qualified_name != "a__y");
+        assert_eq!(names(&view), ["a__x", "b__x"]);
+        assert!(view.tool("a__y").is_none());
+        assert_eq!(view.tool("b__x").unwrap().server, "b");
     }
 
     fn ready(name: &str, tools: &[&str]) -> ServerReport {

@@ -4,16 +4,20 @@
 //!   restarts with backoff, routing of calls by namespaced name, and events.
 //! * [`serve`]: the gateway, an MCP server of both eras in front of every
 //!   supervised server, over stdio or (feature `http`) Streamable HTTP
-//!   (`mcp-cli serve`).
+//!   (`mcp-cli serve`), in profiles' views.
+//! * [`config_watch`]: hot reload: the config's files and folders watched
+//!   (and SIGHUP), each change applied to a running gateway.
 //! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
 //! * `http_endpoints` (feature `http`): everything `serve --http` answers:
-//!   `/mcp`, `/healthz`, `/readyz`, `/metrics`, with their access checks.
+//!   `/mcp`, `/profiles/<name>/mcp`, `/healthz`, `/readyz`, `/metrics`,
+//!   with their access checks.
 //! * `resource_server` (feature `jwt-auth`): bearer JWTs verified against
 //!   an identity provider's JWKS, scopes, and RFC 9728 metadata.
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod config_watch;
 #[cfg(feature = "http")]
 pub mod http_endpoints;
 pub mod operations;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::error::ConfigWarning;
 use super::format::ConfigFormat;
+use super::profile::Profile;
 use super::server::ServerConfig;
 
 /// A file read.
@@ -17,4 +18,6 @@ pub struct ConfigFile {
     pub servers: Vec<ServerConfig>,
     /// Unknown fields and other oddities.
     pub warnings: Vec<ConfigWarning>,
+    /// Its `profiles`, in file order (JSON configs of our own shapes).
+    pub profiles: Vec<Profile>,
 }

@@ -34,6 +34,9 @@
 //! names its file and line ([`parse_str_lenient`] gives the servers that
 //! could be read beside every error; [`parse_str_with`] fails on any).
 //! [`SourceSelection`] says which files to read and which servers to use.
+//!
+//! A JSON config's top-level `profiles` names views of its servers for the
+//! gateway ([`Profile`]: servers, tool globs, tool search, required scopes).
 
 mod config_file;
 mod custom_launch;
@@ -51,6 +54,7 @@ mod merge;
 mod options;
 mod ping;
 mod problems;
+mod profile;
 mod read;
 mod redact;
 mod selection;
@@ -72,6 +76,7 @@ pub use launch::Launch;
 pub use merge::{Merged, Origin};
 pub use options::ParseOptions;
 pub use ping::PingSettings;
+pub use profile::{Profile, Profiles};
 pub use read::{
     LenientFile, load_file, load_file_with, parse_str, parse_str_lenient, parse_str_with,
 };

@@ -14,6 +14,7 @@ use super::json::{self, JsonDocument, kind_of};
 use super::launch_entry::LaunchReader;
 use super::options::ParseOptions;
 use super::problems::Problems;
+use super::profile::read_profiles;
 use super::server::read_server;
 use super::shape::{self, Shaped};
 
@@ -21,7 +22,14 @@ use super::shape::{self, Shaped};
 const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Top-level keys that are not servers but belong to some format.
-const KNOWN_TOP_LEVEL: &[&str] = &["servers", "mcpServers", "inputs", "$schema", "version"];
+const KNOWN_TOP_LEVEL: &[&str] = &[
+    "servers",
+    "mcpServers",
+    "inputs",
+    "$schema",
+    "version",
+    "profiles",
+];
 
 /// A file read leniently: the servers that could be read, and every error
 /// of the others.
@@ -270,6 +278,19 @@ fn read_shaped(
             );
         }
     }
+    let mut profiles = Vec::new();
+    if ours
+        && !shaped.shared_file
+        && let Some(value) = root.get("profiles")
+    {
+        let (read, errors) = read_profiles(path, value);
+        profiles = read;
+        for error in errors {
+            let mut at = vec!["profiles".to_owned()];
+            at.extend(error.profile);
+            problems.error_at(&at, error.message);
+        }
+    }
     let mut read = Vec::with_capacity(servers.len());
     for (name, entry) in servers {
         let at = shaped.entry_path(key, name);
@@ -286,6 +307,7 @@ fn read_shaped(
             format,
             servers: read,
             warnings: problems.warnings,
+            profiles,
         },
         errors: problems.errors,
     })
@@ -297,5 +319,6 @@ fn empty_file(path: &Path, format: ConfigFormat) -> ConfigFile {
         format,
         servers: Vec::new(),
         warnings: Vec::new(),
+        profiles: Vec::new(),
     }
 }

@@ -23,6 +23,7 @@ use super::expand::VarSource;
 use super::launch::Launch;
 use super::merge::{Merged, Origin};
 use super::options::ParseOptions;
+use super::profile::Profiles;
 use super::read::load_file_with;
 use super::server::ServerConfig;
 use super::sources::{first_found, load_dir, read_hosts};
@@ -59,6 +60,11 @@ pub struct LoadedConfig {
     pub servers: Vec<ServerConfig>,
     /// Warnings to show (unknown fields, duplicate names, files skipped).
     pub warnings: Vec<String>,
+    /// The errors of the files that were skipped (a bad file of a `--dir`
+    /// folder, or of a host's config with `--all_hosts`), also among the warnings.
+    pub skipped: Vec<String>,
+    /// The profiles of every file read (the first definition of a name wins).
+    pub profiles: Profiles,
 }
 
 impl LoadedConfig {
@@ -159,7 +165,7 @@ impl SourceSelection {
         for dir in &self.dirs {
             let read = load_dir(dir, vars, options)?;
             for error in read.errors {
-                sources.loaded.warnings.push(format!("{error}; skipped"));
+                sources.skip(error.to_string());
             }
             for file in read.files {
                 sources.add(file, Origin::Dir);
@@ -176,7 +182,7 @@ impl SourceSelection {
                     // A host's general settings without an MCP section are not an MCP config.
                     Ok(file) if candidate.shared && file.servers.is_empty() => {}
                     Ok(file) => sources.add(file, Origin::Host(candidate.host)),
-                    Err(error) => sources.loaded.warnings.push(format!("{error}; skipped")),
+                    Err(error) => sources.skip(error.to_string()),
                 }
             }
             sources.loaded.candidates = candidates;
@@ -193,6 +199,27 @@ impl SourceSelection {
     }
 }
 
+/// Every server a profile names is configured; else the error names the
+/// profile's file, the profile and the server.
+fn check_profiles(loaded: &LoadedConfig) -> Result<(), SourceError> {
+    for profile in loaded.profiles.values() {
+        for server in profile.servers.iter().flatten() {
+            if !loaded.servers.iter().any(|s| &s.name == server) {
+                let known: Vec<&str> = loaded.servers.iter().map(|s| s.name.as_str()).collect();
+                return Err(SourceError::Config(ConfigError::invalid(
+                    &profile.source,
+                    format!(
+                        "profile '{}': no server named '{server}'; configured: {}",
+                        profile.name,
+                        known.join(", ")
+                    ),
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn no_config(candidates: Vec<Candidate>) -> SourceError {
     SourceError::NoConfig {
         searched: candidates.into_iter().map(|c| c.path).collect(),
@@ -207,14 +234,33 @@ struct Sources {
 }
 
 impl Sources {
-    fn add(&mut self, file: ConfigFile, origin: Origin) {
+    fn add(&mut self, mut file: ConfigFile, origin: Origin) {
         self.loaded
             .warnings
             .extend(file.warnings.iter().map(ToString::to_string));
         if !self.loaded.files.contains(&file.path) {
             self.loaded.files.push(file.path.clone());
         }
+        for profile in std::mem::take(&mut file.profiles) {
+            match self.loaded.profiles.get(&profile.name) {
+                Some(taken) => self.loaded.warnings.push(format!(
+                    "{}: profile '{}' is also defined in {}; the first definition is used",
+                    profile.source.display(),
+                    profile.name,
+                    taken.source.display()
+                )),
+                None => {
+                    self.loaded.profiles.insert(profile.name.clone(), profile);
+                }
+            }
+        }
         self.merged.add(file, origin);
+    }
+
+    /// A file that could not be read, skipped.
+    fn skip(&mut self, error: String) {
+        self.loaded.warnings.push(format!("{error}; skipped"));
+        self.loaded.skipped.push(error);
     }
 
     /// The servers, kept to `only` when names are given.
@@ -222,6 +268,7 @@ impl Sources {
         let mut loaded = self.loaded;
         loaded.servers = self.merged.servers;
         loaded.warnings.extend(self.merged.warnings);
+        check_profiles(&loaded)?;
         for name in only {
             loaded.server(name)?;
         }

@@ -126,6 +126,35 @@ pub(super) async fn require_jwt(
     next.run(request).await
 }
 
+/// `/profiles/<name>/mcp`: whatever [`Access`] asks, before the profile is
+/// looked up (an unknown name is not told apart from a refused one), and
+/// with JWTs the scopes the profile requires (`requiredScopes`) too.
+pub(super) async fn require_profile_access(
+    State((guard, gateway)): State<(Arc<Guard>, crate::serve::Gateway)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    #[cfg(feature = "jwt-auth")]
+    if let Access::Jwt(server) = &guard.access {
+        let required = crate::serve::http_views::profile_of(request.uri().path())
+            .and_then(|name| {
+                gateway
+                    .profiles()
+                    .get(name)
+                    .map(|profile| profile.required_scopes.clone())
+            })
+            .unwrap_or_default();
+        let token = bearer(request.headers()).map(str::to_owned);
+        let verdict = server.authorize(token.as_deref(), &required).await;
+        return match verdict {
+            Ok(_) => next.run(request).await,
+            Err(challenge) => refusal(&guard, request.headers(), &challenge),
+        };
+    }
+    let _ = &gateway;
+    require_access(State(guard), request, next).await
+}
+
 /// The 401 or 403 of a challenge, pointing at the metadata.
 #[cfg(feature = "jwt-auth")]
 fn refusal(

@@ -3,6 +3,7 @@
 //! | path | what | access |
 //! |---|---|---|
 //! | `/mcp` | Streamable HTTP (`mcpdisco_transport::server::http`) | the token or a JWT |
+//! | `/profiles/<name>/mcp` | the view of profile `<name>`; 404 for no such profile | the token, or a JWT with the profile's `requiredScopes` |
 //! | `/healthz` | 200 while the process serves | open |
 //! | `/readyz` | 200 when every enabled server is connected, else 503; `{"servers": {name: state}}` | the token or a JWT |
 //! | `/metrics` | Prometheus text (feature `metrics`) | the token or a JWT |
@@ -24,6 +25,7 @@ use axum::middleware::from_fn_with_state;
 use mcpdisco_transport::server::http::{HttpServer, HttpServerOptions};
 
 use crate::serve::Gateway;
+use crate::serve::http_views::ProfileRoutes;
 pub use access::Access;
 
 /// How `serve --http` serves.
@@ -50,11 +52,16 @@ impl std::fmt::Debug for HttpEndpointsOptions {
     }
 }
 
-/// The router of every endpoint, and the connections `/mcp` accepts.
-pub fn router(
+/// Every endpoint's routes, the connections `/mcp` accepts, and the
+/// profiles' routes (whose connections end with [`ProfileRoutes::stop`]).
+pub(crate) fn router(
     gateway: &Gateway,
     options: HttpEndpointsOptions,
-) -> (Router, mcpdisco_transport::server::http::Connections) {
+) -> (
+    Router,
+    mcpdisco_transport::server::http::Connections,
+    Arc<ProfileRoutes>,
+) {
     let HttpEndpointsOptions {
         mut server,
         access,
@@ -68,31 +75,41 @@ pub fn router(
         access,
         public_url: public_url.map(|url| url.trim_end_matches('/').to_owned()),
     });
+    let profiles = ProfileRoutes::new(gateway.clone(), server.clone());
     let (mcp, connections) = HttpServer::routes(server);
     let mcp = if guard.access.is_jwt() {
         mcp.layer(from_fn_with_state(Arc::clone(&guard), access::require_jwt))
     } else {
         mcp
     };
+    let views = profiles.router().layer(from_fn_with_state(
+        (Arc::clone(&guard), gateway.clone()),
+        access::require_profile_access,
+    ));
     let guarded = operations::guarded(gateway.clone()).layer(from_fn_with_state(
         Arc::clone(&guard),
         access::require_access,
     ));
     let open = operations::open(Arc::clone(&guard));
-    (mcp.merge(guarded).merge(open), connections)
+    (
+        mcp.merge(views).merge(guarded).merge(open),
+        connections,
+        profiles,
+    )
 }
 
 /// Serves every endpoint on `listener` until `shutdown` completes, each
-/// `/mcp` connection served by `gateway`.
+/// connection served by `gateway` in its view (every item at `/mcp`, a
+/// profile's at `/profiles/<name>/mcp`).
 pub async fn serve(
     gateway: &Gateway,
     listener: tokio::net::TcpListener,
     options: HttpEndpointsOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let (router, connections) = router(gateway, options);
+    let (router, connections, profiles) = router(gateway, options);
     let serving = gateway.clone();
-    HttpServer::serve_router(
+    let served = HttpServer::serve_router(
         listener,
         router,
         connections,
@@ -102,5 +119,7 @@ pub async fn serve(
         },
         shutdown,
     )
-    .await
+    .await;
+    profiles.stop().await;
+    served
 }

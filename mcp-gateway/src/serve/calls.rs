@@ -25,6 +25,7 @@ use super::context::RequestContext;
 use super::input::RunningCall;
 use super::search::tools as search_tools;
 use super::upstream;
+use crate::supervisor::SupervisorError;
 use mcpdisco_client::session::{ListKind, Progress, RequestOptions};
 
 /// `tools/call` of a tool by its served name; in tool-search mode also
@@ -37,10 +38,11 @@ pub(crate) async fn call_tool(
     if let Some(resumed) = resume::<CallTool>(&request, state, params.input_responses.as_ref())? {
         return request.shared.inputs.drive::<CallTool>(resumed).await;
     }
-    if request.shared.options.tool_search {
+    let view = request.shared.view(request.profile.as_deref());
+    if view.tool_search(request.shared.options.tool_search) {
         match params.name.as_str() {
             search_tools::SEARCH_TOOLS => {
-                let listing = request.shared.listing().await;
+                let listing = request.shared.listing(request.profile.as_ref()).await;
                 let index = listing.search().ok_or_else(|| {
                     ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the tool index is missing")
                 })?;
@@ -73,10 +75,7 @@ async fn call_served_tool(
     meta: Option<&Extra>,
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     let supervisor = request.shared.supervisor.clone();
-    let (server, tool) = supervisor
-        .resolve(ListKind::Tools, name)
-        .await
-        .map_err(upstream::to_error)?;
+    let (server, tool) = resolve_in_view(request, ListKind::Tools, name).await?;
     let arguments = arguments.unwrap_or_else(|| Value::Object(Map::new()));
     let call = |options| upstream::call_tool(supervisor, server.clone(), tool, arguments, options);
     routed::<CallTool, _>(request, meta, &server, call).await
@@ -94,7 +93,7 @@ pub(crate) async fn read_resource(
     }
     let route = request
         .shared
-        .route_resource(&params.uri)
+        .route_resource(request.profile.as_ref(), &params.uri)
         .await
         .ok_or_else(|| {
             ErrorObject::for_resource(
@@ -122,14 +121,44 @@ pub(crate) async fn get_prompt(
         return request.shared.inputs.drive::<GetPrompt>(resumed).await;
     }
     let supervisor = request.shared.supervisor.clone();
-    let (server, prompt) = supervisor
-        .resolve(ListKind::Prompts, &params.name)
-        .await
-        .map_err(upstream::to_error)?;
+    let (server, prompt) = resolve_in_view(&request, ListKind::Prompts, &params.name).await?;
     let arguments = params.arguments.map_or(Value::Null, Value::Object);
     let call =
         |options| upstream::get_prompt(supervisor, server.clone(), prompt, arguments, options);
     routed::<GetPrompt, _>(&request, params.meta.as_ref(), &server, call).await
+}
+
+/// The server and own name of the tool or prompt served as `name`, in the
+/// view of the request's profile: a name outside it is unknown, with the
+/// error of a name no server offers.
+async fn resolve_in_view(
+    request: &RequestContext,
+    kind: ListKind,
+    name: &str,
+) -> Result<(String, String), ErrorObject> {
+    let (server, own) = request
+        .shared
+        .supervisor
+        .resolve(kind, name)
+        .await
+        .map_err(upstream::to_error)?;
+    let view = request.shared.view(request.profile.as_deref());
+    let shown = match kind {
+        ListKind::Tools => view.shows_tool(&server, name),
+        _ => view.shows_server(&server),
+    };
+    if shown {
+        Ok((server, own))
+    } else {
+        Err(upstream::to_error(SupervisorError::UnknownItem {
+            kind: if kind == ListKind::Tools {
+                "tool"
+            } else {
+                "prompt"
+            },
+            name: name.to_owned(),
+        }))
+    }
 }
 
 /// The parked call a modern retry (`requestState`) takes back, with its answers given.

@@ -19,9 +19,14 @@ use super::routes::Routes;
 use super::shared::Shared;
 use super::subscriptions;
 
-/// Serves one client until its connection ends; then everything it
-/// started is stopped.
-pub(crate) async fn serve(shared: Arc<Shared>, routes: Arc<Routes>, transport: Arc<dyn Transport>) {
+/// Serves one client, in the view of `profile` (every item when `None`),
+/// until its connection ends; then everything it started is stopped.
+pub(crate) async fn serve(
+    shared: Arc<Shared>,
+    routes: Arc<Routes>,
+    transport: Arc<dyn Transport>,
+    profile: Option<Arc<str>>,
+) {
     // The connection's `mcp.server.session.duration`, recorded when it ends.
     #[cfg(feature = "otel")]
     let _duration = shared.telemetry.as_ref().map(|(telemetry, _)| {
@@ -36,9 +41,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, routes: Arc<Routes>, transport: A
     let link = Arc::new(ClientLink::new(transport));
     shared.bridge.add_client(&link);
     let announcer = tokio::spawn(subscriptions::announce_changes(
+        Arc::clone(&shared),
         Arc::clone(&link),
-        shared.supervisor.subscribe(),
-        shared.supervisor.catalog(),
+        profile.clone(),
     ));
     // Also when this future is dropped (the server shutting down).
     let _stop = StopOnDrop {
@@ -47,7 +52,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, routes: Arc<Routes>, transport: A
     };
     loop {
         match link.receive().await {
-            Ok(Some(message)) => on_message(&shared, &routes, &link, message).await,
+            Ok(Some(message)) => {
+                on_message(&shared, &routes, &link, profile.as_ref(), message).await;
+            }
             Ok(None) => break,
             Err(error) => {
                 tracing::debug!(%error, "the gateway's client connection failed");
@@ -75,10 +82,11 @@ async fn on_message(
     shared: &Arc<Shared>,
     routes: &Routes,
     link: &Arc<ClientLink>,
+    profile: Option<&Arc<str>>,
     message: Message,
 ) {
     match message {
-        Message::Request(request) => on_request(shared, routes, link, request).await,
+        Message::Request(request) => on_request(shared, routes, link, profile, request).await,
         Message::Notification(Notification { method, params }) => {
             let handled = routes
                 .notifications
@@ -105,6 +113,7 @@ async fn on_request(
     shared: &Arc<Shared>,
     routes: &Routes,
     link: &Arc<ClientLink>,
+    profile: Option<&Arc<str>>,
     request: Request,
 ) {
     let Request { id, method, params } = request;
@@ -117,6 +126,7 @@ async fn on_request(
         link: Arc::clone(link),
         id: id.clone(),
         era,
+        profile: profile.cloned(),
     };
     let server_info = shared.options.server_info.clone();
     #[cfg(feature = "otel")]

@@ -8,8 +8,8 @@ use mcpdisco_protocol::version::Era;
 use super::client::ClientLink;
 use super::shared::Shared;
 
-/// One request of a client: the gateway, the client's connection, the
-/// request's id and its era.
+/// One request of a client: the gateway, the client's connection and its
+/// profile, the request's id and its era.
 #[derive(Clone)]
 pub(crate) struct RequestContext {
     /// What every client of the gateway shares.
@@ -20,4 +20,6 @@ pub(crate) struct RequestContext {
     pub(crate) id: RequestId,
     /// The era its `_meta` puts it in.
     pub(crate) era: Era,
+    /// The profile whose view the client sees; every item when `None`.
+    pub(crate) profile: Option<Arc<str>>,
 }

@@ -48,8 +48,6 @@ pub struct ResourceRoute {
 /// The gateway's lists of one catalog.
 #[derive(Debug)]
 pub(crate) struct Listing {
-    /// The catalog they were built from.
-    pub(crate) catalog: Arc<Catalog>,
     /// The tools served: every server's, or (tool search) the two tools
     /// that search and call them.
     tools: Vec<ListItem<Tool>>,
@@ -137,7 +135,6 @@ impl Listing {
             uris,
             template_prefixes,
             namespaces,
-            catalog,
         }
     }
 

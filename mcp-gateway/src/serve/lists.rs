@@ -27,7 +27,7 @@ where
     M::Result: ServedList,
     <M::Result as ListResult>::Item: Clone,
 {
-    let listing = request.shared.listing().await;
+    let listing = request.shared.listing(request.profile.as_ref()).await;
     let items = <M::Result as ServedList>::items(&listing);
     let page_size = Some(request.shared.options.page_size);
     let page: M::Result = server::list_page(items, params.cursor.as_deref(), page_size)?;
@@ -43,7 +43,7 @@ pub(crate) async fn get_skill(
     params: GetSkillParams,
     request: RequestContext,
 ) -> Result<GetSkillResult, ErrorObject> {
-    let listing = request.shared.listing().await;
+    let listing = request.shared.listing(request.profile.as_ref()).await;
     match listing.skill(&params.uri) {
         Some(skill) => Ok(GetSkillResult {
             skill: skill.clone(),

@@ -30,6 +30,13 @@
 //!   answers two tools, `search_tools` (BM25 over every server's tools)
 //!   and `call_tool` (a call by served name, down the same path as a
 //!   direct call); see [`search`].
+//! - **Profiles** ([`GatewayOptions::profiles`]): a client of a profile
+//!   ([`Gateway::serve_profile`], `/profiles/<name>/mcp` with
+//!   `http_endpoints`) sees only that profile's servers and tools;
+//!   anything else is unknown to it (the `view` module).
+//! - **Reload** ([`Gateway::reload`]): servers and profiles replaced while
+//!   clients stay connected; unchanged servers keep running, and clients
+//!   hear of the lists that changed.
 //! - Not offered (answered -32601): `completion/complete`,
 //!   `logging/setLevel`, `resources/subscribe`, and tasks.
 //!
@@ -44,6 +51,8 @@ mod client;
 mod connection;
 mod context;
 mod handshake;
+#[cfg(feature = "http")]
+pub(crate) mod http_views;
 mod input;
 pub mod listing;
 mod lists;
@@ -54,6 +63,7 @@ pub mod search;
 mod shared;
 mod subscriptions;
 mod upstream;
+mod view;
 
 use std::sync::Arc;
 
@@ -62,9 +72,9 @@ use mcpdisco_transport::Transport;
 use serde_json::{Map, Value};
 
 use crate::operations::readiness::Readiness;
-use crate::supervisor::{Supervisor, SupervisorOptions};
+use crate::supervisor::{ReloadSummary, Supervisor, SupervisorOptions};
 use bridge::Bridge;
-use mcpdisco::config::ServerConfig;
+use mcpdisco::config::{Profiles, ServerConfig};
 pub use options::GatewayOptions;
 use routes::Routes;
 use shared::Shared;
@@ -150,8 +160,38 @@ impl Gateway {
 
     /// [`serve`](Self::serve) for a shared transport.
     pub async fn serve_shared(&self, transport: Arc<dyn Transport>) {
+        self.serve_view(transport, None).await;
+    }
+
+    /// Serves one client the view of profile `profile` (its servers, the
+    /// tools its globs let through, tool search if it says so) until its
+    /// connection ends. A name that is not (or no longer) a profile shows
+    /// nothing; check [`profiles`](Self::profiles) first.
+    pub async fn serve_profile(&self, transport: impl Transport + 'static, profile: &str) {
+        self.serve_view(Arc::new(transport), Some(Arc::from(profile)))
+            .await;
+    }
+
+    /// Serves one client the view of `profile`, or every item.
+    async fn serve_view(&self, transport: Arc<dyn Transport>, profile: Option<Arc<str>>) {
         let (shared, routes) = (Arc::clone(&self.shared), Arc::clone(&self.routes));
-        connection::serve(shared, routes, transport).await;
+        connection::serve(shared, routes, transport, profile).await;
+    }
+
+    /// The profiles, as of the last config.
+    pub fn profiles(&self) -> Arc<Profiles> {
+        self.shared.profiles()
+    }
+
+    /// Applies a new config without dropping a client: servers as
+    /// [`Supervisor::reload`] says (unchanged ones keep running), and the
+    /// profiles replaced. Clients hear of the lists that changed in their view.
+    pub async fn reload(&self, servers: Vec<ServerConfig>, profiles: Profiles) -> ReloadSummary {
+        let summary = self.shared.supervisor.reload(servers).await;
+        self.shared.set_profiles(profiles);
+        // Views may have changed with the profiles alone.
+        self.shared.supervisor.republish();
+        summary
     }
 
     /// Stops every server (processes reaped) and drops waiting calls.

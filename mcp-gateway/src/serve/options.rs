@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use mcpdisco::config::Profiles;
 use mcpdisco_protocol::types::Implementation;
 
 /// How the gateway serves its clients.
@@ -21,8 +22,13 @@ pub struct GatewayOptions {
     /// `search_tools` and `call_tool`, which find every server's tools
     /// (BM25 over names, descriptions and parameters) and call them
     /// (see the `search` module). Tools stay callable directly by their
-    /// namespaced names. A profile's `"toolSearch": true` is meant to set it.
+    /// namespaced names. A profile's `"toolSearch": true` sets it for
+    /// that profile's clients.
     pub tool_search: bool,
+    /// The config's profiles: the views served at `/profiles/<name>/mcp`
+    /// and by [`Gateway::serve_profile`](super::Gateway::serve_profile)
+    /// (replaced by [`Gateway::reload`](super::Gateway::reload)).
+    pub profiles: Profiles,
 }
 
 impl Default for GatewayOptions {
@@ -36,6 +42,7 @@ impl Default for GatewayOptions {
             client_request_timeout: Duration::from_secs(300),
             input_wait: Duration::from_secs(300),
             tool_search: false,
+            profiles: Profiles::new(),
         }
     }
 }

@@ -1,16 +1,28 @@
 //! What every client connection of a gateway shares: the supervisor, the
-//! bridge and parked calls, and the lists of the current catalog.
+//! bridge and parked calls, the profiles, and the lists of the current
+//! catalog in each view.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcpdisco_transport::sync::Mutex;
+use mcpdisco::catalog::Catalog;
+use mcpdisco::config::Profiles;
+use mcpdisco_transport::sync::{Mutex, RwLock};
 use tokio::sync::OnceCell;
 
 use super::bridge::Bridge;
 use super::input::Inputs;
 use super::listing::{Listing, ResourceRoute};
 use super::options::GatewayOptions;
+use super::view::View;
 use crate::supervisor::Supervisor;
+
+/// The lists of one view, and what they were built from.
+struct CachedListing {
+    catalog: Arc<Catalog>,
+    profiles: Arc<Profiles>,
+    listing: Arc<Listing>,
+}
 
 /// What every client connection of a gateway shares.
 pub(crate) struct Shared {
@@ -18,10 +30,14 @@ pub(crate) struct Shared {
     pub(crate) options: GatewayOptions,
     pub(crate) bridge: Arc<Bridge>,
     pub(crate) inputs: Arc<Inputs>,
-    listing: Mutex<Option<Arc<Listing>>>,
     /// The gateway's metrics (feature `metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Arc<crate::operations::metrics::GatewayMetrics>,
+    /// The profiles, as of the last config.
+    profiles: RwLock<Arc<Profiles>>,
+    /// The lists of each view (`None`: every item), rebuilt when the
+    /// catalog or the profiles change.
+    listings: Mutex<HashMap<Option<Arc<str>>, CachedListing>>,
     /// Set once the servers' first starts have settled.
     warmed: OnceCell<()>,
     /// The sessions' telemetry, and the masker of every server's secrets
@@ -60,36 +76,73 @@ impl Shared {
             supervisor,
             bridge,
             inputs: Arc::new(Inputs::new(options.input_wait)),
+            profiles: RwLock::new(Arc::new(options.profiles.clone())),
             options,
-            listing: Mutex::new(None),
+            listings: Mutex::new(HashMap::new()),
             warmed: OnceCell::new(),
         }
     }
 
-    /// The lists of the current catalog (built once per catalog). The first
-    /// call waits until the servers' first starts have settled.
-    pub(crate) async fn listing(&self) -> Arc<Listing> {
+    /// The profiles, as of the last config.
+    pub(crate) fn profiles(&self) -> Arc<Profiles> {
+        Arc::clone(&self.profiles.read())
+    }
+
+    /// Replaces the profiles (a reload); the lists of every view are rebuilt.
+    pub(crate) fn set_profiles(&self, profiles: Profiles) {
+        *self.profiles.write() = Arc::new(profiles);
+        self.listings.lock().clear();
+    }
+
+    /// What a client of `profile` sees (every item when `None`).
+    pub(crate) fn view(&self, profile: Option<&str>) -> View {
+        View::of(&self.profiles(), profile)
+    }
+
+    /// The lists of the current catalog in the view of `profile` (built
+    /// once per catalog and profiles). The first call waits until the
+    /// servers' first starts have settled.
+    pub(crate) async fn listing(&self, profile: Option<&Arc<str>>) -> Arc<Listing> {
         self.warmed
             .get_or_init(|| self.supervisor.start_stopped())
             .await;
         let catalog = self.supervisor.catalog();
-        let mut cached = self.listing.lock();
-        match &*cached {
-            Some(listing) if Arc::ptr_eq(&listing.catalog, &catalog) => Arc::clone(listing),
-            _ => {
-                let listing = Arc::new(Listing::build(catalog, self.options.tool_search));
-                *cached = Some(Arc::clone(&listing));
-                listing
-            }
+        let profiles = self.profiles();
+        let mut cached = self.listings.lock();
+        if let Some(entry) = cached.get(&profile.cloned())
+            && Arc::ptr_eq(&entry.catalog, &catalog)
+            && Arc::ptr_eq(&entry.profiles, &profiles)
+        {
+            return Arc::clone(&entry.listing);
         }
+        let view = View::of(&profiles, profile.map(|name| &**name));
+        let tool_search = view.tool_search(self.options.tool_search);
+        let listing = Arc::new(Listing::build(view.catalog(&catalog), tool_search));
+        cached.insert(
+            profile.cloned(),
+            CachedListing {
+                catalog,
+                profiles,
+                listing: Arc::clone(&listing),
+            },
+        );
+        listing
     }
 
-    /// The server of a resource URI: among ready servers, else among the
-    /// last lists of servers that are down (the call then waits for them).
-    pub(crate) async fn route_resource(&self, uri: &str) -> Option<ResourceRoute> {
-        if let Some(route) = self.listing().await.route(uri) {
+    /// The server of a resource URI in the view of `profile`: among ready
+    /// servers, else among the last lists of servers that are down (the
+    /// call then waits for them).
+    pub(crate) async fn route_resource(
+        &self,
+        profile: Option<&Arc<str>>,
+        uri: &str,
+    ) -> Option<ResourceRoute> {
+        if let Some(route) = self.listing(profile).await.route(uri) {
             return Some(route);
         }
-        Listing::build(self.supervisor.routes(), false).route(uri)
+        let view = self.view(profile.map(|name| &**name));
+        Listing::build(view.catalog(&self.supervisor.routes()), false)
+            .route(uri)
+            .filter(|route| view.shows_server(&route.server))
     }
 }

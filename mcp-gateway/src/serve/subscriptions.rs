@@ -1,5 +1,7 @@
 //! What a client hears of list changes (a server's list changed, a server
-//! became ready or went down): legacy clients get
+//! became ready or went down, a reload changed the servers or the
+//! profiles), in its view (a profile's client hears of its profile's
+//! items only): legacy clients get
 //! `notifications/*/list_changed` once initialized; modern ones get them on
 //! their `subscriptions/listen`, tagged with its id.
 
@@ -20,6 +22,7 @@ use tokio::sync::broadcast;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
+use super::shared::Shared;
 use crate::supervisor::SupervisorEvent;
 use mcpdisco::catalog::Catalog;
 use mcpdisco_client::session::ListKind;
@@ -62,13 +65,17 @@ fn subscription_meta(id: &RequestId) -> Extra {
     meta
 }
 
-/// Tells `link` of list changes as the supervisor's catalog changes, until
-/// the supervisor goes away.
+/// Tells `link`, a client of `profile` (every item when `None`), of
+/// changes of the lists it sees as the supervisor's catalog (or the
+/// profiles) change, until the supervisor goes away.
 pub(crate) async fn announce_changes(
+    shared: Arc<Shared>,
     link: Arc<ClientLink>,
-    mut events: broadcast::Receiver<SupervisorEvent>,
-    mut announced: Arc<Catalog>,
+    profile: Option<Arc<str>>,
 ) {
+    let mut events = shared.supervisor.subscribe();
+    let seen = |catalog: &Arc<Catalog>| shared.view(profile.as_deref()).catalog(catalog);
+    let mut announced = seen(&shared.supervisor.catalog());
     loop {
         let catalog = match events.recv().await {
             Ok(SupervisorEvent::Catalog(catalog)) => catalog,
@@ -88,6 +95,7 @@ pub(crate) async fn announce_changes(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
+        let catalog = seen(&catalog);
         announce(&link, &announced, &catalog).await;
         announced = catalog;
     }

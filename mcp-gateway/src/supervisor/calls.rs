@@ -60,6 +60,10 @@ impl Supervisor {
                 }
             }
             match tokio::time::timeout_at(deadline, status.changed()).await {
+                // A reload replaced the server: wait for the new one.
+                Ok(Ok(())) if self.inner.replaced(server, &unit) => {
+                    return Box::pin(self.session_after(server, None)).await;
+                }
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return Err(SupervisorError::ShutDown),
                 Err(_) => return Err(not_ready(current)),

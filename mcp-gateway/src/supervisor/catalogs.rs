@@ -92,6 +92,32 @@ impl Catalogs {
     }
 }
 
+impl Catalogs {
+    /// Forgets `server` (it left the config): its items leave the catalog
+    /// and the routes. Answers the new catalog.
+    pub(crate) fn forget(
+        &self,
+        server: &str,
+        offered: impl Fn(ServerReport) -> ServerReport,
+    ) -> Arc<Catalog> {
+        let build = |reports: &BTreeMap<String, ServerReport>| {
+            let reports: Vec<ServerReport> = reports.values().cloned().map(&offered).collect();
+            Arc::new(Catalog::with_separator(&reports, &self.separator))
+        };
+        {
+            let mut last = self.last.lock();
+            if last.remove(server).is_some() {
+                *self.routes.write() = build(&last);
+            }
+        }
+        let mut ready = self.ready.lock();
+        if ready.remove(server).is_some() {
+            *self.catalog.write() = build(&ready);
+        }
+        Arc::clone(&self.catalog.read())
+    }
+}
+
 /// `fresh`, a ready server's new listing, with the items of each list it
 /// failed to get (the server answered that list with an error) taken from
 /// `previous`, its last listing.

@@ -35,32 +35,32 @@ mod gate;
 mod lifecycle;
 mod opening;
 mod options;
+mod reload;
 mod routing;
 mod runner;
 mod shared;
 pub mod state;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcpdisco::catalog::Catalog;
-use mcpdisco::config::{Launch, ServerConfig};
+use mcpdisco::config::ServerConfig;
 use mcpdisco::report::ServerReport;
 use mcpdisco_client::session::Session;
-use mcpdisco_transport::http::HttpClient;
-use mcpdisco_transport::sync::Mutex;
-use tokio::sync::{broadcast, mpsc};
+use mcpdisco_transport::sync::RwLock;
+use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 pub use error::SupervisorError;
 pub use events::SupervisorEvent;
 pub use gate::{ItemGate, hide_changed};
 pub use options::{HandlerFactory, SupervisorOptions};
+pub use reload::{ReloadPlan, ReloadSummary, ServerChange};
 pub use state::{Health, Status};
 
 use catalogs::Catalogs;
-use runner::Runner;
-use shared::{Command, Shared, Unit};
+use shared::{Command, Servers, Shared};
 
 /// Supervised servers. Cheap to clone; clones share them.
 #[derive(Clone)]
@@ -71,7 +71,7 @@ pub struct Supervisor {
 impl std::fmt::Debug for Supervisor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Supervisor")
-            .field("servers", &self.inner.units.keys().collect::<Vec<_>>())
+            .field("servers", &self.servers())
             .finish_non_exhaustive()
     }
 }
@@ -80,54 +80,32 @@ impl Supervisor {
     /// Supervises `servers`; nothing starts until it is used or [`start_all`](Self::start_all).
     pub fn new(servers: Vec<ServerConfig>, options: SupervisorOptions) -> Self {
         let (events, _) = broadcast::channel(1024);
-        let needs_http = servers
-            .iter()
-            .any(|server| matches!(server.launch, Launch::Http { .. }));
-        let http = match &options.http {
-            Some(client) => Some(client.clone()),
-            None if needs_http => HttpClient::shared().ok(),
-            None => None,
-        };
-        let mut units = HashMap::new();
-        let mut commands = HashMap::new();
-        let mut receivers = Vec::new();
-        for config in servers {
-            let unit = Arc::new(Unit::new(config));
-            if unit.config.enabled {
-                let (sender, receiver) = mpsc::channel(8);
-                commands.insert(unit.name().to_owned(), sender);
-                receivers.push((Arc::clone(&unit), receiver));
-            }
-            units.insert(unit.name().to_owned(), unit);
-        }
         let catalogs = Catalogs::new(&options.separator);
+        let http = options.http.clone();
         let inner = Arc::new(Shared {
-            units,
-            commands,
+            servers: RwLock::new(Servers::default()),
             options,
             events,
             catalogs,
-            tasks: Mutex::new(Vec::new()),
-            http,
+            http: RwLock::new(http),
         });
-        let tasks = receivers
-            .into_iter()
-            .map(|(unit, receiver)| tokio::spawn(Runner::new(&inner, unit).run(receiver)))
-            .collect();
-        *inner.tasks.lock() = tasks;
+        for config in servers {
+            inner.add(config);
+        }
         Self { inner }
     }
 
     /// Starts every enabled server now (each in its own task, all at once).
     pub fn start_all(&self) {
-        for server in self.inner.commands.keys() {
-            self.inner.tell(server, Command::Start);
+        let names: Vec<String> = self.inner.servers.read().commands.keys().cloned().collect();
+        for server in names {
+            self.inner.tell(&server, Command::Start);
         }
     }
 
     /// The servers' names, in name order.
     pub fn servers(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.inner.units.keys().cloned().collect();
+        let mut names: Vec<String> = self.inner.servers.read().units.keys().cloned().collect();
         names.sort();
         names
     }
@@ -135,6 +113,8 @@ impl Supervisor {
     /// The state of `server`.
     pub fn status(&self, server: &str) -> Option<Status> {
         self.inner
+            .servers
+            .read()
             .units
             .get(server)
             .map(|unit| *unit.status.borrow())
@@ -143,6 +123,8 @@ impl Supervisor {
     /// Every server's state, in name order.
     pub fn statuses(&self) -> BTreeMap<String, Status> {
         self.inner
+            .servers
+            .read()
             .units
             .iter()
             .map(|(name, unit)| (name.clone(), *unit.status.borrow()))
@@ -170,9 +152,14 @@ impl Supervisor {
         self.inner.catalogs.report(server)
     }
 
-    /// The config of `server`.
-    pub fn config(&self, server: &str) -> Option<&ServerConfig> {
-        self.inner.units.get(server).map(|unit| &unit.config)
+    /// The config of `server` (a copy: a reload may replace it).
+    pub fn config(&self, server: &str) -> Option<ServerConfig> {
+        self.inner
+            .servers
+            .read()
+            .units
+            .get(server)
+            .map(|unit| unit.config.clone())
     }
 
     /// Restarts `server` now (also out of `Backoff` and `Inactive`).
@@ -187,21 +174,23 @@ impl Supervisor {
 
     /// Stops every server: sessions closed, processes stopped and reaped.
     pub async fn shutdown(&self) {
-        let tasks: Vec<JoinHandle<()>> = self.inner.tasks.lock().drain(..).collect();
+        let tasks: Vec<JoinHandle<()>> = {
+            let mut servers = self.inner.servers.write();
+            servers.tasks.drain().map(|(_, task)| task).collect()
+        };
         for task in &tasks {
             task.abort();
         }
         for task in tasks {
             let _ = task.await;
         }
-        let sessions: Vec<Session> = self
-            .inner
-            .units
-            .values()
+        let units = self.inner.units();
+        let sessions: Vec<Session> = units
+            .iter()
             .filter_map(|unit| unit.session.write().take())
             .collect();
         futures::future::join_all(sessions.iter().map(Session::close)).await;
-        for unit in self.inner.units.values() {
+        for unit in &units {
             unit.status.send_replace(Status::Stopped);
         }
     }

@@ -28,7 +28,7 @@ pub(crate) fn open(
         options.handler = handlers(&config.name);
     }
     let context = ConnectContext {
-        http: shared.http.clone(),
+        http: shared.http.read().clone(),
         graces: shared.options.graces,
         tracer: options.tracer.clone(),
         masker: options.masker.clone(),

@@ -64,31 +64,27 @@ impl Supervisor {
     /// until none is starting.
     pub async fn start_stopped(&self) {
         let deadline = Instant::now() + self.inner.options.ready_wait;
-        let waits = self
-            .inner
-            .units
-            .values()
-            .filter(|unit| unit.config.enabled)
-            .map(|unit| {
-                let mut status = unit.status.subscribe();
-                if *status.borrow() == Status::Stopped {
-                    self.inner.tell(unit.name(), Command::Start);
-                }
-                async move {
-                    let _ = tokio::time::timeout_at(
-                        deadline,
-                        status.wait_for(|s| !matches!(s, Status::Stopped | Status::Starting)),
-                    )
-                    .await;
-                }
-            });
+        let units = self.inner.units();
+        let waits = units.iter().filter(|unit| unit.config.enabled).map(|unit| {
+            let mut status = unit.status.subscribe();
+            if *status.borrow() == Status::Stopped {
+                self.inner.tell(unit.name(), Command::Start);
+            }
+            async move {
+                let _ = tokio::time::timeout_at(
+                    deadline,
+                    status.wait_for(|s| !matches!(s, Status::Stopped | Status::Starting)),
+                )
+                .await;
+            }
+        });
         futures::future::join_all(waits).await;
     }
 
     /// The error for a namespaced name whose item a server's filter hides.
     fn hidden(&self, kind: ListKind, qualified_name: &str) -> Option<SupervisorError> {
         let separator = &self.inner.options.separator;
-        self.inner.units.values().find_map(|unit| {
+        self.inner.units().iter().find_map(|unit| {
             let own = qualified_name
                 .strip_prefix(&namespace_of(unit.name()))?
                 .strip_prefix(separator.as_str())?;

@@ -67,31 +67,43 @@ impl Unit {
     }
 }
 
-/// The state of one supervisor.
-pub(crate) struct Shared {
+/// The servers of a supervisor as of its last config: their units, and
+/// the channel to and the task of each enabled one's runner.
+#[derive(Default)]
+pub(crate) struct Servers {
     /// Every server, by name.
     pub(crate) units: HashMap<String, Arc<Unit>>,
     /// To the runner of every enabled server, by name (dropped with the
-    /// supervisor: the runners then close their sessions and end).
+    /// supervisor, or when the server leaves the config: the runner then
+    /// closes its session and ends).
     pub(crate) commands: HashMap<String, mpsc::Sender<Command>>,
+    /// The runner of each enabled server, by name.
+    pub(crate) tasks: HashMap<String, JoinHandle<()>>,
+}
+
+/// The state of one supervisor.
+pub(crate) struct Shared {
+    /// Its servers (replaced server by server when the config is reloaded).
+    pub(crate) servers: RwLock<Servers>,
     /// How it runs them.
     pub(crate) options: SupervisorOptions,
     /// What it reports.
     pub(crate) events: broadcast::Sender<SupervisorEvent>,
     /// What its servers offer.
     pub(crate) catalogs: Catalogs,
-    /// The runner of each enabled server.
-    pub(crate) tasks: Mutex<Vec<JoinHandle<()>>>,
-    /// The HTTP client of its HTTP servers.
-    pub(crate) http: Option<HttpClient>,
+    /// The HTTP client of its HTTP servers (set when the first one is configured).
+    pub(crate) http: RwLock<Option<HttpClient>>,
 }
 
 impl Shared {
     /// The enabled server `server`.
-    pub(crate) fn unit(&self, server: &str) -> Result<&Arc<Unit>, SupervisorError> {
+    pub(crate) fn unit(&self, server: &str) -> Result<Arc<Unit>, SupervisorError> {
         let unit = self
+            .servers
+            .read()
             .units
             .get(server)
+            .cloned()
             .ok_or_else(|| SupervisorError::UnknownServer(server.to_owned()))?;
         if unit.config.enabled {
             Ok(unit)
@@ -100,10 +112,27 @@ impl Shared {
         }
     }
 
+    /// Whether `unit` is no longer the server `server` (a reload removed or
+    /// replaced it).
+    pub(crate) fn replaced(&self, server: &str, unit: &Arc<Unit>) -> bool {
+        self.servers
+            .read()
+            .units
+            .get(server)
+            .is_none_or(|current| !Arc::ptr_eq(current, unit))
+    }
+
+    /// Every server's unit, in no order.
+    pub(crate) fn units(&self) -> Vec<Arc<Unit>> {
+        self.servers.read().units.values().cloned().collect()
+    }
+
     /// Tells the runner of `server` to do `command`; false when it cannot
     /// be told (no runner, or too many commands waiting already).
     pub(crate) fn tell(&self, server: &str, command: Command) -> bool {
-        self.commands
+        self.servers
+            .read()
+            .commands
             .get(server)
             .is_some_and(|commands| commands.try_send(command).is_ok())
     }
@@ -164,12 +193,24 @@ impl Shared {
     /// Records what `server` offers (or, with `None`, that it offers nothing
     /// now) and publishes the new catalog.
     pub(crate) fn offer(&self, server: &str, report: Option<ServerReport>) {
-        let catalog = self.catalogs.record(server, report, |report| {
-            match self.units.get(&report.name) {
-                Some(unit) => offered(&unit.config, self.options.gate.as_ref(), report),
-                None => report,
-            }
-        });
+        let catalog = self
+            .catalogs
+            .record(server, report, |report| self.offered(report));
         let _ = self.events.send(SupervisorEvent::Catalog(catalog));
+    }
+
+    /// Forgets `server` (it left the config) and publishes the new catalog.
+    pub(crate) fn forget(&self, server: &str) {
+        let catalog = self.catalogs.forget(server, |report| self.offered(report));
+        let _ = self.events.send(SupervisorEvent::Catalog(catalog));
+    }
+
+    /// What is offered of `report`: its server's filters, then the gate.
+    fn offered(&self, report: ServerReport) -> ServerReport {
+        let unit = self.servers.read().units.get(&report.name).cloned();
+        match unit {
+            Some(unit) => offered(&unit.config, self.options.gate.as_ref(), report),
+            None => report,
+        }
     }
 }

@@ -30,9 +30,14 @@ struct Gateway {
 
 impl Gateway {
     fn start(servers: Value, flags: &[&str]) -> Self {
+        Self::start_with(json!({ "mcpServers": servers }), flags)
+    }
+
+    /// [`start`](Self::start) with a whole config (profiles too).
+    fn start_with(whole: Value, flags: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("gateway.json");
-        std::fs::write(&config, json!({ "mcpServers": servers }).to_string()).unwrap();
+        std::fs::write(&config, whole.to_string()).unwrap();
         let mut child = Command::new(workspace_bin("mcp-cli"))
             .args(["--timeout", "60", "serve", "--config"])
             .arg(&config)
@@ -379,9 +384,12 @@ fn jwts_signed_by_the_served_keys_are_taken_and_every_bad_one_refused() {
     let folder = keys.path().display().to_string();
     python(&tools, &["keys", &folder]);
     let jwks = KeySetServer::start(keys.path().join("jwks.json"));
-    let servers = json!({"fixture": fixture("well-behaved", json!({}))});
-    let gateway = Gateway::start(
-        servers,
+    let config = json!({
+        "mcpServers": {"fixture": fixture("well-behaved", json!({}))},
+        "profiles": {"ops": {"requiredScopes": ["mcp:ops"]}},
+    });
+    let gateway = Gateway::start_with(
+        config,
         &[
             "--auth-jwks",
             &jwks.url,
@@ -422,6 +430,20 @@ fn jwts_signed_by_the_served_keys_are_taken_and_every_bad_one_refused() {
     assert_refused(&seen, "missing_scope", 403, Some("insufficient_scope"));
     let scope = seen["missing_scope"]["challenge"].as_str().unwrap();
     assert!(scope.ends_with(&format!("scope=\"{SCOPE}\"")), "{scope}");
+
+    // A profile's requiredScopes come on top of the gateway's.
+    assert_refused(
+        &seen,
+        "profile_missing_scope",
+        403,
+        Some("insufficient_scope"),
+    );
+    let wanted = seen["profile_missing_scope"]["challenge"].as_str().unwrap();
+    assert!(wanted.contains("mcp:ops"), "{wanted}");
+    assert_eq!(seen["profile_with_scope"]["status"], 200, "{seen}");
+    // Which profiles exist is told only to a signed-in client.
+    assert_refused(&seen, "unknown_profile_without_token", 401, None);
+    assert_eq!(seen["unknown_profile_with_token"]["status"], 404, "{seen}");
 
     // The RFC 9728 document names the issuer.
     let metadata = &seen["metadata"];

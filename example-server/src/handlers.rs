@@ -2,8 +2,6 @@
 //! `mcpdisco_transport::server::Router`. Each gets the method's params and
 //! the server's options, and returns the method's result.
 
-use std::sync::Arc;
-
 use mcpdisco_protocol::methods::{
     CallTool, Discover, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources,
     ListTools, Ping, ReadResource,
@@ -22,19 +20,20 @@ use mcpdisco_transport::server::Router;
 use serde_json::{Map, Value};
 
 use crate::catalog;
+use crate::context::Context;
+use crate::conformance;
 use crate::options::{EraSupport, ServerOptions};
-
-/// What every handler is given: the server's options.
-pub(crate) type Context = Arc<ServerOptions>;
 
 const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two resources, a greeting template and two prompts.";
 
 /// How long lists and the discovery stay fresh (an hour: they never change).
 const TTL_MS: i64 = 3_600_000;
 
-/// The handlers of a server speaking `eras`: the handshake of each era it
-/// speaks (the other's is -32601), ping, the lists, calls, reads and prompts.
-pub(crate) fn router(eras: EraSupport) -> Router<Context> {
+/// The handlers of a server with `options`: the handshake of each era it
+/// speaks (the other's is -32601), ping, the lists, calls, reads and
+/// prompts; with `conformance`, those of the suite's test catalog.
+pub(crate) fn router(options: &ServerOptions) -> Router<Context> {
+    let eras = options.eras;
     let mut router = Router::new()
         .on::<Ping>(ping)
         .on::<ListTools>(list_tools)
@@ -50,10 +49,16 @@ pub(crate) fn router(eras: EraSupport) -> Router<Context> {
     if eras != EraSupport::Legacy {
         router = router.on::<Discover>(discover);
     }
+    if options.conformance {
+        router = conformance::route(router);
+    }
     router
 }
 
-fn capabilities() -> ServerCapabilities {
+fn capabilities(options: &ServerOptions) -> ServerCapabilities {
+    if options.conformance {
+        return conformance::capabilities();
+    }
     let unchanging = ListChangedCapability {
         list_changed: Some(false),
         ..ListChangedCapability::default()
@@ -71,22 +76,23 @@ fn capabilities() -> ServerCapabilities {
 
 async fn initialize(
     params: InitializeParams,
-    options: Context,
+    context: Context,
 ) -> Result<InitializeResult, ErrorObject> {
     let version = server::initialize_version(Some(&params.protocol_version));
+    let options = &context.options;
     Ok(InitializeResult {
         instructions: Some(INSTRUCTIONS.to_owned()),
-        ..InitializeResult::new(version.as_str(), capabilities(), options.server_info())
+        ..InitializeResult::new(version.as_str(), capabilities(options), options.server_info())
     })
 }
 
-async fn discover(_: MetaParams, _: Context) -> Result<DiscoverResult, ErrorObject> {
+async fn discover(_: MetaParams, context: Context) -> Result<DiscoverResult, ErrorObject> {
     let supported = vec![ProtocolVersion::V2026_07_28.as_str().to_owned()];
     Ok(DiscoverResult {
         instructions: Some(INSTRUCTIONS.to_owned()),
         ttl_ms: Some(TTL_MS),
         cache_scope: Some(CacheScope::Public),
-        ..DiscoverResult::new(supported, capabilities())
+        ..DiscoverResult::new(supported, capabilities(&context.options))
     })
 }
 
@@ -95,45 +101,45 @@ async fn ping(_: MetaParams, _: Context) -> Result<EmptyResult, ErrorObject> {
 }
 
 /// The page of `items` that `params` asks for; the cursor is the offset, written as text.
-fn page<L>(
+pub(crate) fn page<L>(
     items: &[L::Item],
     params: &PaginatedParams,
-    options: &ServerOptions,
+    context: &Context,
 ) -> Result<L, ErrorObject>
 where
     L: ListResult,
     L::Item: Clone,
 {
-    let page: L = server::list_page(items, params.cursor.as_deref(), options.page_size)?;
+    let page: L = server::list_page(items, params.cursor.as_deref(), context.options.page_size)?;
     Ok(page.cached(TTL_MS, CacheScope::Public))
 }
 
 async fn list_tools(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListToolsResult, ErrorObject> {
-    page(&catalog::tools(), &params, &options)
+    page(&catalog::tools(), &params, &context)
 }
 
 async fn list_resources(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListResourcesResult, ErrorObject> {
-    page(&catalog::resources(), &params, &options)
+    page(&catalog::resources(), &params, &context)
 }
 
 async fn list_resource_templates(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListResourceTemplatesResult, ErrorObject> {
-    page(&catalog::resource_templates(), &params, &options)
+    page(&catalog::resource_templates(), &params, &context)
 }
 
 async fn list_prompts(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListPromptsResult, ErrorObject> {
-    page(&catalog::prompts(), &params, &options)
+    page(&catalog::prompts(), &params, &context)
 }
 
 fn invalid_params(reason: catalog::ParamError) -> ErrorObject {
@@ -149,9 +155,10 @@ async fn call_tool(params: CallToolParams, _: Context) -> Result<CallToolResult,
 
 async fn read_resource(
     params: ReadResourceParams,
-    options: Context,
+    context: Context,
 ) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
+    let options = &context.options;
     catalog::read_resource(&uri, &options.name, &options.version).ok_or_else(|| {
         ErrorObject::for_resource(
             ErrorCode::RESOURCE_NOT_FOUND,

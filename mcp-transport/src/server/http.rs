@@ -40,6 +40,8 @@ use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
 use crate::transport::Transport;
 
+mod modern_checks;
+
 /// `Mcp-Session-Id`.
 const SESSION_HEADER: &str = "mcp-session-id";
 /// Messages that wait for a GET stream before the oldest are dropped.
@@ -405,7 +407,16 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         // The W3C headers, where the request's own `_meta` says nothing (SEP-414).
         request.params = context.apply_if_absent(request.params.take());
     }
-    let is_initialize = message.method() == Some(Initialize::METHOD);
+    let modern = match &message {
+        Message::Request(request) => {
+            match modern_checks::check(&headers, &request.method, request.params.as_ref()) {
+                Ok(modern) => modern,
+                Err(error) => return modern_checks::refusal(Some(request.id.clone()), error),
+            }
+        }
+        _ => false,
+    };
+    let is_initialize = message.method() == Some(Initialize::METHOD) && !modern;
     let (link, session, one_shot) = match session_of(&headers) {
         Some(id) => match shared.sessions.lock().get(id).cloned() {
             Some(link) => (link, None, false),
@@ -476,7 +487,12 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     match first {
         Ok(Some(answer)) if answer.response_id() == Some(&id) => {
             drop(cleanup);
-            json_response(StatusCode::OK, &answer, session)
+            let status = if modern {
+                modern_checks::status_of(&answer)
+            } else {
+                StatusCode::OK
+            };
+            json_response(status, &answer, session)
         }
         Ok(Some(first)) => {
             // Something before the answer: stream it all, ending with the answer.
@@ -558,7 +574,7 @@ fn set_event_stream(response: &mut Response, session: Option<String>) {
     }
 }
 
-fn json_response(status: StatusCode, message: &Message, session: Option<String>) -> Response {
+pub(super) fn json_response(status: StatusCode, message: &Message, session: Option<String>) -> Response {
     let mut response = (status, message.to_vec()).into_response();
     let headers = response.headers_mut();
     headers.insert(

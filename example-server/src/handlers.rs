@@ -14,7 +14,7 @@ use mcpdisco_protocol::types::{
     PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
     ServerCapabilities,
 };
-use mcpdisco_protocol::version::ProtocolVersion;
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
 use serde_json::{Map, Value};
@@ -142,6 +142,14 @@ async fn list_prompts(
     page(&catalog::prompts(), &params, &context)
 }
 
+/// A read result with its caching hints, which modern results carry (SEP-2549).
+pub(crate) fn cached_read(read: ReadResourceResult, context: &Context) -> ReadResourceResult {
+    match context.request.era {
+        Era::Modern => read.cached(TTL_MS, CacheScope::Public),
+        Era::Legacy => read,
+    }
+}
+
 fn invalid_params(reason: catalog::ParamError) -> ErrorObject {
     ErrorObject::new(ErrorCode::INVALID_PARAMS, reason)
 }
@@ -159,7 +167,9 @@ async fn read_resource(
 ) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
     let options = &context.options;
-    catalog::read_resource(&uri, &options.name, &options.version).ok_or_else(|| {
+    catalog::read_resource(&uri, &options.name, &options.version)
+        .map(|read| cached_read(read, &context))
+        .ok_or_else(|| {
         ErrorObject::for_resource(
             ErrorCode::RESOURCE_NOT_FOUND,
             format!("no resource {uri}"),

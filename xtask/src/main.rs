@@ -44,6 +44,9 @@ enum Cmd {
         /// Client command to test instead of the built `conformance-client` (e.g. `true`).
         #[arg(long)]
         command: Option<String>,
+        /// Only the server scenarios, against the built example server.
+        #[arg(long)]
+        servers_only: bool,
     },
     /// Run each fuzz target for the given time.
     Fuzz {
@@ -89,10 +92,17 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-        Cmd::Conformance { command } => {
+        Cmd::Conformance {
+            command,
+            servers_only,
+        } => {
+            let options = conformance::Options {
+                command,
+                servers_only,
+            };
             let result = tools
                 .setup()
-                .and_then(|()| conformance::run(&ws, &tools, &conformance::Options { command }));
+                .and_then(|()| conformance::run(&ws, &tools, &options));
             match result {
                 Ok(tally) if tally.failed == 0 => ExitCode::SUCCESS,
                 Ok(_) => ExitCode::FAILURE,

@@ -99,9 +99,11 @@ async fn list_prompts(
 }
 
 /// Reads a resource; an unknown URI is -32602 naming it (SEP-2164).
-async fn read_resource(params: ReadResourceParams, _: Context) -> Result<ReadResourceResult, ErrorObject> {
+async fn read_resource(params: ReadResourceParams, context: Context) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
-    content::read(&uri).ok_or_else(|| {
+    content::read(&uri)
+        .map(|read| handlers::cached_read(read, &context))
+        .ok_or_else(|| {
         ErrorObject::for_resource(ErrorCode::INVALID_PARAMS, "Resource not found", &uri)
     })
 }

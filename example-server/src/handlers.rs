@@ -12,7 +12,7 @@ use mcpdisco_protocol::types::{
     GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListResult, ListToolsResult, MetaParams,
     PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
-    ServerCapabilities,
+    ServerCapabilities, Tool,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
@@ -112,6 +112,15 @@ where
 {
     let page: L = server::list_page(items, params.cursor.as_deref(), context.options.page_size)?;
     Ok(page.cached(TTL_MS, CacheScope::Public))
+}
+
+/// The tools a server with `options` offers.
+pub(crate) fn tools(options: &ServerOptions) -> Vec<Tool> {
+    if options.conformance {
+        conformance::tools()
+    } else {
+        catalog::tools()
+    }
 }
 
 async fn list_tools(

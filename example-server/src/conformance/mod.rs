@@ -56,6 +56,11 @@ pub(crate) fn capabilities() -> ServerCapabilities {
     }
 }
 
+/// The test catalog's tools.
+pub(crate) fn tools() -> Vec<mcpdisco_protocol::types::Tool> {
+    catalog::tools()
+}
+
 /// Adds the test catalog's handlers to `router` (replacing the example's lists, calls, reads and prompts).
 pub(crate) fn route(router: Router<Context>) -> Router<Context> {
     router

@@ -64,7 +64,24 @@ pub struct HttpServerOptions {
     pub token: Option<SecretString>,
     /// The largest request body accepted.
     pub max_body: usize,
+    /// The `x-mcp-header` arguments of each tool, whose `Mcp-Param-*`
+    /// headers modern `tools/call` POSTs are checked against (SEP-2243);
+    /// `None` checks none.
+    pub param_headers: Option<ToolParamHeaders>,
 }
+
+/// One tool argument that clients repeat in a `Mcp-Param-<header>` header
+/// (SEP-2243): where it sits in the arguments, and the header's name part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamHeaderRule {
+    /// The argument's path in the arguments object.
+    pub path: Vec<String>,
+    /// The header's name after `Mcp-Param-`.
+    pub header: String,
+}
+
+/// The [`ParamHeaderRule`]s of the tool named by the argument.
+pub type ToolParamHeaders = Arc<dyn Fn(&str) -> Vec<ParamHeaderRule> + Send + Sync>;
 
 impl Default for HttpServerOptions {
     fn default() -> Self {
@@ -72,6 +89,7 @@ impl Default for HttpServerOptions {
             name: "mcp".into(),
             token: None,
             max_body: 4 * 1024 * 1024,
+            param_headers: None,
         }
     }
 }
@@ -409,7 +427,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     }
     let modern = match &message {
         Message::Request(request) => {
-            match modern_checks::check(&headers, &request.method, request.params.as_ref()) {
+            let rules = shared.options.param_headers.as_ref();
+            match modern_checks::check(&headers, &request.method, request.params.as_ref(), rules) {
                 Ok(modern) => modern,
                 Err(error) => return modern_checks::refusal(Some(request.id.clone()), error),
             }

@@ -185,3 +185,6 @@ async fn unsubscribe(params: SubscribeParams, context: Context) -> Result<EmptyR
     context.peer()?.unsubscribe(&params.uri);
     Ok(EmptyResult::default())
 }
+
+#[cfg(test)]
+mod tests;

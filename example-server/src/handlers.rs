@@ -20,8 +20,8 @@ use mcpdisco_transport::server::Router;
 use serde_json::{Map, Value};
 
 use crate::catalog;
-use crate::context::Context;
 use crate::conformance;
+use crate::context::Context;
 use crate::options::{EraSupport, ServerOptions};
 
 const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two resources, a greeting template and two prompts.";
@@ -82,7 +82,11 @@ async fn initialize(
     let options = &context.options;
     Ok(InitializeResult {
         instructions: Some(INSTRUCTIONS.to_owned()),
-        ..InitializeResult::new(version.as_str(), capabilities(options), options.server_info())
+        ..InitializeResult::new(
+            version.as_str(),
+            capabilities(options),
+            options.server_info(),
+        )
     })
 }
 
@@ -179,12 +183,12 @@ async fn read_resource(
     catalog::read_resource(&uri, &options.name, &options.version)
         .map(|read| cached_read(read, &context))
         .ok_or_else(|| {
-        ErrorObject::for_resource(
-            ErrorCode::RESOURCE_NOT_FOUND,
-            format!("no resource {uri}"),
-            &uri,
-        )
-    })
+            ErrorObject::for_resource(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                format!("no resource {uri}"),
+                &uri,
+            )
+        })
 }
 
 async fn get_prompt(params: GetPromptParams, _: Context) -> Result<GetPromptResult, ErrorObject> {

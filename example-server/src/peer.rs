@@ -125,7 +125,10 @@ impl Peer {
             Ok(Ok(Message::Error(error))) => Err(error.error),
             Ok(_) => Err(ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
-                format!("{}: the connection ended before the client answered", M::METHOD),
+                format!(
+                    "{}: the connection ended before the client answered",
+                    M::METHOD
+                ),
             )),
             Err(_) => Err(ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,

@@ -38,7 +38,10 @@ pub fn check_meta(params: Option<&Value>) -> Result<(), ErrorObject> {
     if !meta.get(PROTOCOL_VERSION_KEY).is_some_and(Value::is_string) {
         return invalid("_meta needs io.modelcontextprotocol/protocolVersion");
     }
-    if !meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object) {
+    if !meta
+        .get(CLIENT_CAPABILITIES_KEY)
+        .is_some_and(Value::is_object)
+    {
         return invalid("_meta needs io.modelcontextprotocol/clientCapabilities (an object)");
     }
     Ok(())
@@ -120,9 +123,7 @@ pub fn check_post(
         match headers.name.map(str::trim) {
             Some(header) if header == name => {}
             Some(header) => {
-                return mismatch(format!(
-                    "Mcp-Name {header:?} does not match {name:?}"
-                ));
+                return mismatch(format!("Mcp-Name {header:?} does not match {name:?}"));
             }
             None => return mismatch("Mcp-Name is missing".to_owned()),
         }
@@ -194,7 +195,10 @@ mod tests {
                 "{params}"
             );
         }
-        assert_eq!(check_meta(None).unwrap_err().code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            check_meta(None).unwrap_err().code,
+            ErrorCode::INVALID_PARAMS
+        );
     }
 
     #[test]
@@ -202,7 +206,10 @@ mod tests {
         let params = meta("2026-07-28");
         let call = |h| check_post(h, "tools/call", Some(&params)).map_err(|e| e.code);
         assert_eq!(call(headers("2026-07-28", "tools/call", Some("t"))), Ok(()));
-        assert_eq!(call(headers(" 2026-07-28", " tools/call ", Some("  t  "))), Ok(()));
+        assert_eq!(
+            call(headers(" 2026-07-28", " tools/call ", Some("  t  "))),
+            Ok(())
+        );
         for wrong in [
             headers("2026-07-28", "TOOLS/CALL", Some("t")),
             headers("2026-07-28", "prompts/get", Some("t")),
@@ -217,16 +224,33 @@ mod tests {
             assert_eq!(call(wrong), Err(ErrorCode::HEADER_MISMATCH), "{wrong:?}");
         }
         let list = meta("2026-07-28");
-        assert!(check_post(headers("2026-07-28", "tools/list", None), "tools/list", Some(&list)).is_ok());
+        assert!(
+            check_post(
+                headers("2026-07-28", "tools/list", None),
+                "tools/list",
+                Some(&list)
+            )
+            .is_ok()
+        );
     }
 
     #[test]
     fn unknown_versions_are_unsupported_after_the_headers() {
         let params = meta("v999.0.0");
-        let error = check_post(headers("v999.0.0", "server/discover", None), "server/discover", Some(&params)).unwrap_err();
+        let error = check_post(
+            headers("v999.0.0", "server/discover", None),
+            "server/discover",
+            Some(&params),
+        )
+        .unwrap_err();
         assert_eq!(error.code, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(error.data.unwrap()["requested"], "v999.0.0");
-        let mismatched = check_post(headers("2026-07-28", "server/discover", None), "server/discover", Some(&params)).unwrap_err();
+        let mismatched = check_post(
+            headers("2026-07-28", "server/discover", None),
+            "server/discover",
+            Some(&params),
+        )
+        .unwrap_err();
         assert_eq!(mismatched.code, ErrorCode::HEADER_MISMATCH);
     }
 

@@ -322,13 +322,20 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         .map(|(label, results)| {
             let (scored, unscored): (Vec<_>, Vec<_>) =
                 results.iter().cloned().partition(|r| r.scored);
-            (label.clone(), count_passes(&scored), count_passes(&unscored))
+            (
+                label.clone(),
+                count_passes(&scored),
+                count_passes(&unscored),
+            )
         })
         .collect();
     // Server runs are judged on the scenarios the suite scores; the
     // extensions and pending scenarios it runs besides are only counted.
     runs.extend(server_runs.into_iter().map(|(label, results)| {
-        (label, results.into_iter().filter(|r| r.scored).collect::<Vec<_>>())
+        (
+            label,
+            results.into_iter().filter(|r| r.scored).collect::<Vec<_>>(),
+        )
     }));
     let Judgement {
         rows,

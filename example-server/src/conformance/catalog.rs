@@ -60,31 +60,123 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("test_simple_text", "Returns a simple text.", NO_ARGUMENTS),
     ("test_image_content", "Returns an image.", NO_ARGUMENTS),
     ("test_audio_content", "Returns an audio clip.", NO_ARGUMENTS),
-    ("test_embedded_resource", "Returns an embedded resource.", NO_ARGUMENTS),
-    ("test_multiple_content_types", "Returns text, an image and a resource.", NO_ARGUMENTS),
-    ("test_tool_with_logging", "Logs three messages while it runs.", NO_ARGUMENTS),
-    ("test_logging_tool", "Logs three messages, at the level the request asks for.", NO_ARGUMENTS),
-    ("test_error_handling", "Always fails (isError).", NO_ARGUMENTS),
-    ("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100.", NO_ARGUMENTS),
+    (
+        "test_embedded_resource",
+        "Returns an embedded resource.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_multiple_content_types",
+        "Returns text, an image and a resource.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_tool_with_logging",
+        "Logs three messages while it runs.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_logging_tool",
+        "Logs three messages, at the level the request asks for.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_error_handling",
+        "Always fails (isError).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_tool_with_progress",
+        "Reports progress 0, 50 and 100 of 100.",
+        NO_ARGUMENTS,
+    ),
     ("test_sampling", "Asks the client's LLM.", PROMPT_ARGUMENT),
-    ("test_elicitation", "Asks the user for a username and an email.", MESSAGE_ARGUMENT),
-    ("test_elicitation_sep1034_defaults", "Asks the user, with defaults of every primitive type.", NO_ARGUMENTS),
-    ("test_elicitation_sep1330_enums", "Asks the user, with the five kinds of enum.", NO_ARGUMENTS),
+    (
+        "test_elicitation",
+        "Asks the user for a username and an email.",
+        MESSAGE_ARGUMENT,
+    ),
+    (
+        "test_elicitation_sep1034_defaults",
+        "Asks the user, with defaults of every primitive type.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_elicitation_sep1330_enums",
+        "Asks the user, with the five kinds of enum.",
+        NO_ARGUMENTS,
+    ),
     ("test_reconnection", "Answers after a pause.", NO_ARGUMENTS),
-    ("json_schema_2020_12_tool", "Has an input schema of JSON Schema 2020-12.", SCHEMA_2020_12),
-    ("test_header_param", "Echoes its region, which also travels in a header.", HEADER_PARAM),
-    ("test_missing_capability", "Needs the client's sampling capability.", NO_ARGUMENTS),
-    ("test_streaming_elicitation", "Asks the user before it answers.", NO_ARGUMENTS),
-    ("test_trigger_tool_change", "Changes the tool list.", NO_ARGUMENTS),
-    ("test_trigger_prompt_change", "Changes the prompt list.", NO_ARGUMENTS),
-    ("test_input_required_result_elicitation", "Asks the user's name (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_sampling", "Asks the client's LLM (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_list_roots", "Asks the client's roots (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_request_state", "Checks the state it gave (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_multiple_inputs", "Asks three things at once (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_multi_round", "Asks twice (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_tampered_state", "Refuses a changed state (input_required).", NO_ARGUMENTS),
-    ("test_input_required_result_capabilities", "Asks only what the client can answer (input_required).", NO_ARGUMENTS),
+    (
+        "json_schema_2020_12_tool",
+        "Has an input schema of JSON Schema 2020-12.",
+        SCHEMA_2020_12,
+    ),
+    (
+        "test_header_param",
+        "Echoes its region, which also travels in a header.",
+        HEADER_PARAM,
+    ),
+    (
+        "test_missing_capability",
+        "Needs the client's sampling capability.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_streaming_elicitation",
+        "Asks the user before it answers.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_trigger_tool_change",
+        "Changes the tool list.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_trigger_prompt_change",
+        "Changes the prompt list.",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_elicitation",
+        "Asks the user's name (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_sampling",
+        "Asks the client's LLM (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_list_roots",
+        "Asks the client's roots (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_request_state",
+        "Checks the state it gave (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_multiple_inputs",
+        "Asks three things at once (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_multi_round",
+        "Asks twice (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_tampered_state",
+        "Refuses a changed state (input_required).",
+        NO_ARGUMENTS,
+    ),
+    (
+        "test_input_required_result_capabilities",
+        "Asks only what the client can answer (input_required).",
+        NO_ARGUMENTS,
+    ),
 ];
 
 /// The tools, as `tools/list` shows them.
@@ -106,9 +198,24 @@ pub(crate) fn resources() -> Vec<Resource> {
         ..Resource::new(uri, name)
     };
     vec![
-        resource("test://static-text", "static-text", "A static text.", "text/plain"),
-        resource("test://static-binary", "static-binary", "A static image.", "image/png"),
-        resource("test://watched-resource", "watched-resource", "A resource to subscribe to.", "text/plain"),
+        resource(
+            "test://static-text",
+            "static-text",
+            "A static text.",
+            "text/plain",
+        ),
+        resource(
+            "test://static-binary",
+            "static-binary",
+            "A static image.",
+            "image/png",
+        ),
+        resource(
+            "test://watched-resource",
+            "watched-resource",
+            "A resource to subscribe to.",
+            "text/plain",
+        ),
     ]
 }
 
@@ -137,15 +244,25 @@ pub(crate) fn prompts() -> Vec<Prompt> {
         prompt(
             "test_prompt_with_arguments",
             "A prompt with two arguments.",
-            Some(vec![argument("arg1", "First test argument"), argument("arg2", "Second test argument")]),
+            Some(vec![
+                argument("arg1", "First test argument"),
+                argument("arg2", "Second test argument"),
+            ]),
         ),
         prompt(
             "test_prompt_with_embedded_resource",
             "A prompt with an embedded resource.",
-            Some(vec![argument("resourceUri", "URI of the resource to embed")]),
+            Some(vec![argument(
+                "resourceUri",
+                "URI of the resource to embed",
+            )]),
         ),
         prompt("test_prompt_with_image", "A prompt with an image.", None),
-        prompt("test_input_required_result_prompt", "A prompt that asks the user first (input_required).", None),
+        prompt(
+            "test_input_required_result_prompt",
+            "A prompt that asks the user first (input_required).",
+            None,
+        ),
     ]
 }
 

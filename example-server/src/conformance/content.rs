@@ -43,10 +43,9 @@ pub(crate) fn text_result(text: impl Into<String>) -> CallToolResult {
 pub(crate) fn fixed_tool_result(name: &str) -> Option<CallToolResult> {
     Some(match name {
         "test_simple_text" => text_result("This is a simple text response for testing."),
-        "test_image_content" => CallToolResult::new(vec![ContentBlock::Image(media(
-            RED_PIXEL_PNG,
-            "image/png",
-        ))]),
+        "test_image_content" => {
+            CallToolResult::new(vec![ContentBlock::Image(media(RED_PIXEL_PNG, "image/png"))])
+        }
         "test_audio_content" => {
             CallToolResult::new(vec![ContentBlock::Audio(media(EMPTY_WAV, "audio/wav"))])
         }

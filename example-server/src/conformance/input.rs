@@ -69,12 +69,14 @@ pub(crate) fn answer<T: DeserializeOwned>(
     let Some(value) = responses.and_then(|responses| responses.get(key)) else {
         return Ok(None);
     };
-    serde_json::from_value(value.clone()).map(Some).map_err(|error| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("inputResponses.{key} is not a valid answer: {error}"),
-        )
-    })
+    serde_json::from_value(value.clone())
+        .map(Some)
+        .map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("inputResponses.{key} is not a valid answer: {error}"),
+            )
+        })
 }
 
 /// The signature of `payload` under `key`, in hex.

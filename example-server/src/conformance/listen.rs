@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
+use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
 use mcpdisco_protocol::methods::{PromptListChanged, SubscriptionsAcknowledged, ToolListChanged};
 use mcpdisco_protocol::types::{EmptyResult, Extra, MetaParams, SubscriptionsListenParams};
-use mcpdisco_protocol::ErrorObject;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::context::Context;
@@ -23,14 +23,18 @@ pub(crate) async fn listen(
 ) -> Result<EmptyResult, ErrorObject> {
     let peer = context.peer()?.clone();
     let mut tag = Extra::new();
-    tag.insert(SUBSCRIPTION_ID_KEY.to_owned(), context.request.id.to_value());
+    tag.insert(
+        SUBSCRIPTION_ID_KEY.to_owned(),
+        context.request.id.to_value(),
+    );
     let mut changes = context.shared.listen();
     let acknowledged = SubscriptionsListenParams {
         notifications: params.notifications.clone(),
         meta: Some(tag.clone()),
         extra: Extra::new(),
     };
-    peer.notify::<SubscriptionsAcknowledged>(&acknowledged).await?;
+    peer.notify::<SubscriptionsAcknowledged>(&acknowledged)
+        .await?;
     let tagged = MetaParams {
         meta: Some(tag),
         extra: Extra::new(),

@@ -78,7 +78,10 @@ pub(crate) fn route(router: Router<Context>) -> Router<Context> {
         .on::<SubscriptionsListen>(listen::listen)
 }
 
-async fn list_tools(params: PaginatedParams, context: Context) -> Result<ListToolsResult, ErrorObject> {
+async fn list_tools(
+    params: PaginatedParams,
+    context: Context,
+) -> Result<ListToolsResult, ErrorObject> {
     handlers::page(&catalog::tools(), &params, &context)
 }
 
@@ -104,13 +107,16 @@ async fn list_prompts(
 }
 
 /// Reads a resource; an unknown URI is -32602 naming it (SEP-2164).
-async fn read_resource(params: ReadResourceParams, context: Context) -> Result<ReadResourceResult, ErrorObject> {
+async fn read_resource(
+    params: ReadResourceParams,
+    context: Context,
+) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
     content::read(&uri)
         .map(|read| handlers::cached_read(read, &context))
         .ok_or_else(|| {
-        ErrorObject::for_resource(ErrorCode::INVALID_PARAMS, "Resource not found", &uri)
-    })
+            ErrorObject::for_resource(ErrorCode::INVALID_PARAMS, "Resource not found", &uri)
+        })
 }
 
 async fn get_prompt(
@@ -156,9 +162,8 @@ async fn complete(params: CompleteParams, _: Context) -> Result<CompleteResult, 
         values,
         has_more: false,
     };
-    let completion = serde_json::to_value(completion).map_err(|error| {
-        ErrorObject::new(ErrorCode::INTERNAL_ERROR, error.to_string())
-    })?;
+    let completion = serde_json::to_value(completion)
+        .map_err(|error| ErrorObject::new(ErrorCode::INTERNAL_ERROR, error.to_string()))?;
     Ok(CompleteResult {
         completion,
         meta: None,
@@ -181,7 +186,10 @@ async fn subscribe(params: SubscribeParams, context: Context) -> Result<EmptyRes
     Ok(EmptyResult::default())
 }
 
-async fn unsubscribe(params: SubscribeParams, context: Context) -> Result<EmptyResult, ErrorObject> {
+async fn unsubscribe(
+    params: SubscribeParams,
+    context: Context,
+) -> Result<EmptyResult, ErrorObject> {
     context.peer()?.unsubscribe(&params.uri);
     Ok(EmptyResult::default())
 }

@@ -6,8 +6,8 @@
 
 use mcpdisco_protocol::modern_request::missing_capability;
 use mcpdisco_protocol::types::{
-    Answer, CallToolParams, CallToolResult, ContentBlock, CreateMessageResult, ElicitResult,
-    Extra, GetPromptParams, GetPromptResult, InputRequest, InputRequiredResult, ListRootsResult,
+    Answer, CallToolParams, CallToolResult, ContentBlock, CreateMessageResult, ElicitResult, Extra,
+    GetPromptParams, GetPromptResult, InputRequest, InputRequiredResult, ListRootsResult,
     PromptMessage, Role,
 };
 use mcpdisco_protocol::version::Era;
@@ -40,7 +40,11 @@ fn state<'a>(context: &Context, given: Option<&'a str>) -> Result<Option<&'a str
 
 /// The text an elicitation answer gave for `field`.
 fn field(answer: &ElicitResult, field: &str) -> String {
-    match answer.content.as_ref().and_then(|content| content.get(field)) {
+    match answer
+        .content
+        .as_ref()
+        .and_then(|content| content.get(field))
+    {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
         None => String::new(),
@@ -106,7 +110,8 @@ pub(crate) async fn call(
                 None => ask(context, vec![client_roots()?], None),
             }
         }
-        "test_input_required_result_request_state" | "test_input_required_result_tampered_state" => {
+        "test_input_required_result_request_state"
+        | "test_input_required_result_tampered_state" => {
             let answer = input::answer::<ElicitResult>(responses, "confirm")?;
             match (answer, payload) {
                 (Some(_), Some(payload)) if payload == name => {
@@ -118,7 +123,10 @@ pub(crate) async fn call(
                 )),
                 _ => ask(
                     context,
-                    vec![("confirm".into(), input::elicit("Please confirm", schemas::CONFIRM)?)],
+                    vec![(
+                        "confirm".into(),
+                        input::elicit("Please confirm", schemas::CONFIRM)?,
+                    )],
                     Some(name),
                 ),
             }

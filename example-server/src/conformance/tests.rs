@@ -57,7 +57,10 @@ async fn a_legacy_call_waits_for_the_clients_sampling_answer() {
     .await;
     let question = next(&client).await;
     assert_eq!(question["method"], "sampling/createMessage");
-    assert_eq!(question["params"]["messages"][0]["content"]["text"], "Say hi");
+    assert_eq!(
+        question["params"]["messages"][0]["content"]["text"],
+        "Say hi"
+    );
     let answer = Message::Response(Response {
         id: mcpdisco_protocol::RequestId::from_value(&question["id"]).unwrap(),
         result: RawJson::from_value(&json!({
@@ -84,7 +87,10 @@ async fn list_changes_reach_the_listeners_that_asked_for_them() {
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(ack["params"]["_meta"][SUBSCRIPTION_ID_KEY], "listen-1");
     let caller = connect(&server);
-    for (id, tool) in [(2, "test_trigger_prompt_change"), (3, "test_trigger_tool_change")] {
+    for (id, tool) in [
+        (2, "test_trigger_prompt_change"),
+        (3, "test_trigger_tool_change"),
+    ] {
         send(
             &caller,
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -109,7 +115,11 @@ async fn modern_requests_for_removed_methods_are_not_found_but_legacy_ones_work(
     .await;
     let modern = next(&client).await;
     assert_eq!(modern["error"]["code"], ErrorCode::METHOD_NOT_FOUND.0);
-    send(&client, json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await;
+    send(
+        &client,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
     assert_eq!(next(&client).await["result"], json!({}));
 }
 
@@ -127,11 +137,17 @@ async fn undeclared_capabilities_and_changed_states_are_refused() {
         refused["error"]["code"],
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0
     );
-    assert_eq!(refused["error"]["data"]["requiredCapabilities"]["sampling"], json!({}));
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["sampling"],
+        json!({})
+    );
     let call = |id: i64, extra: Value| {
         let mut params = json!({"name": "test_input_required_result_tampered_state",
                                 "arguments": {}, "_meta": modern_meta()});
-        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
     };
     send(&client, call(2, json!({}))).await;
@@ -141,15 +157,26 @@ async fn undeclared_capabilities_and_changed_states_are_refused() {
     let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
     send(
         &client,
-        call(3, json!({"inputResponses": confirm, "requestState": format!("{state}x")})),
+        call(
+            3,
+            json!({"inputResponses": confirm, "requestState": format!("{state}x")}),
+        ),
     )
     .await;
-    assert_eq!(next(&client).await["error"]["code"], ErrorCode::INVALID_PARAMS.0);
+    assert_eq!(
+        next(&client).await["error"]["code"],
+        ErrorCode::INVALID_PARAMS.0
+    );
     send(
         &client,
         call(4, json!({"inputResponses": confirm, "requestState": state})),
     )
     .await;
     let done = next(&client).await;
-    assert!(done["result"]["content"][0]["text"].as_str().unwrap().contains("state-ok"));
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("state-ok")
+    );
 }

@@ -32,7 +32,10 @@ pub(crate) async fn call_tool(
     if params.name.starts_with("test_input_required_result_") {
         return mrtr::call(&params, &context).await;
     }
-    let arguments = params.arguments.clone().unwrap_or(Value::Object(Map::new()));
+    let arguments = params
+        .arguments
+        .clone()
+        .unwrap_or(Value::Object(Map::new()));
     let result = match params.name.as_str() {
         "test_tool_with_logging" | "test_logging_tool" => {
             for (step, text) in [

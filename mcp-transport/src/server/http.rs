@@ -593,7 +593,11 @@ fn set_event_stream(response: &mut Response, session: Option<String>) {
     }
 }
 
-pub(super) fn json_response(status: StatusCode, message: &Message, session: Option<String>) -> Response {
+pub(super) fn json_response(
+    status: StatusCode,
+    message: &Message,
+    session: Option<String>,
+) -> Response {
     let mut response = (status, message.to_vec()).into_response();
     let headers = response.headers_mut();
     headers.insert(

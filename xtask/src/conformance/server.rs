@@ -66,7 +66,8 @@ pub fn run_all(tools: &Tools, binaries: &dyn Fn(&str) -> PathBuf, out_dir: &Path
             .flat_map(|target| REVISIONS.iter().map(move |revision| (target, *revision)))
             .map(|(target, revision)| {
                 let binary = binaries(target.binary);
-                let handle = scope.spawn(move || run_one(tools, target, &binary, revision, out_dir));
+                let handle =
+                    scope.spawn(move || run_one(tools, target, &binary, revision, out_dir));
                 (label(target, revision), handle)
             })
             .collect();
@@ -104,7 +105,8 @@ fn start(binary: &Path, log: &Path) -> Result<(String, Server)> {
         bail!("server binary not found at {}", binary.display());
     }
     let port = free_port()?;
-    let stderr = fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
+    let stderr =
+        fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
     let child = Command::new(binary)
         .args(["http", "--conformance", "--host", "127.0.0.1", "--port"])
         .arg(port.to_string())
@@ -158,7 +160,10 @@ fn run_one(
     );
     let results = parser.finish();
     if results.is_empty() {
-        bail!("the suite printed no scenario results (see {})", log_path.display());
+        bail!(
+            "the suite printed no scenario results (see {})",
+            log_path.display()
+        );
     }
     Ok(results)
 }

@@ -6,8 +6,8 @@
 //! base64 of UTF-8, padding included); any other value is literal.
 
 use axum::http::{HeaderMap, StatusCode};
-use base64::Engine as _;
 use axum::response::Response;
+use base64::Engine as _;
 use mcpdisco_protocol::modern_request::{self, RequestHeaders};
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use serde_json::Value;
@@ -100,16 +100,12 @@ fn check_param(
         })
         .and_then(header_text);
     let given = headers.get(name.as_str()).map(|value| {
-        value
-            .to_str()
-            .ok()
-            .and_then(decoded)
-            .ok_or_else(|| {
-                modern_request::header_mismatch(format!(
-                    "Mcp-Param-{} is not valid base64 of UTF-8",
-                    rule.header
-                ))
-            })
+        value.to_str().ok().and_then(decoded).ok_or_else(|| {
+            modern_request::header_mismatch(format!(
+                "Mcp-Param-{} is not valid base64 of UTF-8",
+                rule.header
+            ))
+        })
     });
     match (expected, given) {
         (None, _) => Ok(()),
@@ -170,7 +166,10 @@ mod tests {
         assert_eq!(decoded(" =?base64?SGVsbG8=?= ").as_deref(), Some("Hello"));
         assert_eq!(decoded("=?base64?SGVsbG8?="), None, "padding is required");
         assert_eq!(decoded("=?base64?SGVs!!!bG8=?="), None);
-        assert_eq!(decoded("=?base64?SGVsbG8=").as_deref(), Some("=?base64?SGVsbG8="));
+        assert_eq!(
+            decoded("=?base64?SGVsbG8=").as_deref(),
+            Some("=?base64?SGVsbG8=")
+        );
         assert_eq!(decoded("SGVsbG8=").as_deref(), Some("SGVsbG8="));
     }
 
@@ -181,7 +180,10 @@ mod tests {
             check_param(headers, &rule(), arguments).map_err(|e| e.code)
         };
         assert_eq!(check(&with("Hello"), Some(&arguments)), Ok(()));
-        assert_eq!(check(&with("=?base64?SGVsbG8=?="), Some(&arguments)), Ok(()));
+        assert_eq!(
+            check(&with("=?base64?SGVsbG8=?="), Some(&arguments)),
+            Ok(())
+        );
         for wrong in ["hello", "=?base64?SGVsbG8?=", "=?base64?SGVs!!!bG8=?="] {
             assert_eq!(
                 check(&with(wrong), Some(&arguments)),

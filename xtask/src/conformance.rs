@@ -317,16 +317,16 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     }
     let (server_runs, server_errors) = run_servers(ws, tools)?;
     suite_errors += server_errors;
-    let server_counts: Vec<(String, (usize, usize), (usize, usize))> = server_runs
+    let server_counts: Vec<ServerCount> = server_runs
         .iter()
         .map(|(label, results)| {
             let (scored, unscored): (Vec<_>, Vec<_>) =
                 results.iter().cloned().partition(|r| r.scored);
-            (
-                label.clone(),
-                count_passes(&scored),
-                count_passes(&unscored),
-            )
+            ServerCount {
+                label: label.clone(),
+                scored: count_passes(&scored),
+                unscored: count_passes(&unscored),
+            }
         })
         .collect();
     // Server runs are judged on the scenarios the suite scores; the
@@ -362,7 +362,12 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         extra_count.0, extra_count.1
     );
     print_table(&server_rows, &server_stale);
-    for (label, scored, unscored) in &server_counts {
+    for ServerCount {
+        label,
+        scored,
+        unscored,
+    } in &server_counts
+    {
         println!(
             "{label}: {}/{} scored scenarios passed; {}/{} unscored (extensions, pending) passed",
             scored.0, scored.1, unscored.0, unscored.1
@@ -387,7 +392,7 @@ fn run_extras(ws: &Workspace, tools: &Tools, command: &str) -> Result<Vec<Scenar
 /// Runs the server scenarios against every server target, their output
 /// under the conformance folder's `server`; the runs that gave results,
 /// and how many gave none.
-fn run_servers(ws: &Workspace, tools: &Tools) -> Result<(Vec<(String, Vec<ScenarioResult>)>, u32)> {
+fn run_servers(ws: &Workspace, tools: &Tools) -> Result<(Vec<LabelledResults>, u32)> {
     let out_dir = ws.target_dir().join("conformance").join("server");
     clear_dir(&out_dir)?;
     let binaries = |name: &str| ws.debug_binary(name);
@@ -403,6 +408,16 @@ fn run_servers(ws: &Workspace, tools: &Tools) -> Result<(Vec<(String, Vec<Scenar
         }
     }
     Ok((runs, errors))
+}
+
+/// The results of one run, under its label.
+type LabelledResults = (String, Vec<ScenarioResult>);
+
+/// A server run's passes: of the scored scenarios, and of the others.
+struct ServerCount {
+    label: String,
+    scored: (usize, usize),
+    unscored: (usize, usize),
 }
 
 /// How many of `results` pass, of how many.

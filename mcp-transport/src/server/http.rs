@@ -9,9 +9,9 @@
 //!   thing the server sends for it, and with an event stream otherwise
 //!   (progress first, or a request to the client), which ends with the
 //!   answer.
-//! - Other server messages (list changes, requests to the client with no
-//!   request of the client open) go on the session's GET stream, or wait
-//!   for it (bounded).
+//! - Log messages go with the newest open request; other server messages
+//!   (list changes, requests to the client with no request of the client
+//!   open) go on the session's GET stream, or wait for it (bounded).
 //! - A notification or an answer from the client gets 202.
 //! - `Origin` must be a loopback origin when present (DNS rebinding); with a
 //!   token, every request must carry `Authorization: Bearer <token>`.
@@ -30,8 +30,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
-use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::methods::Initialize;
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::{Initialize, LoggingMessage};
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use tokio::sync::mpsc;
 
@@ -278,6 +278,12 @@ impl Link {
                         .iter()
                         .find(|(id, _)| *id == request)
                         .map(|(_, sender)| sender.clone()),
+                    // A log message goes with the newest open request (a
+                    // modern request has no other stream); other
+                    // notifications (list changes) go on the GET stream.
+                    None if notification.method == LoggingMessage::METHOD => {
+                        pending.last().map(|(_, sender)| sender.clone())
+                    }
                     None => None,
                 }
             }

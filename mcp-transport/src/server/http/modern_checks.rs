@@ -8,6 +8,8 @@
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use base64::Engine as _;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::CallTool;
 use mcpdisco_protocol::modern_request::{self, RequestHeaders};
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use serde_json::Value;
@@ -44,7 +46,7 @@ pub(super) fn check(
         return Ok(false);
     }
     modern_request::check_post(request_headers, method, params)?;
-    if method == "tools/call"
+    if method == CallTool::METHOD
         && let Some(rules) = rules
         && let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str)
     {

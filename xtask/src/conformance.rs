@@ -90,7 +90,8 @@ pub fn parse_summary_line(line: &str) -> Option<ScenarioResult> {
     })
 }
 
-/// Collects scenario results from the suite's stdout (only lines after `=== SUITE SUMMARY ===`).
+/// Collects scenario results from the suite's stdout (only lines after `=== SUITE SUMMARY ===`,
+/// or `=== SUMMARY ===` as the server runs print it).
 #[derive(Debug, Default)]
 pub struct SummaryParser {
     in_summary: bool,
@@ -102,7 +103,7 @@ pub struct SummaryParser {
 impl SummaryParser {
     /// Feeds one stdout line.
     pub fn feed(&mut self, line: &str) {
-        if line.trim() == "=== SUITE SUMMARY ===" {
+        if matches!(line.trim(), "=== SUITE SUMMARY ===" | "=== SUMMARY ===") {
             self.in_summary = true;
             return;
         }
@@ -456,6 +457,9 @@ fn print_auth_counts(runs: &[(String, Vec<ScenarioResult>)]) {
 }
 
 fn print_table(rows: &[Row], stale: &[(String, String)]) {
+    if rows.is_empty() && stale.is_empty() {
+        return;
+    }
     let width = rows
         .iter()
         .map(|(_, s, _)| s.len())
@@ -596,6 +600,14 @@ mod tests {
         out.lines().for_each(|l| parser.feed(l));
         let scored: Vec<bool> = parser.finish().iter().map(|r| r.scored).collect();
         assert_eq!(scored, vec![true, false]);
+        // The server runs' heading.
+        let out = "=== SUMMARY ===\n✓ ping: 2 passed, 0 failed\nTotal: 2 passed, 0 failed\n\
+                   Not scored for 2025-11-25: 1 scenario(s) run, 0 failing.\n  ✓ ping (pending)\n";
+        let mut parser = SummaryParser::default();
+        out.lines().for_each(|l| parser.feed(l));
+        let results = parser.finish();
+        assert_eq!(results.len(), 1);
+        assert!(!results[0].scored);
     }
 
     #[test]

@@ -2,8 +2,6 @@
 //! `mcpdisco_transport::server::Router`. Each gets the method's params and
 //! the server's options, and returns the method's result.
 
-use std::sync::Arc;
-
 use mcpdisco_protocol::methods::{
     CallTool, Discover, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources,
     ListTools, Ping, ReadResource,
@@ -14,27 +12,28 @@ use mcpdisco_protocol::types::{
     GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListResult, ListToolsResult, MetaParams,
     PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
-    ServerCapabilities,
+    ServerCapabilities, Tool,
 };
-use mcpdisco_protocol::version::ProtocolVersion;
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
 use serde_json::{Map, Value};
 
 use crate::catalog;
+use crate::conformance;
+use crate::context::Context;
 use crate::options::{EraSupport, ServerOptions};
-
-/// What every handler is given: the server's options.
-pub(crate) type Context = Arc<ServerOptions>;
 
 const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two resources, a greeting template and two prompts.";
 
 /// How long lists and the discovery stay fresh (an hour: they never change).
 const TTL_MS: i64 = 3_600_000;
 
-/// The handlers of a server speaking `eras`: the handshake of each era it
-/// speaks (the other's is -32601), ping, the lists, calls, reads and prompts.
-pub(crate) fn router(eras: EraSupport) -> Router<Context> {
+/// The handlers of a server with `options`: the handshake of each era it
+/// speaks (the other's is -32601), ping, the lists, calls, reads and
+/// prompts; with `conformance`, those of the suite's test catalog.
+pub(crate) fn router(options: &ServerOptions) -> Router<Context> {
+    let eras = options.eras;
     let mut router = Router::new()
         .on::<Ping>(ping)
         .on::<ListTools>(list_tools)
@@ -50,10 +49,16 @@ pub(crate) fn router(eras: EraSupport) -> Router<Context> {
     if eras != EraSupport::Legacy {
         router = router.on::<Discover>(discover);
     }
+    if options.conformance {
+        router = conformance::route(router);
+    }
     router
 }
 
-fn capabilities() -> ServerCapabilities {
+fn capabilities(options: &ServerOptions) -> ServerCapabilities {
+    if options.conformance {
+        return conformance::capabilities();
+    }
     let unchanging = ListChangedCapability {
         list_changed: Some(false),
         ..ListChangedCapability::default()
@@ -71,22 +76,27 @@ fn capabilities() -> ServerCapabilities {
 
 async fn initialize(
     params: InitializeParams,
-    options: Context,
+    context: Context,
 ) -> Result<InitializeResult, ErrorObject> {
     let version = server::initialize_version(Some(&params.protocol_version));
+    let options = &context.options;
     Ok(InitializeResult {
         instructions: Some(INSTRUCTIONS.to_owned()),
-        ..InitializeResult::new(version.as_str(), capabilities(), options.server_info())
+        ..InitializeResult::new(
+            version.as_str(),
+            capabilities(options),
+            options.server_info(),
+        )
     })
 }
 
-async fn discover(_: MetaParams, _: Context) -> Result<DiscoverResult, ErrorObject> {
+async fn discover(_: MetaParams, context: Context) -> Result<DiscoverResult, ErrorObject> {
     let supported = vec![ProtocolVersion::V2026_07_28.as_str().to_owned()];
     Ok(DiscoverResult {
         instructions: Some(INSTRUCTIONS.to_owned()),
         ttl_ms: Some(TTL_MS),
         cache_scope: Some(CacheScope::Public),
-        ..DiscoverResult::new(supported, capabilities())
+        ..DiscoverResult::new(supported, capabilities(&context.options))
     })
 }
 
@@ -95,45 +105,62 @@ async fn ping(_: MetaParams, _: Context) -> Result<EmptyResult, ErrorObject> {
 }
 
 /// The page of `items` that `params` asks for; the cursor is the offset, written as text.
-fn page<L>(
+pub(crate) fn page<L>(
     items: &[L::Item],
     params: &PaginatedParams,
-    options: &ServerOptions,
+    context: &Context,
 ) -> Result<L, ErrorObject>
 where
     L: ListResult,
     L::Item: Clone,
 {
-    let page: L = server::list_page(items, params.cursor.as_deref(), options.page_size)?;
+    let page: L = server::list_page(items, params.cursor.as_deref(), context.options.page_size)?;
     Ok(page.cached(TTL_MS, CacheScope::Public))
+}
+
+/// The tools a server with `options` offers.
+pub(crate) fn tools(options: &ServerOptions) -> Vec<Tool> {
+    if options.conformance {
+        conformance::tools()
+    } else {
+        catalog::tools()
+    }
 }
 
 async fn list_tools(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListToolsResult, ErrorObject> {
-    page(&catalog::tools(), &params, &options)
+    page(&catalog::tools(), &params, &context)
 }
 
 async fn list_resources(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListResourcesResult, ErrorObject> {
-    page(&catalog::resources(), &params, &options)
+    page(&catalog::resources(), &params, &context)
 }
 
 async fn list_resource_templates(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListResourceTemplatesResult, ErrorObject> {
-    page(&catalog::resource_templates(), &params, &options)
+    page(&catalog::resource_templates(), &params, &context)
 }
 
 async fn list_prompts(
     params: PaginatedParams,
-    options: Context,
+    context: Context,
 ) -> Result<ListPromptsResult, ErrorObject> {
-    page(&catalog::prompts(), &params, &options)
+    page(&catalog::prompts(), &params, &context)
+}
+
+/// A read result with its caching hints, which modern results carry (SEP-2549).
+pub(crate) fn cached_read(read: ReadResourceResult, context: &Context) -> ReadResourceResult {
+    match context.request.era {
+        Era::Modern => read.cached(TTL_MS, CacheScope::Public),
+        Era::Legacy => read,
+    }
 }
 
 fn invalid_params(reason: catalog::ParamError) -> ErrorObject {
@@ -149,16 +176,19 @@ async fn call_tool(params: CallToolParams, _: Context) -> Result<CallToolResult,
 
 async fn read_resource(
     params: ReadResourceParams,
-    options: Context,
+    context: Context,
 ) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
-    catalog::read_resource(&uri, &options.name, &options.version).ok_or_else(|| {
-        ErrorObject::for_resource(
-            ErrorCode::RESOURCE_NOT_FOUND,
-            format!("no resource {uri}"),
-            &uri,
-        )
-    })
+    let options = &context.options;
+    catalog::read_resource(&uri, &options.name, &options.version)
+        .map(|read| cached_read(read, &context))
+        .ok_or_else(|| {
+            ErrorObject::for_resource(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                format!("no resource {uri}"),
+                &uri,
+            )
+        })
 }
 
 async fn get_prompt(params: GetPromptParams, _: Context) -> Result<GetPromptResult, ErrorObject> {

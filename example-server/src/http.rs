@@ -2,11 +2,19 @@
 //! framing (`mcpdisco_transport::server::http`): each connection it accepts is
 //! served like a stdio one.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use axum::Router;
-use mcpdisco_transport::server::http::{HttpServer, HttpServerOptions};
+use mcpdisco_protocol::types::Tool;
+use mcpdisco_transport::server::http::{
+    HttpServer, HttpServerOptions, ParamHeaderRule, ToolParamHeaders,
+};
+use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::Server;
+use crate::handlers;
 use crate::stdio::serve_transport;
 
 /// The axum router of the MCP endpoint, for embedding in another app; its
@@ -14,6 +22,7 @@ use crate::stdio::serve_transport;
 pub fn router(server: Server) -> Router {
     let (router, mut connections) = HttpServer::routes(HttpServerOptions {
         name: "mcp-example-server".into(),
+        param_headers: Some(param_headers(&handlers::tools(server.options()))),
         ..HttpServerOptions::default()
     });
     tokio::spawn(async move {
@@ -33,4 +42,30 @@ pub async fn serve_http(
     axum::serve(listener, router(server))
         .with_graceful_shutdown(shutdown)
         .await
+}
+
+/// The `x-mcp-header` arguments of `tools` (top-level properties), by tool,
+/// for the HTTP server to check each call's `Mcp-Param-*` headers against.
+fn param_headers(tools: &[Tool]) -> ToolParamHeaders {
+    let mut rules: HashMap<String, Vec<ParamHeaderRule>> = HashMap::new();
+    for tool in tools {
+        let Ok(schema) = tool.input_schema.to_value() else {
+            continue;
+        };
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        for (argument, property) in properties {
+            if let Some(header) = property.get("x-mcp-header").and_then(Value::as_str) {
+                rules
+                    .entry(tool.name.clone())
+                    .or_default()
+                    .push(ParamHeaderRule {
+                        path: vec![argument.clone()],
+                        header: header.to_owned(),
+                    });
+            }
+        }
+    }
+    Arc::new(move |tool: &str| rules.get(tool).cloned().unwrap_or_default())
 }

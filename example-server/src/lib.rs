@@ -20,10 +20,14 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+mod conformance;
+mod context;
 mod handlers;
 mod http;
 mod options;
+mod peer;
 mod server;
+mod shared;
 mod stdio;
 
 pub use http::{router, serve_http};

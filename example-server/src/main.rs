@@ -28,6 +28,9 @@ struct Common {
     /// Items per list page (every list is one page without it).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     page_size: Option<u32>,
+    /// Serve the official conformance suite's test catalog (test_simple_text, …).
+    #[arg(long)]
+    conformance: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -55,6 +58,7 @@ fn options(common: &Common) -> ServerOptions {
             Eras::Modern => EraSupport::Modern,
         },
         page_size: common.page_size.map(|n| n as usize),
+        conformance: common.conformance,
         ..ServerOptions::default()
     }
 }

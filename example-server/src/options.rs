@@ -25,6 +25,8 @@ pub struct ServerOptions {
     pub name: String,
     /// `serverInfo.version`.
     pub version: String,
+    /// Serve the conformance suite's test catalog instead of the example's own.
+    pub conformance: bool,
 }
 
 impl Default for ServerOptions {
@@ -34,6 +36,7 @@ impl Default for ServerOptions {
             page_size: None,
             name: "mcp-example-server".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            conformance: false,
         }
     }
 }

@@ -1,7 +1,10 @@
-//! The example server: one JSON-RPC message in, at most one out. No I/O.
+//! The example server: one JSON-RPC message in, at most one out. No I/O of
+//! its own: what a handler sends the client on the way goes through the
+//! connection's [`Peer`](crate::peer::Peer), when there is one.
 
 use std::sync::Arc;
 
+use mcpdisco_protocol::modern_request::is_removed_in_modern;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::version::Era;
 use mcpdisco_protocol::{
@@ -10,13 +13,17 @@ use mcpdisco_protocol::{
 use mcpdisco_transport::server::Router;
 use serde_json::Value;
 
-use crate::handlers::{self, Context};
+use crate::context::{Context, RequestInfo};
+use crate::handlers;
 use crate::options::{EraSupport, ServerOptions};
+use crate::peer::SharedPeer;
+use crate::shared::SharedState;
 
 /// The example server: its options and the handlers of its methods. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Server {
-    options: Context,
+    options: Arc<ServerOptions>,
+    shared: Arc<SharedState>,
     router: Router<Context>,
 }
 
@@ -30,8 +37,9 @@ impl Server {
     /// A server with `options`.
     pub fn new(options: ServerOptions) -> Self {
         Self {
-            router: handlers::router(options.eras),
+            router: handlers::router(&options),
             options: Arc::new(options),
+            shared: Arc::new(SharedState::default()),
         }
     }
 
@@ -40,12 +48,22 @@ impl Server {
         &self.options
     }
 
-    /// Answers one message: a response for a request, nothing for anything else.
+    /// Answers one message on its own: a response for a request, nothing
+    /// for anything else. Handlers that talk to the client fail (-32603).
     pub async fn handle(&self, message: &Message) -> Option<Message> {
+        self.handle_on(message, None).await
+    }
+
+    /// Answers one message of the connection to `peer`.
+    pub(crate) async fn handle_on(
+        &self,
+        message: &Message,
+        peer: Option<SharedPeer>,
+    ) -> Option<Message> {
         let Message::Request(request) = message else {
             return None;
         };
-        Some(match self.answer(request).await {
+        Some(match self.answer(request, peer).await {
             Ok(result) => Message::Response(Response {
                 id: request.id.clone(),
                 result: RawJson::from_value(&result),
@@ -67,19 +85,37 @@ impl Server {
 
     /// The result of one request: in the era its `_meta` names (a server
     /// of the legacy era only reads none), modern results marked complete
-    /// and signed with the server's identity.
-    async fn answer(&self, request: &Request) -> Result<Value, ErrorObject> {
+    /// and signed with the server's identity. A modern request for a method
+    /// the modern era removed (`initialize`, `ping`, …) is -32601.
+    async fn answer(
+        &self,
+        request: &Request,
+        peer: Option<SharedPeer>,
+    ) -> Result<Value, ErrorObject> {
         let era = match self.options.eras {
             EraSupport::Legacy => Era::Legacy,
             _ => server::request_era(request.params.as_ref())?,
         };
+        if era == Era::Modern && is_removed_in_modern(&request.method) {
+            return Err(ErrorObject::method_not_found(&request.method));
+        }
+        let context = Context {
+            options: Arc::clone(&self.options),
+            shared: Arc::clone(&self.shared),
+            peer,
+            request: Arc::new(RequestInfo {
+                id: request.id.clone(),
+                era,
+                meta: request
+                    .params
+                    .as_ref()
+                    .and_then(|params| params.get("_meta"))
+                    .cloned(),
+            }),
+        };
         let mut result = self
             .router
-            .request(
-                &request.method,
-                request.params.clone(),
-                Arc::clone(&self.options),
-            )
+            .request(&request.method, request.params.clone(), context)
             .await?;
         if era == Era::Modern {
             server::complete_modern(&mut result, &self.options.server_info());

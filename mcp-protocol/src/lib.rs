@@ -15,6 +15,7 @@ pub mod jsonrpc;
 pub mod meta;
 pub mod method;
 pub mod methods;
+pub mod modern_request;
 pub mod raw;
 pub mod server;
 pub mod types;

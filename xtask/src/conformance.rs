@@ -1,7 +1,9 @@
 //! `cargo xtask conformance`: runs the MCP conformance suite against our client for each requirement set,
-//! then the client scenarios outside them one by one (`extra`).
+//! then the client scenarios outside them one by one (`extra`), then the server scenarios of every
+//! requirement set against our servers (`server`).
 
 mod extra;
+mod server;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -88,7 +90,8 @@ pub fn parse_summary_line(line: &str) -> Option<ScenarioResult> {
     })
 }
 
-/// Collects scenario results from the suite's stdout (only lines after `=== SUITE SUMMARY ===`).
+/// Collects scenario results from the suite's stdout (only lines after `=== SUITE SUMMARY ===`,
+/// or `=== SUMMARY ===` as the server runs print it).
 #[derive(Debug, Default)]
 pub struct SummaryParser {
     in_summary: bool,
@@ -100,7 +103,7 @@ pub struct SummaryParser {
 impl SummaryParser {
     /// Feeds one stdout line.
     pub fn feed(&mut self, line: &str) {
-        if line.trim() == "=== SUITE SUMMARY ===" {
+        if matches!(line.trim(), "=== SUITE SUMMARY ===" | "=== SUMMARY ===") {
             self.in_summary = true;
             return;
         }
@@ -160,7 +163,10 @@ pub fn parse_expected_failures(text: &str) -> Result<BTreeSet<(String, String)>>
         let mut words = line.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             (Some(revision), Some(scenario), None) => {
-                if !REVISIONS.contains(&revision) && revision != EXTRA_LABEL {
+                if !REVISIONS.contains(&revision)
+                    && revision != EXTRA_LABEL
+                    && !server::is_server_label(revision)
+                {
                     bail!(
                         "{EXPECTED_FAILURES}:{}: unknown revision `{revision}`",
                         number + 1
@@ -268,6 +274,8 @@ pub fn judge(
 pub struct Options {
     /// Client command overriding the built `conformance-client` (e.g. `true` to exercise the runner).
     pub command: Option<String>,
+    /// Only the server scenarios (against the built servers); no client run.
+    pub servers_only: bool,
 }
 
 /// Runs the suite for every revision, then each extra scenario, prints the
@@ -283,7 +291,8 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     };
     let mut runs = Vec::new();
     let mut suite_errors = 0;
-    for revision in REVISIONS {
+    let client_revisions: &[&str] = if options.servers_only { &[] } else { REVISIONS };
+    for revision in client_revisions {
         let out_dir = ws.target_dir().join("conformance").join(revision);
         match run_revision(tools, &command, revision, &out_dir) {
             Ok(results) if !results.is_empty() => runs.push(((*revision).to_owned(), results)),
@@ -298,15 +307,48 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         }
     }
     let revisions_run = runs.len();
-    let extras = run_extras(ws, tools, &command)?;
+    let extras = if options.servers_only {
+        Vec::new()
+    } else {
+        run_extras(ws, tools, &command)?
+    };
     let extra_count = count_passes(&extras);
-    runs.push((EXTRA_LABEL.to_owned(), extras));
+    if !options.servers_only {
+        runs.push((EXTRA_LABEL.to_owned(), extras));
+    }
+    let (server_runs, server_errors) = run_servers(ws, tools)?;
+    suite_errors += server_errors;
+    let server_counts: Vec<ServerCount> = server_runs
+        .iter()
+        .map(|(label, results)| {
+            let (scored, unscored): (Vec<_>, Vec<_>) =
+                results.iter().cloned().partition(|r| r.scored);
+            ServerCount {
+                label: label.clone(),
+                scored: count_passes(&scored),
+                unscored: count_passes(&unscored),
+            }
+        })
+        .collect();
+    // Server runs are judged on the scenarios the suite scores; the
+    // extensions and pending scenarios it runs besides are only counted.
+    runs.extend(server_runs.into_iter().map(|(label, results)| {
+        (
+            label,
+            results.into_iter().filter(|r| r.scored).collect::<Vec<_>>(),
+        )
+    }));
     let Judgement {
         rows,
         stale,
         mut tally,
     } = judge(&runs, &expected);
     tally.failed += suite_errors;
+    let is_server = |label: &str| label.starts_with(server::SERVER_LABEL_PREFIX);
+    let (server_rows, rows): (Vec<Row>, Vec<Row>) =
+        rows.into_iter().partition(|(label, _, _)| is_server(label));
+    let (server_stale, stale): (Vec<_>, Vec<_>) =
+        stale.into_iter().partition(|(label, _)| is_server(label));
     let (extra_rows, rows): (Vec<Row>, Vec<Row>) = rows
         .into_iter()
         .partition(|(label, _, _)| label == EXTRA_LABEL);
@@ -320,6 +362,18 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         "extra client scenarios: {}/{} passed",
         extra_count.0, extra_count.1
     );
+    print_table(&server_rows, &server_stale);
+    for ServerCount {
+        label,
+        scored,
+        unscored,
+    } in &server_counts
+    {
+        println!(
+            "{label}: {}/{} scored scenarios passed; {}/{} unscored (extensions, pending) passed",
+            scored.0, scored.1, unscored.0, unscored.1
+        );
+    }
     println!(
         "expected failures (listed in {EXPECTED_FAILURES}): {}",
         tally.expected
@@ -334,6 +388,37 @@ fn run_extras(ws: &Workspace, tools: &Tools, command: &str) -> Result<Vec<Scenar
     let out_dir = ws.target_dir().join("conformance").join(EXTRA_LABEL);
     clear_dir(&out_dir)?;
     Ok(extra::run_all(tools, command, &out_dir))
+}
+
+/// Runs the server scenarios against every server target, their output
+/// under the conformance folder's `server`; the runs that gave results,
+/// and how many gave none.
+fn run_servers(ws: &Workspace, tools: &Tools) -> Result<(Vec<LabelledResults>, u32)> {
+    let out_dir = ws.target_dir().join("conformance").join("server");
+    clear_dir(&out_dir)?;
+    let binaries = |name: &str| ws.debug_binary(name);
+    let mut runs = Vec::new();
+    let mut errors = 0;
+    for (label, result) in server::run_all(tools, &binaries, &out_dir) {
+        match result {
+            Ok(results) => runs.push((label, results)),
+            Err(err) => {
+                eprintln!("conformance {label}: {err:#}");
+                errors += 1;
+            }
+        }
+    }
+    Ok((runs, errors))
+}
+
+/// The results of one run, under its label.
+type LabelledResults = (String, Vec<ScenarioResult>);
+
+/// A server run's passes: of the scored scenarios, and of the others.
+struct ServerCount {
+    label: String,
+    scored: (usize, usize),
+    unscored: (usize, usize),
 }
 
 /// How many of `results` pass, of how many.
@@ -372,6 +457,9 @@ fn print_auth_counts(runs: &[(String, Vec<ScenarioResult>)]) {
 }
 
 fn print_table(rows: &[Row], stale: &[(String, String)]) {
+    if rows.is_empty() && stale.is_empty() {
+        return;
+    }
     let width = rows
         .iter()
         .map(|(_, s, _)| s.len())
@@ -512,6 +600,14 @@ mod tests {
         out.lines().for_each(|l| parser.feed(l));
         let scored: Vec<bool> = parser.finish().iter().map(|r| r.scored).collect();
         assert_eq!(scored, vec![true, false]);
+        // The server runs' heading.
+        let out = "=== SUMMARY ===\n✓ ping: 2 passed, 0 failed\nTotal: 2 passed, 0 failed\n\
+                   Not scored for 2025-11-25: 1 scenario(s) run, 0 failing.\n  ✓ ping (pending)\n";
+        let mut parser = SummaryParser::default();
+        out.lines().for_each(|l| parser.feed(l));
+        let results = parser.finish();
+        assert_eq!(results.len(), 1);
+        assert!(!results[0].scored);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! * `test`: setup, fmt, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
 //! * `conformance`: the MCP conformance suite against our client, for every requirement set, then the
-//!   extra client scenarios (outside the sets) one by one.
+//!   extra client scenarios (outside the sets) one by one, then the server scenarios of every set
+//!   against `mcp-example-server http --conformance` (`--servers-only`: just those).
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
 //! * `bench`: ours side by side with rmcp and the limit (B1–B4); writes `target/bench-report.md`.
 //! * `setup`: the pinned tool installs under `.tools/`.
@@ -39,11 +40,14 @@ struct Cli {
 enum Cmd {
     /// Run everything CI runs and print `tests: N passed, M failed`.
     Test,
-    /// Run the MCP conformance suite against the conformance client.
+    /// Run the MCP conformance suite against the conformance client and the example server.
     Conformance {
         /// Client command to test instead of the built `conformance-client` (e.g. `true`).
         #[arg(long)]
         command: Option<String>,
+        /// Only the server scenarios, against the built example server.
+        #[arg(long)]
+        servers_only: bool,
     },
     /// Run each fuzz target for the given time.
     Fuzz {
@@ -89,10 +93,17 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-        Cmd::Conformance { command } => {
+        Cmd::Conformance {
+            command,
+            servers_only,
+        } => {
+            let options = conformance::Options {
+                command,
+                servers_only,
+            };
             let result = tools
                 .setup()
-                .and_then(|()| conformance::run(&ws, &tools, &conformance::Options { command }));
+                .and_then(|()| conformance::run(&ws, &tools, &options));
             match result {
                 Ok(tally) if tally.failed == 0 => ExitCode::SUCCESS,
                 Ok(_) => ExitCode::FAILURE,

@@ -191,6 +191,12 @@ super::extra::struct_with_extra! {
     pub struct ReadResourceResult {
         /// The contents (a resource may have several parts).
         pub contents: Vec<ResourceContents>,
+        /// How long the contents stay fresh, in milliseconds (2026-07-28, SEP-2549).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttl_ms: Option<i64>,
+        /// Who may share a cached copy (2026-07-28, SEP-2549).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cache_scope: Option<super::lifecycle::CacheScope>,
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
@@ -227,8 +233,19 @@ impl ReadResourceResult {
     pub fn new(contents: Vec<ResourceContents>) -> Self {
         Self {
             contents,
+            ttl_ms: None,
+            cache_scope: None,
             meta: None,
             extra: Extra::new(),
+        }
+    }
+
+    /// The same contents, fresh for `ttl_ms` and shareable within `scope`.
+    pub fn cached(self, ttl_ms: i64, scope: super::lifecycle::CacheScope) -> Self {
+        Self {
+            ttl_ms: Some(ttl_ms),
+            cache_scope: Some(scope),
+            ..self
         }
     }
 }

@@ -9,9 +9,9 @@
 //!   thing the server sends for it, and with an event stream otherwise
 //!   (progress first, or a request to the client), which ends with the
 //!   answer.
-//! - Other server messages (list changes, requests to the client with no
-//!   request of the client open) go on the session's GET stream, or wait
-//!   for it (bounded).
+//! - Log messages go with the newest open request; other server messages
+//!   (list changes, requests to the client with no request of the client
+//!   open) go on the session's GET stream, or wait for it (bounded).
 //! - A notification or an answer from the client gets 202.
 //! - `Origin` must be a loopback origin when present (DNS rebinding); with a
 //!   token, every request must carry `Authorization: Bearer <token>`.
@@ -30,8 +30,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
-use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::methods::Initialize;
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::{Initialize, LoggingMessage};
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use tokio::sync::mpsc;
 
@@ -39,6 +39,8 @@ use crate::error::TransportError;
 use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
 use crate::transport::Transport;
+
+mod modern_checks;
 
 /// `Mcp-Session-Id`.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -62,7 +64,24 @@ pub struct HttpServerOptions {
     pub token: Option<SecretString>,
     /// The largest request body accepted.
     pub max_body: usize,
+    /// The `x-mcp-header` arguments of each tool, whose `Mcp-Param-*`
+    /// headers modern `tools/call` POSTs are checked against (SEP-2243);
+    /// `None` checks none.
+    pub param_headers: Option<ToolParamHeaders>,
 }
+
+/// One tool argument that clients repeat in a `Mcp-Param-<header>` header
+/// (SEP-2243): where it sits in the arguments, and the header's name part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamHeaderRule {
+    /// The argument's path in the arguments object.
+    pub path: Vec<String>,
+    /// The header's name after `Mcp-Param-`.
+    pub header: String,
+}
+
+/// The [`ParamHeaderRule`]s of the tool named by the argument.
+pub type ToolParamHeaders = Arc<dyn Fn(&str) -> Vec<ParamHeaderRule> + Send + Sync>;
 
 impl Default for HttpServerOptions {
     fn default() -> Self {
@@ -70,6 +89,7 @@ impl Default for HttpServerOptions {
             name: "mcp".into(),
             token: None,
             max_body: 4 * 1024 * 1024,
+            param_headers: None,
         }
     }
 }
@@ -274,6 +294,12 @@ impl Link {
                         .iter()
                         .find(|(id, _)| *id == request)
                         .map(|(_, sender)| sender.clone()),
+                    // A log message goes with the newest open request (a
+                    // modern request has no other stream); other
+                    // notifications (list changes) go on the GET stream.
+                    None if notification.method == LoggingMessage::METHOD => {
+                        pending.last().map(|(_, sender)| sender.clone())
+                    }
                     None => None,
                 }
             }
@@ -421,7 +447,17 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         // The W3C headers, where the request's own `_meta` says nothing (SEP-414).
         request.params = context.apply_if_absent(request.params.take());
     }
-    let is_initialize = message.method() == Some(Initialize::METHOD);
+    let modern = match &message {
+        Message::Request(request) => {
+            let rules = shared.options.param_headers.as_ref();
+            match modern_checks::check(&headers, &request.method, request.params.as_ref(), rules) {
+                Ok(modern) => modern,
+                Err(error) => return modern_checks::refusal(Some(request.id.clone()), error),
+            }
+        }
+        _ => false,
+    };
+    let is_initialize = message.method() == Some(Initialize::METHOD) && !modern;
     let (link, session, one_shot) = match session_of(&headers) {
         Some(id) => match shared.sessions.lock().get(id).cloned() {
             Some(link) => (link, None, false),
@@ -492,7 +528,12 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     match first {
         Ok(Some(answer)) if answer.response_id() == Some(&id) => {
             drop(cleanup);
-            json_response(StatusCode::OK, &answer, session)
+            let status = if modern {
+                modern_checks::status_of(&answer)
+            } else {
+                StatusCode::OK
+            };
+            json_response(status, &answer, session)
         }
         Ok(Some(first)) => {
             // Something before the answer: stream it all, ending with the answer.
@@ -574,7 +615,11 @@ fn set_event_stream(response: &mut Response, session: Option<String>) {
     }
 }
 
-fn json_response(status: StatusCode, message: &Message, session: Option<String>) -> Response {
+pub(super) fn json_response(
+    status: StatusCode,
+    message: &Message,
+    session: Option<String>,
+) -> Response {
     let mut response = (status, message.to_vec()).into_response();
     let headers = response.headers_mut();
     headers.insert(

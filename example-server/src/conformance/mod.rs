@@ -1,0 +1,198 @@
+//! `--conformance`: the test catalog of the official conformance suite
+//! (`@modelcontextprotocol/conformance`), served on the same typed router
+//! as the example's own catalog. It has every tool, resource, template and
+//! prompt the suite's server scenarios of 2025-11-25 and 2026-07-28 call,
+//! with the behaviour they check: logging, progress, sampling and
+//! elicitation on the connection (legacy), `input_required` rounds
+//! (modern), list changes on `subscriptions/listen`, resource
+//! subscriptions, completion.
+
+mod catalog;
+mod content;
+mod input;
+mod listen;
+mod mrtr;
+mod schemas;
+mod tools;
+
+use mcpdisco_protocol::methods::{
+    CallTool, Complete, GetPrompt, ListPrompts, ListResourceTemplates, ListResources, ListTools,
+    ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
+};
+use mcpdisco_protocol::types::{
+    Answer, CompleteParams, CompleteResult, EmptyResult, GetPromptParams, GetPromptResult,
+    ListChangedCapability, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
+    ServerCapabilities, SetLevelParams, SubscribeParams,
+};
+use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_transport::server::Router;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::handlers;
+
+/// Completion values offered for any argument.
+const COMPLETIONS: &[&str] = &["paris", "park", "party"];
+
+/// The capabilities of the test catalog: lists that change, resource
+/// subscriptions, logging and completion.
+pub(crate) fn capabilities() -> ServerCapabilities {
+    let changing = ListChangedCapability {
+        list_changed: Some(true),
+        ..ListChangedCapability::default()
+    };
+    ServerCapabilities {
+        tools: Some(changing.clone()),
+        resources: Some(ResourcesCapability {
+            subscribe: Some(true),
+            list_changed: Some(true),
+            ..ResourcesCapability::default()
+        }),
+        prompts: Some(changing),
+        logging: Some(Value::Object(Map::new())),
+        completions: Some(Value::Object(Map::new())),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// The test catalog's tools.
+pub(crate) fn tools() -> Vec<mcpdisco_protocol::types::Tool> {
+    catalog::tools()
+}
+
+/// Adds the test catalog's handlers to `router` (replacing the example's lists, calls, reads and prompts).
+pub(crate) fn route(router: Router<Context>) -> Router<Context> {
+    router
+        .on::<ListTools>(list_tools)
+        .on::<ListResources>(list_resources)
+        .on::<ListResourceTemplates>(list_resource_templates)
+        .on::<ListPrompts>(list_prompts)
+        .on::<CallTool>(tools::call_tool)
+        .on::<ReadResource>(read_resource)
+        .on::<GetPrompt>(get_prompt)
+        .on::<Complete>(complete)
+        .on::<SetLevel>(set_level)
+        .on::<Subscribe>(subscribe)
+        .on::<Unsubscribe>(unsubscribe)
+        .on::<SubscriptionsListen>(listen::listen)
+}
+
+async fn list_tools(
+    params: PaginatedParams,
+    context: Context,
+) -> Result<ListToolsResult, ErrorObject> {
+    handlers::page(&catalog::tools(), &params, &context)
+}
+
+async fn list_resources(
+    params: PaginatedParams,
+    context: Context,
+) -> Result<ListResourcesResult, ErrorObject> {
+    handlers::page(&catalog::resources(), &params, &context)
+}
+
+async fn list_resource_templates(
+    params: PaginatedParams,
+    context: Context,
+) -> Result<ListResourceTemplatesResult, ErrorObject> {
+    handlers::page(&catalog::resource_templates(), &params, &context)
+}
+
+async fn list_prompts(
+    params: PaginatedParams,
+    context: Context,
+) -> Result<ListPromptsResult, ErrorObject> {
+    handlers::page(&catalog::prompts(), &params, &context)
+}
+
+/// Reads a resource; an unknown URI is -32602 naming it (SEP-2164).
+async fn read_resource(
+    params: ReadResourceParams,
+    context: Context,
+) -> Result<ReadResourceResult, ErrorObject> {
+    let uri = params.uri;
+    content::read(&uri)
+        .map(|read| handlers::cached_read(read, &context))
+        .ok_or_else(|| {
+            ErrorObject::for_resource(ErrorCode::INVALID_PARAMS, "Resource not found", &uri)
+        })
+}
+
+async fn get_prompt(
+    params: GetPromptParams,
+    context: Context,
+) -> Result<Answer<GetPromptResult>, ErrorObject> {
+    if params.name == "test_input_required_result_prompt" {
+        return mrtr::prompt(&params, &context);
+    }
+    let arguments = params.arguments.clone().unwrap_or_default();
+    match content::prompt(&params.name, &arguments) {
+        Ok(Some(prompt)) => Ok(prompt.into()),
+        Ok(None) => Err(ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("unknown prompt {:?}", params.name),
+        )),
+        Err(reason) => Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, reason)),
+    }
+}
+
+/// The completion values that start with the argument's value.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Completion {
+    values: Vec<&'static str>,
+    total: usize,
+    has_more: bool,
+}
+
+async fn complete(params: CompleteParams, _: Context) -> Result<CompleteResult, ErrorObject> {
+    let typed = params
+        .argument
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let values: Vec<&'static str> = COMPLETIONS
+        .iter()
+        .copied()
+        .filter(|value| value.starts_with(typed))
+        .collect();
+    let completion = Completion {
+        total: values.len(),
+        values,
+        has_more: false,
+    };
+    let completion = serde_json::to_value(completion)
+        .map_err(|error| ErrorObject::new(ErrorCode::INTERNAL_ERROR, error.to_string()))?;
+    Ok(CompleteResult {
+        completion,
+        meta: None,
+        extra: Default::default(),
+    })
+}
+
+async fn set_level(params: SetLevelParams, context: Context) -> Result<EmptyResult, ErrorObject> {
+    context.peer()?.set_log_level(params.level);
+    Ok(EmptyResult::default())
+}
+
+async fn subscribe(params: SubscribeParams, context: Context) -> Result<EmptyResult, ErrorObject> {
+    if !context.peer()?.subscribe(params.uri) {
+        return Err(ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            "too many subscriptions on this connection",
+        ));
+    }
+    Ok(EmptyResult::default())
+}
+
+async fn unsubscribe(
+    params: SubscribeParams,
+    context: Context,
+) -> Result<EmptyResult, ErrorObject> {
+    context.peer()?.unsubscribe(&params.uri);
+    Ok(EmptyResult::default())
+}
+
+#[cfg(test)]
+mod tests;

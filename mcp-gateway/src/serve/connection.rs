@@ -178,9 +178,10 @@ mod telemetry {
         params: Option<&Value>,
     ) -> Option<(ServerRequestSpan, mcpdisco_transport::secret::Masker)> {
         let (telemetry, masker) = shared.telemetry.as_ref()?;
+        let masker = masker.read().clone();
         Some((
-            ServerRequestSpan::start(telemetry, id, method, params, None, masker),
-            masker.clone(),
+            ServerRequestSpan::start(telemetry, id, method, params, None, &masker),
+            masker,
         ))
     }
 

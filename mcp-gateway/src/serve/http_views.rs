@@ -62,7 +62,9 @@ impl ProfileRoutes {
 /// The route of the profiles' views.
 pub(crate) const PATH: &str = "/profiles/{profile}/mcp";
 
-/// The profile a request to [`PATH`] names, if its path is one.
+/// The profile a request to [`PATH`] names, if its path is one (for the
+/// scopes a JWT must grant).
+#[cfg(feature = "jwt-auth")]
 pub(crate) fn profile_of(path: &str) -> Option<&str> {
     path.strip_prefix("/profiles/")?
         .strip_suffix("/mcp")

@@ -187,6 +187,8 @@ impl Gateway {
     /// [`Supervisor::reload`] says (unchanged ones keep running), and the
     /// profiles replaced. Clients hear of the lists that changed in their view.
     pub async fn reload(&self, servers: Vec<ServerConfig>, profiles: Profiles) -> ReloadSummary {
+        // Before any new server runs: its secrets are masked from the first span.
+        self.shared.learn_secrets(&servers);
         let summary = self.shared.supervisor.reload(servers).await;
         self.shared.set_profiles(profiles);
         // Views may have changed with the profiles alone.

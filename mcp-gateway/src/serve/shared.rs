@@ -42,10 +42,11 @@ pub(crate) struct Shared {
     warmed: OnceCell<()>,
     /// The sessions' telemetry, and the masker of every server's secrets
     /// (feature `otel`): the SERVER spans of the clients' requests.
+    /// The masker grows with each reload (a new server's secrets).
     #[cfg(feature = "otel")]
     pub(crate) telemetry: Option<(
         mcpdisco_client::telemetry::Telemetry,
-        mcpdisco_transport::secret::Masker,
+        RwLock<mcpdisco_transport::secret::Masker>,
     )>,
 }
 
@@ -66,7 +67,7 @@ impl Shared {
                     mcpdisco_transport::secret::Masker::default(),
                     |all, config| all.union(&config.masker()),
                 );
-            (telemetry.clone(), masker)
+            (telemetry.clone(), RwLock::new(masker))
         });
         Self {
             #[cfg(feature = "otel")]
@@ -80,6 +81,19 @@ impl Shared {
             options,
             listings: Mutex::new(HashMap::new()),
             warmed: OnceCell::new(),
+        }
+    }
+
+    /// The telemetry's masker learns the secrets of `servers` (a reload's
+    /// config); what it knew stays known.
+    #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+    pub(crate) fn learn_secrets(&self, servers: &[mcpdisco::config::ServerConfig]) {
+        #[cfg(feature = "otel")]
+        if let Some((_, masker)) = &self.telemetry {
+            let mut known = masker.write();
+            *known = servers
+                .iter()
+                .fold(known.clone(), |all, config| all.union(&config.masker()));
         }
     }
 

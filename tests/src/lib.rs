@@ -1,6 +1,7 @@
 //! Shared helpers for the workspace's integration tests.
 
 pub mod otlp;
+pub mod processes;
 pub mod redis;
 pub mod registry_server;
 pub mod scripted_http;

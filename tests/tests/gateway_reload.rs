@@ -18,10 +18,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mcp_tests::processes::wait_with_timeout;
 use mcp_tests::tools::{Tools, require_tools, workspace_bin, workspace_root};
 use serde_json::{Value, json};
 
@@ -126,58 +127,9 @@ impl Setup {
             .unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}\n{stderr}"))
     }
 
-    /// Processes still running with this setup's marker.
-    fn leftovers(&self) -> Vec<u32> {
-        let needle = format!("GATEWAY_TEST_MARKER={}", self.marker);
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
-                    environ
-                        .split(|b| *b == 0)
-                        .any(|var| var == needle.as_bytes())
-                })
-            })
-            .collect()
-    }
-
     /// Waits (bounded) until no server process of this setup runs.
     fn assert_no_leftovers(&self) {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let left = self.leftovers();
-            if left.is_empty() {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "server processes outlived the gateway: {left:?}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-fn wait_with_timeout(mut child: Child, timeout: Duration) -> Output {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let output = child.wait_with_output().unwrap();
-            panic!(
-                "timed out after {timeout:?}:\n{}\n{}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
+        mcp_tests::processes::assert_none_marked(&self.marker);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcpdisco::catalog::{Catalog, CatalogEntry};
+use mcpdisco::catalog::{Catalog, CatalogEntry, NameClash, Naming};
 use mcpdisco::config::ServerConfig;
 use mcpdisco::discovery::{self, DiscoveryReport, ServerStatus, StatusSummary};
 use mcpdisco_client::session::ListKind;
@@ -103,13 +103,19 @@ struct ListDocument<'a> {
     skills: Option<&'a [CatalogEntry]>,
     summary: &'a StatusSummary,
     failed: Vec<Value>,
+    #[serde(skip_serializing_if = "<[NameClash]>::is_empty")]
+    clashes: &'a [NameClash],
 }
 
 /// `tools`, `resources`, `prompts` and `skills`: the items of `kinds` of every server.
 pub async fn list(context: &Context<'_>, kinds: &[ListKind]) -> ExitCode {
     let (global, style) = (context.global, context.style);
     let report = context.discover(&context.loaded.servers, false).await;
-    let catalog = Catalog::with_separator(&report.servers, &global.separator);
+    let naming = Naming::of_servers(&global.separator, &context.loaded.servers);
+    let catalog = Catalog::with_naming(&report.servers, &naming);
+    for clash in &catalog.clashes {
+        eprintln!("error: {clash}");
+    }
     let failed: Vec<Value> = report
         .servers
         .iter()
@@ -126,6 +132,7 @@ pub async fn list(context: &Context<'_>, kinds: &[ListKind]) -> ExitCode {
             skills: entries(ListKind::Skills),
             summary: &catalog.summary,
             failed,
+            clashes: &catalog.clashes,
         });
     } else {
         for (index, kind) in kinds.iter().enumerate() {
@@ -142,7 +149,12 @@ pub async fn list(context: &Context<'_>, kinds: &[ListKind]) -> ExitCode {
         print!("{out}");
         println!("\n{}", render::summary(&catalog.summary));
     }
-    status_of(&report)
+    if catalog.clashes.is_empty() {
+        status_of(&report)
+    } else {
+        // An item left out for a clash is a server that did not load whole.
+        ExitCode::from(exit::SERVER_FAILED)
+    }
 }
 
 /// `servers`: where each server comes from, and its last known status.

@@ -25,6 +25,7 @@ const COMMON_FIELDS: &[&str] = &[
     "prompts",
     "resources",
     "skills",
+    "namespace",
 ];
 
 /// A custom transport's settings: the entry but for the common fields,

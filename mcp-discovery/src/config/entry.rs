@@ -149,6 +149,8 @@ pub(crate) struct ServerEntry {
     pub resources: Field<FilterEntry>,
     /// Which skills a host sees.
     pub skills: Field<FilterEntry>,
+    /// Whether the gateway and the catalog namespace its items (default true).
+    pub namespace: Field<bool>,
     /// Other hosts' fields that change nothing here.
     #[serde(flatten)]
     #[expect(

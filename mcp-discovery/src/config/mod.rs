@@ -15,6 +15,9 @@
 //! which is also the default working directory. A per-server `timeout`
 //! (seconds) or `timeoutMs` sets its discovery deadline; `staleMaxAgeMs`
 //! how long its last good catalog may be served after a failed refresh.
+//! `"namespace": false` keeps a server's item names as they are in catalogs
+//! and behind the gateway, instead of `<server>__<name>`
+//! ([`Naming`](crate::catalog::Naming)).
 //!
 //! Secrets (env values, header values, tokens in arguments, URL userinfo and
 //! secret query parameters) never appear in [`ServerConfig::redacted`],

@@ -54,6 +54,10 @@ pub struct ServerConfig {
     /// Which of its tools, prompts and resources a host sees (`tools`,
     /// `prompts`, `resources`: `{"allow": [glob…], "deny": [glob…]}`).
     pub filters: Filters,
+    /// Whether its items are namespaced `<server>__<name>` in catalogs and
+    /// behind the gateway (`namespace`, default true). Without, they keep
+    /// their own names, and a clash with another server leaves the item out.
+    pub namespaced: bool,
     /// How to reach it.
     pub launch: Launch,
     /// Arguments as safe to show (unexpanded where a variable was substituted, flag values masked).
@@ -88,6 +92,7 @@ impl ServerConfig {
             ping: PingSettings::default(),
             auth: None,
             filters: Filters::default(),
+            namespaced: true,
             launch,
             shown_args,
             shown_url,
@@ -308,6 +313,7 @@ pub(crate) fn read_server(
         resources: settings::filter(take(&mut entry.resources), "resources", problems),
         skills: settings::filter(take(&mut entry.skills), "skills", problems),
     };
+    let namespaced = settings::namespaced(take(&mut entry.namespace), problems);
     let launch = launches.launch(&mut entry, raw, transport.unwrap_or(None), problems);
     if problems.error_count() > before {
         return None;
@@ -324,6 +330,7 @@ pub(crate) fn read_server(
     server.ping = ping;
     server.auth = auth;
     server.filters = filters;
+    server.namespaced = namespaced;
     server.shown_args = read.shown_args;
     server.shown_url = read.shown_url;
     Some(server)

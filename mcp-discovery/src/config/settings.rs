@@ -25,6 +25,11 @@ pub(crate) fn enabled(
     !matches!((enabled, disabled), (Some(false), _) | (_, Some(true)))
 }
 
+/// `namespace` (default true): whether its items are namespaced.
+pub(crate) fn namespaced(value: Field<bool>, problems: &mut ServerProblems<'_, '_>) -> bool {
+    flag(value, "namespace", problems).unwrap_or(true)
+}
+
 fn flag(value: Field<bool>, field: &str, problems: &mut ServerProblems<'_, '_>) -> Option<bool> {
     value.given().unwrap_or_else(|found| {
         problems.mistyped(field, "true or false", found);

@@ -10,14 +10,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcpdisco::catalog::Catalog;
+use mcpdisco::catalog::{Catalog, NameClash, Naming};
 use mcpdisco::report::ServerReport;
 use mcpdisco_client::session::ListKind;
 use mcpdisco_transport::sync::{Mutex, RwLock};
 
 /// The listings of a supervisor's servers and the catalogs built of them.
 pub(crate) struct Catalogs {
-    separator: String,
+    /// How items are named: the separator, and which servers keep their names.
+    naming: RwLock<Naming>,
     /// What every ready server listed, as it sent it.
     ready: Mutex<BTreeMap<String, ServerReport>>,
     /// What every server that was ever ready last listed, as it sent it.
@@ -27,11 +28,11 @@ pub(crate) struct Catalogs {
 }
 
 impl Catalogs {
-    /// No server listed yet; namespaced names join with `separator`.
-    pub(crate) fn new(separator: &str) -> Self {
-        let empty = || RwLock::new(Arc::new(Catalog::with_separator(&[], separator)));
+    /// No server listed yet; items are named by `naming`.
+    pub(crate) fn new(naming: Naming) -> Self {
+        let empty = || RwLock::new(Arc::new(Catalog::with_naming(&[], &naming)));
         Self {
-            separator: separator.to_owned(),
+            naming: RwLock::new(naming.clone()),
             ready: Mutex::new(BTreeMap::new()),
             last: Mutex::new(BTreeMap::new()),
             catalog: empty(),
@@ -64,10 +65,7 @@ impl Catalogs {
         report: Option<ServerReport>,
         offered: impl Fn(ServerReport) -> ServerReport,
     ) -> Arc<Catalog> {
-        let build = |reports: &BTreeMap<String, ServerReport>| {
-            let reports: Vec<ServerReport> = reports.values().cloned().map(&offered).collect();
-            Arc::new(Catalog::with_separator(&reports, &self.separator))
-        };
+        let build = |reports: &BTreeMap<String, ServerReport>| self.build(reports, &offered);
         if let Some(report) = &report {
             // Built and stored under the lock: a slower update never
             // replaces a newer one.
@@ -87,8 +85,35 @@ impl Catalogs {
             None => ready.remove(server),
         };
         let catalog = build(&ready);
-        *self.catalog.write() = Arc::clone(&catalog);
+        let previous = std::mem::replace(&mut *self.catalog.write(), Arc::clone(&catalog));
+        report_new_clashes(&previous.clashes, &catalog.clashes);
         catalog
+    }
+
+    /// Which servers keep their items' own names from now on (a reloaded
+    /// config): takes effect as each server's listing is next recorded.
+    pub(crate) fn set_plain(&self, plain: impl IntoIterator<Item = String>) {
+        let mut naming = self.naming.write();
+        naming.plain = plain.into_iter().collect();
+    }
+
+    /// The catalog of `reports`, each as `offered`, named as configured.
+    fn build(
+        &self,
+        reports: &BTreeMap<String, ServerReport>,
+        offered: impl Fn(ServerReport) -> ServerReport,
+    ) -> Arc<Catalog> {
+        let reports: Vec<ServerReport> = reports.values().cloned().map(offered).collect();
+        let naming = self.naming.read().clone();
+        Arc::new(Catalog::with_naming(&reports, &naming))
+    }
+}
+
+/// Logs each clash of plain names in `now` that was not in `before`: an
+/// item of a `"namespace": false` server left out of what is served.
+fn report_new_clashes(before: &[NameClash], now: &[NameClash]) {
+    for clash in now.iter().filter(|clash| !before.contains(clash)) {
+        tracing::error!(server = %clash.left_out, other = %clash.held_by, "{clash}");
     }
 }
 
@@ -100,10 +125,7 @@ impl Catalogs {
         server: &str,
         offered: impl Fn(ServerReport) -> ServerReport,
     ) -> Arc<Catalog> {
-        let build = |reports: &BTreeMap<String, ServerReport>| {
-            let reports: Vec<ServerReport> = reports.values().cloned().map(&offered).collect();
-            Arc::new(Catalog::with_separator(&reports, &self.separator))
-        };
+        let build = |reports: &BTreeMap<String, ServerReport>| self.build(reports, &offered);
         {
             let mut last = self.last.lock();
             if last.remove(server).is_some() {
@@ -160,7 +182,7 @@ mod tests {
 
     #[test]
     fn a_server_that_goes_down_leaves_the_catalog_but_not_the_routes() {
-        let catalogs = Catalogs::new("__");
+        let catalogs = Catalogs::new(Naming::namespaced("__"));
         catalogs.record("alpha", Some(listing("alpha", &["echo"])), |r| r);
         catalogs.record("beta", Some(listing("beta", &["add"])), |r| r);
         assert_eq!(catalogs.catalog().tools.len(), 2);
@@ -174,7 +196,7 @@ mod tests {
 
     #[test]
     fn what_is_offered_of_each_listing_is_applied_to_both_catalogs() {
-        let catalogs = Catalogs::new("__");
+        let catalogs = Catalogs::new(Naming::namespaced("__"));
         let hide_danger = |mut report: ServerReport| {
             report.items_retain(ListKind::Tools, |tool| {
                 mcpdisco_protocol::raw::ToolView::of(tool).name().as_deref() != Some("danger")
@@ -200,7 +222,7 @@ mod tests {
 
     #[test]
     fn a_list_that_fails_when_listed_again_keeps_its_last_good_items() {
-        let catalogs = Catalogs::new("__");
+        let catalogs = Catalogs::new(Naming::namespaced("__"));
         catalogs.record("alpha", Some(listing("alpha", &["echo"])), |r| r);
         let mut refused = listing("alpha", &[]);
         refused.list_errors.insert(

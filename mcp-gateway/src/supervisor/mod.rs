@@ -44,7 +44,7 @@ pub mod state;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcpdisco::catalog::Catalog;
+use mcpdisco::catalog::{Catalog, Naming};
 use mcpdisco::config::ServerConfig;
 use mcpdisco::report::ServerReport;
 use mcpdisco_client::session::Session;
@@ -80,7 +80,7 @@ impl Supervisor {
     /// Supervises `servers`; nothing starts until it is used or [`start_all`](Self::start_all).
     pub fn new(servers: Vec<ServerConfig>, options: SupervisorOptions) -> Self {
         let (events, _) = broadcast::channel(1024);
-        let catalogs = Catalogs::new(&options.separator);
+        let catalogs = Catalogs::new(Naming::of_servers(&options.separator, &servers));
         let http = options.http.clone();
         let inner = Arc::new(Shared {
             servers: RwLock::new(Servers::default()),

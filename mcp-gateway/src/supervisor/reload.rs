@@ -7,7 +7,7 @@
 //! - a name no longer configured is stopped, its process reaped;
 //! - a server whose launch changed (command, arguments, environment, working
 //!   folder, URL, headers, custom settings), or whose settings the runner reads
-//!   at start changed (enabled, timeout, filters, pings, rate limit, auth), restarts;
+//!   at start changed (enabled, timeout, filters, namespacing, pings, rate limit, auth), restarts;
 //! - anything else keeps running, in the same process and session.
 //!
 //! [`Supervisor::reload`] performs a plan: the servers that stop or restart
@@ -101,6 +101,7 @@ fn same_server(old: &ServerConfig, new: &ServerConfig) -> bool {
         && old.enabled == new.enabled
         && old.timeout == new.timeout
         && old.filters == new.filters
+        && old.namespaced == new.namespaced
         && old.ping == new.ping
         && old.rate_limit == new.rate_limit
         && same_auth(old, new)
@@ -184,6 +185,12 @@ impl Supervisor {
             }
         }
         futures::future::join_all(ending.iter().map(|name| self.inner.remove(name))).await;
+        self.inner.catalogs.set_plain(
+            servers
+                .iter()
+                .filter(|config| !config.namespaced)
+                .map(|config| config.name.clone()),
+        );
         for config in servers {
             let starts =
                 summary.started.contains(&config.name) || summary.restarted.contains(&config.name);

@@ -85,9 +85,13 @@ impl Supervisor {
     fn hidden(&self, kind: ListKind, qualified_name: &str) -> Option<SupervisorError> {
         let separator = &self.inner.options.separator;
         self.inner.units().iter().find_map(|unit| {
-            let own = qualified_name
-                .strip_prefix(&namespace_of(unit.name()))?
-                .strip_prefix(separator.as_str())?;
+            let own = if unit.config.namespaced {
+                qualified_name
+                    .strip_prefix(&namespace_of(unit.name()))?
+                    .strip_prefix(separator.as_str())?
+            } else {
+                qualified_name
+            };
             let filter = unit.config.filters.of(kind);
             (!filter.allows(own)).then(|| SupervisorError::Hidden {
                 server: unit.name().to_owned(),

@@ -1,0 +1,205 @@
+//! The aggregated [`Catalog`]: everything every server offers, grouped by
+//! server and as one flat list with unique namespaced names.
+//!
+//! A namespaced name is `<server><separator><name>`, with `__` as the default
+//! separator (`github__create_issue`), made into a name every model provider
+//! accepts ([`model_safe`]): at most 64 characters from `[a-zA-Z0-9_-]`.
+//! Other characters become `_`; a longer name keeps its first 55 characters
+//! and ends in `_` and 8 hex digits of a stable hash of the whole name.
+//! Collisions are resolved deterministically: servers are taken in name
+//! order and items in the order the server listed them; the first holder
+//! keeps the name, later ones get `<separator>2`, `<separator>3`, … (made
+//! safe the same way). `mcp-cli tools` and the gateway show the same names.
+//!
+//! A server with `"namespace": false` keeps its items' own names (and its
+//! resources' URIs); its names are taken before any namespaced one, and an
+//! item whose name another such server holds is left out and recorded as
+//! a [`NameClash`] naming both ([`naming`]).
+
+mod naming;
+
+pub use naming::{MAX_NAME_LEN, NameClash, Naming, kind_noun, model_safe, namespace_of};
+use naming::flatten;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, SkillView, ToolView};
+use serde::Serialize;
+
+use crate::report::{ServerReport, ServerStatus, StatusSummary};
+use mcpdisco_client::session::ListKind;
+
+/// The default separator of namespaced names.
+pub const DEFAULT_SEPARATOR: &str = "__";
+
+/// One item of the flat view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogEntry {
+    /// The unique namespaced name.
+    pub qualified_name: String,
+    /// The server that offers it.
+    pub server: String,
+    /// Its own name on that server (for resources, the `name`, else the URI).
+    pub name: String,
+    /// The item exactly as the server sent it (sharing the report's bytes).
+    pub item: RawJson,
+}
+
+/// Everything every ready server offers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Catalog {
+    /// The separator in use.
+    pub separator: String,
+    /// How many servers ended in each state.
+    pub summary: StatusSummary,
+    /// The tools of every ready server.
+    pub tools: Vec<CatalogEntry>,
+    /// The resources.
+    pub resources: Vec<CatalogEntry>,
+    /// The resource templates.
+    pub resource_templates: Vec<CatalogEntry>,
+    /// The prompts.
+    pub prompts: Vec<CatalogEntry>,
+    /// The skills (named by their frontmatter's `name`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<CatalogEntry>,
+    /// Items of `"namespace": false` servers left out because another
+    /// server holds their names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clashes: Vec<NameClash>,
+    /// Where each namespaced name sits, per kind (lookups without a scan).
+    #[serde(skip)]
+    index: [std::collections::HashMap<String, usize>; 5],
+}
+
+impl Catalog {
+    /// Builds the catalog of `reports` with the default separator.
+    pub fn build(reports: &[ServerReport]) -> Self {
+        Self::with_separator(reports, DEFAULT_SEPARATOR)
+    }
+
+    /// Builds the catalog of `reports` with `separator` between server and item names.
+    pub fn with_separator(reports: &[ServerReport], separator: &str) -> Self {
+        Self::with_naming(reports, &Naming::namespaced(separator))
+    }
+
+    /// Builds the catalog of `reports`, naming items by `naming`.
+    pub fn with_naming(reports: &[ServerReport], naming: &Naming) -> Self {
+        let mut ready: Vec<&ServerReport> = reports
+            .iter()
+            .filter(|report| report.status == ServerStatus::Ready)
+            .collect();
+        ready.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut clashes = Vec::new();
+        let mut flat = |kind| {
+            let (entries, clashed) = flatten(&ready, kind, naming);
+            clashes.extend(clashed);
+            entries
+        };
+        let (tools, resources, resource_templates, prompts, skills) = (
+            flat(ListKind::Tools),
+            flat(ListKind::Resources),
+            flat(ListKind::ResourceTemplates),
+            flat(ListKind::Prompts),
+            flat(ListKind::Skills),
+        );
+        let mut catalog = Self {
+            separator: naming.separator.clone(),
+            summary: StatusSummary::of(reports),
+            tools,
+            resources,
+            resource_templates,
+            prompts,
+            skills,
+            clashes,
+            index: Default::default(),
+        };
+        catalog.reindex();
+        catalog
+    }
+
+    /// The entries `keep` keeps, under the same names: a view of this
+    /// catalog (such as a gateway profile's). Items share their bytes.
+    pub fn retain(&self, keep: impl Fn(ListKind, &CatalogEntry) -> bool) -> Self {
+        let mut view = self.clone();
+        for kind in ListKind::ALL {
+            let entries = match kind {
+                ListKind::Tools => &mut view.tools,
+                ListKind::Resources => &mut view.resources,
+                ListKind::ResourceTemplates => &mut view.resource_templates,
+                ListKind::Prompts => &mut view.prompts,
+                ListKind::Skills => &mut view.skills,
+            };
+            entries.retain(|entry| keep(kind, entry));
+        }
+        view.reindex();
+        view
+    }
+
+    /// Indexes every kind's entries by namespaced name.
+    fn reindex(&mut self) {
+        for (slot, kind) in ListKind::ALL.into_iter().enumerate() {
+            self.index[slot] = self
+                .entries(kind)
+                .iter()
+                .enumerate()
+                .map(|(at, entry)| (entry.qualified_name.clone(), at))
+                .collect();
+        }
+    }
+
+    /// The entry of `kind` with this namespaced name.
+    pub fn find(&self, kind: ListKind, qualified_name: &str) -> Option<&CatalogEntry> {
+        let slot = ListKind::ALL.iter().position(|k| *k == kind)?;
+        let at = *self.index[slot].get(qualified_name)?;
+        self.entries(kind).get(at)
+    }
+
+    /// The entries of one kind.
+    pub fn entries(&self, kind: ListKind) -> &[CatalogEntry] {
+        match kind {
+            ListKind::Tools => &self.tools,
+            ListKind::Resources => &self.resources,
+            ListKind::ResourceTemplates => &self.resource_templates,
+            ListKind::Prompts => &self.prompts,
+            ListKind::Skills => &self.skills,
+        }
+    }
+
+    /// The tool with this namespaced name.
+    pub fn tool(&self, qualified_name: &str) -> Option<&CatalogEntry> {
+        self.find(ListKind::Tools, qualified_name)
+    }
+
+    /// The entries of one kind, grouped by server (servers in name order).
+    pub fn by_server(&self, kind: ListKind) -> BTreeMap<&str, Vec<&CatalogEntry>> {
+        let mut groups: BTreeMap<&str, Vec<&CatalogEntry>> = BTreeMap::new();
+        for entry in self.entries(kind) {
+            groups.entry(entry.server.as_str()).or_default().push(entry);
+        }
+        groups
+    }
+}
+
+/// The own name of an item: `name` (a skill's: its frontmatter's), else
+/// the URI (template), else `?`.
+/// Reads only those members; the rest of the item is skipped, not parsed.
+pub fn item_name(kind: ListKind, item: &RawJson) -> String {
+    // A member of another type counts as absent; a repeated one, the last counts.
+    let name = match kind {
+        ListKind::Tools => ToolView::of(item).name(),
+        ListKind::Prompts => PromptView::of(item).name(),
+        ListKind::Resources | ListKind::ResourceTemplates => {
+            ResourceView::read(JsonView::of(item), kind == ListKind::ResourceTemplates)
+                .name_or_uri()
+        }
+        ListKind::Skills => SkillView::of(item).name_or_uri(),
+    };
+    name.map_or_else(|| "?".to_owned(), Cow::into_owned)
+}
+
+#[cfg(test)]
+mod tests;

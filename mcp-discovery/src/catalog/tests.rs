@@ -1,0 +1,157 @@
+use super::*;
+use std::collections::HashSet;
+use serde_json::json;
+
+#[test]
+fn names_are_what_models_accept() {
+    assert_eq!(model_safe("git.hub__create issue"), "git_hub__create_issue");
+    let long = format!("server__{}", "x".repeat(80));
+    let safe = model_safe(&long);
+    assert_eq!(safe.len(), MAX_NAME_LEN);
+    assert!(safe.starts_with("server__xxx"));
+    assert_eq!(safe, model_safe(&long), "stable");
+    assert_ne!(safe, model_safe(&format!("server__{}y", "x".repeat(80))));
+    let catalog = Catalog::build(&[ready(
+        "s",
+        &[&"a".repeat(70), &format!("{}b", "a".repeat(70))],
+    )]);
+    let names = names(&catalog);
+    assert!(names.iter().all(|n| {
+        n.len() <= MAX_NAME_LEN
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    }));
+    assert_ne!(names[0], names[1]);
+    assert_eq!(
+        catalog.tool(names[1]).unwrap().name,
+        format!("{}b", "a".repeat(70))
+    );
+}
+
+#[test]
+fn a_retained_view_keeps_names_and_finds_only_what_it_kept() {
+    let catalog = Catalog::build(&[ready("a", &["x", "y"]), ready("b", &["x"])]);
+    let view = catalog.retain(|_, entry| entry.qualified_name != "a__y");
+    assert_eq!(names(&view), ["a__x", "b__x"]);
+    assert!(view.tool("a__y").is_none());
+    assert_eq!(view.tool("b__x").unwrap().server, "b");
+}
+
+fn ready(name: &str, tools: &[&str]) -> ServerReport {
+    let mut report = ServerReport::empty(name, ServerStatus::Ready);
+    report.tools = tools.iter().map(|t| json!({"name": t}).into()).collect();
+    report
+}
+
+fn names(catalog: &Catalog) -> Vec<&str> {
+    catalog
+        .tools
+        .iter()
+        .map(|e| e.qualified_name.as_str())
+        .collect()
+}
+
+#[test]
+fn names_are_namespaced_and_items_kept_whole() {
+    let mut a = ready("github", &["create_issue"]);
+    a.tools[0] =
+        RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#)
+            .unwrap();
+    let catalog = Catalog::build(&[a, ServerReport::disabled("off")]);
+    assert_eq!(names(&catalog), ["github__create_issue"]);
+    assert_eq!(
+        catalog.tools[0].item.as_str(),
+        r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#
+    );
+    assert_eq!(catalog.tools[0].name, "create_issue");
+    assert_eq!(catalog.summary.disabled, 1);
+    assert!(catalog.tool("github__create_issue").is_some());
+}
+
+#[test]
+fn collisions_resolve_the_same_way_whatever_the_input_order() {
+    // "a__b" + "c" and "a" + "b__c" both want "a__b__c".
+    let one = vec![ready("a__b", &["c"]), ready("a", &["b__c", "x", "x"])];
+    let two = vec![one[1].clone(), one[0].clone()];
+    let first = Catalog::build(&one);
+    let second = Catalog::build(&two);
+    assert_eq!(names(&first), names(&second));
+    assert_eq!(names(&first), ["a__b__c", "a__x", "a__x__2", "a__b__c__2"]);
+    let unique: HashSet<_> = names(&first).into_iter().collect();
+    assert_eq!(unique.len(), 4);
+}
+
+#[test]
+fn separator_is_configurable_and_server_names_are_sanitized() {
+    let catalog = Catalog::with_separator(&[ready("my server/1", &["t"])], ".");
+    assert_eq!(names(&catalog), ["my_server_1_t"]);
+}
+
+#[test]
+fn resources_fall_back_to_their_uri_and_failed_servers_are_left_out() {
+    let mut r = ServerReport::empty("docs", ServerStatus::Ready);
+    r.resources = vec![
+        json!({"uri": "file:///a"}).into(),
+        json!({"uri": "file:///b", "name": "bee"}).into(),
+        json!({"uri": 7, "name": ["not", "a", "name"]}).into(),
+        json!(["file:///array", "named"]).into(),
+        RawJson::parse(r#"{"name": "first", "uri": "file:///c", "name": "last"}"#).unwrap(),
+        json!({"name": 5, "uri": "file:///d"}).into(),
+    ];
+    r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()];
+    let broken = ServerReport::empty("broken", ServerStatus::Failed);
+    let catalog = Catalog::build(&[r, broken]);
+    let qualified: Vec<_> = catalog
+        .resources
+        .iter()
+        .map(|e| e.qualified_name.as_str())
+        .collect();
+    assert_eq!(
+        qualified,
+        [
+            "docs__file:///a",
+            "docs__bee",
+            "docs__?",
+            "docs__?__2",
+            "docs__last",
+            "docs__file:///d"
+        ]
+    );
+    assert_eq!(catalog.resource_templates[0].name, "file:///{p}");
+    assert_eq!(catalog.summary.failed, 1);
+    assert_eq!(catalog.by_server(ListKind::Resources)["docs"].len(), 6);
+}
+
+#[test]
+fn plain_servers_keep_their_names_and_a_clash_names_both_servers() {
+    let mut docs = ready("docs", &["search", "read"]);
+    docs.resources = vec![json!({"uri": "file:///same", "name": "same"}).into()];
+    let mut wiki = ready("wiki", &["search", "edit"]);
+    wiki.resources = vec![json!({"uri": "file:///same", "name": "other"}).into()];
+    let other = ready("a", &["search"]);
+    let naming = Naming::with_plain("__", ["docs".to_owned(), "wiki".to_owned()]);
+    let catalog = Catalog::with_naming(&[wiki, other, docs], &naming);
+    assert_eq!(names(&catalog), ["search", "read", "edit", "a__search"]);
+    assert_eq!(catalog.tool("edit").unwrap().server, "wiki");
+    assert_eq!(catalog.tool("search").unwrap().server, "docs");
+    assert_eq!(catalog.resources.len(), 1);
+    assert_eq!(catalog.resources[0].qualified_name, "file:///same");
+    assert_eq!(catalog.resources[0].name, "same");
+    let clashes: Vec<String> = catalog.clashes.iter().map(ToString::to_string).collect();
+    assert_eq!(clashes.len(), 2, "{clashes:?}");
+    assert!(
+        clashes[0].contains("tool 'search' of server 'wiki' clashes with server 'docs'"),
+        "{clashes:?}"
+    );
+    assert!(clashes[1].starts_with("resource 'file:///same' of server 'wiki'"));
+}
+
+#[test]
+fn a_namespaced_name_never_takes_a_plain_one() {
+    // The plain server offers "a__x", which server a's "x" would be named.
+    let naming = Naming::with_plain("__", ["z".to_owned()]);
+    let catalog = Catalog::with_naming(&[ready("a", &["x"]), ready("z", &["a__x"])], &naming);
+    assert_eq!(names(&catalog), ["a__x", "a__x__2"]);
+    assert_eq!(catalog.tool("a__x").unwrap().server, "z");
+    assert!(catalog.clashes.is_empty());
+}

@@ -3,6 +3,7 @@
 //! the `requestState` of `input_required` results.
 
 use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::broadcast;
 
@@ -13,9 +14,9 @@ const CHANGES: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ListChange {
     /// The tools.
-    Tools,
+    Tools = 0,
     /// The prompts.
-    Prompts,
+    Prompts = 1,
 }
 
 /// What every connection shares.
@@ -23,6 +24,8 @@ pub(crate) enum ListChange {
 pub(crate) struct SharedState {
     changes: broadcast::Sender<ListChange>,
     key: String,
+    /// How many times the tools and the prompts changed.
+    revisions: [AtomicU64; 2],
 }
 
 impl Default for SharedState {
@@ -31,14 +34,22 @@ impl Default for SharedState {
         Self {
             changes: broadcast::channel(CHANGES).0,
             key: format!("{:016x}{:016x}", random.hash_one(1u8), random.hash_one(2u8)),
+            revisions: [AtomicU64::new(0), AtomicU64::new(0)],
         }
     }
 }
 
 impl SharedState {
-    /// Tells every listener that `list` changed.
+    /// Changes `list` (its revision, which the list shows, goes up) and
+    /// tells every listener.
     pub(crate) fn changed(&self, list: ListChange) {
+        self.revisions[list as usize].fetch_add(1, Ordering::AcqRel);
         let _ = self.changes.send(list);
+    }
+
+    /// How many times `list` changed.
+    pub(crate) fn revision(&self, list: ListChange) -> u64 {
+        self.revisions[list as usize].load(Ordering::Acquire)
     }
 
     /// The changes from now on.

@@ -277,6 +277,14 @@ impl SessionError {
         }
     }
 
+    /// The error's `data`, when the server answered with an error that has some.
+    pub fn server_data(&self) -> Option<&Value> {
+        match self.kind.as_ref() {
+            ErrorKind::Server { data, .. } => data.as_ref(),
+            _ => None,
+        }
+    }
+
     /// Whether the server said it does not know the method (-32601).
     pub fn is_method_not_found(&self) -> bool {
         self.server_code() == Some(ErrorCode::METHOD_NOT_FOUND)

@@ -201,6 +201,26 @@ pub struct RequestOptions {
     /// Receives the JSON-RPC id the request is sent with (telemetry's
     /// `jsonrpc.request.id`): the last one, when it is sent more than once.
     pub sent_id: Option<SentId>,
+    /// `_meta` entries of this request that win over the session's modern
+    /// envelope (a gateway passes on the capabilities its own client declared).
+    pub meta: Option<serde_json::Map<String, Value>>,
+    /// Whether a modern `input_required` result is answered as it came, for
+    /// the caller to relay to its own client, instead of its questions being
+    /// answered through the session's handler.
+    pub relay_input_required: bool,
+    /// The answers to an earlier `input_required` round of this request,
+    /// sent with it (a relayed client's retry).
+    pub input_retry: Option<InputRetry>,
+}
+
+/// A modern request's answers to the questions of its last
+/// `input_required` round: `inputResponses` and the `requestState` it came with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputRetry {
+    /// `inputResponses`: each question's key, to its answer.
+    pub responses: serde_json::Map<String, Value>,
+    /// `requestState`, as the server sent it.
+    pub request_state: Option<String>,
 }
 
 /// Where a session writes the JSON-RPC id it sends a request with (see

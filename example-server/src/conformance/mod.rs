@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::handlers;
+use crate::shared::ListChange;
 
 /// Completion values offered for any argument.
 const COMPLETIONS: &[&str] = &["paris", "park", "party"];
@@ -82,7 +83,26 @@ async fn list_tools(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListToolsResult, ErrorObject> {
-    handlers::page(&catalog::tools(), &params, &context)
+    let mut tools = catalog::tools();
+    let revision = context.shared.revision(ListChange::Tools);
+    if let Some(trigger) = tools.iter_mut().find(|tool| tool.name == TOOL_TRIGGER) {
+        mark_revision(&mut trigger.meta, revision);
+    }
+    handlers::page(&tools, &params, &context)
+}
+
+/// The tool that changes the tool list.
+pub(crate) const TOOL_TRIGGER: &str = "test_trigger_tool_change";
+/// The `_meta` key of a list's revision, on one of its items: the trigger
+/// tools change it, so a client listing again sees the list changed.
+const REVISION_KEY: &str = "example.modelcontextprotocol.io/listRevision";
+
+/// Marks an item's `_meta` with its list's `revision` (once it changed).
+fn mark_revision(meta: &mut Option<mcpdisco_protocol::types::Extra>, revision: u64) {
+    if revision > 0 {
+        meta.get_or_insert_with(Default::default)
+            .insert(REVISION_KEY.to_owned(), revision.into());
+    }
 }
 
 async fn list_resources(
@@ -103,7 +123,14 @@ async fn list_prompts(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListPromptsResult, ErrorObject> {
-    handlers::page(&catalog::prompts(), &params, &context)
+    let mut prompts = catalog::prompts();
+    if let Some(first) = prompts.first_mut() {
+        mark_revision(
+            &mut first.meta,
+            context.shared.revision(ListChange::Prompts),
+        );
+    }
+    handlers::page(&prompts, &params, &context)
 }
 
 /// Reads a resource; an unknown URI is -32602 naming it (SEP-2164).

@@ -14,7 +14,7 @@ use mcpdisco_protocol::version::Era;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use serde_json::{Map, Value};
 
-use super::{content, input, mrtr, schemas};
+use super::{TOOL_TRIGGER, content, input, mrtr, schemas};
 use crate::context::Context;
 use crate::shared::ListChange;
 
@@ -106,7 +106,7 @@ pub(crate) async fn call_tool(
             let answer = elicitation(&context, "What is your name?", schemas::NAME).await?;
             content::text_result(format!("User response: {}", describe(&answer)))
         }
-        "test_trigger_tool_change" => {
+        TOOL_TRIGGER => {
             context.shared.changed(ListChange::Tools);
             content::text_result("The tool list changed.")
         }

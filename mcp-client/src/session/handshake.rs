@@ -159,6 +159,26 @@ pub(crate) fn modern_meta(
     .into_map()
 }
 
+/// `params` with the answers of `retry`: `inputResponses` and, when there
+/// is one, `requestState` (replacing any the params had).
+pub(crate) fn with_input_retry(mut params: Value, retry: &crate::request::InputRetry) -> Value {
+    if let Some(object) = params.as_object_mut() {
+        object.insert(
+            "inputResponses".into(),
+            Value::Object(retry.responses.clone()),
+        );
+        match &retry.request_state {
+            Some(state) => {
+                object.insert("requestState".into(), Value::String(state.clone()));
+            }
+            None => {
+                object.remove("requestState");
+            }
+        }
+    }
+    params
+}
+
 /// Merges `meta` into `params._meta`, keeping keys already there (a progress token).
 pub(crate) fn with_meta(params: Option<Value>, meta: &Map<String, Value>) -> Option<Value> {
     let mut params = params.unwrap_or_else(|| Value::Object(Map::new()));

@@ -48,7 +48,7 @@ use tower::ServiceExt;
 pub use crate::error::{ErrorKind, SessionError};
 pub use crate::notification::{Progress, ServerNotification};
 pub use crate::policy::LayerStack;
-pub use crate::request::{McpRequest, RequestOptions, RequestService, ResponseFuture};
+pub use crate::request::{InputRetry, McpRequest, RequestOptions, RequestService, ResponseFuture};
 pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
 pub use handshake::{Negotiation, ServerState};
 pub use list::{CompleteList, ListKind, ListPage};
@@ -326,19 +326,33 @@ impl Session {
         protocol_version: ProtocolVersion,
     ) -> Result<RawJson, SessionError> {
         let opts = self.options();
-        let meta = handshake::modern_meta(opts, protocol_version);
+        let mut meta = handshake::modern_meta(opts, protocol_version);
+        if let Some(own) = &request.options.meta {
+            for (key, value) in own {
+                meta.insert(key.clone(), value.clone());
+            }
+        }
         let method = request.method.clone();
         let original = request
             .params
             .clone()
             .unwrap_or_else(|| Value::Object(Map::new()));
         let mut params = original.clone();
+        if let Some(retry) = &request.options.input_retry {
+            params = handshake::with_input_retry(params, retry);
+        }
         for round in 0..=opts.max_input_rounds {
             let mut attempt = request.clone();
             attempt.params = handshake::with_meta(Some(params), &meta);
             let result = self.service().oneshot(attempt).await?;
             match mcpdisco_protocol::meta::ResultType::of(&result) {
                 Ok(mcpdisco_protocol::meta::ResultType::Complete) => return Ok(result),
+                // For the caller to relay: its client answers.
+                Ok(mcpdisco_protocol::meta::ResultType::InputRequired)
+                    if request.options.relay_input_required =>
+                {
+                    return Ok(result);
+                }
                 Ok(mcpdisco_protocol::meta::ResultType::InputRequired) => {
                     if round == opts.max_input_rounds {
                         return Err(self.violation(

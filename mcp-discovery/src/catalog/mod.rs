@@ -18,8 +18,8 @@
 
 mod naming;
 
-pub use naming::{MAX_NAME_LEN, NameClash, Naming, kind_noun, model_safe, namespace_of};
 use naming::flatten;
+pub use naming::{MAX_NAME_LEN, NameClash, Naming, kind_noun, model_safe, namespace_of};
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -132,7 +132,8 @@ pub fn model_safe(name: &str) -> String {
 fn plain_key(kind: ListKind, item: &RawJson) -> String {
     match kind {
         ListKind::Resources | ListKind::ResourceTemplates => {
-            match ResourceView::read(JsonView::of(item), kind == ListKind::ResourceTemplates).uri() {
+            match ResourceView::read(JsonView::of(item), kind == ListKind::ResourceTemplates).uri()
+            {
                 Some(uri) => uri.into_owned(),
                 None => item_name(kind, item),
             }

@@ -1,6 +1,6 @@
 use super::*;
-use std::collections::HashSet;
 use serde_json::json;
+use std::collections::HashSet;
 
 #[test]
 fn names_are_what_models_accept() {
@@ -55,8 +55,7 @@ fn names(catalog: &Catalog) -> Vec<&str> {
 fn names_are_namespaced_and_items_kept_whole() {
     let mut a = ready("github", &["create_issue"]);
     a.tools[0] =
-        RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#)
-            .unwrap();
+        RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#).unwrap();
     let catalog = Catalog::build(&[a, ServerReport::disabled("off")]);
     assert_eq!(names(&catalog), ["github__create_issue"]);
     assert_eq!(

@@ -24,9 +24,9 @@ use super::bridge::Caller;
 use super::context::RequestContext;
 use super::input::RunningCall;
 use super::search::tools as search_tools;
-use super::upstream;
+use super::upstream::{self, RELAYED_STATE_PREFIX};
 use crate::supervisor::SupervisorError;
-use mcpdisco_client::session::{ListKind, Progress, RequestOptions};
+use mcpdisco_client::session::{InputRetry, ListKind, Progress, RequestOptions};
 
 /// `tools/call` of a tool by its served name; in tool-search mode also
 /// `search_tools`, and `call_tool`, which is a call of the tool it names.
@@ -35,9 +35,11 @@ pub(crate) async fn call_tool(
     request: RequestContext,
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     let state = params.request_state.as_deref();
-    if let Some(resumed) = resume::<CallTool>(&request, state, params.input_responses.as_ref())? {
+    let responses = params.input_responses.as_ref();
+    if let Some(resumed) = resume::<CallTool>(&request, state, responses)? {
         return request.shared.inputs.drive::<CallTool>(resumed).await;
     }
+    let retry = relayed_retry(&request, state, responses);
     let view = request.shared.view(request.profile.as_deref());
     if view.tool_search(request.shared.options.tool_search) {
         match params.name.as_str() {
@@ -51,8 +53,8 @@ pub(crate) async fn call_tool(
             search_tools::CALL_TOOL => {
                 let call = search_tools::call_arguments(params.arguments)?;
                 let arguments = call.arguments.map(Value::Object);
-                return call_served_tool(&request, &call.name, arguments, params.meta.as_ref())
-                    .await;
+                let meta = params.meta.as_ref();
+                return call_served_tool(&request, &call.name, arguments, meta, retry).await;
             }
             _ => {}
         }
@@ -62,6 +64,7 @@ pub(crate) async fn call_tool(
         &params.name,
         params.arguments,
         params.meta.as_ref(),
+        retry,
     )
     .await
 }
@@ -73,12 +76,13 @@ async fn call_served_tool(
     name: &str,
     arguments: Option<Value>,
     meta: Option<&Extra>,
+    retry: Option<InputRetry>,
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     let supervisor = request.shared.supervisor.clone();
     let (server, tool) = resolve_in_view(request, ListKind::Tools, name).await?;
     let arguments = arguments.unwrap_or_else(|| Value::Object(Map::new()));
     let call = |options| upstream::call_tool(supervisor, server.clone(), tool, arguments, options);
-    routed::<CallTool, _>(request, meta, &server, call).await
+    routed::<CallTool, _>(request, meta, retry, &server, call).await
 }
 
 /// `resources/read` of a served URI.
@@ -87,10 +91,11 @@ pub(crate) async fn read_resource(
     request: RequestContext,
 ) -> Result<Answer<ReadResourceResult>, ErrorObject> {
     let state = params.request_state.as_deref();
-    if let Some(resumed) = resume::<ReadResource>(&request, state, params.input_responses.as_ref())?
-    {
+    let responses = params.input_responses.as_ref();
+    if let Some(resumed) = resume::<ReadResource>(&request, state, responses)? {
         return request.shared.inputs.drive::<ReadResource>(resumed).await;
     }
+    let retry = relayed_retry(&request, state, responses);
     let route = request
         .shared
         .route_resource(request.profile.as_ref(), &params.uri)
@@ -108,7 +113,7 @@ pub(crate) async fn read_resource(
     let supervisor = request.shared.supervisor.clone();
     let server = route.server.clone();
     let call = |options| upstream::read_resource(supervisor, route.server, route.uri, options);
-    routed::<ReadResource, _>(&request, params.meta.as_ref(), &server, call).await
+    routed::<ReadResource, _>(&request, params.meta.as_ref(), retry, &server, call).await
 }
 
 /// `prompts/get` of a prompt by its served name.
@@ -117,15 +122,17 @@ pub(crate) async fn get_prompt(
     request: RequestContext,
 ) -> Result<Answer<GetPromptResult>, ErrorObject> {
     let state = params.request_state.as_deref();
-    if let Some(resumed) = resume::<GetPrompt>(&request, state, params.input_responses.as_ref())? {
+    let responses = params.input_responses.as_ref();
+    if let Some(resumed) = resume::<GetPrompt>(&request, state, responses)? {
         return request.shared.inputs.drive::<GetPrompt>(resumed).await;
     }
+    let retry = relayed_retry(&request, state, responses);
     let supervisor = request.shared.supervisor.clone();
     let (server, prompt) = resolve_in_view(&request, ListKind::Prompts, &params.name).await?;
     let arguments = params.arguments.map_or(Value::Null, Value::Object);
     let call =
         |options| upstream::get_prompt(supervisor, server.clone(), prompt, arguments, options);
-    routed::<GetPrompt, _>(&request, params.meta.as_ref(), &server, call).await
+    routed::<GetPrompt, _>(&request, params.meta.as_ref(), retry, &server, call).await
 }
 
 /// The server and own name of the tool or prompt served as `name`, in the
@@ -161,13 +168,15 @@ async fn resolve_in_view(
     }
 }
 
-/// The parked call a modern retry (`requestState`) takes back, with its answers given.
+/// The parked call a modern retry (`requestState`) takes back, with its
+/// answers given. A server's relayed state is no parked call's.
 fn resume<M: RequestMethod>(
     request: &RequestContext,
     state: Option<&str>,
     responses: Option<&Extra>,
-) -> Result<Option<RunningCall<M::Result>>, ErrorObject> {
+) -> Result<Option<RunningCall<Answer<M::Result>>>, ErrorObject> {
     match state {
+        Some(state) if state.starts_with(RELAYED_STATE_PREFIX) => Ok(None),
         Some(state) if request.era == Era::Modern => request
             .shared
             .inputs
@@ -177,20 +186,56 @@ fn resume<M: RequestMethod>(
     }
 }
 
+/// A modern request's answers for its server: the answers to a server's
+/// relayed `input_required` (sent back with the server's own state), or
+/// input responses a request carries without any state.
+fn relayed_retry(
+    request: &RequestContext,
+    state: Option<&str>,
+    responses: Option<&Extra>,
+) -> Option<InputRetry> {
+    if request.era != Era::Modern {
+        return None;
+    }
+    let own = match state {
+        Some(state) => Some(state.strip_prefix(RELAYED_STATE_PREFIX)?),
+        None => None,
+    };
+    if own.is_none() && responses.is_none() {
+        return None;
+    }
+    Some(InputRetry {
+        responses: responses.cloned().unwrap_or_default(),
+        request_state: own.filter(|own| !own.is_empty()).map(str::to_owned),
+    })
+}
+
 /// Runs `call`, routed to `server`, for the request `M` whose `_meta` is
 /// `meta`: progress passed back to the client, the server's questions sent
-/// to it (over its connection, or as `input_required` for a modern request).
+/// to it (over its connection, or as `input_required` for a modern
+/// request). The server sees the capabilities the client declared; a
+/// modern server's own `input_required` goes to a modern client as it
+/// came, and `retry` (the client's answers to it) back to the server.
 async fn routed<M, Fut>(
     request: &RequestContext,
     meta: Option<&Extra>,
+    retry: Option<InputRetry>,
     server: &str,
     call: impl FnOnce(RequestOptions) -> Fut,
 ) -> Result<Answer<M::Result>, ErrorObject>
 where
     M: RequestMethod,
-    Fut: Future<Output = Result<M::Result, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<Answer<M::Result>, ErrorObject>> + Send + 'static,
 {
     super::operation::routed_to(server);
+    let declared = match request.era {
+        Era::Legacy => request.link.capabilities(),
+        Era::Modern => Arc::new(
+            meta.and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
+                .and_then(|declared| ClientCapabilities::deserialize(declared).ok())
+                .unwrap_or_default(),
+        ),
+    };
     let token = meta
         .and_then(|meta| meta.get(PROGRESS_TOKEN_KEY))
         .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
@@ -204,6 +249,14 @@ where
             )
         }
         None => (RequestOptions::default(), None),
+    };
+    let options = RequestOptions {
+        meta: serde_json::to_value(declared.as_ref())
+            .ok()
+            .map(|declared| Map::from_iter([(CLIENT_CAPABILITIES_KEY.to_owned(), declared)])),
+        relay_input_required: request.era == Era::Modern,
+        input_retry: retry,
+        ..options
     };
     let work = call(options);
     let progress_link = Arc::clone(&request.link);
@@ -225,17 +278,13 @@ where
         Era::Legacy => {
             let caller = Caller::Connection(Arc::clone(&request.link));
             let _on_record = shared.bridge.enter(server, caller);
-            call.await.map(Answer::Complete)
+            call.await
         }
         Era::Modern => {
             let (asks, questions) = mpsc::channel(8);
-            let capabilities = meta
-                .and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
-                .and_then(|declared| ClientCapabilities::deserialize(declared).ok())
-                .unwrap_or_default();
             let caller = Caller::Input {
                 asks,
-                capabilities: Arc::new(capabilities),
+                capabilities: declared,
             };
             let on_record = shared.bridge.enter(server, caller);
             let running = RunningCall::spawn(

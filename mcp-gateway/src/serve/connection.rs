@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use mcpdisco_protocol::modern_request::is_removed_in_modern;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::Implementation;
 use mcpdisco_protocol::version::Era;
@@ -108,7 +109,8 @@ async fn on_message(
 }
 
 /// Answers a request in the era its `_meta` names: the handshake and ping
-/// at once, in order; anything else in a task of its own.
+/// at once, in order; anything else in a task of its own. A modern request
+/// for a method the modern era removed is -32601 (HTTP 404).
 async fn on_request(
     shared: &Arc<Shared>,
     routes: &Routes,
@@ -121,6 +123,11 @@ async fn on_request(
         Ok(era) => era,
         Err(error) => return link.answer(id, Err(error)).await,
     };
+    // A dual-era server: `initialize`, `ping`, … are for legacy clients only.
+    if era == Era::Modern && is_removed_in_modern(&method) {
+        let error = ErrorObject::method_not_found(&method);
+        return link.answer(id, Err(error)).await;
+    }
     let context = RequestContext {
         shared: Arc::clone(shared),
         link: Arc::clone(link),

@@ -132,13 +132,13 @@ impl Inputs {
     /// the call and answers with the `input_required` result that asks them.
     pub(crate) async fn drive<M: RequestMethod>(
         self: &Arc<Self>,
-        mut call: RunningCall<M::Result>,
+        mut call: RunningCall<Answer<M::Result>>,
     ) -> Result<Answer<M::Result>, ErrorObject> {
         let first = tokio::select! {
             biased;
             result = &mut call.task => {
                 return match result {
-                    Ok(result) => result.map(Answer::Complete),
+                    Ok(result) => result,
                     Err(error) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         format!("{}: the call's task ended: {error}", M::METHOD),
@@ -174,7 +174,7 @@ impl Inputs {
         &self,
         state: &str,
         responses: Option<&Extra>,
-    ) -> Result<RunningCall<M::Result>, ErrorObject> {
+    ) -> Result<RunningCall<Answer<M::Result>>, ErrorObject> {
         let method = M::METHOD;
         let parked = {
             let mut table = self.parked.lock();
@@ -200,7 +200,7 @@ impl Inputs {
         })?;
         let call = parked
             .call
-            .downcast::<RunningCall<M::Result>>()
+            .downcast::<RunningCall<Answer<M::Result>>>()
             .map_err(|_| {
                 ErrorObject::new(
                     ErrorCode::INVALID_PARAMS,

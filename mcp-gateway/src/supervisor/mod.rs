@@ -33,6 +33,7 @@ mod error;
 mod events;
 mod gate;
 mod lifecycle;
+mod listen;
 mod opening;
 mod options;
 mod reload;

@@ -18,6 +18,7 @@ use tokio::time::Instant;
 
 use super::events::SupervisorEvent;
 use super::lifecycle::{Action, Event, Lifecycle, Timer};
+use super::listen::{ListChangeListen, listen_for_list_changes};
 use super::opening::{list_again, open};
 use super::shared::{Command, Shared, Unit};
 
@@ -39,6 +40,8 @@ pub(crate) struct Runner {
     closed: Option<Closed>,
     /// The notifications of the session in use.
     notifications: Option<broadcast::Receiver<ServerNotification>>,
+    /// The held-open listen of a modern session in use, for its list changes.
+    listen: Option<ListChangeListen>,
 }
 
 /// What woke a waiting runner.
@@ -66,6 +69,7 @@ impl Runner {
             listing: None,
             closed: None,
             notifications: None,
+            listen: None,
         }
     }
 
@@ -205,6 +209,7 @@ impl Runner {
         };
         self.closed = Some(Box::pin(session.closed()));
         self.notifications = Some(session.notifications());
+        self.listen = listen_for_list_changes(&session);
         *self.unit.session.write() = Some(session);
         self.unit.generation.fetch_add(1, Ordering::AcqRel);
         if let Some(shared) = self.shared.upgrade() {
@@ -217,6 +222,7 @@ impl Runner {
     async fn close(&mut self) {
         self.closed = None;
         self.notifications = None;
+        self.listen = None;
         self.listing = None;
         let in_use = self.unit.session.write().take();
         let connected = self.connected.take().map(|(session, _)| session);

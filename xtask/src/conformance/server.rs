@@ -2,7 +2,10 @@
 //! against our servers over HTTP, every requirement set at once (each run
 //! has its own server process on its own port), judged strictly like the
 //! client runs. A target's results are judged under the label
-//! `server:<target>:<revision>`.
+//! `server:<target>:<revision>`. The targets: the example server with the
+//! suite's test catalog (`mcp-example-server http --conformance`), and the
+//! gateway (`mcp-cli serve --http`) in front of that server over stdio,
+//! configured with `"namespace": false` so its items keep their names.
 
 use std::fs;
 use std::io::Write;
@@ -27,15 +30,36 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Target {
     /// Its short name, in labels and tables.
     pub name: &'static str,
-    /// The debug binary that serves it.
-    pub binary: &'static str,
+    /// How it is started.
+    pub launch: Launch,
 }
 
-/// The server targets: the example server with the suite's test catalog.
-pub const TARGETS: &[Target] = &[Target {
-    name: "example",
-    binary: "mcp-example-server",
-}];
+/// How a target is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// `mcp-example-server http --conformance` on the port.
+    ExampleServer,
+    /// `mcp-cli serve --http` on the port, in front of
+    /// `mcp-example-server stdio --conformance` with `"namespace": false`.
+    Gateway,
+}
+
+/// The example server's debug binary.
+const EXAMPLE_BINARY: &str = "mcp-example-server";
+/// The gateway's debug binary.
+const CLI_BINARY: &str = "mcp-cli";
+
+/// The server targets.
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "example",
+        launch: Launch::ExampleServer,
+    },
+    Target {
+        name: "serve",
+        launch: Launch::Gateway,
+    },
+];
 
 /// The prefix of every server run's label.
 pub const SERVER_LABEL_PREFIX: &str = "server:";
@@ -59,15 +83,18 @@ pub type Run = (String, Result<Vec<ScenarioResult>>);
 
 /// Runs every target against every requirement set, all at once; each
 /// run's output goes to `<out_dir>/<target>-<revision>.log`.
-pub fn run_all(tools: &Tools, binaries: &dyn Fn(&str) -> PathBuf, out_dir: &Path) -> Vec<Run> {
+pub fn run_all(
+    tools: &Tools,
+    binaries: &(dyn Fn(&str) -> PathBuf + Sync),
+    out_dir: &Path,
+) -> Vec<Run> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = TARGETS
             .iter()
             .flat_map(|target| REVISIONS.iter().map(move |revision| (target, *revision)))
             .map(|(target, revision)| {
-                let binary = binaries(target.binary);
                 let handle =
-                    scope.spawn(move || run_one(tools, target, &binary, revision, out_dir));
+                    scope.spawn(move || run_one(tools, target, binaries, revision, out_dir));
                 (label(target, revision), handle)
             })
             .collect();
@@ -99,27 +126,73 @@ impl Drop for Server {
     }
 }
 
-/// Starts `binary http --conformance` on a free port; its URL and the process.
-fn start(binary: &Path, log: &Path) -> Result<(String, Server)> {
-    if !binary.is_file() {
-        bail!("server binary not found at {}", binary.display());
-    }
+/// The command that serves `target` on `port`; `work_dir` holds what it needs (a config).
+fn command(
+    target: &Target,
+    binaries: &dyn Fn(&str) -> PathBuf,
+    port: u16,
+    work_dir: &Path,
+) -> Result<Command> {
+    let found = |name: &str| {
+        let binary = binaries(name);
+        if binary.is_file() {
+            Ok(binary)
+        } else {
+            bail!("server binary not found at {}", binary.display())
+        }
+    };
+    let example = found(EXAMPLE_BINARY)?;
+    Ok(match target.launch {
+        Launch::ExampleServer => {
+            let mut cmd = Command::new(example);
+            cmd.args(["http", "--conformance", "--host", "127.0.0.1", "--port"])
+                .arg(port.to_string());
+            cmd
+        }
+        Launch::Gateway => {
+            let config = work_dir.join("serve-config.json");
+            let text = serde_json::json!({"mcpServers": {"example": {
+                "command": example,
+                "args": ["stdio", "--conformance"],
+                "namespace": false,
+            }}});
+            fs::create_dir_all(work_dir)?;
+            fs::write(&config, serde_json::to_vec_pretty(&text)?)
+                .with_context(|| format!("cannot write {}", config.display()))?;
+            let mut cmd = Command::new(found(CLI_BINARY)?);
+            cmd.arg("serve")
+                .arg("--config")
+                .arg(&config)
+                .args(["--no-cache", "--no-reload", "--http"])
+                .arg(format!("127.0.0.1:{port}"))
+                .current_dir(work_dir);
+            cmd
+        }
+    })
+}
+
+/// Starts `target` on a free port; its URL and the process.
+fn start(
+    target: &Target,
+    binaries: &dyn Fn(&str) -> PathBuf,
+    work_dir: &Path,
+    log: &Path,
+) -> Result<(String, Server)> {
     let port = free_port()?;
+    let mut cmd = command(target, binaries, port, work_dir)?;
     let stderr =
         fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
-    let child = Command::new(binary)
-        .args(["http", "--conformance", "--host", "127.0.0.1", "--port"])
-        .arg(port.to_string())
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
-        .with_context(|| format!("cannot start {}", binary.display()))?;
+        .with_context(|| format!("cannot start {}", process::describe(&cmd)))?;
     let server = Server(child);
     let started = Instant::now();
     while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
         if started.elapsed() > START_TIMEOUT {
-            bail!("{} did not listen on port {port}", binary.display());
+            bail!("{} did not listen on port {port}", process::describe(&cmd));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -129,12 +202,14 @@ fn start(binary: &Path, log: &Path) -> Result<(String, Server)> {
 fn run_one(
     tools: &Tools,
     target: &Target,
-    binary: &Path,
+    binaries: &dyn Fn(&str) -> PathBuf,
     revision: &str,
     out_dir: &Path,
 ) -> Result<Vec<ScenarioResult>> {
     let stem = format!("{}-{revision}", target.name);
-    let (url, _server) = start(binary, &out_dir.join(format!("{stem}-server.log")))?;
+    let work_dir = out_dir.join(format!("{stem}-work"));
+    let log = out_dir.join(format!("{stem}-server.log"));
+    let (url, _server) = start(target, binaries, &work_dir, &log)?;
     let results_dir = out_dir.join(&stem);
     let mut cmd = Command::new(tools.conformance_bin());
     cmd.args(["server", "--url", &url, "--requirements", revision, "-o"])
@@ -179,6 +254,37 @@ mod tests {
         assert!(is_server_label("server:example:2025-11-25"));
         assert!(!is_server_label("server:example:2030-01-01"));
         assert!(!is_server_label("server:nope:2025-11-25"));
+        assert!(is_server_label("server:serve:2026-07-28"));
+    }
+
+    #[test]
+    fn the_gateway_target_serves_the_example_server_with_its_own_names() {
+        let dir = std::env::temp_dir().join(format!("xtask-serve-target-{}", std::process::id()));
+        let fake = dir.join("bin");
+        fs::create_dir_all(&fake).unwrap();
+        for name in [EXAMPLE_BINARY, CLI_BINARY] {
+            fs::write(fake.join(name), "").unwrap();
+        }
+        let binaries = |name: &str| fake.join(name);
+        let cmd = command(&TARGETS[1], &binaries, 4321, &dir).unwrap();
+        let args: Vec<_> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(cmd.get_program(), fake.join(CLI_BINARY).as_os_str());
+        assert!(
+            args.ends_with(&["--http".to_owned(), "127.0.0.1:4321".to_owned()]),
+            "{args:?}"
+        );
+        let config: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join("serve-config.json")).unwrap()).unwrap();
+        let example = &config["mcpServers"]["example"];
+        assert_eq!(example["namespace"], false);
+        assert_eq!(
+            example["args"],
+            serde_json::json!(["stdio", "--conformance"])
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -31,7 +31,9 @@ async fn a_question_parks_the_call_and_the_retry_answers_it() {
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
-            Ok(CallToolResult::new(vec![ContentBlock::text(text)]))
+            Ok(Answer::Complete(CallToolResult::new(vec![
+                ContentBlock::text(text),
+            ])))
         },
         asks,
     );
@@ -72,7 +74,7 @@ async fn an_error_or_an_unreadable_response_reaches_the_server_as_an_error() {
             async move {
                 let answer = ask::<CreateMessage>(&asker, &sampling()).await;
                 let _ = heard.send(answer.map(|_| ()));
-                Ok(CallToolResult::default())
+                Ok(Answer::Complete(CallToolResult::default()))
             },
             asks,
         );
@@ -103,7 +105,7 @@ async fn a_parked_call_the_client_abandons_is_dropped() {
                 extra: Extra::new(),
             };
             let _ = ask::<Elicit>(&asker, &params).await;
-            Ok(CallToolResult::default())
+            Ok(Answer::Complete(CallToolResult::default()))
         },
         asks,
     );

@@ -10,7 +10,6 @@ use mcpdisco_protocol::types::Tool;
 use mcpdisco_transport::server::http::{
     HttpServer, HttpServerOptions, ParamHeaderRule, ToolParamHeaders,
 };
-use serde_json::Value;
 use tokio::net::TcpListener;
 
 use crate::Server;
@@ -47,25 +46,13 @@ pub async fn serve_http(
 /// The `x-mcp-header` arguments of `tools` (top-level properties), by tool,
 /// for the HTTP server to check each call's `Mcp-Param-*` headers against.
 fn param_headers(tools: &[Tool]) -> ToolParamHeaders {
-    let mut rules: HashMap<String, Vec<ParamHeaderRule>> = HashMap::new();
-    for tool in tools {
-        let Ok(schema) = tool.input_schema.to_value() else {
-            continue;
-        };
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-            continue;
-        };
-        for (argument, property) in properties {
-            if let Some(header) = property.get("x-mcp-header").and_then(Value::as_str) {
-                rules
-                    .entry(tool.name.clone())
-                    .or_default()
-                    .push(ParamHeaderRule {
-                        path: vec![argument.clone()],
-                        header: header.to_owned(),
-                    });
-            }
-        }
-    }
+    let rules: HashMap<String, Vec<ParamHeaderRule>> = tools
+        .iter()
+        .filter_map(|tool| {
+            let schema = tool.input_schema.to_value().ok()?;
+            let rules = ParamHeaderRule::of_schema(&schema);
+            (!rules.is_empty()).then(|| (tool.name.clone(), rules))
+        })
+        .collect();
     Arc::new(move |tool: &str| rules.get(tool).cloned().unwrap_or_default())
 }

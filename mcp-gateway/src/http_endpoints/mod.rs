@@ -67,6 +67,7 @@ pub(crate) fn router(
         access,
         public_url,
     } = options;
+    server.param_headers = Some(gateway.param_headers());
     server.token = match &access {
         Access::Token(token) => Some(token.clone()),
         _ => None,

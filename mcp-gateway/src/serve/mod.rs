@@ -178,6 +178,26 @@ impl Gateway {
         connection::serve(shared, routes, transport, profile).await;
     }
 
+    /// The `x-mcp-header` arguments of each tool the gateway serves, by its
+    /// served name (SEP-2243), read from the current catalog at each call:
+    /// the HTTP server checks a modern `tools/call`'s `Mcp-Param-*` headers
+    /// against them.
+    pub fn param_headers(&self) -> mcpdisco_transport::server::http::ToolParamHeaders {
+        let supervisor = self.shared.supervisor.clone();
+        Arc::new(move |tool: &str| {
+            let catalog = supervisor.catalog();
+            let Some(entry) = catalog.tool(tool) else {
+                return Vec::new();
+            };
+            match entry.item.member::<serde_json::Value>("inputSchema") {
+                Ok(Some(schema)) => {
+                    mcpdisco_transport::server::http::ParamHeaderRule::of_schema(&schema)
+                }
+                _ => Vec::new(),
+            }
+        })
+    }
+
     /// The profiles, as of the last config.
     pub fn profiles(&self) -> Arc<Profiles> {
         self.shared.profiles()

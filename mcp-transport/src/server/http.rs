@@ -80,6 +80,29 @@ pub struct ParamHeaderRule {
     pub header: String,
 }
 
+impl ParamHeaderRule {
+    /// The rules of a tool's `inputSchema`: each top-level property that
+    /// names an `x-mcp-header`.
+    pub fn of_schema(input_schema: &serde_json::Value) -> Vec<Self> {
+        let Some(properties) = input_schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+        else {
+            return Vec::new();
+        };
+        properties
+            .iter()
+            .filter_map(|(argument, property)| {
+                let header = property.get("x-mcp-header")?.as_str()?;
+                Some(Self {
+                    path: vec![argument.clone()],
+                    header: header.to_owned(),
+                })
+            })
+            .collect()
+    }
+}
+
 /// The [`ParamHeaderRule`]s of the tool named by the argument.
 pub type ToolParamHeaders = Arc<dyn Fn(&str) -> Vec<ParamHeaderRule> + Send + Sync>;
 

@@ -261,7 +261,9 @@ pub enum Command {
     },
     /// Serve every enabled server as one MCP server (a gateway): over stdio,
     /// or over Streamable HTTP at http://ADDR/mcp with --http. Tools and
-    /// prompts are named <server>__<name>, as `mcp-cli tools` shows them.
+    /// prompts are named <server>__<name>, as `mcp-cli tools` shows them
+    /// (a server with "namespace": false keeps its own names; an item whose
+    /// name another server holds is then left out, with an error naming both).
     /// Each profile of the config ("profiles": {NAME: {"servers": [...],
     /// "tools": {"allow": [globs], "deny": [globs]}, "toolSearch": true}})
     /// is served at http://ADDR/profiles/NAME/mcp, or over stdio with

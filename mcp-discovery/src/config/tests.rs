@@ -599,3 +599,27 @@ fn health_pings_are_read_per_server() {
     .unwrap_err();
     assert!(error.to_string().contains("health.pingInterval"), "{error}");
 }
+
+#[test]
+fn namespace_false_keeps_a_servers_names_and_a_mistyped_one_is_an_error() {
+    let file = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {
+            "plain": {"command": "srv", "namespace": false},
+            "usual": {"command": "srv"}
+        }}"#,
+    )
+    .unwrap();
+    assert!(!file.servers[0].namespaced);
+    assert!(file.servers[1].namespaced);
+    let error = parse(
+        "/p/.mcp.json",
+        r#"{"mcpServers": {"bad": {"command": "srv", "namespace": "no"}}}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("server 'bad': field 'namespace': expected true or false"),
+        "{error}"
+    );
+}

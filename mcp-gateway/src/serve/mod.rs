@@ -173,9 +173,27 @@ impl Gateway {
     }
 
     /// Serves one client the view of `profile`, or every item.
+    ///
+    /// The connection is served in a task of its own, on the runtime's
+    /// workers, where its calls are spawned beside it and a server's answer
+    /// wakes them: served on the caller's thread (a `block_on` one), every
+    /// request would cross threads twice. Dropping this future stops it.
     async fn serve_view(&self, transport: Arc<dyn Transport>, profile: Option<Arc<str>>) {
+        /// Aborts the connection's task when the serving future is dropped.
+        struct AbortOnDrop(tokio::task::AbortHandle);
+        impl Drop for AbortOnDrop {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
         let (shared, routes) = (Arc::clone(&self.shared), Arc::clone(&self.routes));
-        connection::serve(shared, routes, transport, profile).await;
+        let task = tokio::spawn(connection::serve(shared, routes, transport, profile));
+        let _abort = AbortOnDrop(task.abort_handle());
+        if let Err(error) = task.await
+            && error.is_panic()
+        {
+            tracing::error!(%error, "serving a client connection panicked");
+        }
     }
 
     /// The `x-mcp-header` arguments of each tool the gateway serves, by its

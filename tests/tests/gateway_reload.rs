@@ -98,12 +98,25 @@ impl Setup {
         target: &[String],
         env: &[(&str, String)],
     ) -> Value {
+        let child = self.spawn_client(tools, scenario, mode, target, env);
+        Self::client_output(child)
+    }
+
+    /// The Python client, started with `target` and `env`.
+    fn spawn_client(
+        &self,
+        tools: &Tools,
+        scenario: &str,
+        mode: &str,
+        target: &[String],
+        env: &[(&str, String)],
+    ) -> std::process::Child {
         let script = workspace_root()
             .join("tests")
             .join("fixtures")
             .join("clients")
             .join("reload_client.py");
-        let child = Command::new(tools.python())
+        Command::new(tools.python())
             .arg(script)
             .args([scenario, mode])
             .args(target)
@@ -114,7 +127,11 @@ impl Setup {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap();
+            .unwrap()
+    }
+
+    /// What a started client printed last, once it ended (bounded).
+    fn client_output(child: std::process::Child) -> Value {
         let output = wait_with_timeout(child, CLIENT_TIMEOUT);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -375,7 +392,8 @@ fn a_reload_keeps_unchanged_servers_and_refuses_a_half_written_config() {
 }
 
 #[test]
-fn sighup_reads_the_config_again_through_a_swapped_symlinked_folder() {
+fn sighup_reads_the_config_again_through_a_swapped_symlinked_folder_and_a_listening_client_hears_it()
+ {
     let Some(tools) = require_tools() else { return };
     let setup = Setup::new();
     // As a Kubernetes ConfigMap: `conf` is a symlink to a versioned folder.
@@ -402,6 +420,23 @@ fn sighup_reads_the_config_again_through_a_swapped_symlinked_folder() {
     );
     assert_eq!(before["called"], "42");
 
+    // A modern client listens for tool list changes through the reload.
+    let ready = setup.path("listening");
+    let listener = setup.spawn_client(
+        &tools,
+        "listen",
+        "auto",
+        &target,
+        &[
+            ("LISTEN_READY", ready.display().to_string()),
+            ("WAIT_TOOL", "second__add".to_owned()),
+        ],
+    );
+    let deadline = std::time::Instant::now() + CLIENT_TIMEOUT;
+    while !ready.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
     // Swap the folder atomically; nothing under the watched folder changes.
     let swapping = setup.path("conf.tmp");
     std::os::unix::fs::symlink(&v2, &swapping).unwrap();
@@ -409,12 +444,11 @@ fn sighup_reads_the_config_again_through_a_swapped_symlinked_folder() {
     gateway.signal(nix::sys::signal::Signal::SIGHUP);
     let line = gateway.wait_for_line("config reloaded (SIGHUP)");
     assert!(line.contains("started: second"), "{line}");
-    let after = setup.client(
-        &tools,
-        "wait-tool",
-        "auto",
-        &target,
-        &[("WAIT_TOOL", "second__add".to_owned())],
+    let after = Setup::client_output(listener);
+    assert_eq!(after["protocol"], "2026-07-28", "{after}");
+    assert_eq!(
+        after["event"], "ToolsListChanged",
+        "the modern client heard the reload on its subscription: {after}"
     );
     assert_eq!(after["called"], "42", "{after}");
     assert_eq!(setup.starts("first").len(), 1, "first kept running");

@@ -4,12 +4,12 @@
 //! mcp-server-time) and fixture servers that crash, ignore pings or cannot
 //! start. After every client, no server process is left.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use mcp_tests::processes::wait_with_timeout;
+use mcp_tests::serve_http::ServeHttp;
 use mcp_tests::tools::{Tools, require_tools, workspace_bin, workspace_root};
 use serde_json::{Value, json};
 
@@ -300,67 +300,21 @@ fn python_client_tours_the_gateway_over_stdio_in_the_legacy_era() {
     setup.assert_no_leftovers();
 }
 
-/// `mcp-cli serve --http 127.0.0.1:0`, its URL read from its stderr.
-struct HttpGateway {
-    child: Child,
-    url: String,
-}
-
-impl HttpGateway {
-    fn start(setup: &Setup, extra: &[&str]) -> Self {
-        let mut child = Command::new(workspace_bin("mcp-cli"))
-            .args(setup.serve_args())
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .env_remove("RUST_LOG")
-            .env_remove("MCP_GATEWAY_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
-                    let _ = sender.send(url.to_owned());
-                }
-            }
-        });
-        let url = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .expect("mcp-cli serve says where it listens");
-        Self { child, url }
-    }
-
-    /// SIGTERM, then the exit status.
-    fn stop(mut self) -> std::process::ExitStatus {
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "mcp-cli serve ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for HttpGateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `mcp-cli serve --http 127.0.0.1:0` on the setup's config, with `extra`.
+fn start_http(setup: &Setup, extra: &[&str]) -> ServeHttp {
+    let mut command = Command::new(workspace_bin("mcp-cli"));
+    command
+        .args(setup.serve_args())
+        .args(["--http", "127.0.0.1:0"])
+        .args(extra);
+    ServeHttp::start(command)
 }
 
 #[test]
 fn python_client_tours_the_gateway_over_streamable_http_in_both_eras() {
     let Some(tools) = require_tools() else { return };
     let setup = tour_setup(&tools);
-    let gateway = HttpGateway::start(&setup, &["--http-token", "gw-token-4711"]);
+    let gateway = start_http(&setup, &["--http-token", "gw-token-4711"]);
     let target = [
         "http".to_owned(),
         gateway.url.clone(),
@@ -378,7 +332,7 @@ fn python_client_tours_the_gateway_over_streamable_http_in_both_eras() {
 fn http_gateway_wants_its_token_and_a_loopback_address_without_one() {
     let Some(tools) = require_tools() else { return };
     let setup = Setup::new().write(&[("fixture", fixture("well-behaved", Path::new("/dev/null")))]);
-    let gateway = HttpGateway::start(&setup, &["--http-token", "gw-token-4711"]);
+    let gateway = start_http(&setup, &["--http-token", "gw-token-4711"]);
     // Without the token: 401, whatever the client.
     let status = Command::new(tools.python())
         .args([

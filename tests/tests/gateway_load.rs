@@ -4,12 +4,12 @@
 //! healthy backends and a third one that is killed with SIGKILL twice
 //! meanwhile. Loopback only; bounded in count and time.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use mcp_tests::processes::wait_with_timeout;
+use mcp_tests::serve_http::ServeHttp;
 use mcp_tests::tools::{require_tools, workspace_bin, workspace_root};
 use serde_json::{Value, json};
 
@@ -71,71 +71,15 @@ impl Setup {
 }
 
 /// `mcp-cli serve --http 127.0.0.1:0`, its URL read from its stderr;
-/// killed and reaped when dropped.
-struct HttpGateway {
-    child: Child,
-    url: String,
-}
-
-impl HttpGateway {
-    fn start(setup: &Setup) -> Self {
-        let mut child = Command::new(workspace_bin("mcp-cli"))
-            .args(["serve", "--config"])
-            .arg(&setup.config)
-            .args(["--http", "127.0.0.1:0"])
-            .env_remove("RUST_LOG")
-            .env_remove("MCP_GATEWAY_TOKEN")
-            .env("MCP_DISCOVERY_CACHE_DIR", setup.dir.path().join("cache"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
-                    let _ = sender.send(url.to_owned());
-                }
-            }
-        });
-        let url = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .expect("mcp-cli serve says where it listens");
-        Self { child, url }
-    }
-
-    /// The peak resident set of `serve` so far, in KiB (`VmHWM`).
-    fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmHWM:"))
-            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmHWM in /proc/PID/status")
-    }
-
-    /// SIGTERM, then the exit status (bounded).
-    fn stop(mut self) -> std::process::ExitStatus {
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "mcp-cli serve ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for HttpGateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `mcp-cli serve --http 127.0.0.1:0` on the setup's config, its cache in the setup's folder.
+fn start_http(setup: &Setup) -> ServeHttp {
+    let mut command = Command::new(workspace_bin("mcp-cli"));
+    command
+        .args(["serve", "--config"])
+        .arg(&setup.config)
+        .args(["--http", "127.0.0.1:0"])
+        .env("MCP_DISCOVERY_CACHE_DIR", setup.dir.path().join("cache"));
+    ServeHttp::start(command)
 }
 
 /// The pids in a fixture's start log, in start order.
@@ -151,7 +95,7 @@ fn starts(log: &Path) -> Vec<u32> {
 fn thirty_two_clients_keep_working_while_a_backend_is_killed_twice() {
     let Some(tools) = require_tools() else { return };
     let setup = Setup::new();
-    let gateway = HttpGateway::start(&setup);
+    let gateway = start_http(&setup);
     let script = workspace_root()
         .join("tests")
         .join("fixtures")

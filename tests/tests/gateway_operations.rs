@@ -7,11 +7,12 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use mcp_tests::serve_http::ServeHttp;
 use mcp_tests::tools::{Tools, require_tools, workspace_bin, workspace_root};
 use serde_json::{Value, json};
 
@@ -20,11 +21,9 @@ const ISSUER: &str = "https://issuer.operations.test";
 const AUDIENCE: &str = "mcp-gateway-operations-test";
 const SCOPE: &str = "mcp:tools";
 
-/// `mcp-cli serve --http 127.0.0.1:0` over a config of its own; its base
-/// URL (`http://ADDR`) read from its stderr.
+/// `mcp-cli serve --http 127.0.0.1:0` over a config of its own.
 struct Gateway {
-    child: Child,
-    base: String,
+    serve: ServeHttp,
     _dir: tempfile::TempDir,
 }
 
@@ -38,57 +37,26 @@ impl Gateway {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("gateway.json");
         std::fs::write(&config, whole.to_string()).unwrap();
-        let mut child = Command::new(workspace_bin("mcp-cli"))
+        let mut command = Command::new(workspace_bin("mcp-cli"));
+        command
             .args(["--timeout", "60", "serve", "--config"])
             .arg(&config)
             .args(["--http", "127.0.0.1:0"])
-            .args(flags)
-            .env_remove("RUST_LOG")
-            .env_remove("MCP_GATEWAY_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let listening = line
-                    .strip_prefix("mcp-cli serve: listening on ")
-                    .and_then(|url| url.strip_suffix("/mcp"));
-                let _ =
-                    sender.send(listening.map_or(Err(line.clone()), |base| Ok(base.to_owned())));
-            }
-        });
-        let mut said = Vec::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match receiver.recv_timeout(left) {
-                Ok(Ok(base)) => {
-                    return Self {
-                        child,
-                        base,
-                        _dir: dir,
-                    };
-                }
-                Ok(Err(line)) => said.push(line),
-                Err(_) => panic!("mcp-cli serve never said where it listens: {said:?}"),
-            }
+            .args(flags);
+        Self {
+            serve: ServeHttp::start(command),
+            _dir: dir,
         }
+    }
+
+    /// `http://ADDR`.
+    fn base(&self) -> &str {
+        self.serve.base()
     }
 
     /// Status, body and `WWW-Authenticate` of `GET path`.
     fn get(&self, path: &str, token: Option<&str>) -> (u16, String, Option<String>) {
-        plain_get(&format!("{}{path}", self.base), token)
-    }
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        plain_get(&format!("{}{path}", self.base()), token)
     }
 }
 
@@ -243,11 +211,11 @@ fn metrics_parse_as_prometheus_text_with_latency_requests_states_and_clients() {
         })
     });
     // Traffic through the gateway, from the SDK client: a list and calls.
-    let sdk = python(&tools, &["call", &gateway.base]);
+    let sdk = python(&tools, &["call", gateway.base()]);
     assert_eq!(sdk["add"], "42", "{sdk}");
     assert_eq!(sdk["fail_is_error"], true, "{sdk}");
 
-    let url = format!("{}/metrics", gateway.base);
+    let url = format!("{}/metrics", gateway.base());
     let seen = python(&tools, &["metrics", &url]);
     assert_eq!(seen["status"], 200);
     assert_eq!(
@@ -404,7 +372,7 @@ fn jwts_signed_by_the_served_keys_are_taken_and_every_bad_one_refused() {
     assert_eq!(jwks.fetches.load(Ordering::SeqCst), 1, "loaded at start");
     let seen = python(
         &tools,
-        &["jwt", &gateway.base, ISSUER, AUDIENCE, SCOPE, &folder],
+        &["jwt", gateway.base(), ISSUER, AUDIENCE, SCOPE, &folder],
     );
 
     // Tokens that are valid: the SDK client lists and calls through serve.
@@ -448,7 +416,7 @@ fn jwts_signed_by_the_served_keys_are_taken_and_every_bad_one_refused() {
     // The RFC 9728 document names the issuer.
     let metadata = &seen["metadata"];
     assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
-    assert_eq!(metadata["resource"], format!("{}/mcp", gateway.base));
+    assert_eq!(metadata["resource"], format!("{}/mcp", gateway.base()));
     assert_eq!(metadata["scopes_supported"], json!([SCOPE]));
 
     // The operations endpoints: /healthz open, the others want a JWT.

@@ -16,13 +16,12 @@
 //! Every wait is a bounded poll; no assertion is about time. After every
 //! test, no server process is left.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use mcp_tests::processes::wait_with_timeout;
+use mcp_tests::serve_http::ServeHttp;
 use mcp_tests::tools::{Tools, require_tools, workspace_bin, workspace_root};
 use serde_json::{Value, json};
 
@@ -150,100 +149,15 @@ impl Setup {
     }
 }
 
-/// `mcp-cli serve --http 127.0.0.1:0` on `config`; its stderr kept.
-struct HttpGateway {
-    child: Child,
-    url: String,
-    stderr: Arc<Mutex<Vec<String>>>,
-}
-
-impl HttpGateway {
-    fn start(config: &Path) -> Self {
-        let mut child = Command::new(workspace_bin("mcp-cli"))
-            .arg("serve")
-            .arg("--config")
-            .arg(config)
-            .args(["--http", "127.0.0.1:0"])
-            .env_remove("RUST_LOG")
-            .env_remove("MCP_GATEWAY_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&lines);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
-                    let _ = sender.send(url.to_owned());
-                }
-                kept.lock().unwrap().push(line);
-            }
-        });
-        let url = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .expect("mcp-cli serve says where it listens");
-        Self {
-            child,
-            url,
-            stderr: lines,
-        }
-    }
-
-    /// The URL of profile `name`.
-    fn profile_url(&self, name: &str) -> String {
-        self.url.replace("/mcp", &format!("/profiles/{name}/mcp"))
-    }
-
-    fn signal(&self, signal: nix::sys::signal::Signal) {
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
-        nix::sys::signal::kill(pid, signal).unwrap();
-    }
-
-    /// Waits (bounded) for a stderr line containing `needle`.
-    fn wait_for_line(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(line) = self
-                .stderr
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|line| line.contains(needle))
-            {
-                return line.clone();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no line with {needle:?} in:\n{}",
-                self.stderr.lock().unwrap().join("\n")
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// SIGTERM, then the exit status.
-    fn stop(mut self) -> std::process::ExitStatus {
-        self.signal(nix::sys::signal::Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "mcp-cli serve ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for HttpGateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `mcp-cli serve --http 127.0.0.1:0` on `config`.
+fn start_http(config: &Path) -> ServeHttp {
+    let mut command = Command::new(workspace_bin("mcp-cli"));
+    command
+        .arg("serve")
+        .arg("--config")
+        .arg(config)
+        .args(["--http", "127.0.0.1:0"]);
+    ServeHttp::start(command)
 }
 
 /// `[pid, alive]` pairs of one server in the client's report.
@@ -409,7 +323,7 @@ fn sighup_reads_the_config_again_through_a_swapped_symlinked_folder_and_a_listen
     std::fs::write(v2.join("gateway.json"), setup.config(&two, None)).unwrap();
     let conf = setup.path("conf");
     std::os::unix::fs::symlink(&v1, &conf).unwrap();
-    let gateway = HttpGateway::start(&conf.join("gateway.json"));
+    let gateway = start_http(&conf.join("gateway.json"));
     let target = ["http".to_owned(), gateway.url.clone()];
     let before = setup.client(
         &tools,
@@ -486,7 +400,7 @@ fn a_profile_over_http_serves_only_its_view_and_an_unknown_one_is_404() {
     let Some(tools) = require_tools() else { return };
     let setup = Setup::new();
     let config = profiles_config(&setup, &tools);
-    let gateway = HttpGateway::start(&config);
+    let gateway = start_http(&config);
     let env = |outside: &str| {
         vec![
             ("PROFILE_INSIDE", "a__add".to_owned()),

@@ -123,6 +123,24 @@ impl Bridge {
         clients.push(Arc::downgrade(link));
     }
 
+    /// The connected clients.
+    pub(crate) fn clients(&self) -> Vec<Arc<ClientLink>> {
+        self.clients.lock().iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// The legacy clients with a call to `server` in progress, each once.
+    pub(crate) fn legacy_callers(&self, server: &str) -> Vec<Arc<ClientLink>> {
+        let mut callers: Vec<Arc<ClientLink>> = Vec::new();
+        for call in self.calls.lock().iter().filter(|call| call.server == server) {
+            if let Caller::Connection(link) = &call.caller
+                && !callers.iter().any(|known| Arc::ptr_eq(known, link))
+            {
+                callers.push(Arc::clone(link));
+            }
+        }
+        callers
+    }
+
     /// Asks the right client to answer `server`'s request `M`.
     async fn forward<M: RequestMethod>(
         &self,

@@ -7,9 +7,11 @@
 //!   later). A modern server has no `logging/setLevel`: the gateway's
 //!   sessions ask it for every level on each request (`_meta.logLevel`
 //!   `debug`, see `Gateway::new`), and the gateway filters.
-//! - A server's log message goes, while it serves calls of legacy clients,
-//!   to those clients only (a client that set no level gets every message
-//!   of its own calls, as the server would have sent it); otherwise to
+//! - A server's log message goes, while it serves calls of legacy clients
+//!   (and for a second after each ends: what the server logged just before
+//!   its answer reaches the gateway after it), to those clients only (a
+//!   client that set no level gets every message of its own calls, as the
+//!   server would have sent it); otherwise to
 //!   every legacy client that set a level and sees the server. Each client
 //!   gets the messages at its level or more severe (RFC 5424 order: debug <
 //!   info < notice < warning < error < critical < alert < emergency; a

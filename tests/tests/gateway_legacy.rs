@@ -5,7 +5,8 @@
 //! speaks JSON-RPC lines to `serve` on its stdin and stdout, in front of
 //! the example server (`--conformance`, a modern server) and a fixture
 //! server (`watched`, a legacy one whose resource is served qualified,
-//! since the example server offers the same URI).
+//! since the example server offers the same URI; the example server, which
+//! has no `resources/subscribe` in its era, is listened to instead).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -260,8 +261,10 @@ fn a_legacy_client_sets_a_level_completes_and_subscribes_through_the_gateway() {
         fixture_saw(&request_log, "resources/subscribe"),
         vec![json!({"uri": WATCHED})]
     );
-    let (answer, mut notifications) =
-        gateway.call("tools/call", json!({"name": "watch__touch", "arguments": {}}));
+    let (answer, mut notifications) = gateway.call(
+        "tools/call",
+        json!({"name": "watch__touch", "arguments": {}}),
+    );
     assert!(answer.get("error").is_none(), "{answer}");
     let updated = loop {
         if let Some(updated) = notifications
@@ -282,5 +285,9 @@ fn a_legacy_client_sets_a_level_completes_and_subscribes_through_the_gateway() {
         fixture_saw(&request_log, "resources/unsubscribe"),
         vec![json!({"uri": WATCHED})]
     );
+    // The modern server has no resources/subscribe: it is listened to instead.
+    for method in ["resources/subscribe", "resources/unsubscribe"] {
+        assert_eq!(gateway.result(method, json!({"uri": WATCHED})), json!({}));
+    }
     assert!(gateway.stop().success());
 }

@@ -29,7 +29,8 @@ use std::sync::atomic::Ordering;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
     CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
-    ListSkills, ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
+    ListSkills, ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
+    Unsubscribe,
 };
 use mcpdisco_protocol::types::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,

@@ -87,7 +87,13 @@ impl Drop for CallGuard {
             self.bridge.calls.lock().retain(|call| call.seq != seq);
             return;
         };
-        if let Some(call) = self.bridge.calls.lock().iter_mut().find(|call| call.seq == seq) {
+        if let Some(call) = self
+            .bridge
+            .calls
+            .lock()
+            .iter_mut()
+            .find(|call| call.seq == seq)
+        {
             call.ended = true;
         }
         let bridge = Arc::downgrade(&self.bridge);
@@ -146,14 +152,23 @@ impl Bridge {
 
     /// The connected clients.
     pub(crate) fn clients(&self) -> Vec<Arc<ClientLink>> {
-        self.clients.lock().iter().filter_map(Weak::upgrade).collect()
+        self.clients
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
     }
 
     /// The legacy clients with a call to `server` in progress (or just
     /// ended: its server's last log messages may still be on their way), each once.
     pub(crate) fn legacy_callers(&self, server: &str) -> Vec<Arc<ClientLink>> {
         let mut callers: Vec<Arc<ClientLink>> = Vec::new();
-        for call in self.calls.lock().iter().filter(|call| call.server == server) {
+        for call in self
+            .calls
+            .lock()
+            .iter()
+            .filter(|call| call.server == server)
+        {
             if let Caller::Connection(link) = &call.caller
                 && !callers.iter().any(|known| Arc::ptr_eq(known, link))
             {

@@ -26,7 +26,11 @@ fn capabilities(request: &RequestContext, era: Era) -> ServerCapabilities {
             .servers()
             .iter()
             .filter(|server| view.shows_server(server))
-            .filter(|server| supervisor.config(server).is_some_and(|config| config.enabled))
+            .filter(|server| {
+                supervisor
+                    .config(server)
+                    .is_some_and(|config| config.enabled)
+            })
             .map(|server| supervisor.last_capabilities(server)),
     );
     let legacy = era == Era::Legacy;

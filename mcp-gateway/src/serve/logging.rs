@@ -73,7 +73,11 @@ pub(crate) async fn set_level(
     if matches!(params.level, LoggingLevel::Other(_)) {
         return Err(ErrorObject::new(
             ErrorCode::INVALID_PARAMS,
-            format!("{}: unknown level {:?}", SetLevel::METHOD, params.level.as_str()),
+            format!(
+                "{}: unknown level {:?}",
+                SetLevel::METHOD,
+                params.level.as_str()
+            ),
         ));
     }
     request.link.set_log_wish(LogWish {
@@ -138,10 +142,8 @@ pub(crate) async fn deliver(shared: &Shared, server: &str, message: LoggingMessa
             None => own_calls,
         };
         if takes {
-            let sent = tokio::time::timeout(
-                DELIVERY_TIMEOUT,
-                link.notify::<LoggingMessage>(&message),
-            );
+            let sent =
+                tokio::time::timeout(DELIVERY_TIMEOUT, link.notify::<LoggingMessage>(&message));
             if sent.await.is_err() {
                 tracing::debug!(
                     method = LoggingMessage::METHOD,
@@ -154,11 +156,8 @@ pub(crate) async fn deliver(shared: &Shared, server: &str, message: LoggingMessa
 
 /// Whether the client `link`, which set a level, sees `server` in its profile.
 fn sees(shared: &Shared, link: &Arc<ClientLink>, server: &str) -> bool {
-    link.log_wish().is_some_and(|wish| {
-        shared
-            .view(wish.profile.as_deref())
-            .shows_server(server)
-    })
+    link.log_wish()
+        .is_some_and(|wish| shared.view(wish.profile.as_deref()).shows_server(server))
 }
 
 #[cfg(test)]
@@ -200,7 +199,10 @@ mod tests {
             LoggingLevel::Critical,
         ];
         assert_eq!(most_verbose(levels), Some(LoggingLevel::Info));
-        assert_eq!(most_verbose([LoggingLevel::Alert]), Some(LoggingLevel::Alert));
+        assert_eq!(
+            most_verbose([LoggingLevel::Alert]),
+            Some(LoggingLevel::Alert)
+        );
         assert_eq!(most_verbose([]), None);
     }
 }

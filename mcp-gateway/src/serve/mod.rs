@@ -74,6 +74,7 @@ mod relay;
 mod resource_subscriptions;
 mod routes;
 pub mod search;
+mod server_watches;
 mod shared;
 mod subscriptions;
 mod upstream;

@@ -20,7 +20,10 @@ pub(crate) async fn run(shared: Weak<Shared>, mut events: broadcast::Receiver<Su
         let event = match events.recv().await {
             Ok(event) => event,
             Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::debug!(missed, "the gateway missed some of its servers' notifications");
+                tracing::debug!(
+                    missed,
+                    "the gateway missed some of its servers' notifications"
+                );
                 continue;
             }
             Err(broadcast::error::RecvError::Closed) => return,

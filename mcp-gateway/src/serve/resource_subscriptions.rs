@@ -6,7 +6,8 @@
 //! template expansions, in the client's view). The gateway subscribes at
 //! the server once per resource, however many clients subscribe, and
 //! unsubscribes when the last of them unsubscribes or disconnects; a server
-//! that restarts is subscribed again. A server's update goes to each
+//! that restarts is subscribed again (how, for each era: the
+//! `server_watches` module). A server's update goes to each
 //! client subscribed to that resource, under the URI the client
 //! subscribed with. Modern clients have no such methods (-32601).
 
@@ -24,6 +25,7 @@ use mcpdisco_transport::sync::Mutex;
 use super::client::ClientLink;
 use super::context::RequestContext;
 use super::listing::ResourceRoute;
+use super::server_watches::ServerWatches;
 use super::shared::Shared;
 use super::upstream;
 
@@ -109,13 +111,17 @@ impl<C: PartialEq + Clone> Registry<C> {
         self.watched.get(resource).cloned().unwrap_or_default()
     }
 
-    /// The resources of `server` someone is subscribed to.
-    pub(crate) fn watched_at(&self, server: &str) -> Vec<ResourceRoute> {
-        self.watched
+    /// The URIs (its own) of the resources of `server` someone is
+    /// subscribed to, in order.
+    pub(crate) fn watched_at(&self, server: &str) -> Vec<String> {
+        let mut uris: Vec<String> = self
+            .watched
             .keys()
             .filter(|resource| resource.server == server)
-            .cloned()
-            .collect()
+            .map(|resource| resource.uri.clone())
+            .collect();
+        uris.sort();
+        uris
     }
 }
 
@@ -139,6 +145,8 @@ impl PartialEq for Subscriber {
 #[derive(Default)]
 pub(crate) struct ResourceSubscriptions {
     registry: Mutex<Registry<Subscriber>>,
+    /// How the servers are subscribed.
+    servers: ServerWatches,
     /// Held across a change and its request to the server, so the
     /// servers see subscribes and unsubscribes in the registry's order.
     changing: tokio::sync::Mutex<()>,
@@ -156,17 +164,17 @@ pub(crate) async fn subscribe(
     let subscriber = Subscriber::of(&request.link);
     let _changing = subscriptions.changing.lock().await;
     // Recorded before the server is asked: an update it sends at once finds the client.
-    let (first, known) = {
+    let (first, known, watched) = {
         let mut registry = subscriptions.registry.lock();
         let known = registry.has_client(&subscriber);
         let first = registry.add(resource.clone(), subscriber.clone(), params.uri.clone());
-        (first, known)
+        (first, known, registry.watched_at(&resource.server))
     };
     if first {
         super::operation::routed_to(&resource.server);
-        let subscribed = shared
-            .supervisor
-            .subscribe_resource(&resource.server, &resource.uri)
+        let subscribed = subscriptions
+            .servers
+            .subscribe(&shared.supervisor, &resource, watched)
             .await;
         if let Err(error) = subscribed {
             subscriptions
@@ -220,16 +228,17 @@ pub(crate) async fn deliver(shared: &Shared, server: &str, uri: String) {
         server: server.to_owned(),
         uri,
     };
-    let subscribers = shared.resource_subscriptions.registry.lock().subscribers(&resource);
+    let subscribers = shared
+        .resource_subscriptions
+        .registry
+        .lock()
+        .subscribers(&resource);
     for (Subscriber(link), served) in subscribers {
         let Some(link) = link.upgrade() else {
             continue;
         };
         let params = ResourceUpdatedParams::new(served);
-        let sent = tokio::time::timeout(
-            DELIVERY_TIMEOUT,
-            link.notify::<ResourceUpdated>(&params),
-        );
+        let sent = tokio::time::timeout(DELIVERY_TIMEOUT, link.notify::<ResourceUpdated>(&params));
         if sent.await.is_err() {
             tracing::debug!(
                 method = ResourceUpdated::METHOD,
@@ -245,14 +254,11 @@ pub(crate) async fn resubscribe(shared: &Shared, server: &str) {
     let subscriptions = &shared.resource_subscriptions;
     let _changing = subscriptions.changing.lock().await;
     let watched = subscriptions.registry.lock().watched_at(server);
-    for resource in watched {
-        if let Err(error) = shared
-            .supervisor
-            .subscribe_resource(&resource.server, &resource.uri)
-            .await
-        {
-            tracing::warn!(%server, %error, "could not subscribe a restarted server to a resource again");
-        }
+    if !watched.is_empty() {
+        subscriptions
+            .servers
+            .renew(&shared.supervisor, server, watched)
+            .await;
     }
 }
 
@@ -275,17 +281,16 @@ fn release_when_gone(shared: &Arc<Shared>, link: &Arc<ClientLink>, subscriber: S
     });
 }
 
-/// Unsubscribes at the resource's server, if it is connected (a server
-/// that is down has no subscriptions); a refusal is logged.
+/// Unsubscribes at the resource's server, which nobody subscribed to it
+/// any more; a refusal is logged.
 async fn unsubscribe_at_server(shared: &Shared, resource: &ResourceRoute) {
-    let supervisor = &shared.supervisor;
-    if supervisor.connected_session(&resource.server).is_none() {
-        return;
-    }
-    if let Err(error) = supervisor
-        .unsubscribe_resource(&resource.server, &resource.uri)
-        .await
-    {
+    let subscriptions = &shared.resource_subscriptions;
+    let watched = subscriptions.registry.lock().watched_at(&resource.server);
+    let unsubscribed = subscriptions
+        .servers
+        .unsubscribe(&shared.supervisor, resource, watched)
+        .await;
+    if let Err(error) = unsubscribed {
         tracing::warn!(server = %resource.server, %error, "could not unsubscribe at the server");
     }
 }
@@ -354,8 +359,11 @@ mod tests {
         assert!(registry.has_client(&1));
         assert_eq!(registry.remove_client(&1), vec![own.clone()]);
         assert!(!registry.has_client(&1));
-        assert_eq!(registry.subscribers(&shared), vec![(2, "test://shared".to_owned())]);
-        assert_eq!(registry.watched_at("a"), vec![shared]);
+        assert_eq!(
+            registry.subscribers(&shared),
+            vec![(2, "test://shared".to_owned())]
+        );
+        assert_eq!(registry.watched_at("a"), ["test://shared"]);
         assert!(registry.watched_at("b").is_empty());
     }
 

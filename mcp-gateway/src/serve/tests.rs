@@ -497,7 +497,12 @@ async fn modern_lists_are_paged_complete_and_private_and_faults_are_named() {
         true
     );
     for (id, method, params, code) in [
-        (3, "resources/subscribe", json!({"uri": "x", "_meta": meta}), -32601),
+        (
+            3,
+            "resources/subscribe",
+            json!({"uri": "x", "_meta": meta}),
+            -32601,
+        ),
         (4, "tools/call", json!({"name": 5, "_meta": meta}), -32602),
         (
             5,
@@ -512,7 +517,12 @@ async fn modern_lists_are_paged_complete_and_private_and_faults_are_named() {
             -32022,
         ),
         (7, "completion/complete", json!({"_meta": meta}), -32602),
-        (8, "logging/setLevel", json!({"level": "info", "_meta": meta}), -32601),
+        (
+            8,
+            "logging/setLevel",
+            json!({"level": "info", "_meta": meta}),
+            -32601,
+        ),
     ] {
         send(
             &client,

@@ -80,7 +80,10 @@ mod tests {
         let Some(CompletionReference::Prompt { name, extra }) = params.typed_reference() else {
             panic!("a prompt reference");
         };
-        assert_eq!((name.as_str(), extra["title"].clone()), ("greet", json!("Greet")));
+        assert_eq!(
+            (name.as_str(), extra["title"].clone()),
+            ("greet", json!("Greet"))
+        );
         params.set_reference(&CompletionReference::Prompt {
             name: "own".into(),
             extra,
@@ -107,7 +110,10 @@ mod tests {
             json!({"type": "ref/resource", "uri": 3}),
             json!("ref/prompt"),
         ] {
-            assert_eq!(CompleteParams::new(reference, json!({})).typed_reference(), None);
+            assert_eq!(
+                CompleteParams::new(reference, json!({})).typed_reference(),
+                None
+            );
         }
     }
 }

@@ -191,7 +191,13 @@ async fn a_resource_is_subscribed_once_and_released_by_its_last_client_even_one_
     }
 
     // The first unsubscribes: the second still holds the resource.
-    ask(&first, 4, "resources/unsubscribe", json!({"uri": "test://r"})).await;
+    ask(
+        &first,
+        4,
+        "resources/unsubscribe",
+        json!({"uri": "test://r"}),
+    )
+    .await;
     assert!(seen.asked("resources/unsubscribe").is_empty());
     // The second leaves: nobody holds it any more.
     second.close().await.unwrap();
@@ -207,7 +213,12 @@ async fn a_resource_is_subscribed_once_and_released_by_its_last_client_even_one_
     .await;
     let refused = next(&first, |m| m["id"] == 5).await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("test://nowhere"));
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("test://nowhere")
+    );
     gateway.shutdown().await;
 }
 
@@ -222,7 +233,13 @@ async fn log_messages_go_to_the_caller_during_its_call_and_to_every_listener_oth
     assert_eq!(seen.asked("logging/setLevel"), ["warning", "debug"]);
 
     // During the first client's call: its messages, at its level, to it only.
-    ask(&first, 4, "tools/call", json!({"name": "w__log", "arguments": {}})).await;
+    ask(
+        &first,
+        4,
+        "tools/call",
+        json!({"name": "w__log", "arguments": {}}),
+    )
+    .await;
     // Well after the call: to every client that set a level.
     tokio::time::sleep(Duration::from_secs(5)).await;
     seen.speak.notify_one();

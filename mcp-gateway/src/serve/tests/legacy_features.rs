@@ -1,6 +1,7 @@
 //! Logging and resource subscriptions between two legacy clients and one
 //! scripted legacy server, on tokio's paused clock: subscriptions counted
 //! across clients and released by the last one (a disconnect included),
+//! and renewed (with the log level) when the server restarts,
 //! log messages to the caller during its call and to every client that set
 //! a level otherwise, each filtered by its level.
 
@@ -182,6 +183,10 @@ async fn a_resource_is_subscribed_once_and_released_by_its_last_client_even_one_
         assert_eq!(subscribed, json!({}));
     }
     assert_eq!(seen.asked("resources/subscribe"), ["test://r"]);
+    // A restarted server has forgotten its subscriptions: it is asked again.
+    gateway.supervisor().reconnect("w").unwrap();
+    until(|| seen.asked("resources/subscribe").len() == 2).await;
+    assert_eq!(seen.asked("resources/subscribe"), ["test://r", "test://r"]);
 
     // An update reaches both subscribers.
     seen.speak.notify_one();
@@ -231,6 +236,10 @@ async fn log_messages_go_to_the_caller_during_its_call_and_to_every_listener_oth
     ask(&second, 3, "logging/setLevel", json!({"level": "debug"})).await;
     // The server is told the most verbose level any client set.
     assert_eq!(seen.asked("logging/setLevel"), ["warning", "debug"]);
+    // A restarted server is told it again.
+    gateway.supervisor().reconnect("w").unwrap();
+    until(|| seen.asked("logging/setLevel").len() == 3).await;
+    assert_eq!(seen.asked("logging/setLevel"), ["warning", "debug", "debug"]);
 
     // During the first client's call: its messages, at its level, to it only.
     ask(

@@ -50,9 +50,10 @@
 //! - Not offered (answered -32601): tasks.
 //!
 //! Each method has a typed handler (`handshake`, `lists`, `calls`,
-//! `completion`, `logging`, `resource_subscriptions`, `subscriptions`), routed by `mcpdisco_transport::server::Router`
-//! (`routes`); `connection` reads a client's messages and hands them on,
-//! and `upstream` is where calls go into the supervisor.
+//! `completion`, `logging`, `resource_subscriptions`, `subscriptions`),
+//! routed by `mcpdisco_transport::server::Router` (`routes`); `connection`
+//! reads a client's messages and hands them on, and `upstream` is where
+//! calls go into the supervisor.
 
 mod bridge;
 mod calls;

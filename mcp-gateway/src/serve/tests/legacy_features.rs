@@ -239,7 +239,10 @@ async fn log_messages_go_to_the_caller_during_its_call_and_to_every_listener_oth
     // A restarted server is told it again.
     gateway.supervisor().reconnect("w").unwrap();
     until(|| seen.asked("logging/setLevel").len() == 3).await;
-    assert_eq!(seen.asked("logging/setLevel"), ["warning", "debug", "debug"]);
+    assert_eq!(
+        seen.asked("logging/setLevel"),
+        ["warning", "debug", "debug"]
+    );
 
     // During the first client's call: its messages, at its level, to it only.
     ask(

@@ -30,6 +30,7 @@ use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
     CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
     ListSkills, ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
+    Unsubscribe,
 };
 use mcpdisco_protocol::types::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
@@ -584,6 +585,13 @@ impl Session {
     /// `resources/subscribe` (legacy).
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), SessionError> {
         self.send::<Subscribe>(&SubscribeParams::new(uri), RequestOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe` (legacy).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), SessionError> {
+        self.send::<Unsubscribe>(&SubscribeParams::new(uri), RequestOptions::default())
             .await
             .map(drop)
     }

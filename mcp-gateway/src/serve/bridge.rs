@@ -58,7 +58,13 @@ struct CallRecord {
     seq: u64,
     server: String,
     caller: Caller,
+    /// The call has ended; kept a while for the log messages its server
+    /// sent before its answer, which reach the gateway after it.
+    ended: bool,
 }
+
+/// How long an ended call stays on record for its server's log messages.
+const ENDED_CALL_LINGER: Duration = Duration::from_secs(1);
 
 /// Routes servers' requests to the gateway's clients.
 pub(crate) struct Bridge {
@@ -76,7 +82,27 @@ pub(crate) struct CallGuard {
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        self.bridge.calls.lock().retain(|call| call.seq != self.seq);
+        let seq = self.seq;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.bridge.calls.lock().retain(|call| call.seq != seq);
+            return;
+        };
+        if let Some(call) = self
+            .bridge
+            .calls
+            .lock()
+            .iter_mut()
+            .find(|call| call.seq == seq)
+        {
+            call.ended = true;
+        }
+        let bridge = Arc::downgrade(&self.bridge);
+        runtime.spawn(async move {
+            tokio::time::sleep(ENDED_CALL_LINGER).await;
+            if let Some(bridge) = bridge.upgrade() {
+                bridge.calls.lock().retain(|call| call.seq != seq);
+            }
+        });
     }
 }
 
@@ -109,6 +135,7 @@ impl Bridge {
             seq,
             server: server.to_owned(),
             caller,
+            ended: false,
         });
         CallGuard {
             bridge: Arc::clone(self),
@@ -123,6 +150,34 @@ impl Bridge {
         clients.push(Arc::downgrade(link));
     }
 
+    /// The connected clients.
+    pub(crate) fn clients(&self) -> Vec<Arc<ClientLink>> {
+        self.clients
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
+
+    /// The legacy clients with a call to `server` in progress (or just
+    /// ended: its server's last log messages may still be on their way), each once.
+    pub(crate) fn legacy_callers(&self, server: &str) -> Vec<Arc<ClientLink>> {
+        let mut callers: Vec<Arc<ClientLink>> = Vec::new();
+        for call in self
+            .calls
+            .lock()
+            .iter()
+            .filter(|call| call.server == server)
+        {
+            if let Caller::Connection(link) = &call.caller
+                && !callers.iter().any(|known| Arc::ptr_eq(known, link))
+            {
+                callers.push(Arc::clone(link));
+            }
+        }
+        callers
+    }
+
     /// Asks the right client to answer `server`'s request `M`.
     async fn forward<M: RequestMethod>(
         &self,
@@ -135,7 +190,7 @@ impl Bridge {
             .lock()
             .iter()
             .rev()
-            .find(|call| call.server == server && call.caller.declares(method))
+            .find(|call| !call.ended && call.server == server && call.caller.declares(method))
             .map(|call| call.caller.clone())
             .or_else(|| {
                 self.clients

@@ -138,7 +138,7 @@ pub(crate) async fn get_prompt(
 /// The server and own name of the tool or prompt served as `name`, in the
 /// view of the request's profile: a name outside it is unknown, with the
 /// error of a name no server offers.
-async fn resolve_in_view(
+pub(super) async fn resolve_in_view(
     request: &RequestContext,
     kind: ListKind,
     name: &str,

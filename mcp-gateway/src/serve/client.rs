@@ -1,6 +1,7 @@
 //! One client of the gateway: its connection, what it declared, its
 //! requests in progress (so `notifications/cancelled` can stop them), the
-//! gateway's own requests to it, and its modern subscriptions.
+//! gateway's own requests to it, its modern subscriptions, and the log
+//! level it set (legacy `logging/setLevel`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,7 +9,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::Cancelled;
-use mcpdisco_protocol::types::{CancelledParams, ClientCapabilities, SubscriptionFilter};
+use mcpdisco_protocol::types::{
+    CancelledParams, ClientCapabilities, LoggingLevel, SubscriptionFilter,
+};
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId,
     Response,
@@ -16,7 +19,7 @@ use mcpdisco_protocol::{
 use mcpdisco_transport::sync::Mutex;
 use mcpdisco_transport::{Transport, TransportError};
 use serde_json::{Map, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::AbortHandle;
 
 /// The most requests one client may have in progress; more are refused.
@@ -38,6 +41,15 @@ struct Listen {
     filter: SubscriptionFilter,
 }
 
+/// The log level a legacy client set, and the profile it set it in.
+#[derive(Clone)]
+pub(crate) struct LogWish {
+    /// The least severe level it wants.
+    pub(crate) level: LoggingLevel,
+    /// The profile whose servers it sees (every server when `None`).
+    pub(crate) profile: Option<Arc<str>>,
+}
+
 /// One client connection.
 pub(crate) struct ClientLink {
     transport: Arc<dyn Transport>,
@@ -48,6 +60,10 @@ pub(crate) struct ClientLink {
     /// The client's requests in progress.
     running: Mutex<HashMap<RequestId, AbortHandle>>,
     listens: Mutex<Vec<Listen>>,
+    /// The log level it set with `logging/setLevel`, if it did.
+    log_wish: Mutex<Option<LogWish>>,
+    /// Becomes true when its serving ends.
+    stopped: watch::Sender<bool>,
 }
 
 impl ClientLink {
@@ -60,6 +76,27 @@ impl ClientLink {
             waiting: Mutex::new(HashMap::new()),
             running: Mutex::new(HashMap::new()),
             listens: Mutex::new(Vec::new()),
+            log_wish: Mutex::new(None),
+            stopped: watch::Sender::new(false),
+        }
+    }
+
+    /// Records the client's `logging/setLevel`.
+    pub(crate) fn set_log_wish(&self, wish: LogWish) {
+        *self.log_wish.lock() = Some(wish);
+    }
+
+    /// The log level the client set, if it did.
+    pub(crate) fn log_wish(&self) -> Option<LogWish> {
+        self.log_wish.lock().clone()
+    }
+
+    /// Resolves once the client's serving has ended.
+    pub(crate) fn until_stopped(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut stopped = self.stopped.subscribe();
+        async move {
+            // A dropped link has stopped too.
+            let _ = stopped.wait_for(|stopped| *stopped).await;
         }
     }
 
@@ -257,6 +294,7 @@ impl ClientLink {
         }
         self.waiting.lock().clear();
         self.listens.lock().clear();
+        self.stopped.send_replace(true);
     }
 
     /// Ends the connection.

@@ -7,15 +7,34 @@ use mcpdisco_protocol::types::{
     CacheScope, DiscoverResult, EmptyResult, Extra, InitializeParams, InitializeResult,
     ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION, ServerCapabilities,
 };
-use mcpdisco_protocol::version::ProtocolVersion;
+use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
 use super::context::RequestContext;
+use super::offered::Offered;
 
-/// What the gateway offers: its lists, which change as servers come and go,
-/// and its servers' skills (the extension `io.modelcontextprotocol/skills`).
-/// Resource subscriptions, completion, logging and tasks are not offered.
-fn capabilities() -> ServerCapabilities {
+/// What the gateway offers a client of `era` seeing `profile`'s servers:
+/// its lists, which change as servers come and go, its servers' skills
+/// (the extension `io.modelcontextprotocol/skills`), and what its servers
+/// declare of completion, logging and resource subscriptions (the last two
+/// for legacy clients; see the `offered` module). Tasks are not offered.
+fn capabilities(request: &RequestContext, era: Era) -> ServerCapabilities {
+    let supervisor = &request.shared.supervisor;
+    let view = request.shared.view(request.profile.as_deref());
+    let offered = Offered::of(
+        supervisor
+            .servers()
+            .iter()
+            .filter(|server| view.shows_server(server))
+            .filter(|server| {
+                supervisor
+                    .config(server)
+                    .is_some_and(|config| config.enabled)
+            })
+            .map(|server| supervisor.last_capabilities(server)),
+    );
+    let legacy = era == Era::Legacy;
+    let declared = |on: bool| on.then(|| serde_json::Value::Object(Extra::new()));
     let list_changed = ListChangedCapability {
         list_changed: Some(true),
         ..ListChangedCapability::default()
@@ -24,7 +43,7 @@ fn capabilities() -> ServerCapabilities {
         tools: Some(list_changed.clone()),
         prompts: Some(list_changed),
         resources: Some(ResourcesCapability {
-            subscribe: None,
+            subscribe: (legacy && offered.subscribe).then_some(true),
             list_changed: Some(true),
             ..ResourcesCapability::default()
         }),
@@ -32,6 +51,8 @@ fn capabilities() -> ServerCapabilities {
             SKILLS_EXTENSION.to_owned(),
             serde_json::Value::Object(Extra::new()),
         )])),
+        logging: declared(legacy && offered.logging),
+        completions: declared(offered.completions),
         ..ServerCapabilities::default()
     }
 }
@@ -49,7 +70,7 @@ pub(crate) async fn initialize(
         instructions: options.instructions.clone(),
         ..InitializeResult::new(
             version.as_str(),
-            capabilities(),
+            capabilities(&request, Era::Legacy),
             options.server_info.clone(),
         )
     })
@@ -75,7 +96,7 @@ pub(crate) async fn discover(
         ttl_ms: Some(0),
         cache_scope: Some(CacheScope::Private),
         meta: Some(meta),
-        ..DiscoverResult::new(supported, capabilities())
+        ..DiscoverResult::new(supported, capabilities(&request, Era::Modern))
     })
 }
 

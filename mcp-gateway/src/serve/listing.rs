@@ -37,7 +37,7 @@ use super::search::{ToolIndex, tools as search_tools};
 pub const GATEWAY_URI_PREFIX: &str = "mcp-gateway://";
 
 /// Where a served URI goes: the server and the URI it knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ResourceRoute {
     /// The server.
     pub server: String,

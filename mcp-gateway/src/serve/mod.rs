@@ -37,17 +37,28 @@
 //! - **Reload** ([`Gateway::reload`]): servers and profiles replaced while
 //!   clients stay connected; unchanged servers keep running, and clients
 //!   hear of the lists that changed.
-//! - Not offered (answered -32601): `completion/complete`,
-//!   `logging/setLevel`, `resources/subscribe`, and tasks.
+//! - **Completion** (`completion/complete`, both eras) goes to the server
+//!   of the prompt or resource template it names (the `completion` module).
+//! - **Logging** (legacy clients): `logging/setLevel` reaches the servers
+//!   that take it, and servers' log messages reach the clients whose calls
+//!   they serve, or that set a level, filtered by it (the `logging` module).
+//! - **Resource subscriptions** (legacy clients): subscribed at the server
+//!   once per resource; its updates reach each subscribed client under the
+//!   URI it subscribed with (the `resource_subscriptions` module). The
+//!   `relay` module reads the servers' notifications from the supervisor.
+//!   The handshake declares these as the servers do (the `offered` module).
+//! - Not offered (answered -32601): tasks.
 //!
 //! Each method has a typed handler (`handshake`, `lists`, `calls`,
-//! `subscriptions`), routed by `mcpdisco_transport::server::Router`
-//! (`routes`); `connection` reads a client's messages and hands them on,
-//! and `upstream` is where calls go into the supervisor.
+//! `completion`, `logging`, `resource_subscriptions`, `subscriptions`),
+//! routed by `mcpdisco_transport::server::Router` (`routes`); `connection`
+//! reads a client's messages and hands them on, and `upstream` is where
+//! calls go into the supervisor.
 
 mod bridge;
 mod calls;
 mod client;
+mod completion;
 mod connection;
 mod context;
 mod handshake;
@@ -56,10 +67,15 @@ pub(crate) mod http_views;
 mod input;
 pub mod listing;
 mod lists;
+mod logging;
+mod offered;
 mod operation;
 mod options;
+mod relay;
+mod resource_subscriptions;
 mod routes;
 pub mod search;
+mod server_watches;
 mod shared;
 mod subscriptions;
 mod upstream;
@@ -67,7 +83,7 @@ mod view;
 
 use std::sync::Arc;
 
-use mcpdisco_protocol::types::{ElicitationCapability, RootsCapability};
+use mcpdisco_protocol::types::{ElicitationCapability, LoggingLevel, RootsCapability};
 use mcpdisco_transport::Transport;
 use serde_json::{Map, Value};
 
@@ -97,7 +113,13 @@ impl std::fmt::Debug for Gateway {
 impl Gateway {
     /// Supervises `servers` (starting them all now) and serves them.
     /// The servers' sessions declare sampling, elicitation and roots, and
-    /// pass those requests on to the gateway's clients.
+    /// pass those requests on to the gateway's clients; they ask modern
+    /// servers for log messages of every level (`_meta.logLevel` `debug`,
+    /// unless `supervisor.session.log_level` says otherwise), which the
+    /// gateway filters by each client's level.
+    ///
+    /// Must be called within a tokio runtime (the servers' tasks and the
+    /// gateway's relay of their notifications start now).
     pub fn new(
         servers: Vec<ServerConfig>,
         mut supervisor: SupervisorOptions,
@@ -113,10 +135,17 @@ impl Gateway {
         declared
             .elicitation
             .get_or_insert_with(ElicitationCapability::default);
+        supervisor
+            .session
+            .log_level
+            .get_or_insert_with(|| LoggingLevel::Debug.as_str().to_owned());
         let supervisor = Supervisor::new(servers, supervisor);
+        let events = supervisor.subscribe();
         supervisor.start_all();
+        let shared = Arc::new(Shared::new(supervisor, options, bridge));
+        tokio::spawn(relay::run(Arc::downgrade(&shared), events));
         Self {
-            shared: Arc::new(Shared::new(supervisor, options, bridge)),
+            shared,
             routes: Arc::new(Routes::new()),
         }
     }

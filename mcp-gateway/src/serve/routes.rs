@@ -3,19 +3,18 @@
 use std::sync::Arc;
 
 use mcpdisco_protocol::methods::{
-    CallTool, Cancelled, Discover, GetPrompt, GetSkill, Initialize, Initialized, ListPrompts,
-    ListResourceTemplates, ListResources, ListSkills, ListTools, Ping, ReadResource,
-    SubscriptionsListen,
+    CallTool, Cancelled, Complete, Discover, GetPrompt, GetSkill, Initialize, Initialized,
+    ListPrompts, ListResourceTemplates, ListResources, ListSkills, ListTools, Ping, ReadResource,
+    SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
 };
 use mcpdisco_protocol::types::{CancelledParams, MetaParams};
 use mcpdisco_transport::server::Router;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
-use super::{calls, handshake, lists, subscriptions};
+use super::{calls, completion, handshake, lists, logging, resource_subscriptions, subscriptions};
 
-/// The gateway's handlers. Not offered (answered -32601):
-/// `completion/complete`, `logging/setLevel`, `resources/subscribe`, and tasks.
+/// The gateway's handlers. Not offered (answered -32601): tasks.
 pub(crate) struct Routes {
     /// Answered at once and in order: the handshake and ping.
     pub(crate) immediate: Router<RequestContext>,
@@ -43,7 +42,11 @@ impl Routes {
                 .on::<CallTool>(calls::call_tool)
                 .on::<ReadResource>(calls::read_resource)
                 .on::<GetPrompt>(calls::get_prompt)
-                .on::<SubscriptionsListen>(subscriptions::listen),
+                .on::<SubscriptionsListen>(subscriptions::listen)
+                .on::<Complete>(completion::complete)
+                .on::<SetLevel>(logging::set_level)
+                .on::<Subscribe>(resource_subscriptions::subscribe)
+                .on::<Unsubscribe>(resource_subscriptions::unsubscribe),
             notifications: Router::new()
                 .on_notification::<Initialized>(initialized)
                 .on_notification::<Cancelled>(cancelled),

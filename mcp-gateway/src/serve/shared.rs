@@ -1,6 +1,6 @@
 //! What every client connection of a gateway shares: the supervisor, the
-//! bridge and parked calls, the profiles, and the lists of the current
-//! catalog in each view.
+//! bridge and parked calls, the resource subscriptions, the profiles, and
+//! the lists of the current catalog in each view.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use super::bridge::Bridge;
 use super::input::Inputs;
 use super::listing::{Listing, ResourceRoute};
 use super::options::GatewayOptions;
+use super::resource_subscriptions::ResourceSubscriptions;
 use super::view::View;
 use crate::supervisor::Supervisor;
 
@@ -30,6 +31,8 @@ pub(crate) struct Shared {
     pub(crate) options: GatewayOptions,
     pub(crate) bridge: Arc<Bridge>,
     pub(crate) inputs: Arc<Inputs>,
+    /// The legacy clients' resource subscriptions.
+    pub(crate) resource_subscriptions: ResourceSubscriptions,
     /// The gateway's metrics (feature `metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Arc<crate::operations::metrics::GatewayMetrics>,
@@ -77,6 +80,7 @@ impl Shared {
             supervisor,
             bridge,
             inputs: Arc::new(Inputs::new(options.input_wait)),
+            resource_subscriptions: ResourceSubscriptions::default(),
             profiles: RwLock::new(Arc::new(options.profiles.clone())),
             options,
             listings: Mutex::new(HashMap::new()),

@@ -3,6 +3,7 @@
 //! Progress and cancellation in both directions, and modern subscriptions.
 //! Tool search in `search.rs`.
 
+mod legacy_features;
 mod search;
 
 use std::sync::Arc;
@@ -496,7 +497,12 @@ async fn modern_lists_are_paged_complete_and_private_and_faults_are_named() {
         true
     );
     for (id, method, params, code) in [
-        (3, "completion/complete", json!({"_meta": meta}), -32601),
+        (
+            3,
+            "resources/subscribe",
+            json!({"uri": "x", "_meta": meta}),
+            -32601,
+        ),
         (4, "tools/call", json!({"name": 5, "_meta": meta}), -32602),
         (
             5,
@@ -509,6 +515,13 @@ async fn modern_lists_are_paged_complete_and_private_and_faults_are_named() {
             "tools/list",
             json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}),
             -32022,
+        ),
+        (7, "completion/complete", json!({"_meta": meta}), -32602),
+        (
+            8,
+            "logging/setLevel",
+            json!({"level": "info", "_meta": meta}),
+            -32601,
         ),
     ] {
         send(

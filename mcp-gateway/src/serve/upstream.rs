@@ -14,9 +14,10 @@ use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::meta::ResultType;
 use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::methods::{CallTool, GetPrompt, ReadResource};
+use mcpdisco_protocol::methods::{CallTool, Complete, GetPrompt, ReadResource};
 use mcpdisco_protocol::types::{
-    Answer, CallToolResult, GetPromptResult, InputRequiredResult, ReadResourceResult,
+    Answer, CallToolResult, CompleteParams, CompleteResult, GetPromptResult, InputRequiredResult,
+    ReadResourceResult,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -61,6 +62,27 @@ pub(crate) async fn get_prompt(
         .get_prompt_with(&server, &prompt, arguments, options)
         .await;
     typed::<GetPrompt>(result)
+}
+
+/// `completion/complete` on `server`, `params` in the server's own names.
+/// A server that asks for input first is an error: a completion's retry
+/// is not relayed.
+pub(crate) async fn complete(
+    supervisor: &Supervisor,
+    server: &str,
+    params: CompleteParams,
+) -> Result<CompleteResult, ErrorObject> {
+    let result = supervisor.complete(server, params).await;
+    match typed::<Complete>(result)? {
+        Answer::Complete(result) => Ok(result),
+        Answer::InputRequired(_) => Err(ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "{}: server '{server}' asked for input, which the gateway does not relay for a completion",
+                Complete::METHOD
+            ),
+        )),
+    }
 }
 
 /// The mark of a `requestState` that is a server's, relayed: the client's

@@ -187,7 +187,11 @@ impl Supervisor {
 
     /// Sends one request to `server` through `send`: once, and once more
     /// after a restart when it was never delivered because the server was down.
-    async fn deliver<T, F, Fut>(&self, server: &str, send: F) -> Result<T, SupervisorError>
+    pub(super) async fn deliver<T, F, Fut>(
+        &self,
+        server: &str,
+        send: F,
+    ) -> Result<T, SupervisorError>
     where
         F: Fn(Session) -> Fut,
         Fut: Future<Output = Result<T, SessionError>>,
@@ -210,7 +214,11 @@ impl Supervisor {
 }
 
 /// A result as the server sent it (the gateway passes it on unchanged), read as JSON.
-fn readable(session: &Session, method: &str, result: &RawJson) -> Result<Value, SessionError> {
+pub(super) fn readable(
+    session: &Session,
+    method: &str,
+    result: &RawJson,
+) -> Result<Value, SessionError> {
     result.to_value().map_err(|error| {
         SessionError::new(
             session.name(),

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use mcpdisco::catalog::{Catalog, NameClash, Naming};
 use mcpdisco::report::ServerReport;
 use mcpdisco_client::session::ListKind;
+use mcpdisco_protocol::types::ServerCapabilities;
 use mcpdisco_transport::sync::{Mutex, RwLock};
 
 /// The listings of a supervisor's servers and the catalogs built of them.
@@ -53,6 +54,12 @@ impl Catalogs {
     /// What `server` listed, while it is ready.
     pub(crate) fn report(&self, server: &str) -> Option<ServerReport> {
         self.ready.lock().get(server).cloned()
+    }
+
+    /// What `server` declared when it was last ready, down or not (`None`:
+    /// it never was, or declared nothing).
+    pub(crate) fn last_capabilities(&self, server: &str) -> Option<ServerCapabilities> {
+        self.last.lock().get(server)?.capabilities.clone()
     }
 
     /// Records `report` as what `server` lists now, or (`None`) that it is

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use mcpdisco::catalog::Catalog;
+use mcpdisco_protocol::types::LoggingLevel;
+use serde_json::Value;
 
 use super::state::Status;
 
@@ -23,4 +25,24 @@ pub enum SupervisorEvent {
     },
     /// The catalog changed (a server became ready or went away, or listed again).
     Catalog(Arc<Catalog>),
+    /// A server sent a log message (`notifications/message`), masked like
+    /// everything from a server.
+    Log {
+        /// The server.
+        server: String,
+        /// Its level, as sent.
+        level: LoggingLevel,
+        /// The logger's name, as sent.
+        logger: Option<String>,
+        /// The payload.
+        data: Value,
+    },
+    /// A server said one of its resources changed
+    /// (`notifications/resources/updated`).
+    ResourceUpdated {
+        /// The server.
+        server: String,
+        /// The resource's URI, as the server knows it.
+        uri: String,
+    },
 }

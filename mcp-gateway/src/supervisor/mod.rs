@@ -31,6 +31,7 @@ mod calls;
 mod catalogs;
 mod error;
 mod events;
+mod forwarding;
 mod gate;
 mod lifecycle;
 mod listen;

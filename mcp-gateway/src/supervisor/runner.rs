@@ -2,6 +2,8 @@
 //! [`Lifecycle`] asks (starts, pings, listings, timers, states published)
 //! and feeds back what came of it and what happened meanwhile (the process
 //! exited, a list changed, a command came). It decides nothing itself.
+//! A server's log messages and resource updates are published as events
+//! for `serve` to deliver.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
@@ -12,6 +14,7 @@ use std::time::Duration;
 
 use mcpdisco::report::ServerReport;
 use mcpdisco_client::session::{ServerNotification, Session};
+use mcpdisco_protocol::types::LoggingLevel;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -122,7 +125,7 @@ impl Runner {
                 Wake::Notification(Ok(notification)) if notification.invalidates_lists() => {
                     return Event::ListChanged;
                 }
-                Wake::Notification(Ok(_)) => {}
+                Wake::Notification(Ok(notification)) => self.publish(notification),
                 // Notifications were lost: one of them may have said so.
                 Wake::Notification(Err(RecvError::Lagged(_))) => return Event::ListChanged,
                 Wake::Notification(Err(RecvError::Closed)) => self.notifications = None,
@@ -252,6 +255,31 @@ impl Runner {
                 tracing::warn!(server = %self.unit.name(), %cause, "listing again after list_changed failed; the last listing stays");
                 Event::ListRefused { cause }
             }
+        }
+    }
+
+    /// Publishes a log message or a resource update of the server (without
+    /// waiting: subscribers deliver it); other notifications are dropped.
+    fn publish(&self, notification: ServerNotification) {
+        let server = self.unit.name().to_owned();
+        let event = match notification {
+            ServerNotification::LogMessage {
+                level,
+                logger,
+                data,
+            } => SupervisorEvent::Log {
+                server,
+                level: LoggingLevel::from(level.as_str()),
+                logger,
+                data,
+            },
+            ServerNotification::ResourceUpdated { uri } => {
+                SupervisorEvent::ResourceUpdated { server, uri }
+            }
+            _ => return,
+        };
+        if let Some(shared) = self.shared.upgrade() {
+            let _ = shared.events.send(event);
         }
     }
 

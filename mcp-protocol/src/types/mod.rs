@@ -6,6 +6,7 @@
 //! Schemas are raw JSON values, never dereferenced.
 
 mod capabilities;
+mod completion;
 mod content;
 pub(crate) mod extra;
 mod implementation;
@@ -27,6 +28,7 @@ pub use capabilities::{
     ClientCapabilities, ElicitationCapability, FormElicitationCapability, ListChangedCapability,
     ResourcesCapability, RootsCapability, ServerCapabilities,
 };
+pub use completion::CompletionReference;
 pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
 pub use extra::Extra;
 pub use implementation::{Icon, Implementation};

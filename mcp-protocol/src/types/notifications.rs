@@ -102,6 +102,17 @@ impl CancelledParams {
     }
 }
 
+impl ResourceUpdatedParams {
+    /// An update of the resource `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 impl SubscriptionsListenParams {
     /// Listens for the notifications `filter` names.
     pub fn new(filter: SubscriptionFilter) -> Self {

@@ -24,6 +24,7 @@
 //! | `paged` | behaves well, but lists `FIXTURE_TOOL_COUNT` tools (default 1000) in pages of `FIXTURE_PAGE_SIZE` (default 10) |
 //! | `skills` | behaves well, and declares the skills extension: `skills/list` and `resources/read` serve `mcp_tests::skill_fixture` (spoiled by `FIXTURE_SKILL_TAMPER`: `spoil-digest`, `spoil-size` or `spoil-frontmatter`) |
 //! | `sleep` | sleeps forever |
+//! | `watched` | declares resource subscriptions and logging; lists one resource, `test://watched-resource`, takes `resources/subscribe`, `resources/unsubscribe` and `logging/setLevel`; its tool `touch` sends `notifications/resources/updated` for the resource while it is subscribed, then answers |
 //! | `barrier` | with `FIXTURE_START_LOG`: waits until the log holds `FIXTURE_BARRIER` starts (all of them alive at once) before it reads stdin, then behaves well; after 60 s it exits with status 5 |
 //!
 //! With `FIXTURE_START_LOG=<file>`, every start appends `<mode> <pid>` to that file
@@ -66,6 +67,11 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
             "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
             "tools": tools(),
         }),
+        "initialize" if mode == "watched" => json!({
+            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
+            "capabilities": {"tools": {}, "resources": {"subscribe": true}, "logging": {}},
+            "serverInfo": {"name": "fixture-server", "version": "1.0.0"},
+        }),
         "initialize" if mode == "skills" => json!({
             "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
             "capabilities": {"tools": {}, "resources": {}, "extensions": {"io.modelcontextprotocol/skills": {}}},
@@ -102,6 +108,21 @@ fn answer(request: &Value, mode: &str) -> Option<Value> {
                     );
                 }
             }
+        }
+        "resources/list" if mode == "watched" => {
+            json!({"resources": [{"uri": WATCHED, "name": "watched"}]})
+        }
+        "resources/templates/list" if mode == "watched" => json!({"resourceTemplates": []}),
+        "resources/subscribe" | "resources/unsubscribe" | "logging/setLevel"
+            if mode == "watched" =>
+        {
+            json!({})
+        }
+        "tools/list" if mode == "watched" => {
+            json!({"tools": [{"name": "touch", "inputSchema": {"type": "object"}}]})
+        }
+        "tools/call" if mode == "watched" => {
+            json!({"content": [{"type": "text", "text": "touched"}]})
         }
         "tools/list" => json!({"tools": tools()}),
         "tools/call" if mode == "env" => {
@@ -188,10 +209,15 @@ fn environment() -> Value {
     })
 }
 
+/// The resource of `watched` mode.
+const WATCHED: &str = "test://watched-resource";
+
 fn serve(mode: &str) {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
     let mut calls = 0;
+    // `watched` mode: whether its resource is subscribed.
+    let mut subscribed = false;
     let request_log = std::env::var_os("FIXTURE_REQUEST_LOG");
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
@@ -221,6 +247,19 @@ fn serve(mode: &str) {
             if calls == 2 {
                 eprintln!("crashing on call {calls}");
                 std::process::exit(4);
+            }
+        }
+        if mode == "watched" {
+            let method = request.get("method").and_then(Value::as_str);
+            let on_watched = request["params"]["uri"] == WATCHED;
+            match method {
+                Some("resources/subscribe") if on_watched => subscribed = true,
+                Some("resources/unsubscribe") if on_watched => subscribed = false,
+                Some("tools/call") if subscribed => {
+                    let updated = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": WATCHED}});
+                    let _ = writeln!(stdout, "{updated}");
+                }
+                _ => {}
             }
         }
         let Some(reply) = answer(&request, mode) else {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use mcpdisco_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY};
+use mcpdisco_protocol::meta::{CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY};
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
     CallTool, GetPrompt, Progress as ProgressNotification, ReadResource,
@@ -250,10 +250,19 @@ where
         }
         None => (RequestOptions::default(), None),
     };
+    let mut own_meta = Map::new();
+    if let Ok(declared) = serde_json::to_value(declared.as_ref()) {
+        own_meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), declared);
+    }
+    // A modern server logs only when a request asks: at the level the
+    // legacy client set (its messages during this call go to it).
+    if request.era == Era::Legacy
+        && let Some(wish) = request.link.log_wish()
+    {
+        own_meta.insert(LOG_LEVEL_KEY.to_owned(), Value::from(wish.level.as_str()));
+    }
     let options = RequestOptions {
-        meta: serde_json::to_value(declared.as_ref())
-            .ok()
-            .map(|declared| Map::from_iter([(CLIENT_CAPABILITIES_KEY.to_owned(), declared)])),
+        meta: Some(own_meta),
         relay_input_required: request.era == Era::Modern,
         input_retry: retry,
         ..options

@@ -4,9 +4,9 @@
 //! - A client's `logging/setLevel` is kept on its connection, and the most
 //!   verbose level any connected client set goes to every connected legacy
 //!   server that declares `logging` (and to a server that becomes ready
-//!   later). A modern server has no `logging/setLevel`: the gateway's
-//!   sessions ask it for every level on each request (`_meta.logLevel`
-//!   `debug`, see `Gateway::new`), and the gateway filters.
+//!   later). A modern server has no `logging/setLevel`: a call for a
+//!   client that set a level asks it for that level (`_meta.logLevel`,
+//!   see `calls::routed`), and the gateway filters.
 //! - A server's log message goes, while it serves calls of legacy clients
 //!   (and for a second after each ends: what the server logged just before
 //!   its answer reaches the gateway after it), to those clients only (a

@@ -83,7 +83,7 @@ mod view;
 
 use std::sync::Arc;
 
-use mcpdisco_protocol::types::{ElicitationCapability, LoggingLevel, RootsCapability};
+use mcpdisco_protocol::types::{ElicitationCapability, RootsCapability};
 use mcpdisco_transport::Transport;
 use serde_json::{Map, Value};
 
@@ -113,10 +113,9 @@ impl std::fmt::Debug for Gateway {
 impl Gateway {
     /// Supervises `servers` (starting them all now) and serves them.
     /// The servers' sessions declare sampling, elicitation and roots, and
-    /// pass those requests on to the gateway's clients; they ask modern
-    /// servers for log messages of every level (`_meta.logLevel` `debug`,
-    /// unless `supervisor.session.log_level` says otherwise), which the
-    /// gateway filters by each client's level.
+    /// pass those requests on to the gateway's clients. A call for a
+    /// legacy client that set a log level asks a modern server for log
+    /// messages at that level (`_meta.logLevel`).
     ///
     /// Must be called within a tokio runtime (the servers' tasks and the
     /// gateway's relay of their notifications start now).
@@ -135,10 +134,6 @@ impl Gateway {
         declared
             .elicitation
             .get_or_insert_with(ElicitationCapability::default);
-        supervisor
-            .session
-            .log_level
-            .get_or_insert_with(|| LoggingLevel::Debug.as_str().to_owned());
         let supervisor = Supervisor::new(servers, supervisor);
         let events = supervisor.subscribe();
         supervisor.start_all();

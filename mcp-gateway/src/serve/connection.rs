@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
+use mcpdisco_protocol::methods::{Initialize, Initialized, SubscriptionsListen};
 use mcpdisco_protocol::modern_request::is_removed_in_modern;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::Implementation;
@@ -41,19 +43,24 @@ pub(crate) async fn serve(
     let _connected = shared.metrics.client_connected();
     let link = Arc::new(ClientLink::new(transport));
     shared.bridge.add_client(&link);
-    let announcer = tokio::spawn(subscriptions::announce_changes(
-        Arc::clone(&shared),
-        Arc::clone(&link),
-        profile.clone(),
-    ));
     // Also when this future is dropped (the server shutting down).
-    let _stop = StopOnDrop {
+    let mut stop = StopOnDrop {
         link: Arc::clone(&link),
-        announcer: announcer.abort_handle(),
+        announcer: None,
     };
     loop {
         match link.receive().await {
             Ok(Some(message)) => {
+                // Started by the first message that can hear of list changes
+                // (a modern connection of one other request never does).
+                if stop.announcer.is_none() && hears_list_changes(&message) {
+                    let announcer = tokio::spawn(subscriptions::announce_changes(
+                        Arc::clone(&shared),
+                        Arc::clone(&link),
+                        profile.clone(),
+                    ));
+                    stop.announcer = Some(announcer.abort_handle());
+                }
                 on_message(&shared, &routes, &link, profile.as_ref(), message).await;
             }
             Ok(None) => break,
@@ -66,15 +73,29 @@ pub(crate) async fn serve(
     link.end().await;
 }
 
+/// Whether `message` makes its connection one that hears of list changes:
+/// a legacy handshake, or a modern `subscriptions/listen`.
+fn hears_list_changes(message: &Message) -> bool {
+    match message {
+        Message::Request(request) => {
+            request.method == Initialize::METHOD || request.method == SubscriptionsListen::METHOD
+        }
+        Message::Notification(notification) => notification.method == Initialized::METHOD,
+        Message::Response(_) | Message::Error(_) => false,
+    }
+}
+
 /// Stops what a client connection started when its serving ends.
 struct StopOnDrop {
     link: Arc<ClientLink>,
-    announcer: AbortHandle,
+    announcer: Option<AbortHandle>,
 }
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
-        self.announcer.abort();
+        if let Some(announcer) = &self.announcer {
+            announcer.abort();
+        }
         self.link.stop();
     }
 }

@@ -224,6 +224,7 @@ impl Gateway {
     /// served name (SEP-2243), read from the current catalog at each call:
     /// the HTTP server checks a modern `tools/call`'s `Mcp-Param-*` headers
     /// against them.
+    #[cfg(feature = "http")]
     pub fn param_headers(&self) -> mcpdisco_transport::server::http::ToolParamHeaders {
         let supervisor = self.shared.supervisor.clone();
         Arc::new(move |tool: &str| {

@@ -122,17 +122,7 @@ impl Context {
     }
 }
 
-/// How severe `level` is: debug 0 … emergency 7; an unknown level counts as info.
+/// How severe `level` is ([`LoggingLevel::severity`]); an unknown level counts as info.
 fn severity(level: &LoggingLevel) -> u8 {
-    match level {
-        LoggingLevel::Debug => 0,
-        LoggingLevel::Info => 1,
-        LoggingLevel::Notice => 2,
-        LoggingLevel::Warning => 3,
-        LoggingLevel::Error => 4,
-        LoggingLevel::Critical => 5,
-        LoggingLevel::Alert => 6,
-        LoggingLevel::Emergency => 7,
-        LoggingLevel::Other(_) => 1,
-    }
+    level.severity().unwrap_or(1)
 }

@@ -36,19 +36,10 @@ use super::shared::Shared;
 /// How long one client may take to take one log message.
 const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Where `level` stands in RFC 5424 order, from debug (0) to emergency
-/// (7); a level the gateway does not know counts as debug.
+/// Where `level` stands in RFC 5424 order ([`LoggingLevel::severity`]);
+/// a level the gateway does not know counts as debug.
 pub(crate) fn severity(level: &LoggingLevel) -> u8 {
-    match level {
-        LoggingLevel::Debug | LoggingLevel::Other(_) => 0,
-        LoggingLevel::Info => 1,
-        LoggingLevel::Notice => 2,
-        LoggingLevel::Warning => 3,
-        LoggingLevel::Error => 4,
-        LoggingLevel::Critical => 5,
-        LoggingLevel::Alert => 6,
-        LoggingLevel::Emergency => 7,
-    }
+    level.severity().unwrap_or(0)
 }
 
 /// Whether a client that wants `wanted` and above gets a message at `level`.

@@ -26,6 +26,24 @@ super::string_enum::open_string_enum!(
     }
 );
 
+impl LoggingLevel {
+    /// Where this level stands in RFC 5424 order, from `debug` (0) to
+    /// `emergency` (7); `None` for a level this crate does not know.
+    pub fn severity(&self) -> Option<u8> {
+        Some(match self {
+            LoggingLevel::Debug => 0,
+            LoggingLevel::Info => 1,
+            LoggingLevel::Notice => 2,
+            LoggingLevel::Warning => 3,
+            LoggingLevel::Error => 4,
+            LoggingLevel::Critical => 5,
+            LoggingLevel::Alert => 6,
+            LoggingLevel::Emergency => 7,
+            LoggingLevel::Other(_) => return None,
+        })
+    }
+}
+
 super::extra::struct_with_extra! {
     /// `notifications/message` params.
     #[derive(Debug, Clone, PartialEq)]

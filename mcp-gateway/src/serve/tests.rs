@@ -168,16 +168,33 @@ fn gateway(seen: &Arc<Seen>) -> (Gateway, MemoryTransport) {
 /// [`gateway`] with `options`.
 fn gateway_with(seen: &Arc<Seen>, options: GatewayOptions) -> (Gateway, MemoryTransport) {
     let script = Arc::clone(seen);
+    let gateway = scripted_gateway("s", move |end| scripted(end, Arc::clone(&script)), options);
+    let (client, served) = MemoryTransport::pair();
+    let serving = gateway.clone();
+    tokio::spawn(async move { serving.serve(served).await });
+    (gateway, client)
+}
+
+/// A gateway with `options` whose one server, `name`, is `script` on an
+/// in-memory connection (run anew at each start), spoken to in the legacy era.
+fn scripted_gateway<F>(
+    name: &str,
+    script: impl Fn(MemoryTransport) -> F + Send + Sync + 'static,
+    options: GatewayOptions,
+) -> Gateway
+where
+    F: Future<Output = ()> + Send + 'static,
+{
     let connectors = Connectors::builtin().with(
         "scripted",
         Arc::new(MemoryConnector::new(move |_| {
             let (client, server) = MemoryTransport::pair();
-            tokio::spawn(scripted(server, Arc::clone(&script)));
+            tokio::spawn(script(server));
             Ok(client)
         })),
     );
     let server = ServerConfig::new(
-        "s",
+        name,
         Launch::Custom {
             transport: "scripted".into(),
             settings: serde_json::Map::new(),
@@ -191,11 +208,7 @@ fn gateway_with(seen: &Arc<Seen>, options: GatewayOptions) -> (Gateway, MemoryTr
         },
         ..SupervisorOptions::default()
     };
-    let gateway = Gateway::new(vec![server], supervisor, options);
-    let (client, served) = MemoryTransport::pair();
-    let serving = gateway.clone();
-    tokio::spawn(async move { serving.serve(served).await });
-    (gateway, client)
+    Gateway::new(vec![server], supervisor, options)
 }
 
 async fn send(client: &MemoryTransport, message: Value) {

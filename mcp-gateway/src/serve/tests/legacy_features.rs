@@ -14,10 +14,7 @@ use mcpdisco_transport::{MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::super::*;
-use super::{initialize, next, notification, result_message, send};
-use mcpdisco::config::{Launch, ServerConfig};
-use mcpdisco::connect::{Connectors, MemoryConnector};
-use mcpdisco_client::session::{EraPreference, SessionOptions};
+use super::{initialize, next, notification, result_message, scripted_gateway, send};
 
 /// What the scripted server was asked, and what wakes it to speak.
 #[derive(Default)]
@@ -108,30 +105,11 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
 /// A gateway over the scripted server, and two legacy clients of it.
 async fn gateway(seen: &Arc<Seen>) -> (Gateway, MemoryTransport, MemoryTransport) {
     let script = Arc::clone(seen);
-    let connectors = Connectors::builtin().with(
-        "scripted",
-        Arc::new(MemoryConnector::new(move |_| {
-            let (client, server) = MemoryTransport::pair();
-            tokio::spawn(scripted(server, Arc::clone(&script)));
-            Ok(client)
-        })),
-    );
-    let server = ServerConfig::new(
+    let gateway = scripted_gateway(
         "w",
-        Launch::Custom {
-            transport: "scripted".into(),
-            settings: serde_json::Map::new(),
-        },
+        move |end| scripted(end, Arc::clone(&script)),
+        GatewayOptions::default(),
     );
-    let supervisor = SupervisorOptions {
-        connectors,
-        session: SessionOptions {
-            era: EraPreference::Legacy,
-            ..SessionOptions::default()
-        },
-        ..SupervisorOptions::default()
-    };
-    let gateway = Gateway::new(vec![server], supervisor, GatewayOptions::default());
     let mut clients = Vec::new();
     for _ in 0..2 {
         let (client, served) = MemoryTransport::pair();

@@ -411,20 +411,15 @@ async fn ping(context: &Context<'_>, server: &ServerConfig) -> ExitCode {
 
 async fn doctor(context: &Context<'_>, servers: &[ServerConfig]) -> ExitCode {
     let (global, style) = (context.global, context.style);
-    let options = DoctorOptions {
-        session: context.session.clone(),
-        deadline: context.deadline(),
-        auth: stored_context(),
-        ..DoctorOptions::default()
-    };
+    let options = DoctorOptions::default()
+        .session(context.session.clone())
+        .deadline(context.deadline())
+        .auth(stored_context());
     let diagnoses = futures::future::join_all(servers.iter().map(|server| {
         let options = options.clone();
         async move {
             let deadline = server.timeout.unwrap_or(options.deadline);
-            let options = DoctorOptions {
-                deadline,
-                ..options
-            };
+            let options = options.deadline(deadline);
             mcpdisco::doctor::diagnose(server, &options).await
         }
     }))

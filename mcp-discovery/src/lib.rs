@@ -36,11 +36,9 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use mcpdisco::{cache::Cache, catalog::Catalog, config, discovery};
-//! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv)?;
-//! let options = discovery::DiscoveryOptions {
-//!     cache: Some(Cache::open_default()),
-//!     ..Default::default()
-//! };
+//! let options = config::ParseOptions::default();
+//! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv, &options)?;
+//! let options = discovery::DiscoveryOptions::default().cache(Cache::open_default());
 //! let report = discovery::discover(&file.servers, &options).await;
 //! for tool in &Catalog::build(&report.servers).tools {
 //!     println!("{}", tool.qualified_name);

@@ -35,7 +35,7 @@
 //! Reading is lenient: an unknown field is a warning, and a server with a
 //! mistyped field does not stop the reading of the others. Every problem
 //! names its file and line ([`parse_str_lenient`] gives the servers that
-//! could be read beside every error; [`parse_str_with`] fails on any).
+//! could be read beside every error; [`parse_str`] fails on any).
 //! [`SourceSelection`] says which files to read and which servers to use.
 //!
 //! A JSON config's top-level `profiles` names views of its servers for the
@@ -62,6 +62,7 @@ mod read;
 mod redact;
 mod selection;
 mod server;
+mod server_entry;
 mod settings;
 mod shape;
 mod sources;
@@ -80,12 +81,11 @@ pub use merge::{Merged, Origin};
 pub use options::ParseOptions;
 pub use ping::PingSettings;
 pub use profile::{Profile, Profiles};
-pub use read::{
-    LenientFile, load_file, load_file_with, parse_str, parse_str_lenient, parse_str_with,
-};
+pub use read::{LenientFile, load_file, parse_str, parse_str_lenient};
 pub use selection::{LoadedConfig, SourceError, SourceSelection};
 pub use server::ServerConfig;
-pub use sources::{DirDefinitions, first_found, load_dir, read_hosts};
+pub use server_entry::{EntryLaunch, ServerEntry};
+pub use sources::{DirDefinitions, add_target, first_found, load_dir, read_hosts};
 
 #[cfg(test)]
 mod tests;

@@ -242,9 +242,6 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-/// Requests per second to each server when `--rate-limit` is not given.
-const DEFAULT_RATE_LIMIT: f64 = 10.0;
-
 /// The session options every command uses: policies and the trace.
 pub(crate) fn session_options(
     global: &GlobalOptions,
@@ -255,14 +252,16 @@ pub(crate) fn session_options(
     if let Some(telemetry) = telemetry {
         options.stack = options.stack.telemetry(telemetry.clone());
     }
+    // The policies are the client's defaults, but for what the flags say.
     options
         .stack
         .set_retry((global.retries > 0).then(|| RetryPolicy {
             max_retries: global.retries,
             ..RetryPolicy::default()
         }));
+    let defaults = RateLimit::default();
     options.stack.set_rate_limit(Some(RateLimit {
-        requests_per_second: global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
+        requests_per_second: global.rate_limit.unwrap_or(defaults.requests_per_second),
         burst: global.burst,
     }));
     if let Some(path) = &global.trace {

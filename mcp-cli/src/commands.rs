@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use mcpdisco::config::ServerConfig;
 use mcpdisco::doctor::DoctorOptions;
-use mcpdisco::secret::Masker;
-use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
 use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
+use mcpdisco_client::transport::secret::Masker;
+use mcpdisco_client::transport::trace::{JsonLinesTrace, Tracer};
 use serde_json::{Value, json};
 use std::sync::Arc;
 

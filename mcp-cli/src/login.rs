@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use mcpdisco::config::{Launch, ServerConfig};
 use mcpdisco::connect::{ConnectOptions, connect};
-use mcpdisco::secret::redact_url;
 use mcpdisco_client::auth::{
     AuthContext, AuthStatus, LoopbackBrowser, TokenStore, canonical_resource,
 };
 use mcpdisco_client::session::{ListKind, SessionOptions};
+use mcpdisco_client::transport::secret::redact_url;
 use serde_json::json;
 
 use crate::cli::GlobalOptions;

@@ -25,7 +25,3 @@ pub mod operations;
 pub mod resource_server;
 pub mod serve;
 pub mod supervisor;
-
-/// The server side of the transports (stdio; Streamable HTTP with feature
-/// `http`), which the gateway serves on.
-pub use mcpdisco_transport::server;

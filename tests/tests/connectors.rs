@@ -10,10 +10,10 @@ use mcpdisco::cache::Cache;
 use mcpdisco::config::{self, ProcessEnv, ServerConfig};
 use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco::secret::Masker;
 use mcpdisco_gateway::supervisor::{Supervisor, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::MemoryTransport;
+use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::trace::{Direction, MemoryTrace, TraceEvent, Tracer};
 use serde_json::json;
 

@@ -7,6 +7,7 @@ use mcpdisco_transport::http::HttpKind;
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 fn vars() -> HashMap<String, String> {
     [("API_KEY", "k-planted-99")]

@@ -29,7 +29,7 @@
 //! arguments) in whatever the server sends back.
 //!
 //! A stdio server sees only a safe list of our environment variables plus
-//! its own `env` ([`EnvPolicy`]); `"inheritEnv": true` passes all of ours,
+//! its own `env` ([`EnvPolicy`](mcpdisco_transport::stdio::EnvPolicy)); `"inheritEnv": true` passes all of ours,
 //! `"envPassthrough": ["NAME", …]` adds names to the list.
 //!
 //! Reading is lenient: an unknown field is a warning, and a server with a
@@ -66,8 +66,6 @@ mod server_entry;
 mod settings;
 mod shape;
 mod sources;
-
-pub use mcpdisco_transport::stdio::EnvPolicy;
 
 pub use config_file::ConfigFile;
 pub use detect::{Candidate, Host, candidates, candidates_in, detect};

@@ -6,6 +6,7 @@ use std::path::Path;
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 fn vars() -> HashMap<String, String> {
     [("GH_TOKEN", "ghp-planted-4711"), ("HOME_DIR", "/home/ada")]

@@ -6,6 +6,7 @@ use mcpdisco_transport::http::HttpKind;
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 const SECRET: &str = "sk-planted-4711";
 

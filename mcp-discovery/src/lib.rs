@@ -17,8 +17,13 @@
 //!   against its entry.
 //! * [`approval`]: capability manifests a person approves, and the pins of
 //!   what was approved.
-//! * `registry` (feature `registry`): the MCP Registry client and bundle
-//!   downloads.
+//! * `registry` (feature `registry`): the MCP Registry client, verified
+//!   bundle downloads, and its servers brought in: written into a config
+//!   file, or read as servers to discover.
+//!
+//! Options structs are `#[non_exhaustive]`: each is built from its
+//! `default()` (or constructor) and setters named after its fields, so a
+//! new option breaks no caller.
 //!
 //! # No secret leaves
 //!

@@ -40,6 +40,17 @@
 //!
 //! A JSON config's top-level `profiles` names views of its servers for the
 //! gateway ([`Profile`]: servers, tool globs, tool search, required scopes).
+//!
+//! A [`ServerEntry`] is one server's entry as a file holds it, references
+//! such as `${env:TOKEN}` unexpanded (what the registry resolves a
+//! `server.json` into): [`add_server`] writes it into a file of any host's
+//! format, the rest of the file kept ([`add_target`] says which file when
+//! none is named), and [`ServerEntry::to_server`] reads it into a
+//! [`ServerConfig`] by the same rules as a file's entry.
+//!
+//! Reading is told what a file cannot say by [`ParseOptions`] (custom
+//! transport types, the project of `~/.claude.json`): built from
+//! `ParseOptions::default()` and its setters, and given to every reader.
 
 mod config_file;
 mod custom_launch;

@@ -45,7 +45,7 @@
 //! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv, &options)?;
 //! let options = discovery::DiscoveryOptions::default().cache(Cache::open_default());
 //! let report = discovery::discover(&file.servers, &options).await;
-//! for tool in &Catalog::build(&report.servers).tools {
+//! for tool in &Catalog::build(&report.servers, &Default::default()).tools {
 //!     println!("{}", tool.qualified_name);
 //! }
 //! # Ok(()) }

@@ -2,7 +2,7 @@
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
-use mcpdisco::catalog::{Catalog, Naming};
+use mcpdisco::catalog::Catalog;
 use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::{CheckStatus, Diagnosis};
 use mcpdisco::protocol::{JsonView, RawJson, ResourceView, SkillView};
@@ -516,7 +516,7 @@ mod tests {
         assert!(text.contains("    plain()\n"), "{text}");
         assert!(!text.contains('\u{1b}'));
         let catalog = catalog(
-            &Catalog::build(&report.servers, &Naming::default()),
+            &Catalog::build(&report.servers, &Default::default()),
             ListKind::Tools,
             Style::plain(),
         );

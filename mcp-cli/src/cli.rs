@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use clap_complete::engine::ArgValueCompleter;
+use mcpdisco_client::policy::{RateLimit, RetryPolicy};
+use mcpdisco_gateway::serve::GatewayOptions;
 
 /// See what every MCP server in your configuration offers: tools, resources,
 /// resource templates and prompts, discovered in parallel and cached.
@@ -52,8 +54,9 @@ pub struct GlobalOptions {
     pub refresh: bool,
     /// A server whose discovery fails is reported failed, never with its last
     /// good cached catalog marked stale (which is the default, for up to its
-    /// `staleMaxAgeMs`, 7 days unless set). The cache keeps that catalog.
-    #[arg(long, global = true)]
+    /// `staleMaxAgeMs`, the cache's `DEFAULT_STALE_MAX_AGE` unless set). The
+    /// cache keeps that catalog.
+    #[arg(long, global = true, help = no_stale_help())]
     pub no_stale: bool,
     /// Where the cache lives.
     #[arg(
@@ -87,10 +90,10 @@ pub struct GlobalOptions {
     )]
     pub cache_prefix: String,
     /// How many servers start at once (measured: see the README's table).
-    #[arg(long, value_name = "N", default_value_t = 64, global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = default_concurrency(), global = true, value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: u16,
     /// Between server and item in namespaced names.
-    #[arg(long, value_name = "TEXT", default_value = "__", global = true)]
+    #[arg(long, value_name = "TEXT", default_value = mcpdisco::catalog::DEFAULT_SEPARATOR, global = true)]
     pub separator: String,
     /// Let every stdio server see all of our environment variables (by
     /// default a server sees only a safe list plus its own `env`).
@@ -110,17 +113,17 @@ pub struct GlobalOptions {
     #[arg(long, global = true)]
     pub otel_record_results: bool,
     /// How many times a failed request is sent again when that is safe (0: never).
-    #[arg(long, value_name = "N", default_value_t = 3, global = true)]
+    #[arg(long, value_name = "N", default_value_t = RetryPolicy::default().max_retries, global = true)]
     pub retries: usize,
     /// Operations per second to each server (a server's own `rateLimit`
     /// wins): a whole discovery, a `tools/call`, a `resources/read`, a
-    /// `prompts/get`; the pages of a listing never wait. Default: 10 for the
-    /// commands that ask servers themselves; none for `serve`, whose
-    /// clients set the pace.
-    #[arg(long, value_name = "RPS", global = true, value_parser = parse_rate)]
+    /// `prompts/get`; the pages of a listing never wait. Default: the
+    /// client's (`RateLimit::default()`) for the commands that ask servers
+    /// themselves; none for `serve`, whose clients set the pace.
+    #[arg(long, value_name = "RPS", global = true, value_parser = parse_rate, help = rate_limit_help())]
     pub rate_limit: Option<f64>,
     /// How many operations may go to a server at once before the rate limit applies.
-    #[arg(long, value_name = "N", default_value_t = 20, global = true, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = RateLimit::default().burst, global = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub burst: u32,
     /// The pins of approved tools (default: mcp-lock.json beside the first config).
     #[arg(long, value_name = "FILE", global = true)]
@@ -319,7 +322,7 @@ pub enum Command {
         #[arg(long, value_name = "URL", requires = "http")]
         public_url: Option<String>,
         /// Items per page of every list.
-        #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
+        #[arg(long, value_name = "N", default_value_t = default_page_size(), value_parser = clap::value_parser!(u16).range(1..))]
         page_size: u16,
         /// On servers with approved tools, hide the tools that changed since
         /// approval or were never approved (their pins in the lock file
@@ -500,6 +503,32 @@ pub struct ResolveArgs {
     pub vars: Vec<(String, String)>,
 }
 
+/// `--concurrency`'s default: discovery's.
+fn default_concurrency() -> u16 {
+    u16::try_from(mcpdisco::discovery::DEFAULT_CONCURRENCY).unwrap_or(u16::MAX)
+}
+
+/// `serve --page-size`'s default: the gateway's.
+fn default_page_size() -> u16 {
+    u16::try_from(GatewayOptions::default().page_size).unwrap_or(u16::MAX)
+}
+
+/// `--no-stale`'s help, with the cache's default age of a stale catalog.
+fn no_stale_help() -> String {
+    let days = mcpdisco::cache::DEFAULT_STALE_MAX_AGE.as_secs() / (24 * 60 * 60);
+    format!(
+        "A server whose discovery fails is reported failed, never with its last good cached catalog marked stale (which is the default, for up to its `staleMaxAgeMs`, {days} days unless set). The cache keeps that catalog"
+    )
+}
+
+/// `--rate-limit`'s help, with the client's default rate.
+fn rate_limit_help() -> String {
+    format!(
+        "Operations per second to each server (a server's own `rateLimit` wins): a whole discovery, a `tools/call`, a `resources/read`, a `prompts/get`; the pages of a listing never wait. Default: {} for the commands that ask servers themselves; none for `serve`, whose clients set the pace",
+        RateLimit::default().requests_per_second
+    )
+}
+
 fn parse_var(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
@@ -576,5 +605,26 @@ mod tests {
         assert_eq!(cli.global.configs, [PathBuf::from("a.json")]);
         assert!(Cli::try_parse_from(["mcp-cli", "--no-cache", "--refresh", "tools"]).is_err());
         assert!(Cli::try_parse_from(["mcp-cli", "--timeout", "-1", "tools"]).is_err());
+    }
+
+    #[test]
+    fn defaults_are_the_librarys() {
+        let cli = Cli::try_parse_from(["mcp-cli", "serve"]).unwrap();
+        let global = &cli.global;
+        assert_eq!(
+            usize::from(global.concurrency),
+            mcpdisco::discovery::DEFAULT_CONCURRENCY
+        );
+        assert_eq!(global.separator, mcpdisco::catalog::DEFAULT_SEPARATOR);
+        assert_eq!(global.retries, RetryPolicy::default().max_retries);
+        assert_eq!(global.burst, RateLimit::default().burst);
+        assert_eq!(global.rate_limit, None);
+        let Command::Serve { page_size, .. } = cli.command else {
+            panic!("{:?}", cli.command)
+        };
+        assert_eq!(usize::from(page_size), GatewayOptions::default().page_size);
+        let help = rate_limit_help();
+        let rate = RateLimit::default().requests_per_second;
+        assert!(help.contains(&format!("Default: {rate} ")), "{help}");
     }
 }

@@ -2,7 +2,7 @@
 //! closing, and the run waits for them once everything is printed.
 
 use mcpdisco::discovery::Closing;
-use mcpdisco::sync::Mutex;
+use mcpdisco_client::transport::sync::Mutex;
 
 /// Sessions still closing after the discoveries of a run.
 #[derive(Debug, Default)]

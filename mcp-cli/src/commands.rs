@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use mcpdisco::config::ServerConfig;
 use mcpdisco::doctor::DoctorOptions;
-use mcpdisco::secret::Masker;
-use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
 use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
+use mcpdisco_client::transport::secret::Masker;
+use mcpdisco_client::transport::trace::{JsonLinesTrace, Tracer};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -242,9 +242,6 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-/// Requests per second to each server when `--rate-limit` is not given.
-const DEFAULT_RATE_LIMIT: f64 = 10.0;
-
 /// The session options every command uses: policies and the trace.
 pub(crate) fn session_options(
     global: &GlobalOptions,
@@ -255,14 +252,16 @@ pub(crate) fn session_options(
     if let Some(telemetry) = telemetry {
         options.stack = options.stack.telemetry(telemetry.clone());
     }
+    // The policies are the client's defaults, but for what the flags say.
     options
         .stack
         .set_retry((global.retries > 0).then(|| RetryPolicy {
             max_retries: global.retries,
             ..RetryPolicy::default()
         }));
+    let defaults = RateLimit::default();
     options.stack.set_rate_limit(Some(RateLimit {
-        requests_per_second: global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
+        requests_per_second: global.rate_limit.unwrap_or(defaults.requests_per_second),
         burst: global.burst,
     }));
     if let Some(path) = &global.trace {
@@ -411,20 +410,15 @@ async fn ping(context: &Context<'_>, server: &ServerConfig) -> ExitCode {
 
 async fn doctor(context: &Context<'_>, servers: &[ServerConfig]) -> ExitCode {
     let (global, style) = (context.global, context.style);
-    let options = DoctorOptions {
-        session: context.session.clone(),
-        deadline: context.deadline(),
-        auth: stored_context(),
-        ..DoctorOptions::default()
-    };
+    let options = DoctorOptions::default()
+        .session(context.session.clone())
+        .deadline(context.deadline())
+        .auth(stored_context());
     let diagnoses = futures::future::join_all(servers.iter().map(|server| {
         let options = options.clone();
         async move {
             let deadline = server.timeout.unwrap_or(options.deadline);
-            let options = DoctorOptions {
-                deadline,
-                ..options
-            };
+            let options = options.deadline(deadline);
             mcpdisco::doctor::diagnose(server, &options).await
         }
     }))

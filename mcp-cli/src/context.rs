@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcpdisco::cache::{Cache, CacheMode, RedisStore};
 use mcpdisco::config::ServerConfig;
-use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, connect_with};
+use mcpdisco::connect::{ConnectOptions, connect};
 use mcpdisco::discovery::{self, DiscoveryOptions, DiscoveryReport};
 use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
 
@@ -86,22 +86,21 @@ impl<'a> Context<'a> {
     /// The options of a discovery as the global options ask for it.
     pub fn discovery_options(&self) -> DiscoveryOptions {
         let global = self.global;
-        DiscoveryOptions {
-            concurrency: usize::from(global.concurrency),
-            deadline: self.deadline(),
-            session: self.session.clone(),
-            cache: self.cache.clone(),
-            cache_mode: if global.no_cache {
-                CacheMode::Off
-            } else if global.refresh {
-                CacheMode::Refresh
-            } else {
-                CacheMode::Use
-            },
-            auth: stored_context(),
-            serve_stale: !global.no_stale,
-            ..DiscoveryOptions::default()
-        }
+        let cache_mode = if global.no_cache {
+            CacheMode::Off
+        } else if global.refresh {
+            CacheMode::Refresh
+        } else {
+            CacheMode::Use
+        };
+        DiscoveryOptions::default()
+            .concurrency(usize::from(global.concurrency))
+            .deadline(self.deadline())
+            .session(self.session.clone())
+            .cache(self.cache.clone())
+            .cache_mode(cache_mode)
+            .auth(stored_context())
+            .serve_stale(!global.no_stale)
     }
 
     /// Discovers `servers`, with a progress display on a terminal. With
@@ -150,15 +149,10 @@ impl<'a> Context<'a> {
         if let Some(seconds) = self.global.timeout {
             session_options.request_timeout = Duration::from_secs_f64(seconds);
         }
-        let context = ConnectContext {
-            http: None,
-            graces: StopGraces::default(),
-            tracer: session_options.tracer.clone(),
-            masker: session_options.masker.clone(),
-            auth: stored_context(),
-        };
-        let connectors = Connectors::builtin();
-        let connecting = connect_with(&connectors, server, &context, &session_options);
+        let options = ConnectOptions::default()
+            .session(session_options)
+            .auth(stored_context());
+        let connecting = connect(server, &options);
         match tokio::time::timeout(deadline, connecting).await {
             Ok(result) => result,
             Err(_) => Err(SessionError::new(

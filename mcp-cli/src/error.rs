@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use mcpdisco::config::{ConfigError, SourceError};
-use mcpdisco::registry::RegistryError;
+use mcpdisco::registry::{AddError, RegistryError};
 
 /// A usage or configuration problem: exit status 1.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +83,16 @@ impl From<RegistryError> for UsageError {
     }
 }
 
+impl From<AddError> for UsageError {
+    fn from(error: AddError) -> Self {
+        match error {
+            AddError::Config(error) => UsageError::Config(error),
+            AddError::CurrentDir(error) => UsageError::CurrentDir(error),
+            other => UsageError::Registry(other.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,11 +103,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.json");
         std::fs::write(&a, r#"{"mcpServers": {"x": {"command": "one"}}}"#).unwrap();
-        let selection = SourceSelection {
-            files: vec![a.clone()],
-            servers: vec!["nope".into()],
-            ..SourceSelection::new(dir.path(), None)
-        };
+        let selection = SourceSelection::new(dir.path(), None)
+            .files([a.clone()])
+            .servers(["nope"]);
         let error = UsageError::from(selection.load(&ProcessEnv).unwrap_err());
         assert_eq!(
             error.to_string(),

@@ -112,7 +112,7 @@ pub async fn list(context: &Context<'_>, kinds: &[ListKind]) -> ExitCode {
     let (global, style) = (context.global, context.style);
     let report = context.discover(&context.loaded.servers, false).await;
     let naming = Naming::of_servers(&global.separator, &context.loaded.servers);
-    let catalog = Catalog::with_naming(&report.servers, &naming);
+    let catalog = Catalog::build(&report.servers, &naming);
     for clash in &catalog.clashes {
         eprintln!("error: {clash}");
     }

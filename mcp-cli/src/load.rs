@@ -14,14 +14,12 @@ pub type Loaded = LoadedConfig;
 /// directory and the home folder.
 pub fn selection(global: &GlobalOptions) -> Result<SourceSelection, UsageError> {
     let cwd = std::env::current_dir().map_err(UsageError::CurrentDir)?;
-    Ok(SourceSelection {
-        files: global.configs.clone(),
-        dirs: global.dirs.clone(),
-        all_hosts: global.all_hosts,
-        servers: global.servers.clone(),
-        inherit_env: global.inherit_env,
-        ..SourceSelection::new(cwd, dirs::home_dir())
-    })
+    Ok(SourceSelection::new(cwd, dirs::home_dir())
+        .files(global.configs.iter().cloned())
+        .dirs(global.dirs.iter().cloned())
+        .all_hosts(global.all_hosts)
+        .servers(global.servers.iter().cloned())
+        .inherit_env(global.inherit_env))
 }
 
 /// Reads the configs named by `--config`, the folders of `--dir`, every

@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use mcpdisco::secret::Masker;
-use mcpdisco::sync::RwLock;
+use mcpdisco_client::transport::secret::Masker;
+use mcpdisco_client::transport::sync::RwLock;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 

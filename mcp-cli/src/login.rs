@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpdisco::config::{Launch, ServerConfig};
-use mcpdisco::connect::{ConnectContext, Connectors, connect_with};
-use mcpdisco::secret::redact_url;
+use mcpdisco::connect::{ConnectOptions, connect};
 use mcpdisco_client::auth::{
     AuthContext, AuthStatus, LoopbackBrowser, TokenStore, canonical_resource,
 };
 use mcpdisco_client::session::{ListKind, SessionOptions};
+use mcpdisco_client::transport::secret::redact_url;
 use serde_json::json;
 
 use crate::cli::GlobalOptions;
@@ -61,14 +61,10 @@ pub async fn login(
         ..AuthContext::stored(store.clone())
     }
     .with_provider(Arc::new(LoopbackBrowser::new(open, LOGIN_WAIT)));
-    let connect_context = ConnectContext {
-        http: None,
-        graces: Default::default(),
-        tracer: session.tracer.clone(),
-        masker: session.masker.clone(),
-        auth: Some(context),
-    };
-    let connected = connect_with(&Connectors::builtin(), server, &connect_context, session).await;
+    let options = ConnectOptions::default()
+        .session(session.clone())
+        .auth(context);
+    let connected = connect(server, &options).await;
     let session = match connected {
         Ok(session) => session,
         Err(error) => {

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use mcpdisco::sync::Mutex;
+use mcpdisco_client::transport::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -1,15 +1,16 @@
 //! `mcp-cli registry search|show|add` and `discover --from-registry`: the
-//! MCP Registry through `mcpdisco::registry`.
+//! flags made into `mcpdisco::registry` calls, and what they give rendered.
+//! The workflow (resolving, fetching bundles, writing the config, reading
+//! the servers) is the library's.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use mcpdisco::config::{self, Added, ParseOptions, ProcessEnv, ServerConfig};
+use mcpdisco::config::{Added, ProcessEnv, ServerEntry};
 use mcpdisco::registry::{
-    Choice, DEFAULT_REGISTRY, RegistryClient, RegistryEntry, RegistryOptions, ResolveOptions,
-    Resolved, SearchQuery, mcpb_entry, resolve,
+    AddOptions, McpbDownload, Official, RegistryClient, RegistryEntry, RegistryOptions,
+    RegistryWarning, ResolveOptions, Resolved, ResolvedEntry, SearchQuery, ServerJson,
 };
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::cli::{GlobalOptions, RegistryCommand, ResolveArgs};
 use crate::error::UsageError;
@@ -19,34 +20,30 @@ use crate::output::print_json;
 use crate::style::Style;
 
 /// The client `global` asks for: `--registry` (or `MCP_REGISTRY_URL`), the
-/// answers cached beside the discovery cache unless `--no-cache`.
+/// answers cached beside the discovery cache unless `--no-cache`, bundles
+/// kept beside it.
 fn client(global: &GlobalOptions) -> Result<RegistryClient, UsageError> {
-    let cache_dir = if global.no_cache {
-        None
-    } else {
-        global
-            .cache_dir
-            .clone()
-            .or_else(mcpdisco::cache::Cache::default_dir)
-            .map(|dir| dir.join("registry"))
-    };
-    Ok(RegistryClient::new(RegistryOptions {
-        base_url: global
-            .registry
-            .clone()
-            .unwrap_or_else(|| DEFAULT_REGISTRY.to_owned()),
-        cache_dir,
-        refresh: global.refresh,
-        ..RegistryOptions::default()
-    })?)
+    let mut options = RegistryOptions::default().refresh(global.refresh);
+    if let Some(url) = &global.registry {
+        options = options.base_url(url.clone());
+    }
+    if global.no_cache {
+        options = options.cache_dir(None);
+    }
+    if let Some(dir) = &global.cache_dir {
+        if !global.no_cache {
+            options = options.cache_dir(dir.join("registry"));
+        }
+        options = options.bundle_dir(dir.join("bundles"));
+    }
+    Ok(RegistryClient::new(options)?)
 }
 
 fn resolve_options(args: &ResolveArgs) -> ResolveOptions {
-    ResolveOptions {
-        prefer_remote: args.remote,
-        registry_type: args.registry_type.clone(),
-        values: args.vars.iter().cloned().collect(),
-    }
+    ResolveOptions::default()
+        .prefer_remote(args.remote)
+        .registry_type(args.registry_type.clone())
+        .values(args.vars.iter().cloned())
 }
 
 /// What an entry runs: `npm @acme/files@1.2.0`, `remote`, or its package types.
@@ -60,15 +57,92 @@ fn runs(entry: &RegistryEntry) -> String {
             None => format!("{} {}", p.registry_type, p.identifier),
         })
         .collect();
-    if !entry.server.remotes.is_empty() {
-        kinds.push(format!("remote ({})", entry.server.remotes[0].kind));
+    if let Some(remote) = entry.server.remotes.first() {
+        kinds.push(format!("remote ({})", remote.kind));
     }
     kinds.join(", ")
 }
 
-fn warn_all(warnings: &[String]) {
+fn status(official: &Official) -> &str {
+    official.status.as_deref().unwrap_or("active")
+}
+
+fn warn_all(warnings: &[RegistryWarning]) {
     for warning in warnings {
         eprintln!("warning: {warning}");
+    }
+}
+
+/// `registry search --json`.
+#[derive(Serialize)]
+struct SearchOutput<'a> {
+    registry: &'a str,
+    servers: Vec<FoundServer<'a>>,
+}
+
+/// One server found.
+#[derive(Serialize)]
+struct FoundServer<'a> {
+    name: &'a str,
+    version: &'a str,
+    description: &'a str,
+    status: &'a str,
+    runs: String,
+}
+
+/// `registry show --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ShowOutput<'a> {
+    server: &'a ServerJson,
+    official: &'a Official,
+    resolved: Option<ResolvedOutput<'a>>,
+    resolve_error: Option<String>,
+}
+
+/// A resolution, as `registry show --json` gives it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResolvedOutput<'a> {
+    name: &'a str,
+    /// The config entry; `null` for a bundle, whose entry its manifest gives.
+    entry: Option<&'a ServerEntry>,
+    /// The bundle to fetch first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bundle: Option<BundleOutput<'a>>,
+    required_env: &'a [String],
+    secret_env: &'a [String],
+}
+
+/// A bundle to fetch.
+#[derive(Serialize)]
+struct BundleOutput<'a> {
+    url: &'a str,
+    sha256: &'a str,
+}
+
+impl<'a> ResolvedOutput<'a> {
+    fn of(resolved: &'a Resolved) -> Self {
+        let bundle = match &resolved.entry {
+            ResolvedEntry::Bundle(bundle) => Some(BundleOutput::of(&bundle.download)),
+            _ => None,
+        };
+        Self {
+            name: &resolved.name,
+            entry: resolved.entry.ready(),
+            bundle,
+            required_env: &resolved.required_env,
+            secret_env: &resolved.secret_env,
+        }
+    }
+}
+
+impl<'a> BundleOutput<'a> {
+    fn of(download: &'a McpbDownload) -> Self {
+        Self {
+            url: &download.url,
+            sha256: &download.sha256,
+        }
     }
 }
 
@@ -80,31 +154,28 @@ pub async fn run(
     let client = client(global)?;
     match command {
         RegistryCommand::Search { query, limit, all } => {
-            let found = client
-                .search(&SearchQuery {
-                    search: Some(query.clone()),
-                    limit: Some(*limit),
-                    latest_only: true,
-                    include_inactive: *all,
-                    ..SearchQuery::default()
-                })
-                .await?;
+            let query = SearchQuery::matching(query.clone())
+                .limit(*limit)
+                .latest_only(true)
+                .include_inactive(*all);
+            let found = client.search(&query).await?;
             warn_all(&found.warnings);
             if global.json {
-                let servers: Vec<Value> = found
+                let servers = found
                     .entries
                     .iter()
-                    .map(|entry| {
-                        json!({
-                            "name": entry.server.name,
-                            "version": entry.server.version,
-                            "description": entry.server.description,
-                            "status": entry.official.status.as_deref().unwrap_or("active"),
-                            "runs": runs(entry),
-                        })
+                    .map(|entry| FoundServer {
+                        name: &entry.server.name,
+                        version: &entry.server.version,
+                        description: &entry.server.description,
+                        status: status(&entry.official),
+                        runs: runs(entry),
                     })
                     .collect();
-                print_json(&json!({"registry": client.base_url(), "servers": servers}));
+                print_json(&SearchOutput {
+                    registry: client.base_url(),
+                    servers,
+                });
             } else {
                 let style = Style::detect();
                 let mut table = crate::render::table(
@@ -115,11 +186,7 @@ pub async fn run(
                     table.add_row(vec![
                         entry.server.name.clone(),
                         entry.server.version.clone(),
-                        entry
-                            .official
-                            .status
-                            .clone()
-                            .unwrap_or_else(|| "active".into()),
+                        status(&entry.official).to_owned(),
                         runs(entry),
                         entry.server.description.clone(),
                     ]);
@@ -138,48 +205,32 @@ pub async fn run(
             version,
             resolve: args,
         } => {
-            let (entry, warnings) = client.get(name, version.as_deref()).await?;
-            warn_all(&warnings);
-            let resolved = resolve(&entry.server, &resolve_options(args));
+            let lookup = client
+                .look_up(name, version.as_deref(), &resolve_options(args))
+                .await?;
+            warn_all(&lookup.warnings);
+            let entry = &lookup.entry;
             if global.json {
-                let (resolved_json, error) = match &resolved {
-                    Ok(resolved) => (
-                        json!({"name": resolved.name, "entry": resolved.entry,
-                               "requiredEnv": resolved.required_env, "secretEnv": resolved.secret_env}),
-                        Value::Null,
-                    ),
-                    Err(error) => (Value::Null, json!(error.to_string())),
-                };
-                print_json(&json!({"server": entry.server, "official": entry.official,
-                                   "resolved": resolved_json, "resolveError": error}));
+                print_json(&ShowOutput {
+                    server: &entry.server,
+                    official: &entry.official,
+                    resolved: lookup.resolved.as_ref().ok().map(ResolvedOutput::of),
+                    resolve_error: lookup.resolved.as_ref().err().map(ToString::to_string),
+                });
             } else {
                 println!(
                     "{} {}  ({})",
                     entry.server.name,
                     entry.server.version,
-                    entry.official.status.as_deref().unwrap_or("active")
+                    status(&entry.official)
                 );
                 println!("{}", entry.server.description);
                 if let Some(message) = &entry.official.status_message {
                     println!("status: {message}");
                 }
-                println!("runs: {}", runs(&entry));
-                match &resolved {
-                    Ok(resolved) => {
-                        println!("\nas a config entry ('{}'):", resolved.name);
-                        println!(
-                            "{}",
-                            serde_json::to_string_pretty(&resolved.entry).unwrap_or_default()
-                        );
-                        for name in &resolved.required_env {
-                            let secret = if resolved.secret_env.contains(name) {
-                                " (secret)"
-                            } else {
-                                ""
-                            };
-                            println!("needs {name}{secret} in the environment");
-                        }
-                    }
+                println!("runs: {}", runs(entry));
+                match &lookup.resolved {
+                    Ok(resolved) => show_resolved(resolved),
                     Err(error) => println!("\ncannot be resolved: {error}"),
                 }
             }
@@ -193,165 +244,73 @@ pub async fn run(
             replace,
             resolve: args,
         } => {
-            let (entry, warnings) = client.get(name, version.as_deref()).await?;
-            warn_all(&warnings);
-            let mut resolved = resolve(&entry.server, &resolve_options(args))
-                .map_err(|error| UsageError::Registry(error.to_string()))?;
-            complete_bundle(global, &client, &mut resolved).await?;
-            let path = match to {
-                Some(path) => path.clone(),
-                None => default_target()?,
-            };
-            let local = local_name.clone().unwrap_or_else(|| resolved.name.clone());
-            let added = config::add_server(&path, &local, &resolved.entry, *replace)?;
-            let verb = match added {
+            let lookup = client
+                .look_up(name, version.as_deref(), &resolve_options(args))
+                .await?;
+            warn_all(&lookup.warnings);
+            let mut options = AddOptions::default().replace(*replace);
+            if let Some(path) = to {
+                options = options.to(path.clone());
+            }
+            if let Some(local_name) = local_name {
+                options = options.local_name(local_name.clone());
+            }
+            let added = client.add(&lookup, &options, &ProcessEnv).await?;
+            let verb = match added.added {
                 Added::Added => "added",
                 Added::Replaced => "replaced",
                 Added::Created => "created with",
             };
             println!(
-                "{} '{local}' ({}) in {}",
-                verb,
-                chosen(&resolved),
-                path.display()
+                "{verb} '{}' ({}) in {}",
+                added.name,
+                added.choice,
+                added.path.display()
             );
-            for missing in resolved.missing_env(&ProcessEnv) {
-                let secret = if resolved.secret_env.contains(&missing) {
-                    " (secret)"
-                } else {
-                    ""
-                };
-                eprintln!("note: set {missing}{secret} in the environment before using '{local}'");
+            for missing in &added.missing_env {
+                eprintln!(
+                    "note: set {missing} in the environment before using '{}'",
+                    added.name
+                );
             }
             Ok(ExitCode::from(exit::OK))
         }
     }
 }
 
-fn chosen(resolved: &Resolved) -> String {
-    match &resolved.choice {
-        Choice::Package {
-            registry_type,
-            identifier,
-            version,
-        } => match version {
-            Some(version) => format!("{registry_type} {identifier} {version}"),
-            None => format!("{registry_type} {identifier}"),
-        },
-        Choice::Remote { url } => format!(
-            "remote {}",
-            mcpdisco::config::ServerConfig::http("x", url.clone())
-                .summary()
-                .trim_start_matches("http: ")
+/// The entry `resolved` gives, and the variables it needs.
+fn show_resolved(resolved: &Resolved) {
+    match &resolved.entry {
+        ResolvedEntry::Ready(entry) => {
+            println!("\nas a config entry ('{}'):", resolved.name);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(entry).unwrap_or_default()
+            );
+        }
+        ResolvedEntry::Bundle(bundle) => println!(
+            "\nas a config entry ('{}'): the command of the bundle {} (SHA-256 {}), once downloaded and verified",
+            resolved.name, bundle.download.url, bundle.download.sha256
         ),
+    }
+    for required in resolved.required() {
+        println!("needs {required} in the environment");
     }
 }
 
-/// The first config found, else `./.mcp.json`.
-fn default_target() -> Result<PathBuf, UsageError> {
-    let cwd = std::env::current_dir().map_err(UsageError::CurrentDir)?;
-    let home = dirs::home_dir();
-    let candidates = config::candidates(&cwd, home.as_deref());
-    Ok(
-        match config::first_found(&candidates, &ProcessEnv, &ParseOptions::default()) {
-            Some((found, _)) => found.path,
-            None => cwd.join(".mcp.json"),
-        },
-    )
-}
-
-/// For an `mcpb` package: downloads and verifies the bundle, and takes
-/// its command from its manifest.
-async fn complete_bundle(
-    global: &GlobalOptions,
-    client: &RegistryClient,
-    resolved: &mut Resolved,
-) -> Result<(), UsageError> {
-    let Some(download) = resolved.download.clone() else {
-        return Ok(());
-    };
-    let dir = global
-        .cache_dir
-        .clone()
-        .or_else(mcpdisco::cache::Cache::default_dir)
-        .unwrap_or_else(std::env::temp_dir)
-        .join("bundles");
-    let unpacked = client
-        .fetch_bundle(&download.url, &download.sha256, &dir)
-        .await?;
-    resolved.entry = mcpb_entry(resolved, &unpacked).map_err(UsageError::Registry)?;
-    Ok(())
-}
-
-/// The servers of `discover --from-registry QUERY`, resolved and loaded
-/// as a config would be. Servers that cannot be resolved, or need
-/// variables that are not set, are left out with a warning each.
+/// The servers of `discover --from-registry QUERY`, resolved and read as
+/// a config's would be; those left out are warnings.
 pub async fn servers_from_registry(
     global: &GlobalOptions,
     query: &str,
     limit: usize,
 ) -> Result<Loaded, UsageError> {
     let client = client(global)?;
-    let found = client
-        .search(&SearchQuery {
-            search: Some(query.to_owned()),
-            limit: Some(limit),
-            latest_only: true,
-            ..SearchQuery::default()
-        })
-        .await?;
-    let mut warnings = found.warnings.clone();
-    let mut servers = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    for entry in &found.entries {
-        let mut resolved = match resolve(&entry.server, &ResolveOptions::default()) {
-            Ok(resolved) => resolved,
-            Err(error) => {
-                warnings.push(format!("{error}; left out"));
-                continue;
-            }
-        };
-        let missing = resolved.missing_env(&ProcessEnv);
-        if !missing.is_empty() {
-            warnings.push(format!(
-                "{}: needs {} in the environment; left out",
-                entry.server.name,
-                missing.join(", ")
-            ));
-            continue;
-        }
-        if let Err(error) = complete_bundle(global, &client, &mut resolved).await {
-            warnings.push(format!("{}: {error}; left out", entry.server.name));
-            continue;
-        }
-        let mut name = resolved.name.clone();
-        let mut counter = 2;
-        while names.contains(&name) {
-            name = format!("{}-{counter}", resolved.name);
-            counter += 1;
-        }
-        names.push(name.clone());
-        let text = json!({"mcpServers": {name.clone(): resolved.entry}}).to_string();
-        let source = Path::new(client.base_url()).join(&entry.server.name);
-        match config::parse_str_with(&source, &text, &ProcessEnv, &ParseOptions::default()) {
-            Ok(file) => servers.extend(file.servers.into_iter().map(|mut server: ServerConfig| {
-                server.source = PathBuf::from(format!("registry: {}", entry.server.name));
-                server
-            })),
-            Err(error) => warnings.push(format!("{}: {error}; left out", entry.server.name)),
-        }
-    }
-    if servers.is_empty() && warnings.is_empty() {
-        warnings.push(format!(
-            "no server in {} matches '{query}'",
-            client.base_url()
-        ));
-    }
+    let query = SearchQuery::matching(query).limit(limit).latest_only(true);
+    let found = client.server_configs(&query, &ProcessEnv).await?;
     Ok(Loaded {
-        files: Vec::new(),
-        candidates: Vec::new(),
-        servers,
-        warnings,
+        servers: found.servers,
+        warnings: found.warnings.iter().map(ToString::to_string).collect(),
         ..Loaded::default()
     })
 }

@@ -5,7 +5,7 @@ use comfy_table::{ContentArrangement, Table};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::discovery::{DiscoveryReport, ServerReport, ServerStatus, StatusSummary};
 use mcpdisco::doctor::{CheckStatus, Diagnosis};
-use mcpdisco::{JsonView, RawJson, ResourceView, SkillView};
+use mcpdisco::protocol::{JsonView, RawJson, ResourceView, SkillView};
 use mcpdisco_client::protocol::types::CallToolResult;
 use mcpdisco_client::session::ListKind;
 
@@ -516,7 +516,7 @@ mod tests {
         assert!(text.contains("    plain()\n"), "{text}");
         assert!(!text.contains('\u{1b}'));
         let catalog = catalog(
-            &Catalog::build(&report.servers),
+            &Catalog::build(&report.servers, &Default::default()),
             ListKind::Tools,
             Style::plain(),
         );

@@ -8,16 +8,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpdisco::secret::SecretString;
 use mcpdisco_client::session::SessionOptions;
+use mcpdisco_client::transport::secret::SecretString;
+use mcpdisco_client::transport::server::http::HttpServerOptions;
+use mcpdisco_client::transport::server::stdio::StdioServer;
 use mcpdisco_gateway::config_watch::{
     ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
 };
 use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions};
 use mcpdisco_gateway::resource_server::ResourceServer;
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
-use mcpdisco_gateway::server::http::HttpServerOptions;
-use mcpdisco_gateway::server::stdio::StdioServer;
 use mcpdisco_gateway::supervisor::SupervisorOptions;
 
 use crate::credentials::stored_context;

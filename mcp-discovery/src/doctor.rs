@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use crate::config::{Launch, ServerConfig};
 use crate::connect::{ConnectContext, Connectors, StopGraces, options_for};
+use crate::discovery::DEFAULT_DEADLINE;
 use mcpdisco_client::session::{ErrorKind, ListKind, Session, SessionError, SessionOptions};
 
 /// How one check came out.
@@ -85,8 +86,10 @@ impl Diagnosis {
     }
 }
 
-/// How [`diagnose`] runs.
+/// How [`diagnose`] runs. Built from [`DoctorOptions::default`] and the
+/// setters below (a new option is then no breaking change).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct DoctorOptions {
     /// The session options (policies are kept: a doctor sees what discovery sees).
     pub session: SessionOptions,
@@ -104,11 +107,40 @@ impl Default for DoctorOptions {
     fn default() -> Self {
         Self {
             session: SessionOptions::default(),
-            deadline: Duration::from_secs(30),
+            deadline: DEFAULT_DEADLINE,
             connectors: Connectors::builtin(),
             #[cfg(feature = "oauth")]
             auth: None,
         }
+    }
+}
+
+impl DoctorOptions {
+    /// The session options (policies are kept: a doctor sees what discovery sees).
+    pub fn session(mut self, session: SessionOptions) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// The whole diagnosis of one server ends by then (default: discovery's,
+    /// [`DEFAULT_DEADLINE`]).
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// What starts the server.
+    pub fn connectors(mut self, connectors: Connectors) -> Self {
+        self.connectors = connectors;
+        self
+    }
+
+    /// Tokens and the interactive step for HTTP servers that need
+    /// authorization. The `oauth` feature.
+    #[cfg(feature = "oauth")]
+    pub fn auth(mut self, auth: impl Into<Option<mcpdisco_client::auth::AuthContext>>) -> Self {
+        self.auth = auth.into();
+        self
     }
 }
 

@@ -17,8 +17,13 @@
 //!   against its entry.
 //! * [`approval`]: capability manifests a person approves, and the pins of
 //!   what was approved.
-//! * `registry` (feature `registry`): the MCP Registry client and bundle
-//!   downloads.
+//! * `registry` (feature `registry`): the MCP Registry client, verified
+//!   bundle downloads, and its servers brought in: written into a config
+//!   file, or read as servers to discover.
+//!
+//! Options structs are `#[non_exhaustive]`: each is built from its
+//! `default()` (or constructor) and setters named after its fields, so a
+//! new option breaks no caller.
 //!
 //! # No secret leaves
 //!
@@ -31,18 +36,16 @@
 //! values (env and header values, URL credentials, credential-looking
 //! arguments) become `***`, so a [`discovery::DiscoveryReport`], a cache
 //! entry or a log line holds none, even when a server echoes its API key.
-//! See [`secret`].
+//! See [`mcpdisco_transport::secret`].
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use mcpdisco::{cache::Cache, catalog::Catalog, config, discovery};
-//! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv)?;
-//! let options = discovery::DiscoveryOptions {
-//!     cache: Some(Cache::open_default()),
-//!     ..Default::default()
-//! };
+//! let options = config::ParseOptions::default();
+//! let file = config::load_file("mcp_config.json".as_ref(), &config::ProcessEnv, &options)?;
+//! let options = discovery::DiscoveryOptions::default().cache(Cache::open_default());
 //! let report = discovery::discover(&file.servers, &options).await;
-//! for tool in &Catalog::build(&report.servers).tools {
+//! for tool in &Catalog::build(&report.servers, &Default::default()).tools {
 //!     println!("{}", tool.qualified_name);
 //! }
 //! # Ok(()) }
@@ -64,19 +67,13 @@ pub mod registry;
 pub mod report;
 pub mod skills;
 
-/// The protocol types this crate speaks ([`mcpdisco_protocol`]).
+/// The protocol types this crate speaks ([`mcpdisco_protocol`]): items,
+/// results and schemas kept as the server sent them (`RawJson`) and read
+/// through borrowed views (`ToolView`, …).
 pub use mcpdisco_protocol as protocol;
 
-/// Secret types and the masker ([`mcpdisco_transport::secret`]).
-pub use mcpdisco_transport::secret;
-
-/// The poison-tolerant locks of the workspace ([`mcpdisco_transport::sync`]).
-pub use mcpdisco_transport::sync;
-
-/// The wire trace ([`mcpdisco_transport::trace`]).
-pub use mcpdisco_transport::trace;
-
-/// Items, results and schemas are kept as the server sent them ([`RawJson`]),
-/// read part by part through borrowed views ([`JsonView`], and [`ToolView`],
-/// [`PromptView`], [`ResourceView`], [`SkillView`] for items).
-pub use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, SkillView, ToolView};
+/// The sessions this crate opens ([`mcpdisco_client`]), with the transports
+/// under them (`client::transport`: secrets and the masker, the wire trace,
+/// stdio and HTTP), so a host that depends on this crate alone can name
+/// what its API takes and gives.
+pub use mcpdisco_client as client;

@@ -4,7 +4,10 @@
 //!   restarts with backoff, routing of calls by namespaced name, and events.
 //! * [`serve`]: the gateway, an MCP server of both eras in front of every
 //!   supervised server, over stdio or (feature `http`) Streamable HTTP
-//!   (`mcp-cli serve`), in profiles' views.
+//!   (`mcp-cli serve`), in profiles' views. It serves on the server side of
+//!   the transports, `mcpdisco_transport::server` (`StdioServer`;
+//!   `HttpServerOptions` with the transport's `server-http` feature), which
+//!   a host names from `mcpdisco-transport` itself.
 //! * [`config_watch`]: hot reload: the config's files and folders watched
 //!   (and SIGHUP), each change applied to a running gateway.
 //! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
@@ -25,7 +28,3 @@ pub mod operations;
 pub mod resource_server;
 pub mod serve;
 pub mod supervisor;
-
-/// The server side of the transports (stdio; Streamable HTTP with feature
-/// `http`), which the gateway serves on.
-pub use mcpdisco_transport::server;

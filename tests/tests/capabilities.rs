@@ -76,13 +76,10 @@ fn gateway_tools(setup: &Setup) -> Vec<String> {
             ],
             setup.dir.path(),
         );
-        let session = mcpdisco::connect::connect(
-            &server,
-            None,
-            &mcpdisco_client::session::SessionOptions::default(),
-        )
-        .await
-        .unwrap();
+        let session =
+            mcpdisco::connect::connect(&server, &mcpdisco::connect::ConnectOptions::default())
+                .await
+                .unwrap();
         let tools = session
             .list_all(mcpdisco_client::session::ListKind::Tools)
             .await

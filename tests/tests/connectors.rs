@@ -10,10 +10,10 @@ use mcpdisco::cache::Cache;
 use mcpdisco::config::{self, ProcessEnv, ServerConfig};
 use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco::secret::Masker;
 use mcpdisco_gateway::supervisor::{Supervisor, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::MemoryTransport;
+use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::trace::{Direction, MemoryTrace, TraceEvent, Tracer};
 use serde_json::json;
 
@@ -53,7 +53,7 @@ fn servers(connectors: &Connectors) -> Vec<ServerConfig> {
         "broken": {"type": "memory", "eras": "sideways"},
     }})
     .to_string();
-    config::parse_str_with(
+    config::parse_str(
         "/virtual/.mcp.json".as_ref(),
         &text,
         &ProcessEnv,
@@ -73,11 +73,9 @@ async fn discovery_runs_over_an_in_memory_connector_named_by_the_config() {
     assert_eq!(shown["settings"]["token"], "***");
     assert_eq!(shown["settings"]["eras"], "legacy");
 
-    let options = DiscoveryOptions {
-        connectors: connectors.clone(),
-        cache: Some(Cache::in_memory()),
-        ..DiscoveryOptions::default()
-    };
+    let options = DiscoveryOptions::default()
+        .connectors(connectors.clone())
+        .cache(Cache::in_memory());
     let report = discover(&servers, &options).await;
     let legacy = report.server("legacy").unwrap();
     assert_eq!(legacy.status, ServerStatus::Ready, "{:?}", legacy.error);
@@ -103,6 +101,7 @@ async fn an_unregistered_type_is_a_config_error_naming_the_known_ones() {
         "/virtual/.mcp.json".as_ref(),
         r#"{"mcpServers": {"x": {"type": "memory"}}}"#,
         &ProcessEnv,
+        &config::ParseOptions::default(),
     )
     .unwrap_err()
     .to_string();
@@ -144,10 +143,7 @@ async fn a_trace_of_a_whole_discovery_holds_every_message_in_order_masked() {
     let mut servers = servers(&connectors);
     servers.retain(|server| server.name == "legacy");
     let trace = Arc::new(MemoryTrace::default());
-    let mut options = DiscoveryOptions {
-        connectors,
-        ..DiscoveryOptions::default()
-    };
+    let mut options = DiscoveryOptions::default().connectors(connectors);
     // The client info carries a planted secret; the trace must show it masked.
     options.session.client_info.title = Some("client memory-secret-0815".into());
     options.session.tracer = Some(Tracer::new(trace.clone(), Masker::default()));

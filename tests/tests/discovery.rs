@@ -49,10 +49,7 @@ async fn broken_servers_fail_with_their_cause_and_do_not_hold_back_the_others() 
         fixture("closes", "close-stdout", dir.path()),
         off,
     ];
-    let options = DiscoveryOptions {
-        deadline: Duration::from_secs(20),
-        ..DiscoveryOptions::default()
-    };
+    let options = DiscoveryOptions::default().deadline(Duration::from_secs(20));
     let report = discover(&servers, &options).await;
     let names: Vec<&str> = report.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
@@ -147,10 +144,7 @@ async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
         with_env(fixture("c", "well-behaved", dir.path()), "WHO", "c"),
     ];
     let cache_dir = dir.path().join("cache");
-    let options = DiscoveryOptions {
-        cache: Some(Cache::at(&cache_dir)),
-        ..DiscoveryOptions::default()
-    };
+    let options = DiscoveryOptions::default().cache(Cache::at(&cache_dir));
     let first = discover(&servers, &options).await;
     assert!(
         first
@@ -161,10 +155,7 @@ async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
     assert_eq!(starts(&log), 2);
 
     // A new cache object on the same directory, as a second process would have.
-    let again = DiscoveryOptions {
-        cache: Some(Cache::at(&cache_dir)),
-        ..DiscoveryOptions::default()
-    };
+    let again = DiscoveryOptions::default().cache(Cache::at(&cache_dir));
     let second = discover(&servers, &again).await;
     assert_eq!(starts(&log), 2, "a cached run started a server");
     for (before, after) in first.servers.iter().zip(&second.servers) {
@@ -188,16 +179,10 @@ async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
     assert_eq!(starts(&log), 3);
 
     // --refresh asks again; --no-cache neither reads nor writes.
-    let refresh = DiscoveryOptions {
-        cache_mode: CacheMode::Refresh,
-        ..again.clone()
-    };
+    let refresh = again.clone().cache_mode(CacheMode::Refresh);
     assert!(!discover(&servers[..1], &refresh).await.servers[0].from_cache);
     assert_eq!(starts(&log), 4);
-    let off = DiscoveryOptions {
-        cache_mode: CacheMode::Off,
-        ..again.clone()
-    };
+    let off = again.clone().cache_mode(CacheMode::Off);
     assert!(!discover(&servers[..1], &off).await.servers[0].from_cache);
     assert_eq!(starts(&log), 5);
 
@@ -205,10 +190,7 @@ async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
     for entry in std::fs::read_dir(cache_dir.join("entries")).unwrap() {
         std::fs::write(entry.unwrap().path(), b"{not json").unwrap();
     }
-    let fresh_cache = DiscoveryOptions {
-        cache: Some(Cache::at(&cache_dir)),
-        ..DiscoveryOptions::default()
-    };
+    let fresh_cache = DiscoveryOptions::default().cache(Cache::at(&cache_dir));
     let after_corruption = discover(&servers, &fresh_cache).await;
     assert!(
         after_corruption
@@ -216,10 +198,7 @@ async fn a_second_run_comes_from_the_cache_and_a_changed_config_misses_it() {
             .iter()
             .all(|s| s.status == ServerStatus::Ready && !s.from_cache)
     );
-    let healed = DiscoveryOptions {
-        cache: Some(Cache::at(&cache_dir)),
-        ..DiscoveryOptions::default()
-    };
+    let healed = DiscoveryOptions::default().cache(Cache::at(&cache_dir));
     assert!(
         discover(&servers, &healed)
             .await
@@ -363,9 +342,12 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
         options.stack.rate_limit_policy().is_some(),
         "the default policy has a limit"
     );
-    let session = mcpdisco::connect::connect(&server, None, &options)
-        .await
-        .unwrap();
+    let session = mcpdisco::connect::connect(
+        &server,
+        &mcpdisco::connect::ConnectOptions::default().session(options.clone()),
+    )
+    .await
+    .unwrap();
     let tools = session
         .list_all(mcpdisco_client::session::ListKind::Tools)
         .await

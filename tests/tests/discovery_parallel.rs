@@ -23,11 +23,9 @@ fn slow_server(index: usize, dir: &std::path::Path) -> ServerConfig {
 async fn twenty_servers_are_all_started_at_once_and_a_limit_makes_waves() {
     let dir = tempfile::tempdir().unwrap();
     // Room for all twenty at once (the default limit is 16).
-    let options = DiscoveryOptions {
-        concurrency: SERVERS,
-        deadline: Duration::from_secs(90),
-        ..DiscoveryOptions::default()
-    };
+    let options = DiscoveryOptions::default()
+        .concurrency(SERVERS)
+        .deadline(Duration::from_secs(90));
 
     // Each waits for all twenty before it answers anything: all ready means
     // all twenty were alive together.
@@ -62,10 +60,7 @@ async fn twenty_servers_are_all_started_at_once_and_a_limit_makes_waves() {
     // The limit holds: ten at a time means two waves, and each server
     // sleeps before it answers, so the two waves take at least two sleeps
     // (a lower bound that a slow machine only makes larger).
-    let limited = DiscoveryOptions {
-        concurrency: SERVERS / 2,
-        ..DiscoveryOptions::default()
-    };
+    let limited = DiscoveryOptions::default().concurrency(SERVERS / 2);
     let started = Instant::now();
     let report = discover(&servers, &limited).await;
     let elapsed = started.elapsed();

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest, legacy_answer};
 use mcpdisco::config::ServerConfig;
-use mcpdisco::connect::connect;
+use mcpdisco::connect::{ConnectOptions, connect};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
 use mcpdisco_protocol::types::CallToolParams;
@@ -34,7 +34,11 @@ async fn connect_to(
     url: &str,
     options: &SessionOptions,
 ) -> Result<mcpdisco_client::session::Session, SessionError> {
-    connect(&server(url), None, options).await
+    connect(
+        &server(url),
+        &ConnectOptions::default().session(options.clone()),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -293,10 +297,7 @@ async fn discovery_fails_a_login_page_at_once_with_the_cause() {
         body: b"<title>Captive portal</title>".to_vec(),
     })
     .await;
-    let options = DiscoveryOptions {
-        deadline: Duration::from_secs(20),
-        ..DiscoveryOptions::default()
-    };
+    let options = DiscoveryOptions::default().deadline(Duration::from_secs(20));
     let started = Instant::now();
     let report = discover(&[server_named("portal", &server.url)], &options).await;
     assert!(started.elapsed() < Duration::from_secs(5));

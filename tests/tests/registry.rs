@@ -2,12 +2,17 @@
 //! as the OpenAPI says: the library client, and `mcp-cli registry …` and
 //! `discover --from-registry` end to end. Nothing here needs the internet.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use mcp_tests::registry_server::{self, RegistryServer};
 use mcp_tests::tools::{free_port, workspace_bin};
-use mcpdisco::registry::{RegistryClient, RegistryOptions, SearchQuery};
+use mcpdisco::config::Added;
+use mcpdisco::registry::{
+    AddError, AddOptions, LeftOutReason, RegistryClient, RegistryOptions, RegistryWarning,
+    RequiredEnv, ResolveOptions, SearchQuery,
+};
 use serde_json::Value;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -17,13 +22,11 @@ async fn registry() -> RegistryServer {
 }
 
 fn client(server: &RegistryServer, cache: &Path, refresh: bool) -> RegistryClient {
-    RegistryClient::new(RegistryOptions {
-        base_url: server.base_url.clone(),
-        cache_dir: Some(cache.to_owned()),
-        refresh,
-        max_pages: 50,
-    })
-    .unwrap()
+    let options = RegistryOptions::default()
+        .base_url(server.base_url.clone())
+        .cache_dir(cache.to_owned())
+        .refresh(refresh);
+    RegistryClient::new(options).unwrap()
 }
 
 fn names(found: &mcpdisco::registry::SearchResults) -> Vec<String> {
@@ -51,9 +54,16 @@ async fn search_follows_both_cursor_spellings_drops_inactive_and_skips_the_malfo
     );
     assert_eq!(all.warnings.len(), 1, "{:?}", all.warnings);
     assert!(
-        all.warnings[0].contains("io.github.acme/broken"),
+        matches!(&all.warnings[0], RegistryWarning::Skipped { entry, .. } if entry == "io.github.acme/broken"),
         "{:?}",
         all.warnings
+    );
+    assert!(
+        all.warnings[0]
+            .to_string()
+            .contains("io.github.acme/broken"),
+        "{}",
+        all.warnings[0]
     );
     assert!(!all.from_cache);
 
@@ -70,10 +80,7 @@ async fn search_follows_both_cursor_spellings_drops_inactive_and_skips_the_malfo
     assert_eq!(server.requests(), 6, "--refresh asks again");
 
     let everything = client
-        .search(&SearchQuery {
-            include_inactive: true,
-            ..SearchQuery::default()
-        })
+        .search(&SearchQuery::default().include_inactive(true))
         .await
         .unwrap();
     let shown = names(&everything);
@@ -87,29 +94,19 @@ async fn search_follows_both_cursor_spellings_drops_inactive_and_skips_the_malfo
     );
 
     let latest = client
-        .search(&SearchQuery {
-            search: Some("files".into()),
-            latest_only: true,
-            ..SearchQuery::default()
-        })
+        .search(&SearchQuery::matching("files").latest_only(true))
         .await
         .unwrap();
     assert_eq!(names(&latest), ["io.github.acme/files@1.2.0"]);
 
     let limited = client
-        .search(&SearchQuery {
-            limit: Some(2),
-            ..SearchQuery::default()
-        })
+        .search(&SearchQuery::default().limit(2))
         .await
         .unwrap();
     assert_eq!(limited.entries.len(), 2);
 
     let since = client
-        .search(&SearchQuery {
-            updated_since: Some("2026-10-01T00:00:00Z".into()),
-            ..SearchQuery::default()
-        })
+        .search(&SearchQuery::default().updated_since("2026-10-01T00:00:00Z"))
         .await
         .unwrap();
     assert_eq!(
@@ -117,22 +114,21 @@ async fn search_follows_both_cursor_spellings_drops_inactive_and_skips_the_malfo
         ["io.github.acme/time@2026.10.19", "com.acme/notes@3.0.0"]
     );
 
-    let looping = client
-        .search(&SearchQuery {
-            search: Some("loop".into()),
-            ..SearchQuery::default()
-        })
-        .await
-        .unwrap();
+    let looping = client.search(&SearchQuery::matching("loop")).await.unwrap();
     assert_eq!(
         looping.entries.len(),
         2,
         "two pages, then the repeat is noticed"
     );
     assert!(
-        looping.warnings[0].contains("repeated cursor"),
+        matches!(&looping.warnings[0], RegistryWarning::RepeatedCursor { .. }),
         "{:?}",
         looping.warnings
+    );
+    assert!(
+        looping.warnings[0].to_string().contains("repeated cursor"),
+        "{}",
+        looping.warnings[0]
     );
 }
 
@@ -162,6 +158,116 @@ async fn get_encodes_the_name_and_a_bad_bundle_is_refused() {
         std::fs::read_dir(bundles.path()).unwrap().count(),
         0,
         "nothing kept"
+    );
+}
+
+#[tokio::test]
+async fn the_library_adds_a_server_and_reads_matches_as_configs_with_typed_outcomes() {
+    let server = registry().await;
+    let cache = tempfile::tempdir().unwrap();
+    let bundles = tempfile::tempdir().unwrap();
+    let options = RegistryOptions::default()
+        .base_url(server.base_url.clone())
+        .cache_dir(cache.path().to_owned())
+        .bundle_dir(bundles.path().to_owned());
+    let client = RegistryClient::new(options).unwrap();
+    let vars: HashMap<String, String> = HashMap::new();
+
+    // One server into a new file: created, the secret only referenced.
+    let lookup = client
+        .look_up("io.github.acme/files", None, &ResolveOptions::default())
+        .await
+        .unwrap();
+    assert!(lookup.warnings.is_empty(), "{:?}", lookup.warnings);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp.json");
+    let added = client
+        .add(&lookup, &AddOptions::default().to(path.clone()), &vars)
+        .await
+        .unwrap();
+    assert_eq!(added.added, Added::Created);
+    assert_eq!(added.name, "files");
+    assert_eq!(added.choice.to_string(), "npm @acme/files-mcp 1.2.0");
+    assert_eq!(
+        added.missing_env,
+        [RequiredEnv {
+            name: "ACME_TOKEN".into(),
+            secret: true
+        }]
+    );
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.contains("\"ACME_TOKEN\": \"${env:ACME_TOKEN}\""),
+        "{written}"
+    );
+    let again = client
+        .add(&lookup, &AddOptions::default().to(path.clone()), &vars)
+        .await
+        .unwrap_err();
+    assert!(matches!(again, AddError::Config(_)), "{again:?}");
+    let renamed = client
+        .add(
+            &lookup,
+            &AddOptions::default().to(path.clone()).local_name("files-2"),
+            &vars,
+        )
+        .await
+        .unwrap();
+    assert_eq!(renamed.added, Added::Added);
+    let cargo = client
+        .look_up("io.github.acme/rusty", None, &ResolveOptions::default())
+        .await
+        .unwrap();
+    let refused = client
+        .add(&cargo, &AddOptions::default().to(path.clone()), &vars)
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, AddError::Resolve(_)), "{refused:?}");
+
+    // Every match as a config: the bundle fetched and read, the rest left out with why.
+    let found = client
+        .server_configs(&SearchQuery::matching("acme").latest_only(true), &vars)
+        .await
+        .unwrap();
+    let names: Vec<&str> = found.servers.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"bundle"), "{names:?}");
+    assert!(names.contains(&"time"), "{names:?}");
+    let bundle = found.servers.iter().find(|s| s.name == "bundle").unwrap();
+    assert_eq!(
+        bundle.source,
+        std::path::PathBuf::from("registry: io.github.acme/bundle")
+    );
+    let left_out = |name: &str| {
+        found.warnings.iter().find_map(|warning| match warning {
+            RegistryWarning::LeftOut { server, reason } if server == name => Some(reason),
+            _ => None,
+        })
+    };
+    assert!(matches!(
+        left_out("io.github.acme/files"),
+        Some(LeftOutReason::MissingEnv(_))
+    ));
+    assert!(matches!(
+        left_out("io.github.acme/rusty"),
+        Some(LeftOutReason::Unresolvable(_))
+    ));
+    assert!(matches!(
+        left_out("io.github.acme/tampered"),
+        Some(LeftOutReason::Bundle(_))
+    ));
+    assert!(matches!(
+        left_out("io.github.acme/unsigned"),
+        Some(LeftOutReason::Unresolvable(_))
+    ));
+    let none = client
+        .server_configs(&SearchQuery::matching("no-such-server"), &vars)
+        .await
+        .unwrap();
+    assert!(none.servers.is_empty());
+    assert!(
+        matches!(&none.warnings[..], [RegistryWarning::NoMatch { query, .. }] if query == "no-such-server"),
+        "{:?}",
+        none.warnings
     );
 }
 

@@ -76,18 +76,9 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Builds the catalog of `reports` with the default separator.
-    pub fn build(reports: &[ServerReport]) -> Self {
-        Self::with_separator(reports, DEFAULT_SEPARATOR)
-    }
-
-    /// Builds the catalog of `reports` with `separator` between server and item names.
-    pub fn with_separator(reports: &[ServerReport], separator: &str) -> Self {
-        Self::with_naming(reports, &Naming::namespaced(separator))
-    }
-
-    /// Builds the catalog of `reports`, naming items by `naming`.
-    pub fn with_naming(reports: &[ServerReport], naming: &Naming) -> Self {
+    /// Builds the catalog of `reports`, naming items by `naming`
+    /// (`&Naming::default()`: `<server>__<name>` for every server).
+    pub fn build(reports: &[ServerReport], naming: &Naming) -> Self {
         let mut ready: Vec<&ServerReport> = reports
             .iter()
             .filter(|report| report.status == ServerStatus::Ready)

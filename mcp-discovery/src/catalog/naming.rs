@@ -12,13 +12,20 @@ use super::{CatalogEntry, item_name};
 use crate::report::ServerReport;
 use mcpdisco_client::session::ListKind;
 
-/// How a catalog names its items.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// How a catalog names its items. The default namespaces every server's
+/// items with [`DEFAULT_SEPARATOR`](super::DEFAULT_SEPARATOR).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Naming {
     /// The separator between server and item names.
     pub separator: String,
     /// The servers whose items keep their own names (`"namespace": false`).
     pub plain: BTreeSet<String>,
+}
+
+impl Default for Naming {
+    fn default() -> Self {
+        Self::namespaced(super::DEFAULT_SEPARATOR)
+    }
 }
 
 impl Naming {

@@ -11,10 +11,13 @@ fn names_are_what_models_accept() {
     assert!(safe.starts_with("server__xxx"));
     assert_eq!(safe, model_safe(&long), "stable");
     assert_ne!(safe, model_safe(&format!("server__{}y", "x".repeat(80))));
-    let catalog = Catalog::build(&[ready(
-        "s",
-        &[&"a".repeat(70), &format!("{}b", "a".repeat(70))],
-    )]);
+    let catalog = Catalog::build(
+        &[ready(
+            "s",
+            &[&"a".repeat(70), &format!("{}b", "a".repeat(70))],
+        )],
+        &Naming::default(),
+    );
     let names = names(&catalog);
     assert!(names.iter().all(|n| {
         n.len() <= MAX_NAME_LEN
@@ -30,7 +33,10 @@ fn names_are_what_models_accept() {
 
 #[test]
 fn a_retained_view_keeps_names_and_finds_only_what_it_kept() {
-    let catalog = Catalog::build(&[ready("a", &["x", "y"]), ready("b", &["x"])]);
+    let catalog = Catalog::build(
+        &[ready("a", &["x", "y"]), ready("b", &["x"])],
+        &Naming::default(),
+    );
     let view = catalog.retain(|_, entry| entry.qualified_name != "a__y");
     assert_eq!(names(&view), ["a__x", "b__x"]);
     assert!(view.tool("a__y").is_none());
@@ -56,7 +62,7 @@ fn names_are_namespaced_and_items_kept_whole() {
     let mut a = ready("github", &["create_issue"]);
     a.tools[0] =
         RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#).unwrap();
-    let catalog = Catalog::build(&[a, ServerReport::disabled("off")]);
+    let catalog = Catalog::build(&[a, ServerReport::disabled("off")], &Naming::default());
     assert_eq!(names(&catalog), ["github__create_issue"]);
     assert_eq!(
         catalog.tools[0].item.as_str(),
@@ -72,8 +78,8 @@ fn collisions_resolve_the_same_way_whatever_the_input_order() {
     // "a__b" + "c" and "a" + "b__c" both want "a__b__c".
     let one = vec![ready("a__b", &["c"]), ready("a", &["b__c", "x", "x"])];
     let two = vec![one[1].clone(), one[0].clone()];
-    let first = Catalog::build(&one);
-    let second = Catalog::build(&two);
+    let first = Catalog::build(&one, &Naming::default());
+    let second = Catalog::build(&two, &Naming::default());
     assert_eq!(names(&first), names(&second));
     assert_eq!(names(&first), ["a__b__c", "a__x", "a__x__2", "a__b__c__2"]);
     let unique: HashSet<_> = names(&first).into_iter().collect();
@@ -82,7 +88,7 @@ fn collisions_resolve_the_same_way_whatever_the_input_order() {
 
 #[test]
 fn separator_is_configurable_and_server_names_are_sanitized() {
-    let catalog = Catalog::with_separator(&[ready("my server/1", &["t"])], ".");
+    let catalog = Catalog::build(&[ready("my server/1", &["t"])], &Naming::namespaced("."));
     assert_eq!(names(&catalog), ["my_server_1_t"]);
 }
 
@@ -99,7 +105,7 @@ fn resources_fall_back_to_their_uri_and_failed_servers_are_left_out() {
     ];
     r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()];
     let broken = ServerReport::empty("broken", ServerStatus::Failed);
-    let catalog = Catalog::build(&[r, broken]);
+    let catalog = Catalog::build(&[r, broken], &Naming::default());
     let qualified: Vec<_> = catalog
         .resources
         .iter()
@@ -129,7 +135,7 @@ fn plain_servers_keep_their_names_and_a_clash_names_both_servers() {
     wiki.resources = vec![json!({"uri": "file:///same", "name": "other"}).into()];
     let other = ready("a", &["search"]);
     let naming = Naming::with_plain("__", ["docs".to_owned(), "wiki".to_owned()]);
-    let catalog = Catalog::with_naming(&[wiki, other, docs], &naming);
+    let catalog = Catalog::build(&[wiki, other, docs], &naming);
     assert_eq!(names(&catalog), ["search", "read", "edit", "a__search"]);
     assert_eq!(catalog.tool("edit").unwrap().server, "wiki");
     assert_eq!(catalog.tool("search").unwrap().server, "docs");
@@ -149,7 +155,7 @@ fn plain_servers_keep_their_names_and_a_clash_names_both_servers() {
 fn a_namespaced_name_never_takes_a_plain_one() {
     // The plain server offers "a__x", which server a's "x" would be named.
     let naming = Naming::with_plain("__", ["z".to_owned()]);
-    let catalog = Catalog::with_naming(&[ready("a", &["x"]), ready("z", &["a__x"])], &naming);
+    let catalog = Catalog::build(&[ready("a", &["x"]), ready("z", &["a__x"])], &naming);
     assert_eq!(names(&catalog), ["a__x", "a__x__2"]);
     assert_eq!(catalog.tool("a__x").unwrap().server, "z");
     assert!(catalog.clashes.is_empty());

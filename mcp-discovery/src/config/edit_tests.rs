@@ -3,10 +3,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use mcpdisco_transport::http::HttpKind;
 use mcpdisco_transport::secret::ExposeSecret;
-use serde_json::json;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 fn vars() -> HashMap<String, String> {
     [("API_KEY", "k-planted-99")]
@@ -16,15 +17,17 @@ fn vars() -> HashMap<String, String> {
 }
 
 fn servers_of(path: &Path) -> Vec<(String, String)> {
-    let file = load_file(path, &vars()).unwrap();
+    let file = load_file(path, &vars(), &ParseOptions::default()).unwrap();
     file.servers
         .iter()
         .map(|server| (server.name.clone(), server.summary()))
         .collect()
 }
 
-fn npx_entry() -> serde_json::Value {
-    json!({"command": "npx", "args": ["-y", "@acme/mcp@1.2.0"], "env": {"API_KEY": "${env:API_KEY}", "MODE": "fast"}})
+fn npx_entry() -> ServerEntry {
+    ServerEntry::stdio("npx", ["-y", "@acme/mcp@1.2.0"])
+        .with_env("API_KEY", "${env:API_KEY}")
+        .with_env("MODE", "fast")
 }
 
 #[test]
@@ -62,7 +65,7 @@ fn json_with_comments_keeps_every_other_byte() {
 
     let clash = add_server(&path, "acme", &npx_entry(), false).unwrap_err();
     assert!(clash.to_string().contains("already there"), "{clash}");
-    let remote = json!({"type": "http", "url": "https://acme.example.com/mcp"});
+    let remote = ServerEntry::http("https://acme.example.com/mcp", HttpKind::StreamableHttp);
     assert_eq!(
         add_server(&path, "acme", &remote, true).unwrap(),
         Added::Replaced
@@ -95,7 +98,12 @@ fn json_files_without_a_servers_object_get_one_in_the_hosts_shape() {
         text.starts_with("{\n  \"theme\": \"One Dark\",\n  \"context_servers\": {"),
         "{text}"
     );
-    assert_eq!(load_file(&zed, &vars()).unwrap().format, ConfigFormat::Zed);
+    assert_eq!(
+        load_file(&zed, &vars(), &ParseOptions::default())
+            .unwrap()
+            .format,
+        ConfigFormat::Zed
+    );
     assert_eq!(servers_of(&zed)[0].0, "acme");
 
     let code = dir.path().join("Code/User/settings.json");
@@ -106,7 +114,7 @@ fn json_files_without_a_servers_object_get_one_in_the_hosts_shape() {
     )
     .unwrap();
     add_server(&code, "acme", &npx_entry(), false).unwrap();
-    let file = load_file(&code, &vars()).unwrap();
+    let file = load_file(&code, &vars(), &ParseOptions::default()).unwrap();
     assert_eq!(file.format, ConfigFormat::VsCodeSettings);
     assert_eq!(file.servers[0].name, "acme");
     let text = std::fs::read_to_string(&code).unwrap();
@@ -130,8 +138,9 @@ fn codex_toml_keeps_comments_and_passes_variables_by_name() {
     let original = "# my Codex settings\nmodel = \"o3\" # the best\n\n[mcp_servers.time]\ncommand = \"uvx\"\nargs = [\"mcp-server-time\"]\n";
     std::fs::write(&path, original).unwrap();
     add_server(&path, "acme", &npx_entry(), false).unwrap();
-    let remote = json!({"type": "http", "url": "https://acme.example.com/mcp",
-                        "headers": {"Authorization": "Bearer ${env:API_KEY}", "X-Team": "core"}});
+    let remote = ServerEntry::http("https://acme.example.com/mcp", HttpKind::StreamableHttp)
+        .with_header("Authorization", "Bearer ${env:API_KEY}")
+        .with_header("X-Team", "core");
     add_server(&path, "acme-remote", &remote, false).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with(original), "{text}");
@@ -140,7 +149,7 @@ fn codex_toml_keeps_comments_and_passes_variables_by_name() {
         text.contains("bearer_token_env_var = \"API_KEY\""),
         "{text}"
     );
-    let file = load_file(&path, &vars()).unwrap();
+    let file = load_file(&path, &vars(), &ParseOptions::default()).unwrap();
     assert_eq!(file.format, ConfigFormat::Codex);
     let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["time", "acme", "acme-remote"]);
@@ -175,7 +184,7 @@ fn goose_yaml_gets_an_extension() {
     add_server(&path, "acme", &npx_entry(), false).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with("GOOSE_PROVIDER: openai\n"), "{text}");
-    let file = load_file(&path, &vars()).unwrap();
+    let file = load_file(&path, &vars(), &ParseOptions::default()).unwrap();
     assert_eq!(
         file.servers.len(),
         1,
@@ -206,7 +215,7 @@ fn json_edits_keep_comments_in_empty_objects_and_bytes_around_a_replaced_value()
 
     let original = "{\"mcpServers\": {\n  \"a\": {\"command\": \"old\"}, // the old one\n  \"z\": {\"command\": \"z\"}\n}}\n";
     std::fs::write(&path, original).unwrap();
-    let remote = json!({"url": "https://acme.example.com/mcp"});
+    let remote = ServerEntry::http("https://acme.example.com/mcp", HttpKind::Auto);
     assert_eq!(
         add_server(&path, "a", &remote, true).unwrap(),
         Added::Replaced

@@ -101,7 +101,7 @@ pub(crate) type TextMap = Field<Members<Field<Text>>>;
 /// One server's entry: every field any host defines.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub(crate) struct ServerEntry {
+pub(crate) struct EntryFields {
     /// The program of a stdio server.
     pub command: Field<String>,
     /// Its arguments.
@@ -266,12 +266,12 @@ pub(crate) enum Scopes {
 }
 
 /// Reads `entry` (an object) as a server entry; no field can fail it.
-pub(crate) fn read_entry(entry: &Map<String, Value>) -> ServerEntry {
+pub(crate) fn read_entry(entry: &Map<String, Value>) -> EntryFields {
     // Every field takes any value and the rest are kept as unknown, so this
     // cannot fail; should it, every field counts as absent and unknown.
-    ServerEntry::deserialize(Value::Object(entry.clone())).unwrap_or_else(|_| ServerEntry {
+    EntryFields::deserialize(Value::Object(entry.clone())).unwrap_or_else(|_| EntryFields {
         unknown: entry.clone(),
-        ..ServerEntry::default()
+        ..EntryFields::default()
     })
 }
 
@@ -280,7 +280,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn entry(value: Value) -> ServerEntry {
+    fn entry(value: Value) -> EntryFields {
         read_entry(value.as_object().unwrap())
     }
 

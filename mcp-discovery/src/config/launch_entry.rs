@@ -10,7 +10,7 @@ use mcpdisco_transport::stdio::EnvPolicy;
 use serde_json::{Map, Value};
 
 use super::custom_launch::custom_launch;
-use super::entry::{Field, List, ServerEntry, Text, TextMap};
+use super::entry::{EntryFields, Field, List, Text, TextMap};
 use super::expand::Expander;
 use super::launch::{Launch, ReadLaunch};
 use super::problems::ServerProblems;
@@ -43,7 +43,7 @@ impl LaunchReader<'_> {
     /// from, when given; `Err` when it is wrong (said in `problems`).
     pub fn transport(
         &self,
-        entry: &mut ServerEntry,
+        entry: &mut EntryFields,
         problems: &mut ServerProblems<'_, '_>,
     ) -> Result<Option<(&'static str, Transport)>, ()> {
         let field = match entry.transport_type {
@@ -89,7 +89,7 @@ impl LaunchReader<'_> {
     /// The launch of `entry` (`raw` as written), reached by `transport`.
     pub fn launch(
         &self,
-        entry: &mut ServerEntry,
+        entry: &mut EntryFields,
         raw: &Map<String, Value>,
         transport: Option<(&'static str, Transport)>,
         problems: &mut ServerProblems<'_, '_>,
@@ -136,7 +136,7 @@ impl LaunchReader<'_> {
 
     fn stdio(
         &self,
-        entry: &mut ServerEntry,
+        entry: &mut EntryFields,
         command: &str,
         problems: &mut ServerProblems<'_, '_>,
     ) -> Option<ReadLaunch> {
@@ -234,7 +234,7 @@ impl LaunchReader<'_> {
 
     fn http(
         &self,
-        entry: &mut ServerEntry,
+        entry: &mut EntryFields,
         url: &str,
         kind: HttpKind,
         problems: &mut ServerProblems<'_, '_>,
@@ -317,7 +317,7 @@ impl LaunchReader<'_> {
 }
 
 /// `inheritEnv` and `envPassthrough`: which of our variables the server sees.
-fn env_policy(entry: &mut ServerEntry, problems: &mut ServerProblems<'_, '_>) -> EnvPolicy {
+fn env_policy(entry: &mut EntryFields, problems: &mut ServerProblems<'_, '_>) -> EnvPolicy {
     match std::mem::take(&mut entry.inherit_env).given() {
         Ok(Some(true)) => return EnvPolicy::InheritAll,
         Ok(_) => {}

@@ -82,7 +82,13 @@ fn a_file_without_errors_is_the_strict_read() {
     let text = "{\"mcpServers\": {\n  \"a\": {\"command\": \"x\", \"colour\": 1}\n}}";
     let read = lenient("/p/.mcp.json", text);
     assert!(read.errors.is_empty());
-    let strict = parse_str(Path::new("/p/.mcp.json"), text, &vars()).unwrap();
+    let strict = parse_str(
+        Path::new("/p/.mcp.json"),
+        text,
+        &vars(),
+        &ParseOptions::default(),
+    )
+    .unwrap();
     assert_eq!(shown(&strict.warnings), shown(&read.file.warnings));
     assert_eq!(
         shown(&strict.warnings),
@@ -146,7 +152,13 @@ fn a_wrong_type_or_command_is_one_error_not_two() {
             "/p/c.json:1: server 'g': field 'auth.grant': unknown grant \"magic\"; expected \"authorization_code\", \"client_credentials\", \"jwt_bearer\" or \"enterprise\"\n/p/c.json:1: server 'g': field 'auth.scopes': expected strings, found a number",
         ),
     ] {
-        let error = parse_str(Path::new("/p/c.json"), text, &vars()).unwrap_err();
+        let error = parse_str(
+            Path::new("/p/c.json"),
+            text,
+            &vars(),
+            &ParseOptions::default(),
+        )
+        .unwrap_err();
         assert_eq!(error.to_string(), expected, "{text}");
     }
 }

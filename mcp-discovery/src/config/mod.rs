@@ -29,17 +29,28 @@
 //! arguments) in whatever the server sends back.
 //!
 //! A stdio server sees only a safe list of our environment variables plus
-//! its own `env` ([`EnvPolicy`]); `"inheritEnv": true` passes all of ours,
+//! its own `env` ([`EnvPolicy`](mcpdisco_transport::stdio::EnvPolicy)); `"inheritEnv": true` passes all of ours,
 //! `"envPassthrough": ["NAME", …]` adds names to the list.
 //!
 //! Reading is lenient: an unknown field is a warning, and a server with a
 //! mistyped field does not stop the reading of the others. Every problem
 //! names its file and line ([`parse_str_lenient`] gives the servers that
-//! could be read beside every error; [`parse_str_with`] fails on any).
+//! could be read beside every error; [`parse_str`] fails on any).
 //! [`SourceSelection`] says which files to read and which servers to use.
 //!
 //! A JSON config's top-level `profiles` names views of its servers for the
 //! gateway ([`Profile`]: servers, tool globs, tool search, required scopes).
+//!
+//! A [`ServerEntry`] is one server's entry as a file holds it, references
+//! such as `${env:TOKEN}` unexpanded (what the registry resolves a
+//! `server.json` into): [`add_server`] writes it into a file of any host's
+//! format, the rest of the file kept ([`add_target`] says which file when
+//! none is named), and [`ServerEntry::to_server`] reads it into a
+//! [`ServerConfig`] by the same rules as a file's entry.
+//!
+//! Reading is told what a file cannot say by [`ParseOptions`] (custom
+//! transport types, the project of `~/.claude.json`): built from
+//! `ParseOptions::default()` and its setters, and given to every reader.
 
 mod config_file;
 mod custom_launch;
@@ -62,11 +73,10 @@ mod read;
 mod redact;
 mod selection;
 mod server;
+mod server_entry;
 mod settings;
 mod shape;
 mod sources;
-
-pub use mcpdisco_transport::stdio::EnvPolicy;
 
 pub use config_file::ConfigFile;
 pub use detect::{Candidate, Host, candidates, candidates_in, detect};
@@ -80,12 +90,11 @@ pub use merge::{Merged, Origin};
 pub use options::ParseOptions;
 pub use ping::PingSettings;
 pub use profile::{Profile, Profiles};
-pub use read::{
-    LenientFile, load_file, load_file_with, parse_str, parse_str_lenient, parse_str_with,
-};
+pub use read::{LenientFile, load_file, parse_str, parse_str_lenient};
 pub use selection::{LoadedConfig, SourceError, SourceSelection};
 pub use server::ServerConfig;
-pub use sources::{DirDefinitions, first_found, load_dir, read_hosts};
+pub use server_entry::{EntryLaunch, ServerEntry};
+pub use sources::{DirDefinitions, add_target, first_found, load_dir, read_hosts};
 
 #[cfg(test)]
 mod tests;

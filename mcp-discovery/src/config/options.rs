@@ -2,8 +2,20 @@
 
 use std::path::PathBuf;
 
-/// How to read a config: which custom transport `type`s exist.
+/// How to read a config: which custom transport `type`s exist, and which
+/// project `~/.claude.json` is read for. Built from
+/// [`ParseOptions::default`] and the setters below (a new option is then
+/// no breaking change).
+///
+/// ```
+/// use mcpdisco::config::ParseOptions;
+/// let options = ParseOptions::default()
+///     .custom_types(["memory"])
+///     .project_dir("/work/app");
+/// assert_eq!(options.custom_types, ["memory"]);
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ParseOptions {
     /// `type`s served by registered third-party connectors.
     pub custom_types: Vec<String>,
@@ -15,14 +27,18 @@ pub struct ParseOptions {
 impl ParseOptions {
     /// Accepts `types` as custom transports, besides the built-in ones
     /// (`Connectors::parse_options` gives those of registered connectors).
-    pub fn with_custom_types<I, S>(types: I) -> Self
+    pub fn custom_types<I, S>(mut self, types: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self {
-            custom_types: types.into_iter().map(Into::into).collect(),
-            project_dir: None,
-        }
+        self.custom_types = types.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Reads the entries `~/.claude.json` keeps for the project at `dir`.
+    pub fn project_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.project_dir = Some(dir.into());
+        self
     }
 }

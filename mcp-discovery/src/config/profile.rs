@@ -226,7 +226,7 @@ mod tests {
         let path = Path::new("/etc/mcp.json");
         let good =
             r#"{"mcpServers": {"a": {"command": "x"}}, "profiles": {"p": {"servers": ["a"]}}}"#;
-        let file = crate::config::parse_str(path, good, &vars).unwrap();
+        let file = crate::config::parse_str(path, good, &vars, &Default::default()).unwrap();
         assert_eq!(file.profiles.len(), 1);
         assert_eq!(file.profiles[0].name, "p");
         assert!(
@@ -234,7 +234,7 @@ mod tests {
             "profiles is a known top-level key"
         );
         let bad = "{\"mcpServers\": {\"a\": {\"command\": \"x\"}},\n \"profiles\": {\"bad\": {\"tools\": 3}}}";
-        let error = crate::config::parse_str(path, bad, &vars)
+        let error = crate::config::parse_str(path, bad, &vars, &Default::default())
             .unwrap_err()
             .to_string();
         assert!(

@@ -51,19 +51,16 @@ impl LenientFile {
     }
 }
 
-/// Reads and parses a config file.
-pub fn load_file(path: &Path, vars: &dyn VarSource) -> Result<ConfigFile, ConfigError> {
-    load_file_with(path, vars, &ParseOptions::default())
-}
-
-/// Reads and parses a config file whose servers may name custom transports.
-pub fn load_file_with(
+/// Reads and parses the config file at `path`, its variables from `vars`,
+/// as `options` say (`&ParseOptions::default()` for the built-in transports
+/// only). Any error in the file fails it; [`parse_str_lenient`] reads the rest.
+pub fn load_file(
     path: &Path,
     vars: &dyn VarSource,
     options: &ParseOptions,
 ) -> Result<ConfigFile, ConfigError> {
     let text = read_text(path, MAX_CONFIG_BYTES)?;
-    parse_str_with(&absolute(path), &text, vars, options)
+    parse_str(&absolute(path), &text, vars, options)
 }
 
 /// The text of the file at `path`, if it has at most `limit` bytes.
@@ -93,13 +90,9 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
     }
 }
 
-/// Parses `text` as the config file at `path` (used for messages and to resolve relative paths).
-pub fn parse_str(path: &Path, text: &str, vars: &dyn VarSource) -> Result<ConfigFile, ConfigError> {
-    parse_str_with(path, text, vars, &ParseOptions::default())
-}
-
-/// Like [`parse_str`], for a config whose servers may name custom transports.
-pub fn parse_str_with(
+/// Parses `text` as the config file at `path` (used for messages and to
+/// resolve relative paths), as `options` say. Any error fails it.
+pub fn parse_str(
     path: &Path,
     text: &str,
     vars: &dyn VarSource,
@@ -108,7 +101,7 @@ pub fn parse_str_with(
     parse_str_lenient(path, text, vars, options)?.into_result()
 }
 
-/// Like [`parse_str_with`], but a server with an error does not fail the
+/// Like [`parse_str`], but a server with an error does not fail the
 /// file: it is left out, and the error listed with every other. `Err` only
 /// when the file as a whole cannot be read.
 pub fn parse_str_lenient(
@@ -150,7 +143,7 @@ pub(crate) fn parse_definition(
             .any(|k| root.contains_key(*k))
     });
     if !single {
-        return parse_str_with(path, text, vars, options);
+        return parse_str(path, text, vars, options);
     }
     let name = path
         .file_stem()

@@ -24,12 +24,25 @@ use super::launch::Launch;
 use super::merge::{Merged, Origin};
 use super::options::ParseOptions;
 use super::profile::Profiles;
-use super::read::load_file_with;
+use super::read::load_file;
 use super::server::ServerConfig;
 use super::sources::{first_found, load_dir, read_hosts};
 
-/// Which config files to read, and which of their servers to use.
+/// Which config files to read, and which of their servers to use. Built
+/// from [`SourceSelection::new`] and the setters below (a new option is
+/// then no breaking change).
+///
+/// ```no_run
+/// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpdisco::config::{ProcessEnv, SourceSelection};
+/// let loaded = SourceSelection::new(std::env::current_dir()?, None)
+///     .files(["mcp_config.json"])
+///     .servers(["github"])
+///     .load(&ProcessEnv)?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct SourceSelection {
     /// Files to read (`--config`), in order.
     pub files: Vec<PathBuf>,
@@ -142,6 +155,54 @@ impl SourceSelection {
         }
     }
 
+    /// Reads these files (`--config`), in order.
+    pub fn files<I, P>(mut self, files: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.files = files.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Reads every definition in these folders (`--dir`), in order.
+    pub fn dirs<I, P>(mut self, dirs: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.dirs = dirs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether every host's config is read (`--all-hosts`).
+    pub fn all_hosts(mut self, all_hosts: bool) -> Self {
+        self.all_hosts = all_hosts;
+        self
+    }
+
+    /// Uses only these servers (`--server`); all when empty.
+    pub fn servers<I, S>(mut self, servers: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.servers = servers.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether every stdio server sees all of our environment (`--inherit-env`).
+    pub fn inherit_env(mut self, inherit_env: bool) -> Self {
+        self.inherit_env = inherit_env;
+        self
+    }
+
+    /// How files are read.
+    pub fn options(mut self, options: ParseOptions) -> Self {
+        self.options = options;
+        self
+    }
+
     /// Whether nothing is named: the first host config found is read.
     fn auto_detects(&self) -> bool {
         self.files.is_empty() && self.dirs.is_empty() && !self.all_hosts
@@ -160,7 +221,7 @@ impl SourceSelection {
             sources.loaded.candidates = candidates;
         }
         for path in &self.files {
-            sources.add(load_file_with(path, vars, options)?, Origin::File);
+            sources.add(load_file(path, vars, options)?, Origin::File);
         }
         for dir in &self.dirs {
             let read = load_dir(dir, vars, options)?;

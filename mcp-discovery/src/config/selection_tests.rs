@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use super::config_file::ConfigFile;
-use super::detect::Candidate;
+use super::detect::{Candidate, candidates};
 use super::error::ConfigError;
 use super::expand::VarSource;
 use super::options::ParseOptions;
-use super::read::{absolute, load_file_with, parse_definition, read_text};
+use super::read::{absolute, load_file, parse_definition, read_text};
 
 /// The deepest folder `--dir` walks into.
 const MAX_DIR_DEPTH: usize = 16;
@@ -26,7 +26,7 @@ pub fn first_found(
     options: &ParseOptions,
 ) -> Option<(Candidate, Result<ConfigFile, ConfigError>)> {
     for candidate in candidates.iter().filter(|c| c.exists) {
-        let result = load_file_with(&candidate.path, vars, options);
+        let result = load_file(&candidate.path, vars, options);
         match &result {
             Ok(file) if candidate.shared && file.servers.is_empty() => continue,
             Err(_) if candidate.shared => continue,
@@ -34,6 +34,23 @@ pub fn first_found(
         }
     }
     None
+}
+
+/// The config a server is added to when none is named
+/// ([`add_server`](super::add_server), `mcp-cli registry add`): the first
+/// host config found from `cwd` and `home` (as [`first_found`] finds it),
+/// else `.mcp.json` in `cwd`.
+pub fn add_target(
+    cwd: &Path,
+    home: Option<&Path>,
+    vars: &dyn VarSource,
+    options: &ParseOptions,
+) -> PathBuf {
+    let candidates = candidates(cwd, home);
+    match first_found(&candidates, vars, options) {
+        Some((found, _)) => found.path,
+        None => cwd.join(".mcp.json"),
+    }
 }
 
 /// Every existing candidate read: the overview of what is installed on the machine.
@@ -45,12 +62,7 @@ pub fn read_hosts(
     candidates
         .iter()
         .filter(|candidate| candidate.exists)
-        .map(|candidate| {
-            (
-                candidate.clone(),
-                load_file_with(&candidate.path, vars, options),
-            )
-        })
+        .map(|candidate| (candidate.clone(), load_file(&candidate.path, vars, options)))
         .collect()
 }
 

@@ -6,6 +6,7 @@ use std::path::Path;
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 fn vars() -> HashMap<String, String> {
     [("GH_TOKEN", "ghp-planted-4711"), ("HOME_DIR", "/home/ada")]
@@ -19,7 +20,7 @@ fn parse_at(path: &str, text: &str, project: &str) -> ConfigFile {
         project_dir: Some(project.into()),
         ..ParseOptions::default()
     };
-    parse_str_with(Path::new(path), text, &vars(), &options).unwrap()
+    parse_str(Path::new(path), text, &vars(), &options).unwrap()
 }
 
 fn parse(path: &str, text: &str) -> ConfigFile {
@@ -170,6 +171,7 @@ enabled = false
         Path::new("/home/ada/.codex/config.toml"),
         "[mcp_servers.x]\ncommand = \n",
         &vars(),
+        &ParseOptions::default(),
     ) else {
         panic!("a TOML error is a syntax error")
     };

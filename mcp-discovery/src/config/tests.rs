@@ -6,6 +6,7 @@ use mcpdisco_transport::http::HttpKind;
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+use mcpdisco_transport::stdio::EnvPolicy;
 
 const SECRET: &str = "sk-planted-4711";
 
@@ -21,7 +22,7 @@ fn vars() -> HashMap<String, String> {
 }
 
 fn parse(path: &str, text: &str) -> Result<ConfigFile, ConfigError> {
-    parse_str(Path::new(path), text, &vars())
+    parse_str(Path::new(path), text, &vars(), &ParseOptions::default())
 }
 
 fn stdio(server: &ServerConfig) -> (&str, &[String], BTreeMap<String, String>, &Path) {
@@ -343,13 +344,18 @@ fn load_file_reads_from_disk_and_reports_missing_files() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(".mcp.json");
     std::fs::write(&path, r#"{"mcpServers": {"a": {"command": "./run.sh"}}}"#).unwrap();
-    let file = load_file(&path, &ProcessEnv).unwrap();
+    let file = load_file(&path, &ProcessEnv, &ParseOptions::default()).unwrap();
     assert_eq!(
         stdio(&file.servers[0]).0,
         dir.path().join("./run.sh").display().to_string()
     );
     assert_eq!(file.servers[0].source, path);
-    let missing = load_file(&dir.path().join("nope.json"), &ProcessEnv).unwrap_err();
+    let missing = load_file(
+        &dir.path().join("nope.json"),
+        &ProcessEnv,
+        &ParseOptions::default(),
+    )
+    .unwrap_err();
     assert!(
         missing.to_string().contains("nope.json: cannot read"),
         "{missing}"

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcpdisco_client::session::SessionError;
+use mcpdisco_client::session::{SessionError, SessionOptions};
 use mcpdisco_transport::http::HttpClient;
 use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::trace::Tracer;
@@ -30,8 +30,11 @@ impl Default for StopGraces {
     }
 }
 
-/// What a connector may use to open a connection.
+/// What a connector may use to open a connection. Built from
+/// [`ConnectContext::for_session`] (or `default`) and the setters below (a
+/// new field is then no breaking change).
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct ConnectContext {
     /// The pooled HTTP client; the process-wide shared one when `None`.
     pub http: Option<HttpClient>,
@@ -54,6 +57,48 @@ impl std::fmt::Debug for ConnectContext {
             .field("graces", &self.graces)
             .field("tracing", &self.tracer.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+impl ConnectContext {
+    /// The context of a session with `options`: its tracer and its masker.
+    pub fn for_session(options: &SessionOptions) -> Self {
+        Self {
+            tracer: options.tracer.clone(),
+            masker: options.masker.clone(),
+            ..Self::default()
+        }
+    }
+
+    /// The pooled HTTP client (default: the process-wide shared one).
+    pub fn http(mut self, http: impl Into<Option<HttpClient>>) -> Self {
+        self.http = http.into();
+        self
+    }
+
+    /// How a child process is stopped.
+    pub fn graces(mut self, graces: StopGraces) -> Self {
+        self.graces = graces;
+        self
+    }
+
+    /// Where transports report HTTP events.
+    pub fn tracer(mut self, tracer: impl Into<Option<Tracer>>) -> Self {
+        self.tracer = tracer.into();
+        self
+    }
+
+    /// Secrets to mask besides the server's own.
+    pub fn masker(mut self, masker: Masker) -> Self {
+        self.masker = masker;
+        self
+    }
+
+    /// Where HTTP servers' tokens live and how a user approves. The `oauth` feature.
+    #[cfg(feature = "oauth")]
+    pub fn auth(mut self, auth: impl Into<Option<mcpdisco_client::auth::AuthContext>>) -> Self {
+        self.auth = auth.into();
+        self
     }
 }
 

@@ -19,13 +19,26 @@
 //!     "memory",
 //!     Arc::new(MemoryConnector::new(|_server| Err("no servers in this example".into()))),
 //! );
-//! let file = config::parse_str_with(
+//! let file = config::parse_str(
 //!     "/p/.mcp.json".as_ref(),
 //!     r#"{"mcpServers": {"inproc": {"type": "memory", "server": "demo"}}}"#,
 //!     &ProcessEnv,
 //!     &connectors.parse_options(),
 //! ).unwrap();
 //! assert_eq!(file.servers[0].launch.transport_type(), "memory");
+//! ```
+//!
+//! [`connect`] starts one server and runs the handshake, as
+//! [`ConnectOptions`] say:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcpdisco::config::ServerConfig;
+//! use mcpdisco::connect::{ConnectOptions, connect};
+//! let server = ServerConfig::stdio("files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "."], ".");
+//! let session = connect(&server, &ConnectOptions::default()).await?;
+//! println!("{:?}", session.server_info());
+//! # Ok(()) }
 //! ```
 
 mod builtin;
@@ -94,7 +107,7 @@ impl Connectors {
     /// How to read configs whose servers may name any registered type: the
     /// types besides the built-in ones are custom transports.
     pub fn parse_options(&self) -> ParseOptions {
-        ParseOptions::with_custom_types(self.types().filter(|t| !BUILTIN_TYPES.contains(t)))
+        ParseOptions::default().custom_types(self.types().filter(|t| !BUILTIN_TYPES.contains(t)))
     }
 
     /// Opens `server` with the connector of its launch's type; errors are masked.
@@ -121,36 +134,94 @@ impl Connectors {
     }
 }
 
-/// Starts `server` and connects a session to it with the built-in connectors
-/// (HTTP servers use `http`, or the shared client). The session masks the
-/// server's secrets ([`ServerConfig::masker`]) on top of `options.masker`.
-pub async fn connect(
-    server: &ServerConfig,
-    http: Option<&HttpClient>,
-    options: &SessionOptions,
-) -> Result<Session, SessionError> {
-    let context = ConnectContext {
-        http: http.cloned(),
-        graces: StopGraces::default(),
-        tracer: options.tracer.clone(),
-        masker: options.masker.clone(),
-        #[cfg(feature = "oauth")]
-        auth: None,
-    };
-    connect_with(&Connectors::builtin(), server, &context, options).await
+/// How [`connect`] starts a server and runs its session. Built from
+/// [`ConnectOptions::default`] (the built-in connectors, default session
+/// options) and the setters below (a new option is then no breaking change).
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct ConnectOptions {
+    /// The session's options; its tracer and masker are the connectors' too.
+    pub session: SessionOptions,
+    /// What starts the server, by transport `type`.
+    pub connectors: Connectors,
+    /// The pooled HTTP client; the process-wide shared one when `None`.
+    pub http: Option<HttpClient>,
+    /// How a child process is stopped.
+    pub graces: StopGraces,
+    /// Where HTTP servers' tokens live and how a user approves; without it,
+    /// tokens live for the process and a server that needs a user fails
+    /// with `auth_required`. The `oauth` feature.
+    #[cfg(feature = "oauth")]
+    pub auth: Option<mcpdisco_client::auth::AuthContext>,
 }
 
-/// Like [`connect`], with your connectors and context.
-pub async fn connect_with(
-    connectors: &Connectors,
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("session", &self.session)
+            .field("connectors", &self.connectors)
+            .field("graces", &self.graces)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ConnectOptions {
+    /// The session's options.
+    pub fn session(mut self, session: SessionOptions) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// What starts the server (default: the built-in connectors).
+    pub fn connectors(mut self, connectors: Connectors) -> Self {
+        self.connectors = connectors;
+        self
+    }
+
+    /// The pooled HTTP client (default: the process-wide shared one).
+    pub fn http(mut self, http: impl Into<Option<HttpClient>>) -> Self {
+        self.http = http.into();
+        self
+    }
+
+    /// How a child process is stopped.
+    pub fn graces(mut self, graces: StopGraces) -> Self {
+        self.graces = graces;
+        self
+    }
+
+    /// Where HTTP servers' tokens live and how a user approves. The `oauth` feature.
+    #[cfg(feature = "oauth")]
+    pub fn auth(mut self, auth: impl Into<Option<mcpdisco_client::auth::AuthContext>>) -> Self {
+        self.auth = auth.into();
+        self
+    }
+
+    /// What the connectors get.
+    fn context(&self) -> ConnectContext {
+        let context = ConnectContext::for_session(&self.session)
+            .http(self.http.clone())
+            .graces(self.graces);
+        #[cfg(feature = "oauth")]
+        let context = context.auth(self.auth.clone());
+        context
+    }
+}
+
+/// Starts `server` with the connector of its transport `type` and connects
+/// a session to it, as `options` say (`&ConnectOptions::default()`: the
+/// built-in connectors and default session options). The session masks the
+/// server's secrets ([`ServerConfig::masker`]) on top of the options' masker,
+/// and the server's own `rateLimit` replaces theirs ([`options_for`]).
+pub async fn connect(
     server: &ServerConfig,
-    context: &ConnectContext,
-    options: &SessionOptions,
+    options: &ConnectOptions,
 ) -> Result<Session, SessionError> {
-    let options = options_for(server, options);
-    let connection = connectors.open(server, context).await?;
-    let options = connection.session_options(options);
-    Session::connect_shared(&server.name, connection.transport(), options).await
+    let context = options.context();
+    let session_options = options_for(server, &options.session);
+    let connection = options.connectors.open(server, &context).await?;
+    let session_options = connection.session_options(session_options);
+    Session::connect_shared(&server.name, connection.transport(), session_options).await
 }
 
 /// `options` for a session with `server`: its masker joins theirs, and its

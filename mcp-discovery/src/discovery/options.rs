@@ -39,8 +39,21 @@ pub enum DiscoveryEvent<'a> {
 /// Receives [`DiscoveryEvent`]s; called from the discovering task, so keep it quick.
 pub type DiscoveryObserver = Arc<dyn Fn(DiscoveryEvent<'_>) + Send + Sync>;
 
-/// How discovery runs.
+/// How discovery runs. Built from [`DiscoveryOptions::default`] and the
+/// setters below (a new option is then no breaking change).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcpdisco::cache::Cache;
+/// use mcpdisco::discovery::DiscoveryOptions;
+/// let options = DiscoveryOptions::default()
+///     .concurrency(8)
+///     .deadline(Duration::from_secs(10))
+///     .cache(Cache::in_memory());
+/// assert_eq!(options.concurrency, 8);
+/// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct DiscoveryOptions {
     /// How many servers are discovered at once.
     pub concurrency: usize,
@@ -109,6 +122,75 @@ impl std::fmt::Debug for DiscoveryOptions {
 }
 
 impl DiscoveryOptions {
+    /// How many servers are discovered at once (default [`DEFAULT_CONCURRENCY`]).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// The deadline of each server, unless its configuration sets its own
+    /// (default [`DEFAULT_DEADLINE`]).
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// The session options of every server.
+    pub fn session(mut self, session: SessionOptions) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// The cache (none by default).
+    pub fn cache(mut self, cache: impl Into<Option<Cache>>) -> Self {
+        self.cache = cache.into();
+        self
+    }
+
+    /// How the cache is used (default [`CacheMode::Use`]).
+    pub fn cache_mode(mut self, mode: CacheMode) -> Self {
+        self.cache_mode = mode;
+        self
+    }
+
+    /// The HTTP client for HTTP servers (default: the process-wide shared one).
+    pub fn http(mut self, http: impl Into<Option<HttpClient>>) -> Self {
+        self.http = http.into();
+        self
+    }
+
+    /// How a stdio server is stopped after discovery or a failure.
+    pub fn graces(mut self, graces: StopGraces) -> Self {
+        self.graces = graces;
+        self
+    }
+
+    /// Where progress is reported.
+    pub fn observer(mut self, observer: impl Into<Option<DiscoveryObserver>>) -> Self {
+        self.observer = observer.into();
+        self
+    }
+
+    /// What starts each server, by transport `type` (default: the built-in ones).
+    pub fn connectors(mut self, connectors: Connectors) -> Self {
+        self.connectors = connectors;
+        self
+    }
+
+    /// Tokens for HTTP servers that need authorization. The `oauth` feature.
+    #[cfg(feature = "oauth")]
+    pub fn auth(mut self, auth: impl Into<Option<mcpdisco_client::auth::AuthContext>>) -> Self {
+        self.auth = auth.into();
+        self
+    }
+
+    /// Whether a failed server is reported with its last good cached
+    /// catalog, marked stale (default true).
+    pub fn serve_stale(mut self, serve_stale: bool) -> Self {
+        self.serve_stale = serve_stale;
+        self
+    }
+
     /// The deadline of `server`.
     pub fn deadline_of(&self, server: &ServerConfig) -> Duration {
         server.timeout.unwrap_or(self.deadline)

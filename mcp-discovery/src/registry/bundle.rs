@@ -1,7 +1,13 @@
-//! Unpacking a verified `mcpb` bundle (a zip archive with a `manifest.json`).
+//! Unpacking a verified `mcpb` bundle (a zip archive with a `manifest.json`),
+//! and the config entry its manifest gives.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::resolved::PendingBundle;
+use crate::config::ServerEntry;
 
 /// The most files a bundle may hold.
 const MAX_FILES: usize = 20_000;
@@ -68,4 +74,52 @@ pub(super) fn unpack(bytes: &[u8], dir: &Path, target: &Path) -> Result<PathBuf,
         format!("{}: {error}", target.display())
     })?;
     Ok(target.to_owned())
+}
+
+/// The entry of `bundle`, unpacked and verified in `bundle_dir`: its
+/// `manifest.json`'s `server.mcp_config` (`command`, `args`, `env`),
+/// `${__dirname}` being the bundle's folder, which is also the working
+/// folder; the environment the registry asks for is added to the manifest's.
+pub(super) fn manifest_entry(
+    bundle: &PendingBundle,
+    bundle_dir: &Path,
+) -> Result<ServerEntry, String> {
+    let manifest_path = bundle_dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest_path)
+        .map_err(|error| format!("{}: {error}", manifest_path.display()))?;
+    let manifest: Value = serde_json::from_str(&text)
+        .map_err(|error| format!("{}: {error}", manifest_path.display()))?;
+    let config = manifest
+        .get("server")
+        .and_then(|server| server.get("mcp_config"))
+        .ok_or_else(|| format!("{}: no server.mcp_config", manifest_path.display()))?;
+    let dir = bundle_dir.display().to_string();
+    let fill = |text: &str| text.replace("${__dirname}", &dir);
+    let command = config
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            format!(
+                "{}: server.mcp_config has no command",
+                manifest_path.display()
+            )
+        })?;
+    let args: Vec<String> = config
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|args| args.iter().filter_map(Value::as_str).map(fill).collect())
+        .unwrap_or_default();
+    let mut entry = ServerEntry::stdio(fill(command), args).with_cwd(dir.clone());
+    if let Some(Value::Object(own)) = config.get("env") {
+        for (name, value) in own {
+            if let Some(value) = value.as_str() {
+                entry = entry.with_env(name.clone(), fill(value));
+            }
+        }
+    }
+    for (name, value) in &bundle.env {
+        entry = entry.with_env(name.clone(), value.clone());
+    }
+    entry.description.clone_from(&bundle.description);
+    Ok(entry)
 }

@@ -21,12 +21,10 @@ use sha2::{Digest, Sha256};
 
 use super::cache::{Cached, ResponseCache};
 use super::error::RegistryError;
+use super::options::{RegistryOptions, SearchQuery};
 use super::types::RegistryEntry;
+use super::warning::RegistryWarning;
 
-/// The official registry.
-pub const DEFAULT_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
-/// The environment variable naming another registry.
-pub const REGISTRY_URL_ENV: &str = "MCP_REGISTRY_URL";
 /// The largest answer read.
 const MAX_BODY: usize = 8 * 1024 * 1024;
 /// The largest bundle downloaded.
@@ -36,52 +34,13 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one bundle download may take.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// How to reach the registry.
-#[derive(Debug, Clone)]
-pub struct RegistryOptions {
-    /// The registry's base URL.
-    pub base_url: String,
-    /// Where answers are cached (`None`: not cached).
-    pub cache_dir: Option<PathBuf>,
-    /// Ask the registry even when a fresh answer is cached.
-    pub refresh: bool,
-    /// The most pages one search follows.
-    pub max_pages: usize,
-}
-
-impl Default for RegistryOptions {
-    fn default() -> Self {
-        Self {
-            base_url: DEFAULT_REGISTRY.to_owned(),
-            cache_dir: crate::cache::Cache::default_dir().map(|dir| dir.join("registry")),
-            refresh: false,
-            max_pages: 50,
-        }
-    }
-}
-
-/// What to search for.
-#[derive(Debug, Clone, Default)]
-pub struct SearchQuery {
-    /// A substring of the server's name.
-    pub search: Option<String>,
-    /// The most entries wanted.
-    pub limit: Option<usize>,
-    /// Only each server's latest version (`version=latest`).
-    pub latest_only: bool,
-    /// Only entries updated since this RFC 3339 time.
-    pub updated_since: Option<String>,
-    /// Keep deprecated and deleted entries too.
-    pub include_inactive: bool,
-}
-
 /// What a search found.
 #[derive(Debug, Clone, Default)]
 pub struct SearchResults {
     /// The entries, in the registry's order.
     pub entries: Vec<RegistryEntry>,
     /// Entries skipped, pages cut short, stale answers used.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<RegistryWarning>,
     /// Whether every page came from the cache.
     pub from_cache: bool,
 }
@@ -142,6 +101,11 @@ impl RegistryClient {
         self.base.as_str()
     }
 
+    /// How it was made.
+    pub fn options(&self) -> &RegistryOptions {
+        &self.options
+    }
+
     /// Searches the registry, following pages until `query.limit` entries are in.
     pub async fn search(&self, query: &SearchQuery) -> Result<SearchResults, RegistryError> {
         let mut results = SearchResults {
@@ -152,10 +116,9 @@ impl RegistryClient {
         let mut seen = std::collections::HashSet::new();
         for page in 0.. {
             if page >= self.options.max_pages {
-                results.warnings.push(format!(
-                    "stopped after {} pages; narrow the search",
-                    self.options.max_pages
-                ));
+                results.warnings.push(RegistryWarning::PagesCut {
+                    pages: self.options.max_pages,
+                });
                 break;
             }
             let mut url = self.url(&["v0.1", "servers"]);
@@ -208,7 +171,10 @@ impl RegistryClient {
                                 || format!("entry {index} of page {}", page + 1),
                                 str::to_owned,
                             );
-                        results.warnings.push(format!("skipped {name}: {error}"));
+                        results.warnings.push(RegistryWarning::Skipped {
+                            entry: name,
+                            message: error,
+                        });
                     }
                 }
             }
@@ -226,9 +192,9 @@ impl RegistryClient {
             match next {
                 None => break,
                 Some(next) if !seen.insert(next.to_owned()) => {
-                    results.warnings.push(format!(
-                        "the registry repeated cursor \"{next}\"; stopped there"
-                    ));
+                    results.warnings.push(RegistryWarning::RepeatedCursor {
+                        cursor: next.to_owned(),
+                    });
                     break;
                 }
                 Some(next) => cursor = Some(next.to_owned()),
@@ -242,7 +208,7 @@ impl RegistryClient {
         &self,
         name: &str,
         version: Option<&str>,
-    ) -> Result<(RegistryEntry, Vec<String>), RegistryError> {
+    ) -> Result<(RegistryEntry, Vec<RegistryWarning>), RegistryError> {
         let url = self.url(&[
             "v0.1",
             "servers",
@@ -273,7 +239,7 @@ impl RegistryClient {
     async fn get_json(
         &self,
         url: &url::Url,
-    ) -> Result<(Value, bool, Option<String>), RegistryError> {
+    ) -> Result<(Value, bool, Option<RegistryWarning>), RegistryError> {
         let key = url.as_str();
         let cached = self.cache.as_ref().and_then(|cache| cache.get(key));
         if let Some(Cached { body, fresh: true }) = &cached
@@ -301,11 +267,9 @@ impl RegistryClient {
                     ..
                 }),
             ) => match cached {
-                Some(Cached { body, .. }) => Ok((
-                    body,
-                    true,
-                    Some(format!("{error}; using the answer cached earlier")),
-                )),
+                Some(Cached { body, .. }) => {
+                    Ok((body, true, Some(RegistryWarning::Stale { error })))
+                }
                 None => Err(error),
             },
             Err(error) => Err(error),
@@ -418,7 +382,7 @@ impl RegistryClient {
 }
 
 /// A URL as shown in messages: without userinfo.
-fn shown(url: &url::Url) -> String {
+pub(super) fn shown(url: &url::Url) -> String {
     let mut shown = url.clone();
     let _ = shown.set_password(None);
     let _ = shown.set_username("");

@@ -332,7 +332,10 @@ mod tests {
         a.skills = vec![skill.clone().into()];
         let mut b = server("b", &[], &[], &[]);
         b.skills = vec![skill.into()];
-        let listing = Listing::build(Arc::new(Catalog::build(&[b, a])), false);
+        let listing = Listing::build(
+            Arc::new(Catalog::build(&[b, a], &Default::default())),
+            false,
+        );
         let skills: Vec<&SkillEntry> = ListSkillsResult::items(&listing)
             .iter()
             .filter_map(|item| match item {
@@ -367,15 +370,18 @@ mod tests {
 
     #[test]
     fn names_are_served_qualified_and_uris_route_back() {
-        let catalog = Arc::new(Catalog::build(&[
-            server(
-                "b",
-                &["echo"],
-                &["file:///same", "b://only"],
-                &["b://item/{id}"],
-            ),
-            server("a", &["echo"], &["file:///same"], &["file:///dir/{name}"]),
-        ]));
+        let catalog = Arc::new(Catalog::build(
+            &[
+                server(
+                    "b",
+                    &["echo"],
+                    &["file:///same", "b://only"],
+                    &["b://item/{id}"],
+                ),
+                server("a", &["echo"], &["file:///same"], &["file:///dir/{name}"]),
+            ],
+            &Default::default(),
+        ));
         let listing = Listing::build(catalog, false);
         let valid = |items: &[ListItem<Tool>]| -> Vec<Tool> {
             items
@@ -426,7 +432,10 @@ mod tests {
             json!({"name": "odd", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}})
                 .into(),
         );
-        let listing = Listing::build(Arc::new(Catalog::build(&[report])), false);
+        let listing = Listing::build(
+            Arc::new(Catalog::build(&[report], &Default::default())),
+            false,
+        );
         let served = ListToolsResult::items(&listing);
         assert_eq!(served.len(), 2);
         let ListItem::Invalid { raw, .. } = &served[1] else {

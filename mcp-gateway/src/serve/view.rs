@@ -126,11 +126,14 @@ mod tests {
 
     #[test]
     fn a_profile_shows_its_servers_and_the_tools_its_globs_allow() {
-        let catalog = Arc::new(Catalog::build(&[
-            ready("a", &["read", "write", "delete"]),
-            ready("b", &["read"]),
-            ready("c", &["read"]),
-        ]));
+        let catalog = Arc::new(Catalog::build(
+            &[
+                ready("a", &["read", "write", "delete"]),
+                ready("b", &["read"]),
+                ready("c", &["read"]),
+            ],
+            &Default::default(),
+        ));
         let view = View::Profile(profile(
             Some(&["a", "b"]),
             &["a__*", "b__re?d"],
@@ -148,7 +151,10 @@ mod tests {
 
     #[test]
     fn every_server_without_a_list_nothing_when_gone_all_without_a_profile() {
-        let catalog = Arc::new(Catalog::build(&[ready("a", &["x"]), ready("b", &["x"])]));
+        let catalog = Arc::new(Catalog::build(
+            &[ready("a", &["x"]), ready("b", &["x"])],
+            &Default::default(),
+        ));
         let every = View::Profile(profile(None, &[], &["b__*"]));
         assert_eq!(names(&every.catalog(&catalog), ListKind::Tools), ["a__x"]);
         assert_eq!(

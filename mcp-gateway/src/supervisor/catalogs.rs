@@ -31,7 +31,7 @@ pub(crate) struct Catalogs {
 impl Catalogs {
     /// No server listed yet; items are named by `naming`.
     pub(crate) fn new(naming: Naming) -> Self {
-        let empty = || RwLock::new(Arc::new(Catalog::with_naming(&[], &naming)));
+        let empty = || RwLock::new(Arc::new(Catalog::build(&[], &naming)));
         Self {
             naming: RwLock::new(naming.clone()),
             ready: Mutex::new(BTreeMap::new()),
@@ -112,7 +112,7 @@ impl Catalogs {
     ) -> Arc<Catalog> {
         let reports: Vec<ServerReport> = reports.values().cloned().map(offered).collect();
         let naming = self.naming.read().clone();
-        Arc::new(Catalog::with_naming(&reports, &naming))
+        Arc::new(Catalog::build(&reports, &naming))
     }
 }
 

@@ -27,14 +27,11 @@ pub(crate) fn open(
     if let Some(handlers) = &shared.options.handlers {
         options.handler = handlers(&config.name);
     }
-    let context = ConnectContext {
-        http: shared.http.read().clone(),
-        graces: shared.options.graces,
-        tracer: options.tracer.clone(),
-        masker: options.masker.clone(),
-        #[cfg(feature = "oauth")]
-        auth: shared.options.auth.clone(),
-    };
+    let context = ConnectContext::for_session(&options)
+        .http(shared.http.read().clone())
+        .graces(shared.options.graces);
+    #[cfg(feature = "oauth")]
+    let context = context.auth(shared.options.auth.clone());
     let connectors = shared.options.connectors.clone();
     let config = config.clone();
     async move {

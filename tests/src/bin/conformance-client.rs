@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
-use mcpdisco::secret::SecretString;
 use mcpdisco_client::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
@@ -23,6 +22,7 @@ use mcpdisco_protocol::types::{
     ReadResourceParams, SkillEntry,
 };
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+use mcpdisco_transport::secret::SecretString;
 use serde_json::{Map, Value, json};
 
 /// Accepts every elicitation, answering fields that have no default with a plausible value

@@ -3,18 +3,17 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::super::error::ConfigError;
 use super::super::expand::env_reference;
+use super::super::server_entry::{EntryLaunch, ServerEntry};
 use super::outcome::{Added, clash};
 
-/// `text` with `entry` (our `mcpServers` shape) as server `name`.
+/// `text` with `entry` as server `name`.
 pub(crate) fn codex_add(
     path: &Path,
     text: &str,
     name: &str,
-    entry: &Value,
+    entry: &ServerEntry,
     replace: bool,
 ) -> Result<(String, Added), ConfigError> {
     let mut document: toml_edit::DocumentMut =
@@ -34,63 +33,72 @@ pub(crate) fn codex_add(
     if exists && !replace {
         return Err(clash(path, name));
     }
-    let mut table = toml_edit::Table::new();
-    let fields = entry.as_object().cloned().unwrap_or_default();
-    if let Some(command) = fields.get("command").and_then(Value::as_str) {
-        table["command"] = toml_edit::value(command);
-    }
-    if let Some(Value::Array(args)) = fields.get("args") {
-        let mut array = toml_edit::Array::new();
-        for arg in args.iter().filter_map(Value::as_str) {
-            array.push(arg);
-        }
-        table["args"] = toml_edit::value(array);
-    }
-    if let Some(Value::Object(env)) = fields.get("env") {
-        let mut literal = toml_edit::InlineTable::new();
-        let mut passed = toml_edit::Array::new();
-        for (key, value) in env {
-            let value = value.as_str().unwrap_or_default();
-            match env_reference(value) {
-                // Codex passes variables through by name rather than expanding references.
-                Some(var) if var == key => passed.push(key.as_str()),
-                _ => {
-                    literal.insert(key, value.into());
-                }
-            }
-        }
-        if !literal.is_empty() {
-            table["env"] = toml_edit::value(literal);
-        }
-        if !passed.is_empty() {
-            table["env_vars"] = toml_edit::value(passed);
-        }
-    }
-    if let Some(url) = fields.get("url").and_then(Value::as_str) {
-        table["url"] = toml_edit::value(url);
-    }
-    if let Some(Value::Object(headers)) = fields.get("headers") {
-        let mut literal = toml_edit::InlineTable::new();
-        let mut from_env = toml_edit::InlineTable::new();
-        for (header, value) in headers {
-            let value = value.as_str().unwrap_or_default();
-            if header.eq_ignore_ascii_case("authorization")
-                && let Some(var) = value.strip_prefix("Bearer ").and_then(env_reference)
-            {
-                table["bearer_token_env_var"] = toml_edit::value(var);
-            } else if let Some(var) = env_reference(value) {
-                from_env.insert(header, var.into());
-            } else {
-                literal.insert(header, value.into());
-            }
-        }
-        if !literal.is_empty() {
-            table["http_headers"] = toml_edit::value(literal);
-        }
-        if !from_env.is_empty() {
-            table["env_http_headers"] = toml_edit::value(from_env);
-        }
-    }
+    let table = match &entry.launch {
+        EntryLaunch::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => stdio_table(command, args, env, cwd.as_deref()),
+        EntryLaunch::Http { url, headers, .. } => http_table(url, headers),
+    };
     servers.insert(name, toml_edit::Item::Table(table));
     Ok((document.to_string(), Added::when(exists)))
+}
+
+fn stdio_table(
+    command: &str,
+    args: &[String],
+    env: &[(String, String)],
+    cwd: Option<&str>,
+) -> toml_edit::Table {
+    let mut table = toml_edit::Table::new();
+    table["command"] = toml_edit::value(command);
+    table["args"] = toml_edit::value(args.iter().collect::<toml_edit::Array>());
+    let mut literal = toml_edit::InlineTable::new();
+    let mut passed = toml_edit::Array::new();
+    for (key, value) in env {
+        match env_reference(value) {
+            // Codex passes variables through by name rather than expanding references.
+            Some(var) if var == key => passed.push(key.as_str()),
+            _ => {
+                literal.insert(key, value.as_str().into());
+            }
+        }
+    }
+    if !literal.is_empty() {
+        table["env"] = toml_edit::value(literal);
+    }
+    if !passed.is_empty() {
+        table["env_vars"] = toml_edit::value(passed);
+    }
+    if let Some(cwd) = cwd {
+        table["cwd"] = toml_edit::value(cwd);
+    }
+    table
+}
+
+fn http_table(url: &str, headers: &[(String, String)]) -> toml_edit::Table {
+    let mut table = toml_edit::Table::new();
+    table["url"] = toml_edit::value(url);
+    let mut literal = toml_edit::InlineTable::new();
+    let mut from_env = toml_edit::InlineTable::new();
+    for (header, value) in headers {
+        if header.eq_ignore_ascii_case("authorization")
+            && let Some(var) = value.strip_prefix("Bearer ").and_then(env_reference)
+        {
+            table["bearer_token_env_var"] = toml_edit::value(var);
+        } else if let Some(var) = env_reference(value) {
+            from_env.insert(header, var.into());
+        } else {
+            literal.insert(header, value.as_str().into());
+        }
+    }
+    if !literal.is_empty() {
+        table["http_headers"] = toml_edit::value(literal);
+    }
+    if !from_env.is_empty() {
+        table["env_http_headers"] = toml_edit::value(from_env);
+    }
+    table
 }

@@ -12,16 +12,21 @@ use serde_json::{Map, Value};
 use super::super::error::ConfigError;
 use super::super::format::{ConfigFormat, is_in_vscode_folder, is_settings_file};
 use super::super::json::{self, member};
+use super::super::server_entry::{EntryLaunch, ServerEntry};
 use super::outcome::{Added, clash};
 
 /// A new JSON file holding server `name`, in the shape its path suggests.
-pub(crate) fn new_file(path: &Path, name: &str, entry: &Value) -> Result<String, ConfigError> {
+pub(crate) fn new_file(
+    path: &Path,
+    name: &str,
+    entry: &ServerEntry,
+) -> Result<String, ConfigError> {
     let vscode = is_in_vscode_folder(path);
     let key = if vscode { "servers" } else { "mcpServers" };
     let entry = if vscode {
         vscode_entry(entry)
     } else {
-        entry.clone()
+        Value::Object(entry.to_fields())
     };
     let mut servers = Map::new();
     servers.insert(name.to_owned(), entry);
@@ -33,12 +38,12 @@ pub(crate) fn new_file(path: &Path, name: &str, entry: &Value) -> Result<String,
     Ok(text)
 }
 
-/// `text` with `entry` (our `mcpServers` shape) as server `name`.
+/// `text` with `entry` as server `name`.
 pub(crate) fn json_add(
     path: &Path,
     text: &str,
     name: &str,
-    entry: &Value,
+    entry: &ServerEntry,
     replace: bool,
 ) -> Result<(String, Added), ConfigError> {
     let document = json::parse(path, text)?;
@@ -57,7 +62,7 @@ pub(crate) fn json_add(
     let (keys, format) = servers_path(&root, path);
     let entry = match format {
         ConfigFormat::VsCode | ConfigFormat::VsCodeSettings => vscode_entry(entry),
-        _ => entry.clone(),
+        _ => Value::Object(entry.to_fields()),
     };
     // The deepest existing object on the way, and the keys still missing below it.
     let mut object = tree;
@@ -127,19 +132,16 @@ fn servers_path(root: &Map<String, Value>, path: &Path) -> (Vec<&'static str>, C
 }
 
 /// VS Code wants a `type` on every server.
-fn vscode_entry(entry: &Value) -> Value {
-    let mut entry = entry.clone();
-    if let Value::Object(fields) = &mut entry
-        && !fields.contains_key("type")
-    {
-        let kind = if fields.contains_key("command") {
-            "stdio"
-        } else {
-            "http"
+fn vscode_entry(entry: &ServerEntry) -> Value {
+    let mut fields = entry.to_fields();
+    if !fields.contains_key("type") {
+        let kind = match entry.launch {
+            EntryLaunch::Stdio { .. } => "stdio",
+            EntryLaunch::Http { .. } => "http",
         };
         fields.insert("type".into(), Value::String(kind.into()));
     }
-    entry
+    Value::Object(fields)
 }
 
 /// Inserts `"name": value` as the last member of `object`.

@@ -7,9 +7,10 @@
 //! | Codex CLI `config.toml` | a `[mcp_servers.<name>]` table | every other line, comments included (`toml_edit`) |
 //! | Goose `config.yaml` | an `extensions` entry | every value and its order; YAML comments are not kept |
 //!
-//! The entry is given in our `mcpServers` shape (`command`, `args`, `env`,
-//! `type`, `url`, `headers`) and translated for the host. A new file is
-//! created in the shape its name suggests. The file is replaced atomically.
+//! The entry is a [`ServerEntry`] (references such as `${env:TOKEN}` kept
+//! as written, so no secret is written), translated for the host. A new
+//! file is created in the shape its name suggests. The file is replaced
+//! atomically, keeping its permissions.
 
 mod codex;
 mod goose;
@@ -19,20 +20,19 @@ mod outcome;
 use std::path::Path;
 
 use mcpdisco_transport::fs::AtomicWrite;
-use serde_json::Value;
 
 use super::error::ConfigError;
 use super::format::Syntax;
+use super::server_entry::ServerEntry;
 
 pub use outcome::Added;
 
-/// Adds `entry` (our `mcpServers` shape) as server `name` to the config at
-/// `path`, in that file's format. A server of that name already there is an
-/// error unless `replace`.
+/// Adds `entry` as server `name` to the config at `path`, in that file's
+/// format. A server of that name already there is an error unless `replace`.
 pub fn add_server(
     path: &Path,
     name: &str,
-    entry: &Value,
+    entry: &ServerEntry,
     replace: bool,
 ) -> Result<Added, ConfigError> {
     let existing = match std::fs::read_to_string(path) {

@@ -13,6 +13,8 @@ use serde_json::Value;
 use mcpdisco_capability::Manifest;
 use mcpdisco_transport::fs::write_atomically;
 
+use crate::fnv::fnv1a_32;
+
 /// Which forms `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Formats {
@@ -99,18 +101,9 @@ pub fn file_stem(name: &str) -> String {
         || device
     {
         stem.truncate(MAX_STEM);
-        stem.push_str(&format!("-{:08x}", fnv(name.as_bytes())));
+        stem.push_str(&format!("-{:08x}", fnv1a_32(name.as_bytes())));
     }
     stem
-}
-
-fn fnv(bytes: &[u8]) -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for byte in bytes {
-        hash ^= u32::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
 }
 
 impl CapabilityDir {

@@ -7,13 +7,33 @@
 //! `printf '%s' '<canonical>' | sha256sum`. Server keys are the first 16
 //! bytes of the same hash over the server's identity.
 
-use mcpdisco_capability::pins::{ItemKind, Pin, server_key};
-use serde_json::Value;
+use mcpdisco_capability::pins::{ItemKind, PinItem, ServerIdentity, server_key};
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::types::{Prompt, Resource, ResourceTemplate, SkillEntry, Tool};
 
+/// The pin key and hash of the item of `kind` its server sent as `text`.
 fn pin(kind: ItemKind, text: &str) -> (String, String) {
-    let item: Value = serde_json::from_str(text).unwrap();
-    let (key, pin) = Pin::of(kind, &item).unwrap();
+    let item = RawJson::parse(text.to_owned()).unwrap();
+    let (key, pin) = PinItem::read(kind, &item).pin().unwrap();
     (key, pin.sha256)
+}
+
+/// The same for the item decoded into its protocol type (the same answer
+/// when the server sent no `null` for an optional member).
+fn typed_pin(kind: ItemKind, text: &str) -> (String, String) {
+    use mcpdisco_capability::Pinnable;
+    fn of<T: Pinnable + serde::de::DeserializeOwned>(text: &str) -> (String, String) {
+        let item: T = serde_json::from_str(text).unwrap();
+        let (key, pin) = item.pin().unwrap();
+        (key, pin.sha256)
+    }
+    match kind {
+        ItemKind::Tool => of::<Tool>(text),
+        ItemKind::Prompt => of::<Prompt>(text),
+        ItemKind::Resource => of::<Resource>(text),
+        ItemKind::Template => of::<ResourceTemplate>(text),
+        ItemKind::Skill => of::<SkillEntry>(text),
+    }
 }
 
 #[test]
@@ -29,6 +49,7 @@ fn a_tool_is_hashed_over_its_five_fields_whatever_else_it_carries() {
         "description": "Searches — fast ✓", "_meta": {"x": 1},
         "outputSchema": {"type": "object", "properties": {"hits": {"type": "array"}}}, "x-vendor": true}"#;
     assert_eq!(pin(ItemKind::Tool, sent), expected);
+    assert_eq!(typed_pin(ItemKind::Tool, sent), expected);
     // The same tool, its members in another order and without the fields
     // that are not pinned: the same hash.
     let reordered = r#"{"outputSchema": {"properties": {"hits": {"type": "array"}}, "type": "object"},
@@ -42,7 +63,10 @@ fn a_tool_is_hashed_over_its_five_fields_whatever_else_it_carries() {
 fn a_bare_tool_is_hashed_over_what_it_has() {
     // {"inputSchema":{"type":"object"},"name":"now"}
     assert_eq!(
-        pin(ItemKind::Tool, r#"{"name": "now", "inputSchema": {"type": "object"}}"#),
+        pin(
+            ItemKind::Tool,
+            r#"{"name": "now", "inputSchema": {"type": "object"}}"#
+        ),
         (
             "tool:now".to_owned(),
             "9c5754d7cef1ba943044cf52b2ee8203f90e47d9db2bb9e036e64945d8b1c4c1".to_owned()
@@ -106,41 +130,55 @@ fn prompts_resources_templates_and_skills_are_hashed_over_their_fields() {
         ),
     ];
     for (kind, sent, key, sha256) in cases {
-        assert_eq!(
-            pin(kind, sent),
-            (key.to_owned(), sha256.to_owned()),
-            "{kind:?}"
-        );
+        let expected = (key.to_owned(), sha256.to_owned());
+        assert_eq!(pin(kind, sent), expected, "{kind:?}");
+        assert_eq!(typed_pin(kind, sent), expected, "{kind:?} typed");
     }
 }
 
 #[test]
 fn an_item_without_its_identity_is_not_pinned() {
     for (kind, sent) in [
-        (ItemKind::Tool, r#"{"description": "no name", "inputSchema": {}}"#),
+        (
+            ItemKind::Tool,
+            r#"{"description": "no name", "inputSchema": {}}"#,
+        ),
         (ItemKind::Tool, r#"{"name": 7, "inputSchema": {}}"#),
         (ItemKind::Resource, r#"{"name": "no uri"}"#),
-        (ItemKind::Template, r#"{"uri": "file:///a", "name": "a uri, not a template"}"#),
+        (
+            ItemKind::Template,
+            r#"{"uri": "file:///a", "name": "a uri, not a template"}"#,
+        ),
     ] {
-        let item: Value = serde_json::from_str(sent).unwrap();
-        assert!(Pin::of(kind, &item).is_none(), "{sent}");
+        let item = RawJson::parse(sent).unwrap();
+        assert!(PinItem::read(kind, &item).pin().is_none(), "{sent}");
     }
 }
 
 #[test]
 fn server_keys_hash_the_identity_with_absent_members_as_null() {
     // {"args":null,"command":null,"name":"github","settings":null,"transport":"http","url":"https://api.github.com/mcp"}
-    let http: Value = serde_json::from_str(
-        r#"{"name": "github", "transport": "http", "command": null, "args": null,
-            "url": "https://api.github.com/mcp", "settings": null}"#,
-    )
-    .unwrap();
+    let http = ServerIdentity {
+        name: "github".into(),
+        transport: "http".into(),
+        command: None,
+        args: None,
+        url: Some("https://api.github.com/mcp".into()),
+        settings: None,
+    };
     assert_eq!(server_key(&http), "b7481e90fc00521bc8b02f0f191e87a9");
     // {"args":["-y","server-fs","--token","***"],"command":"npx","name":"fs","settings":null,"transport":"stdio","url":null}
-    let stdio: Value = serde_json::from_str(
-        r#"{"name": "fs", "transport": "stdio", "command": "npx",
-            "args": ["-y", "server-fs", "--token", "***"], "url": null, "settings": null}"#,
-    )
-    .unwrap();
+    let stdio = ServerIdentity {
+        name: "fs".into(),
+        transport: "stdio".into(),
+        command: Some("npx".into()),
+        args: Some(
+            ["-y", "server-fs", "--token", "***"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        url: None,
+        settings: None,
+    };
     assert_eq!(server_key(&stdio), "81e7d55e2c76b9e9eab0b71b6d5cd5be");
 }

@@ -365,6 +365,7 @@ mod tests {
                     &server,
                     &RawJson::from_value(&json!({"name": name, "inputSchema": {"type": "object"}})),
                 )
+                .ok()
             })
             .collect();
         let written = capabilities.export(&manifests, Formats::Both).unwrap();

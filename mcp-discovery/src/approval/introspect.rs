@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use mcpdisco_capability::types::{Field, TypeExpr};
 use mcpdisco_client::protocol::types::{CallToolParams, CallToolResult, Tool};
 use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError};
+use mcpdisco_protocol::schema::{Schema, SchemaType};
 
 use super::warning::Warning;
 use crate::config::ServerConfig;
@@ -36,56 +37,43 @@ pub fn eligible(tool: &Tool) -> bool {
 /// default, else its first example, else its first enum value or const,
 /// else an empty value of its type.
 pub fn minimal_arguments(schema: &Value) -> Value {
-    minimal(schema, 0)
+    minimal(Schema::new(schema), 0)
 }
 
-fn minimal(schema: &Value, depth: usize) -> Value {
+fn minimal(schema: Schema<'_>, depth: usize) -> Value {
     if depth > MAX_DEPTH {
         return Value::Null;
     }
-    for key in ["default", "const"] {
-        if let Some(value) = schema.get(key) {
-            return value.clone();
-        }
+    if let Some(value) = schema.default_value().or_else(|| schema.const_value()) {
+        return value.clone();
     }
-    for key in ["examples", "enum"] {
-        if let Some(first) = schema
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-        {
-            return first.clone();
-        }
+    let first = |values: Option<&[Value]>| values.and_then(<[Value]>::first).cloned();
+    if let Some(value) = first(schema.examples()).or_else(|| first(schema.enum_values())) {
+        return value;
     }
-    let kind = match schema.get("type") {
-        Some(Value::String(kind)) => kind.as_str(),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|k| *k != "null")
-            .unwrap_or("null"),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "null",
+    let kind = match schema.types() {
+        SchemaType::One(kind) => kind,
+        SchemaType::Several(kinds) => kinds.into_iter().find(|k| *k != "null").unwrap_or("null"),
+        SchemaType::Unstated if schema.has("properties") => "object",
+        SchemaType::Unstated => "null",
     };
     match kind {
         "string" => Value::String(String::new()),
-        "integer" | "number" => {
-            Value::from(schema.get("minimum").and_then(Value::as_i64).unwrap_or(0))
-        }
+        "integer" | "number" => Value::from(
+            schema
+                .keyword("minimum")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+        ),
         "boolean" => Value::Bool(false),
         "array" => Value::Array(Vec::new()),
         "object" => {
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
             let mut object = Map::new();
-            for name in required {
-                let property = schema["properties"].get(name).unwrap_or(&Value::Null);
-                object.insert(name.to_owned(), minimal(property, depth + 1));
+            for name in schema.required() {
+                let property = schema
+                    .property(name)
+                    .map_or(Value::Null, |property| minimal(property, depth + 1));
+                object.insert(name.to_owned(), property);
             }
             Value::Object(object)
         }

@@ -235,6 +235,18 @@ mod tests {
         );
         assert_eq!(scope_of(&stdio).key, "81e7d55e2c76b9e9eab0b71b6d5cd5be");
         assert_eq!(scope_of(&stdio).name, "fs");
+        // A third party's transport, its settings as shown:
+        // {"args":null,"command":null,"name":"ext","settings":{"apiKey":"***","region":"eu","url":"https://h.example/mcp"},"transport":"mine","url":null}
+        let settings =
+            json!({"url": "https://h.example/mcp", "apiKey": "sk-live-0123456789", "region": "eu"});
+        let custom = ServerConfig::new(
+            "ext",
+            Launch::Custom {
+                transport: "mine".into(),
+                settings: settings.as_object().unwrap().clone(),
+            },
+        );
+        assert_eq!(scope_of(&custom).key, "9bde13100ad67799913ec98c4b55ad8c");
     }
 
     #[tokio::test]

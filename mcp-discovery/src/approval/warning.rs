@@ -9,6 +9,7 @@ use crate::cache::StoreError;
 
 /// What an approval step passed over.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum Warning {
     /// The fleet's shared pins could not be read: the lock file's were used.
     #[error("shared pins unavailable ({failure}); using {}", lock.display())]
@@ -55,6 +56,7 @@ pub enum Warning {
 
 /// Why the fleet's shared pins could not be used.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum SharedPinsFailure {
     /// The shared store could not be opened (its URL is not one, or this
     /// build has no Redis client).

@@ -66,6 +66,7 @@ pub struct ApprovalError {
 
 /// Why an approval step failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ApprovalFailure {
     /// The manifests folder could not be read or written.
     #[error("{what} {}: {source}", dir.display())]

@@ -4,6 +4,7 @@
 //! the pins are computed from. Every text that came from the server or the
 //! config passes through the server's masker.
 
+use mcpdisco_protocol::types::Tool;
 use serde_json::{Value, json};
 
 use crate::infer;
@@ -57,48 +58,43 @@ pub struct Manifest {
     pub domains: Vec<String>,
     /// What it does.
     pub categories: Vec<String>,
-    /// The tool as the server sent it (masked): name, description, schemas, annotations.
-    pub tool_definition: Value,
+    /// The tool as its server listed it (masked): name, description,
+    /// schemas, annotations.
+    pub tool_definition: Tool,
 }
 
 impl Manifest {
     /// The manifest of `tool` (as listed by the server named `server`,
-    /// reached through `provider`); `None` for an item that has no name.
-    /// `tool` is taken as it is: mask what it may carry first.
-    pub fn of(server: &str, provider: Provider, tool: &Value) -> Option<Manifest> {
-        let name = tool.get("name")?.as_str()?.to_owned();
-        let definition = tool.clone();
-        let description = definition
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let input = definition
-            .get("inputSchema")
-            .map_or(TypeExpr::Any, TypeExpr::from_schema);
-        let output = definition.get("outputSchema").map(TypeExpr::from_schema);
-        let annotations = definition.get("annotations");
-        let hint = |key: &str| {
-            annotations
-                .and_then(|a| a.get(key))
-                .and_then(Value::as_bool)
-        };
-        Some(Manifest {
-            id: format!("mcp.{}.{}", keyword_part(server), keyword_part(&name)),
+    /// reached through `provider`). `tool` is taken as it is: mask what it
+    /// may carry first.
+    pub fn of(server: &str, provider: Provider, tool: &Tool) -> Manifest {
+        let input = tool
+            .input_schema
+            .to_value()
+            .map_or(TypeExpr::Any, |schema| TypeExpr::from_schema(&schema));
+        let output = tool.output_schema.as_ref().map(|schema| {
+            schema
+                .to_value()
+                .map_or(TypeExpr::Any, |schema| TypeExpr::from_schema(&schema))
+        });
+        let hints = tool.annotations.as_ref();
+        Manifest {
+            id: format!("mcp.{}.{}", keyword_part(server), keyword_part(&tool.name)),
             server: server.to_owned(),
-            domains: infer::infer_domains(server, &name),
+            domains: infer::infer_domains(server, &tool.name),
             categories: infer::infer_category_with(
-                &name,
-                hint("readOnlyHint"),
-                hint("destructiveHint"),
+                &tool.name,
+                hints.and_then(|h| h.read_only_hint),
+                hints.and_then(|h| h.destructive_hint),
             ),
-            tool: name,
+            tool: tool.name.clone(),
             version: MANIFEST_VERSION.to_owned(),
-            description,
+            description: tool.description.clone(),
             input,
             output,
             provider,
-            tool_definition: definition,
-        })
+            tool_definition: tool.clone(),
+        }
     }
 
     /// The RTFS form: `(capability :mcp.github.list_issues :version "1.0.0" …)`.
@@ -205,8 +201,8 @@ fn write_strings(out: &mut String, items: &[String]) {
 mod tests {
     use super::*;
 
-    fn tool(value: Value) -> Value {
-        value
+    fn tool(value: Value) -> Tool {
+        serde_json::from_value(value).unwrap()
     }
 
     #[test]
@@ -222,8 +218,7 @@ mod tests {
                 "inputSchema": {"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"state":{"type":"string","enum":["open","closed","all"]}},"required":["owner","repo"]},
                 "outputSchema": {"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"title":{"type":"string"},"state":{"type":"string"}},"required":["id","title","state"]}}
             })),
-        )
-        .unwrap();
+        );
         assert_eq!(
             manifest.to_rtfs(),
             "(capability :mcp.github.list_issues\n  :version \"1.0.0\"\n  :description \"List issues in a GitHub repository\"\n  :input-schema [:map [:owner :string] [:repo :string] [:state {:optional true} [:enum \"open\" \"closed\" \"all\"]]]\n  :output-schema [:vector [:map [:id :int] [:title :string] [:state :string]]]\n  :provider {:type :mcp :server-url \"https://api.github.com/mcp\" :tool-name \"list_issues\"}\n  :domains [\"github\" \"github.issues\"]\n  :categories [\"crud.read\"])\n"
@@ -245,10 +240,11 @@ mod tests {
         };
         let manifest = Manifest::of(
             "fs",
-            provider.clone(),
-            &tool(json!({"name": "read \"file\"", "description": "line one\nline two"})),
-        )
-        .unwrap();
+            provider,
+            &tool(
+                json!({"name": "read \"file\"", "description": "line one\nline two", "inputSchema": {}}),
+            ),
+        );
         let rtfs = manifest.to_rtfs();
         assert!(
             rtfs.starts_with("(capability :mcp.fs.read__file_\n"),
@@ -263,6 +259,5 @@ mod tests {
             "{rtfs}"
         );
         assert!(rtfs.contains(":tool-name \"read \\\"file\\\"\""), "{rtfs}");
-        assert!(Manifest::of("fs", provider, &tool(json!({"description": "no name"}))).is_none());
     }
 }

@@ -2,8 +2,11 @@
 //! RTFS (`[:map [:owner :string] …]`) or as a short type name. Lenient: what
 //! cannot be understood is `:any`, never an error; local `$ref`s are
 //! followed and cycles cut; `allOf` is merged; the tree is bounded in depth
-//! and size whatever the schema.
+//! and size whatever the schema. The schema's keywords are read through
+//! [`Schema`], the protocol crate's one reader of JSON Schemas; the walk
+//! and its rules are this module's.
 
+use mcpdisco_protocol::schema::{Schema, SchemaType};
 use serde_json::{Map, Value};
 
 /// The deepest nesting converted; deeper parts are `:any`.
@@ -50,7 +53,7 @@ pub struct Field {
 /// What a conversion carries along: the root (for `$ref`s), the references
 /// being followed (to cut cycles), and the node budget.
 struct Converter<'a> {
-    root: &'a Value,
+    root: Schema<'a>,
     following: Vec<String>,
     nodes: usize,
 }
@@ -58,6 +61,7 @@ struct Converter<'a> {
 impl TypeExpr {
     /// The type of `schema` (a JSON Schema; anything else is `:any`).
     pub fn from_schema(schema: &Value) -> TypeExpr {
+        let schema = Schema::new(schema);
         Converter {
             root: schema,
             following: Vec::new(),
@@ -209,32 +213,31 @@ pub(crate) fn write_string(out: &mut String, text: &str) {
 }
 
 impl Converter<'_> {
-    fn convert(&mut self, schema: &Value, depth: usize) -> TypeExpr {
+    fn convert(&mut self, schema: Schema<'_>, depth: usize) -> TypeExpr {
         self.nodes += 1;
-        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES || !schema.value().is_object() {
             return TypeExpr::Any;
         }
-        let Value::Object(object) = schema else {
-            return TypeExpr::Any;
-        };
-        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+        if let Some(reference) = schema.reference() {
             return self.follow(reference, depth);
         }
-        if let Some(parts) = object.get("allOf").and_then(Value::as_array) {
-            let merged = self.merge_all_of(object, parts);
-            return self.convert_plain(&merged, depth);
+        if let Some(parts) = schema.all_of() {
+            let merged = self.merge_all_of(schema, parts);
+            return self.convert_plain(Schema::new(&merged), depth);
         }
-        self.convert_plain(object, depth)
+        self.convert_plain(schema, depth)
+    }
+
+    /// Whether `reference` is being followed already (a cycle).
+    fn is_following(&self, reference: &str) -> bool {
+        self.following.iter().any(|r| r == reference)
     }
 
     fn follow(&mut self, reference: &str, depth: usize) -> TypeExpr {
-        if self.following.iter().any(|r| r == reference) {
+        if self.is_following(reference) {
             return TypeExpr::Any;
         }
-        let target = reference
-            .strip_prefix('#')
-            .and_then(|pointer| self.root.pointer(pointer));
-        let Some(target) = target else {
+        let Some(target) = self.root.resolve(reference) else {
             return TypeExpr::Any;
         };
         self.following.push(reference.to_owned());
@@ -246,52 +249,36 @@ impl Converter<'_> {
     /// One object schema from `allOf`'s parts and the schema's own members:
     /// properties and `required` united; other members from the first part
     /// that has them.
-    fn merge_all_of(&mut self, own: &Map<String, Value>, parts: &[Value]) -> Map<String, Value> {
-        let mut merged = own.clone();
+    fn merge_all_of(&mut self, own: Schema<'_>, parts: &[Value]) -> Value {
+        let mut merged = own.value().as_object().cloned().unwrap_or_default();
         merged.remove("allOf");
-        let mut properties = merged
-            .get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let mut required: Vec<Value> = merged
-            .get("required")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let mut properties: Map<String, Value> = own
+            .properties()
+            .map(|(name, schema)| (name.to_owned(), schema.value().clone()))
+            .collect();
+        let mut required: Vec<&str> = own.required().collect();
         for part in parts {
-            let part = match part.get("$ref").and_then(Value::as_str) {
-                Some(reference) if !self.following.iter().any(|r| r == reference) => reference
-                    .strip_prefix('#')
-                    .and_then(|pointer| self.root.pointer(pointer))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                Some(_) => Value::Null,
-                None => part.clone(),
+            let part = match Schema::new(part).reference() {
+                Some(reference) if !self.is_following(reference) => self.root.resolve(reference),
+                Some(_) => None,
+                None => Some(Schema::new(part)),
             };
-            let Value::Object(part) = part else {
+            let Some(part) = part.filter(|part| part.value().is_object()) else {
                 continue;
             };
-            if let Some(more) = part.get("properties").and_then(Value::as_object) {
-                for (name, schema) in more {
-                    properties
-                        .entry(name.clone())
-                        .or_insert_with(|| schema.clone());
+            for (name, schema) in part.properties() {
+                properties
+                    .entry(name)
+                    .or_insert_with(|| schema.value().clone());
+            }
+            for name in part.required() {
+                if !required.contains(&name) {
+                    required.push(name);
                 }
             }
-            for name in part
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if !required.contains(name) {
-                    required.push(name.clone());
-                }
-            }
-            for (key, value) in part {
+            for (key, value) in part.value().as_object().into_iter().flatten() {
                 if key != "properties" && key != "required" {
-                    merged.entry(key).or_insert(value);
+                    merged.entry(key).or_insert_with(|| value.clone());
                 }
             }
         }
@@ -302,37 +289,34 @@ impl Converter<'_> {
                 .or_insert_with(|| Value::from("object"));
         }
         if !required.is_empty() {
-            merged.insert("required".into(), Value::Array(required));
+            merged.insert("required".into(), Value::from(required));
         }
-        merged
+        Value::Object(merged)
     }
 
-    fn convert_plain(&mut self, object: &Map<String, Value>, depth: usize) -> TypeExpr {
-        if let Some(values) = object.get("enum").and_then(Value::as_array) {
-            return TypeExpr::Enum(values.clone());
+    fn convert_plain(&mut self, schema: Schema<'_>, depth: usize) -> TypeExpr {
+        if let Some(values) = schema.enum_values() {
+            return TypeExpr::Enum(values.to_vec());
         }
-        if let Some(value) = object.get("const") {
+        if let Some(value) = schema.const_value() {
             return TypeExpr::Enum(vec![value.clone()]);
         }
-        for keyword in ["anyOf", "oneOf"] {
-            if let Some(alternatives) = object.get(keyword).and_then(Value::as_array) {
-                let converted: Vec<TypeExpr> = alternatives
-                    .iter()
-                    .map(
-                        |alternative| match alternative.get("type").and_then(Value::as_str) {
-                            Some("null") => TypeExpr::Nil,
-                            _ => self.convert(alternative, depth + 1),
-                        },
-                    )
-                    .collect();
-                return or(converted);
-            }
+        if let Some(alternatives) = schema.alternatives() {
+            let converted: Vec<TypeExpr> = alternatives
+                .iter()
+                .map(Schema::new)
+                .map(|alternative| match alternative.types() {
+                    SchemaType::One("null") => TypeExpr::Nil,
+                    _ => self.convert(alternative, depth + 1),
+                })
+                .collect();
+            return or(converted);
         }
-        match object.get("type") {
-            Some(Value::String(name)) => self.of_type(name, object, depth),
-            Some(Value::Array(names)) => {
+        match schema.types() {
+            SchemaType::One(name) => self.of_type(name, schema, depth),
+            SchemaType::Several(names) => {
                 let mut unique: Vec<&str> = Vec::new();
-                for name in names.iter().filter_map(Value::as_str) {
+                for name in names {
                     if !unique.contains(&name) {
                         unique.push(name);
                     }
@@ -343,51 +327,42 @@ impl Converter<'_> {
                         if name == "null" {
                             TypeExpr::Nil
                         } else {
-                            self.of_type(name, object, depth)
+                            self.of_type(name, schema, depth)
                         }
                     })
                     .collect();
                 or(converted)
             }
-            _ if object.contains_key("properties") => self.of_type("object", object, depth),
-            _ if object.contains_key("items") => self.of_type("array", object, depth),
-            _ => TypeExpr::Any,
+            SchemaType::Unstated if schema.has("properties") => {
+                self.of_type("object", schema, depth)
+            }
+            SchemaType::Unstated if schema.has("items") => self.of_type("array", schema, depth),
+            SchemaType::Unstated => TypeExpr::Any,
         }
     }
 
-    fn of_type(&mut self, name: &str, object: &Map<String, Value>, depth: usize) -> TypeExpr {
+    fn of_type(&mut self, name: &str, schema: Schema<'_>, depth: usize) -> TypeExpr {
         match name {
             "string" => TypeExpr::String,
             "integer" => TypeExpr::Int,
             "number" => TypeExpr::Float,
             "boolean" => TypeExpr::Bool,
-            "array" => TypeExpr::Vector(Box::new(match object.get("items") {
+            "array" => TypeExpr::Vector(Box::new(match schema.items() {
                 Some(items) => self.convert(items, depth + 1),
                 None => TypeExpr::Any,
             })),
             "object" => {
-                let required: Vec<&str> = object
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
+                let required: Vec<&str> = schema.required().collect();
                 let mut fields = Vec::new();
-                for (key, schema) in object
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flatten()
-                {
+                for (key, property) in schema.properties() {
                     // The budget counts fields too: past it, the map ends.
                     if self.nodes >= MAX_NODES {
                         break;
                     }
                     fields.push(Field {
-                        name: key.clone(),
-                        optional: !required.contains(&key.as_str()),
-                        ty: self.convert(schema, depth + 1),
+                        name: key.to_owned(),
+                        optional: !required.contains(&key),
+                        ty: self.convert(property, depth + 1),
                     });
                 }
                 TypeExpr::Map(fields)

@@ -97,13 +97,13 @@ async fn run_command(
         } => {
             let report = context.discover(&loaded.servers, true).await;
             let outputs = if *introspect_output {
-                capabilities::introspect_outputs(&context, &report).await
+                capabilities::output_types(&context, &report).await
             } else {
                 Default::default()
             };
             capabilities::export(global, loaded, &report, dir, *format, &outputs)
         }
-        Command::Pending { dir } => capabilities::pending(global, dir),
+        Command::Pending { dir } => capabilities::pending(global, loaded, dir),
         Command::Approve { server, tools, dir } => {
             // Approval pins what the server offers now: discover it afresh.
             let only: Vec<ServerConfig> = loaded
@@ -122,11 +122,9 @@ async fn run_command(
             command: PinsCommand::Diff { server },
         } => {
             let report = context.discover(&loaded.servers, true).await;
-            let lock = capabilities::lock_path(global, loaded);
-            let pins = capabilities::load_pins(global, &lock).await?;
-            let mut checks = capabilities::checks(loaded, &pins, &report);
+            let mut checks = capabilities::verify(global, loaded, &report).await?.servers;
             if let Some(server) = server {
-                checks.retain(|(name, _)| name == server);
+                checks.retain(|checked| &checked.server == server);
             }
             Ok(capabilities::diff(global, &checks))
         }

@@ -21,22 +21,21 @@ use crate::render;
 pub async fn discover(context: &Context<'_>, verify_pins: bool) -> Result<ExitCode, UsageError> {
     let (global, loaded, style) = (context.global, &context.loaded, context.style);
     let report = context.discover(&loaded.servers, verify_pins).await;
-    let lock = capabilities::lock_path(global, loaded);
-    let pins = capabilities::load_pins(global, &lock).await?;
-    let checks = capabilities::checks(loaded, &pins, &report);
+    let verification = capabilities::verify(global, loaded, &report).await?;
+    let checks = &verification.servers;
     if global.json {
         let mut document = serde_json::to_value(&report).unwrap_or_default();
         if !checks.is_empty() {
-            document["pins"] = capabilities::statuses_json(&checks);
+            document["pins"] = capabilities::statuses_json(checks);
         }
         print_json(&document);
     } else {
         print!("{}", render::discover(&report, discovery_now(), style));
-        for line in capabilities::summary_lines(&checks) {
+        for line in capabilities::summary_lines(checks) {
             println!("{line}");
         }
     }
-    if verify_pins && capabilities::violated(&checks) {
+    if verify_pins && verification.violated() {
         return Ok(ExitCode::from(exit::PINS_CHANGED));
     }
     Ok(status_of(&report))

@@ -62,6 +62,7 @@ pub mod config;
 pub mod connect;
 pub mod discovery;
 pub mod doctor;
+mod fnv;
 #[cfg(feature = "registry")]
 pub mod registry;
 pub mod report;

@@ -5,7 +5,8 @@
 //! serde_json, thiserror and bytes, and can be used from any runtime or none.
 //!
 //! Results, list items and JSON Schemas are kept as [`RawJson`]: the text the
-//! peer sent, decoded only when asked (see [`raw`]).
+//! peer sent, decoded only when asked (see [`raw`]). A decoded JSON Schema
+//! is read keyword by keyword through [`schema::Schema`].
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -17,6 +18,7 @@ pub mod method;
 pub mod methods;
 pub mod modern_request;
 pub mod raw;
+pub mod schema;
 pub mod server;
 pub mod types;
 pub mod version;

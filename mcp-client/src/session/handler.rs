@@ -10,6 +10,7 @@
 use async_trait::async_trait;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
+use mcpdisco_protocol::schema::Schema;
 use mcpdisco_protocol::types::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams,
     ElicitResult, ListRootsResult, MetaParams,
@@ -115,18 +116,16 @@ pub fn apply_elicitation_defaults(result: &mut ElicitResult, requested_schema: &
     if result.action != ElicitAction::Accept {
         return;
     }
-    let Some(properties) = requested_schema
-        .get("properties")
-        .and_then(Value::as_object)
-    else {
+    let schema = Schema::new(requested_schema);
+    if !schema.keyword("properties").is_some_and(Value::is_object) {
         return;
-    };
+    }
     let content = result.content.get_or_insert_with(Default::default);
-    for (name, property) in properties {
-        if let Some(default) = property.get("default")
+    for (name, property) in schema.properties() {
+        if let Some(default) = property.default_value()
             && !content.contains_key(name)
         {
-            content.insert(name.clone(), default.clone());
+            content.insert(name.to_owned(), default.clone());
         }
     }
 }

@@ -13,6 +13,8 @@ use serde_json::Value;
 use mcpdisco_capability::Manifest;
 use mcpdisco_transport::fs::write_atomically;
 
+use crate::fnv::fnv1a_32;
+
 /// Which forms `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Formats {
@@ -99,18 +101,9 @@ pub fn file_stem(name: &str) -> String {
         || device
     {
         stem.truncate(MAX_STEM);
-        stem.push_str(&format!("-{:08x}", fnv(name.as_bytes())));
+        stem.push_str(&format!("-{:08x}", fnv1a_32(name.as_bytes())));
     }
     stem
-}
-
-fn fnv(bytes: &[u8]) -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for byte in bytes {
-        hash ^= u32::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
 }
 
 impl CapabilityDir {
@@ -341,6 +334,25 @@ mod tests {
         assert!(file_stem(&"x".repeat(500)).len() <= MAX_STEM + 9);
     }
 
+    /// Known answers for manifest file names, a stored format (approved
+    /// manifests are found, and their pins removed, by them): computed once
+    /// outside this crate (FNV-1a 32 of the original name's UTF-8).
+    #[test]
+    fn file_stems_have_known_answers() {
+        for (name, expected) in [
+            ("list_issues", "list_issues".to_owned()),
+            ("Search", "Search-c646a2c9".to_owned()),
+            ("../../etc/passwd", "_.._.._etc_passwd-6fadc99a".to_owned()),
+            ("", "_-811c9dc5".to_owned()),
+            ("con", "con-f08dd14b".to_owned()),
+            ("aux.json", "aux.json-7e7ec8b3".to_owned()),
+            ("résumé", "r_sum_-b6e8fa7c".to_owned()),
+            (&"x".repeat(120), format!("{}-c14b2ba5", "x".repeat(100))),
+        ] {
+            assert_eq!(file_stem(name), expected, "{name}");
+        }
+    }
+
     #[test]
     fn export_approve_revoke_and_load() {
         let dir = tempfile::tempdir().unwrap();
@@ -353,6 +365,7 @@ mod tests {
                     &server,
                     &RawJson::from_value(&json!({"name": name, "inputSchema": {"type": "object"}})),
                 )
+                .ok()
             })
             .collect();
         let written = capabilities.export(&manifests, Formats::Both).unwrap();

@@ -5,13 +5,19 @@
 //! inferred from `structuredContent` or from JSON text content. Any failure
 //! leaves the type unknown; no other tool is ever called.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use mcpdisco_capability::types::{Field, TypeExpr};
-use mcpdisco_client::protocol::types::{CallToolParams, CallToolResult};
-use mcpdisco_client::session::{RequestOptions, Session};
+use mcpdisco_client::protocol::types::{CallToolParams, CallToolResult, Tool};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError};
+use mcpdisco_protocol::schema::{Schema, SchemaType};
+
+use super::warning::Warning;
+use crate::config::ServerConfig;
+use crate::report::{DiscoveryReport, ServerStatus};
 
 /// How long an introspection call may take.
 pub const INTROSPECTION_TIMEOUT: Duration = Duration::from_secs(5);
@@ -20,67 +26,54 @@ const MAX_DEPTH: usize = 8;
 
 /// Whether `tool` may be called to learn its output: it says it only reads,
 /// does not say it destroys, and declares no output schema.
-pub fn eligible(tool: &Value) -> bool {
-    let hint = |key: &str| tool["annotations"].get(key).and_then(Value::as_bool);
-    hint("readOnlyHint") == Some(true)
-        && hint("destructiveHint") != Some(true)
-        && tool.get("outputSchema").is_none()
+pub fn eligible(tool: &Tool) -> bool {
+    let hints = tool.annotations.as_ref();
+    hints.and_then(|h| h.read_only_hint) == Some(true)
+        && hints.and_then(|h| h.destructive_hint) != Some(true)
+        && tool.output_schema.is_none()
 }
 
 /// The smallest arguments `schema` accepts: required members only, each its
 /// default, else its first example, else its first enum value or const,
 /// else an empty value of its type.
 pub fn minimal_arguments(schema: &Value) -> Value {
-    minimal(schema, 0)
+    minimal(Schema::new(schema), 0)
 }
 
-fn minimal(schema: &Value, depth: usize) -> Value {
+fn minimal(schema: Schema<'_>, depth: usize) -> Value {
     if depth > MAX_DEPTH {
         return Value::Null;
     }
-    for key in ["default", "const"] {
-        if let Some(value) = schema.get(key) {
-            return value.clone();
-        }
+    if let Some(value) = schema.default_value().or_else(|| schema.const_value()) {
+        return value.clone();
     }
-    for key in ["examples", "enum"] {
-        if let Some(first) = schema
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-        {
-            return first.clone();
-        }
+    let first = |values: Option<&[Value]>| values.and_then(<[Value]>::first).cloned();
+    if let Some(value) = first(schema.examples()).or_else(|| first(schema.enum_values())) {
+        return value;
     }
-    let kind = match schema.get("type") {
-        Some(Value::String(kind)) => kind.as_str(),
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|k| *k != "null")
-            .unwrap_or("null"),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "null",
+    let kind = match schema.types() {
+        SchemaType::One(kind) => kind,
+        SchemaType::Several(kinds) => kinds.into_iter().find(|k| *k != "null").unwrap_or("null"),
+        SchemaType::Unstated if schema.has("properties") => "object",
+        SchemaType::Unstated => "null",
     };
     match kind {
         "string" => Value::String(String::new()),
-        "integer" | "number" => {
-            Value::from(schema.get("minimum").and_then(Value::as_i64).unwrap_or(0))
-        }
+        "integer" | "number" => Value::from(
+            schema
+                .keyword("minimum")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+        ),
         "boolean" => Value::Bool(false),
         "array" => Value::Array(Vec::new()),
         "object" => {
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
             let mut object = Map::new();
-            for name in required {
-                let property = schema["properties"].get(name).unwrap_or(&Value::Null);
-                object.insert(name.to_owned(), minimal(property, depth + 1));
+            for name in schema.required() {
+                let property = schema
+                    .property(name)
+                    .map_or(Value::Null, |property| minimal(property, depth + 1));
+                object.insert(name.to_owned(), property);
             }
             Value::Object(object)
         }
@@ -140,22 +133,113 @@ pub fn output_type_of_result(result: &CallToolResult) -> Option<TypeExpr> {
 }
 
 /// Calls `tool` once, if [`eligible`], and infers its output type.
-pub async fn introspect(session: &Session, tool: &Value) -> Option<TypeExpr> {
+pub async fn introspect(session: &Session, tool: &Tool) -> Option<TypeExpr> {
     if !eligible(tool) {
         return None;
     }
-    let name = tool.get("name")?.as_str()?;
-    let arguments = tool
-        .get("inputSchema")
-        .map_or_else(|| Value::Object(Map::new()), minimal_arguments);
+    let arguments = tool.input_schema.to_value().map_or_else(
+        |_| Value::Object(Map::new()),
+        |schema| minimal_arguments(&schema),
+    );
     let result = session
         .call_tool_with(
-            CallToolParams::new(name, Some(arguments)),
+            CallToolParams::new(&tool.name, Some(arguments)),
             RequestOptions::with_timeout(INTROSPECTION_TIMEOUT),
         )
         .await
         .ok()?;
     output_type_of_result(&result)
+}
+
+/// Output types learnt by calling tools, by server and tool.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OutputTypes {
+    types: HashMap<(String, String), TypeExpr>,
+}
+
+impl OutputTypes {
+    /// The output type learnt for `server`'s tool `tool`.
+    pub fn get(&self, server: &str, tool: &str) -> Option<&TypeExpr> {
+        self.types.get(&(server.to_owned(), tool.to_owned()))
+    }
+
+    /// Records `ty` as the output type of `server`'s tool `tool`.
+    pub fn insert(&mut self, server: &str, tool: &str, ty: TypeExpr) {
+        self.types.insert((server.to_owned(), tool.to_owned()), ty);
+    }
+
+    /// How many were learnt.
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+}
+
+/// What [`output_types`] learnt, and what it passed over.
+#[derive(Debug, Clone, Default)]
+pub struct Introspection {
+    /// The output types learnt.
+    pub types: OutputTypes,
+    /// A server that could not be connected to, a tool whose type stays unknown.
+    pub warnings: Vec<Warning>,
+}
+
+/// The output types of the [`eligible`] tools of every ready server of
+/// `report` (configured in `servers`): each such tool called once, over a
+/// session `connect` opens (within whatever deadline the host gives it)
+/// and that is closed afterwards. A server with no eligible tool is not
+/// connected to; failures leave types unknown, each with a warning.
+pub async fn output_types(
+    servers: &[ServerConfig],
+    report: &DiscoveryReport,
+    connect: impl AsyncFn(&ServerConfig) -> Result<Session, SessionError>,
+) -> Introspection {
+    let mut learnt = Introspection::default();
+    for server_report in report
+        .servers
+        .iter()
+        .filter(|r| r.status == ServerStatus::Ready)
+    {
+        let tools: Vec<Tool> = server_report
+            .items(ListKind::Tools)
+            .iter()
+            .filter_map(|tool| tool.decode::<Tool>().ok())
+            .filter(eligible)
+            .collect();
+        let Some(server) = servers.iter().find(|s| s.name == server_report.name) else {
+            continue;
+        };
+        if tools.is_empty() {
+            continue;
+        }
+        let session = match connect(server).await {
+            Ok(session) => session,
+            Err(error) => {
+                learnt.warnings.push(Warning::NoOutputTypes {
+                    server: server.name.clone(),
+                    error: error.to_string(),
+                });
+                continue;
+            }
+        };
+        for tool in &tools {
+            match introspect(&session, tool).await {
+                Some(ty) => learnt.types.insert(&server.name, &tool.name, ty),
+                None => learnt.warnings.push(Warning::OutputTypeUnknown {
+                    server: server.name.clone(),
+                    tool: tool.name.clone(),
+                }),
+            }
+        }
+        if let Err(error) = session.close().await {
+            tracing::debug!(server = %server.name, %error, "closing after introspection");
+        }
+    }
+    learnt
 }
 
 #[cfg(test)]
@@ -165,15 +249,20 @@ mod tests {
 
     #[test]
     fn only_read_only_tools_without_an_output_schema_are_eligible() {
+        let eligible = |tool: Value| {
+            let mut tool = tool;
+            tool["inputSchema"] = json!({});
+            eligible(&serde_json::from_value(tool).unwrap())
+        };
         assert!(eligible(
-            &json!({"name": "a", "annotations": {"readOnlyHint": true}})
+            json!({"name": "a", "annotations": {"readOnlyHint": true}})
         ));
-        assert!(!eligible(&json!({"name": "a"})));
+        assert!(!eligible(json!({"name": "a"})));
         assert!(!eligible(
-            &json!({"name": "a", "annotations": {"readOnlyHint": true, "destructiveHint": true}})
+            json!({"name": "a", "annotations": {"readOnlyHint": true, "destructiveHint": true}})
         ));
         assert!(!eligible(
-            &json!({"name": "a", "annotations": {"readOnlyHint": true}, "outputSchema": {}})
+            json!({"name": "a", "annotations": {"readOnlyHint": true}, "outputSchema": {}})
         ));
     }
 

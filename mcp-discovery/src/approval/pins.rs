@@ -1,60 +1,110 @@
-//! Pins of configured servers: a server's pin scope (its identity as shown,
-//! secrets masked), the items of a discovery report, and [`PinStore`],
-//! where the pins live: the lock file (`mcp-lock.json` beside the first
-//! config) and, for a fleet, a shared copy in the Redis cache that wins
-//! when it answers.
-
-use std::io;
-use std::path::{Path, PathBuf};
+//! Pins of configured servers: a server's pin scope (its identity as
+//! shown, secrets masked), the items of a discovery report as they were
+//! sent, and the checks of every server that has pins. Where the pins are
+//! kept is [`PinStore`](super::PinStore)'s.
 
 use mcpdisco_capability::PinStatus;
-use mcpdisco_capability::pins::{self, ItemCheck, ItemKind, PinFile, PinFileError, PinScope};
-use mcpdisco_transport::fs::write_atomically;
-use serde_json::Value;
+use mcpdisco_capability::pins::{ItemCheck, ItemKind, PinFile, PinItem, PinScope, ServerIdentity};
+use mcpdisco_client::session::ListKind;
+use mcpdisco_protocol::raw::ToolView;
 
 use super::dir::file_stem;
-use crate::config::ServerConfig;
-use crate::report::ServerReport;
+use crate::config::{Launch, ServerConfig};
+use crate::report::{DiscoveryReport, ServerReport, ServerStatus};
 
-pub use mcpdisco_capability::pins::LOCK_FILE;
-
-/// The scope of `server`'s pins: a hash of its name and what identifies
-/// its launch (transport, command and arguments, or URL), as shown, so
-/// rotating a secret keeps the pins while pointing the name at another
-/// server does not.
-pub fn scope_of(server: &ServerConfig) -> PinScope {
-    let shown = server.redacted();
-    let identity = serde_json::json!({
-        "name": server.name,
-        "transport": shown.get("transport"),
-        "command": shown.get("command"),
-        "args": shown.get("args"),
-        "url": shown.get("url"),
-        "settings": shown.get("settings"),
-    });
-    PinScope {
-        key: pins::server_key(&identity),
+/// What identifies `server` for its pins: its name and what launches it
+/// (transport, command and arguments, URL, or a third party's settings),
+/// as shown, so rotating a secret keeps the pins while pointing the name
+/// at another server does not.
+pub fn identity_of(server: &ServerConfig) -> ServerIdentity {
+    let mut identity = ServerIdentity {
         name: server.name.clone(),
+        transport: String::new(),
+        command: None,
+        args: None,
+        url: None,
+        settings: None,
+    };
+    match &server.launch {
+        Launch::Stdio { command, .. } => {
+            identity.transport = "stdio".into();
+            identity.command = Some(command.clone());
+            identity.args = Some(server.shown_args().to_vec());
+        }
+        Launch::Http { .. } => {
+            identity.transport = "http".into();
+            identity.url = server.shown_url().map(str::to_owned);
+        }
+        Launch::Custom { transport, .. } => {
+            identity.transport = transport.clone();
+            identity.settings = server.shown_settings();
+        }
+    }
+    identity
+}
+
+/// The scope of `server`'s pins (see [`identity_of`]).
+pub fn scope_of(server: &ServerConfig) -> PinScope {
+    PinScope::of(&identity_of(server))
+}
+
+/// Every pinnable item of `report`, as its server sent it.
+pub fn items_of(report: &ServerReport) -> Vec<PinItem<'_>> {
+    [
+        (ItemKind::Tool, ListKind::Tools),
+        (ItemKind::Prompt, ListKind::Prompts),
+        (ItemKind::Resource, ListKind::Resources),
+        (ItemKind::Template, ListKind::ResourceTemplates),
+        (ItemKind::Skill, ListKind::Skills),
+    ]
+    .into_iter()
+    .flat_map(|(kind, list)| {
+        report
+            .items(list)
+            .iter()
+            .map(move |item| PinItem::read(kind, item))
+    })
+    .collect()
+}
+
+/// The pin checks of one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerChecks {
+    /// The server.
+    pub server: String,
+    /// Each item it offers, then each pinned item it no longer offers.
+    pub items: Vec<ItemCheck>,
+}
+
+impl ServerChecks {
+    /// The items not as approved: changed, new (never approved) or removed.
+    pub fn not_as_approved(&self) -> impl Iterator<Item = &ItemCheck> {
+        self.items
+            .iter()
+            .filter(|check| check.status != PinStatus::Unchanged)
     }
 }
 
-/// Every pinnable item of `report`, with its kind.
-pub fn items_of(report: &ServerReport) -> Vec<(ItemKind, Value)> {
-    let mut items = Vec::new();
-    for (kind, list) in [
-        (ItemKind::Tool, &report.tools),
-        (ItemKind::Prompt, &report.prompts),
-        (ItemKind::Resource, &report.resources),
-        (ItemKind::Template, &report.resource_templates),
-        (ItemKind::Skill, &report.skills),
-    ] {
-        for item in list {
-            if let Ok(value) = item.to_value() {
-                items.push((kind, value));
-            }
-        }
-    }
-    items
+/// The checks of every ready server of `report` (configured in `servers`)
+/// that has pins.
+pub fn checks(
+    pins: &PinFile,
+    servers: &[ServerConfig],
+    report: &DiscoveryReport,
+) -> Vec<ServerChecks> {
+    report
+        .servers
+        .iter()
+        .filter(|r| r.status == ServerStatus::Ready)
+        .filter_map(|r| {
+            let server = servers.iter().find(|s| s.name == r.name)?;
+            let items = check(pins, server, r);
+            (!items.is_empty()).then(|| ServerChecks {
+                server: r.name.clone(),
+                items,
+            })
+        })
+        .collect()
 }
 
 /// Compares what `report` found for `server` with its pins (nothing for a
@@ -64,7 +114,36 @@ pub fn check(pins: &PinFile, server: &ServerConfig, report: &ServerReport) -> Ve
     if !pins.has_pins(&scope) {
         return Vec::new();
     }
-    pins.check(&scope, &items_of(report))
+    pins.check(&scope, items_of(report))
+}
+
+/// The tools of `report` whose manifest file stem is each of `stems`, as
+/// their server sent them; or the stems whose tool it no longer offers.
+pub fn tools_of_stems<'a>(
+    report: &'a ServerReport,
+    stems: &[String],
+) -> Result<Vec<ToolView<'a>>, Vec<String>> {
+    let offered: Vec<ToolView<'a>> = report
+        .items(ListKind::Tools)
+        .iter()
+        .map(ToolView::of)
+        .collect();
+    let mut chosen = Vec::new();
+    let mut missing = Vec::new();
+    for stem in stems {
+        match offered
+            .iter()
+            .find(|tool| tool.name().is_some_and(|name| file_stem(&name) == *stem))
+        {
+            Some(tool) => chosen.push(*tool),
+            None => missing.push(stem.clone()),
+        }
+    }
+    if missing.is_empty() {
+        Ok(chosen)
+    } else {
+        Err(missing)
+    }
 }
 
 /// Pins, from `report` (a discovery made at approval time), the tool whose
@@ -76,30 +155,11 @@ pub fn pin_tools(
     report: &ServerReport,
     stems: &[String],
 ) -> Result<Vec<String>, Vec<String>> {
-    let offered: Vec<Value> = report
-        .tools
-        .iter()
-        .filter_map(|tool| tool.to_value().ok())
-        .collect();
-    let mut chosen = Vec::new();
-    let mut missing = Vec::new();
-    for stem in stems {
-        match offered.iter().find(|tool| {
-            tool.get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|name| file_stem(name) == *stem)
-        }) {
-            Some(tool) => chosen.push(tool),
-            None => missing.push(stem.clone()),
-        }
-    }
-    if !missing.is_empty() {
-        return Err(missing);
-    }
+    let chosen = tools_of_stems(report, stems)?;
     let scope = scope_of(server);
     Ok(chosen
-        .into_iter()
-        .filter_map(|tool| pins.pin(&scope, ItemKind::Tool, tool))
+        .iter()
+        .filter_map(|tool| pins.pin(&scope, tool))
         .collect())
 }
 
@@ -131,170 +191,13 @@ pub fn tools_not_as_approved(
         .collect()
 }
 
-/// Why the pins could not be read or written.
-#[derive(Debug, thiserror::Error)]
-pub enum PinStoreError {
-    /// The lock file could not be read or written.
-    #[error("{what} {}: {source}", path.display())]
-    Io {
-        /// What was being done (`cannot read`, `cannot write`).
-        what: &'static str,
-        /// The lock file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: io::Error,
-    },
-    /// The pins' text is not a lock file.
-    #[error(transparent)]
-    Format(#[from] PinFileError),
-}
-
-/// The key of the pins in a shared Redis cache (after its prefix).
-#[cfg(feature = "redis")]
-const SHARED_PINS: &str = "pins";
-/// How long the shared pins may take to read or write.
-#[cfg(feature = "redis")]
-const SHARED_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// Where the pins live: the lock file, and (with the `redis` feature and a
-/// shared cache) the fleet's copy, which is read first and written too. A
-/// shared copy that fails or does not answer in time is passed over with a
-/// warning: the lock file holds the pins as well.
-#[derive(Debug)]
-pub struct PinStore {
-    lock: PathBuf,
-    #[cfg(feature = "redis")]
-    shared: Option<crate::cache::RedisStore>,
-}
-
-impl PinStore {
-    /// Pins in the lock file at `lock` only.
-    pub fn new(lock: impl Into<PathBuf>) -> Self {
-        Self {
-            lock: lock.into(),
-            #[cfg(feature = "redis")]
-            shared: None,
-        }
-    }
-
-    /// The same, with the fleet's shared copy in `shared` (under its
-    /// prefix, as `pins`).
-    #[cfg(feature = "redis")]
-    pub fn with_shared(mut self, shared: crate::cache::RedisStore) -> Self {
-        self.shared = Some(shared);
-        self
-    }
-
-    /// The lock file beside `config` (`<dir>/mcp-lock.json`).
-    pub fn path_beside(config: &Path) -> PathBuf {
-        config.parent().unwrap_or(Path::new(".")).join(LOCK_FILE)
-    }
-
-    /// The lock file.
-    pub fn lock(&self) -> &Path {
-        &self.lock
-    }
-
-    /// The pins, and a warning for each place passed over: the shared copy
-    /// when there is one and it holds pins, else the lock file (a missing
-    /// one is no pins).
-    pub async fn load(&self) -> Result<(PinFile, Vec<String>), PinStoreError> {
-        #[allow(unused_mut)]
-        let mut warnings = Vec::new();
-        #[cfg(feature = "redis")]
-        if let Some(store) = &self.shared {
-            use crate::cache::CacheStore as _;
-            match tokio::time::timeout(SHARED_LIMIT, store.get_document(SHARED_PINS)).await {
-                Ok(Ok(Some(bytes))) => {
-                    let place = format!("{} pins", store.describe());
-                    return Ok((PinFile::from_bytes(&bytes, &place)?, warnings));
-                }
-                Ok(Ok(None)) => {}
-                Ok(Err(error)) => warnings.push(format!(
-                    "shared pins unavailable ({error}); using {}",
-                    self.lock.display()
-                )),
-                Err(_) => warnings.push(format!(
-                    "shared pins unavailable ({}: no answer within {} s); using {}",
-                    store.describe(),
-                    SHARED_LIMIT.as_secs(),
-                    self.lock.display()
-                )),
-            }
-        }
-        let pins = match std::fs::read(&self.lock) {
-            Ok(bytes) => PinFile::from_bytes(&bytes, &self.lock.display().to_string())?,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => PinFile::default(),
-            Err(source) => {
-                return Err(PinStoreError::Io {
-                    what: "cannot read",
-                    path: self.lock.clone(),
-                    source,
-                });
-            }
-        };
-        Ok((pins, warnings))
-    }
-
-    /// Writes the pins to the lock file (atomically) and to the shared copy
-    /// when there is one; a warning for the shared copy if it was not
-    /// updated (the lock file has them).
-    pub async fn save(&self, pins: &PinFile) -> Result<Vec<String>, PinStoreError> {
-        let text = pins.to_bytes();
-        let io_error = |source| PinStoreError::Io {
-            what: "cannot write",
-            path: self.lock.clone(),
-            source,
-        };
-        if let Some(dir) = self.lock.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(io_error)?;
-        }
-        write_atomically(&self.lock, &text).map_err(io_error)?;
-        #[allow(unused_mut)]
-        let mut warnings = Vec::new();
-        #[cfg(feature = "redis")]
-        if let Some(store) = &self.shared {
-            use crate::cache::CacheStore as _;
-            match tokio::time::timeout(SHARED_LIMIT, store.put_document(SHARED_PINS, &text)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => warnings.push(format!(
-                    "the shared pins were not updated ({error}); {} has them",
-                    self.lock.display()
-                )),
-                Err(_) => warnings.push(format!(
-                    "the shared pins were not updated ({}: no answer); {} has them",
-                    store.describe(),
-                    self.lock.display()
-                )),
-            }
-        }
-        Ok(warnings)
-    }
-
-    /// The pins in the lock file alone, read at once (for a policy that
-    /// runs at every listing); a missing file is no pins.
-    pub fn load_lock_file(&self) -> Result<PinFile, PinStoreError> {
-        match std::fs::read(&self.lock) {
-            Ok(bytes) => Ok(PinFile::from_bytes(
-                &bytes,
-                &self.lock.display().to_string(),
-            )?),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(PinFile::default()),
-            Err(source) => Err(PinStoreError::Io {
-                what: "cannot read",
-                path: self.lock.clone(),
-                source,
-            }),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approval::PinStore;
+    use crate::approval::store::LOCK_FILE;
     use mcpdisco_protocol::RawJson;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn report(tools: Vec<Value>) -> ServerReport {
         let mut report = ServerReport::empty("s", crate::report::ServerStatus::Ready);
@@ -315,6 +218,35 @@ mod tests {
             scope_of(&ServerConfig::http("s", "http://127.0.0.1:1/mcp")).key,
             scope_of(&ServerConfig::http("s", "http://127.0.0.1:2/mcp")).key
         );
+    }
+
+    /// Known answers for pin scopes, a stored format (the lock file files
+    /// pins under them); the same vectors as `mcpdisco-capability`'s
+    /// `pin_vectors`, reached from configured servers, secrets masked.
+    #[test]
+    fn scopes_have_known_answers() {
+        let http = ServerConfig::http("github", "https://api.github.com/mcp");
+        assert_eq!(scope_of(&http).key, "b7481e90fc00521bc8b02f0f191e87a9");
+        let stdio = ServerConfig::stdio(
+            "fs",
+            "npx",
+            ["-y", "server-fs", "--token", "sk-live-0123456789abcdef"],
+            "/",
+        );
+        assert_eq!(scope_of(&stdio).key, "81e7d55e2c76b9e9eab0b71b6d5cd5be");
+        assert_eq!(scope_of(&stdio).name, "fs");
+        // A third party's transport, its settings as shown:
+        // {"args":null,"command":null,"name":"ext","settings":{"apiKey":"***","region":"eu","url":"https://h.example/mcp"},"transport":"mine","url":null}
+        let settings =
+            json!({"url": "https://h.example/mcp", "apiKey": "sk-live-0123456789", "region": "eu"});
+        let custom = ServerConfig::new(
+            "ext",
+            Launch::Custom {
+                transport: "mine".into(),
+                settings: settings.as_object().unwrap().clone(),
+            },
+        );
+        assert_eq!(scope_of(&custom).key, "9bde13100ad67799913ec98c4b55ad8c");
     }
 
     #[tokio::test]

@@ -126,11 +126,7 @@ pub fn model_safe(name: &str) -> String {
     if safe.len() <= MAX_NAME_LEN {
         return safe;
     }
-    let mut hash: u32 = 0x811c_9dc5;
-    for byte in name.bytes() {
-        hash ^= u32::from(byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
+    let hash = crate::fnv::fnv1a_32(name.as_bytes());
     format!("{}_{hash:08x}", &safe[..MAX_NAME_LEN - 9])
 }
 

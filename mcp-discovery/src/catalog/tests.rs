@@ -160,3 +160,56 @@ fn a_namespaced_name_never_takes_a_plain_one() {
     assert_eq!(catalog.tool("a__x").unwrap().server, "z");
     assert!(catalog.clashes.is_empty());
 }
+
+/// Known answers for the model-safe names, a stored format: served tool
+/// names (and so every client's saved reference to one) depend on them.
+/// Each expected value was computed once, outside this crate (FNV-1a 32 of
+/// the UTF-8 of the whole original name, as 8 lowercase hex digits, after
+/// its first 55 characters made safe).
+#[test]
+fn model_safe_names_have_known_answers() {
+    let cases: [(String, &str); 9] = [
+        ("github__create_issue".into(), "github__create_issue"),
+        ("git.hub__create issue".into(), "git_hub__create_issue"),
+        ("".into(), ""),
+        // 64 characters is the longest name kept whole; 65 is cut.
+        ("a".repeat(64), &"a".repeat(64)),
+        (
+            "a".repeat(65),
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_2dd603ec",
+        ),
+        (
+            format!("server__{}", "x".repeat(80)),
+            "server__xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_9b3390f8",
+        ),
+        (
+            format!("server__{}y", "x".repeat(80)),
+            "server__xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_d32c7b13",
+        ),
+        // Each character outside [a-zA-Z0-9_-] is one `_`, whatever its
+        // UTF-8 length; the hash is of the original bytes.
+        ("émoji__😀_tool".into(), "_moji____tool"),
+        (
+            format!("srv__{}", "名前".repeat(30)),
+            "srv_____________________________________________________af18ec70",
+        ),
+    ];
+    for (name, expected) in &cases {
+        assert_eq!(model_safe(name), *expected, "{name}");
+    }
+    assert_eq!(
+        model_safe(&format!("srv__{}", "ü".repeat(70))),
+        "srv_____________________________________________________9069b620"
+    );
+    // As served: a long tool name, and the same name listed twice (the
+    // second takes `__2` before it is made safe).
+    let long = "t".repeat(70);
+    let catalog = Catalog::build(&[ready("srv", &[&long, &long])]);
+    assert_eq!(
+        names(&catalog),
+        [
+            "srv__tttttttttttttttttttttttttttttttttttttttttttttttttt_2dca67a0",
+            "srv__tttttttttttttttttttttttttttttttttttttttttttttttttt_2d8b3fcc",
+        ]
+    );
+}

@@ -142,6 +142,26 @@ impl ServerConfig {
         }
     }
 
+    /// The arguments as safe to show (a stdio server's; empty otherwise).
+    pub(crate) fn shown_args(&self) -> &[String] {
+        &self.shown_args
+    }
+
+    /// The URL as safe to show, when it has one.
+    pub(crate) fn shown_url(&self) -> Option<&str> {
+        self.shown_url.as_deref()
+    }
+
+    /// A third-party transport's settings as safe to show.
+    pub(crate) fn shown_settings(&self) -> Option<Value> {
+        match &self.launch {
+            Launch::Custom { settings, .. } => {
+                Some(redact::masked_settings(settings, &self.masker()))
+            }
+            Launch::Stdio { .. } | Launch::Http { .. } => None,
+        }
+    }
+
     /// A JSON view that is safe to print: secrets as `***`.
     pub fn redacted(&self) -> Value {
         let mut object = serde_json::Map::new();

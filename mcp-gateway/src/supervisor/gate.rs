@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use mcpdisco::approval::pins::{PinStore, tools_not_as_approved};
+use mcpdisco::approval::PinStore;
+use mcpdisco::approval::pins::tools_not_as_approved;
 use mcpdisco::config::ServerConfig;
 use mcpdisco::report::ServerReport;
 

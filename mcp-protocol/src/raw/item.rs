@@ -185,6 +185,8 @@ impl<'a> ResourceView<'a> {
 pub struct SkillView<'a> {
     /// `uri`: its `SKILL.md`.
     pub uri: Option<JsonView<'a>>,
+    /// `frontmatter`, whole.
+    pub frontmatter: Option<JsonView<'a>>,
     /// `frontmatter.name`.
     pub name: Option<JsonView<'a>>,
     /// `frontmatter.description`.
@@ -202,6 +204,7 @@ impl<'a> SkillView<'a> {
             .unwrap_or([None, None]);
         Self {
             uri,
+            frontmatter,
             name,
             description,
             resources,

@@ -6,9 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use base64::Engine as _;
 use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::schema::{Schema, SchemaType, X_MCP_HEADER as ANNOTATION};
 use serde_json::Value;
-
-const ANNOTATION: &str = "x-mcp-header";
 const SENTINEL_PREFIX: &str = "=?base64?";
 const SENTINEL_SUFFIX: &str = "?=";
 /// The largest integer a header may carry (IEEE 754 safe range).
@@ -56,16 +55,13 @@ fn count_annotations(value: &Value) -> usize {
 }
 
 fn collect(
-    schema: &Value,
+    schema: Schema<'_>,
     path: &mut Vec<String>,
     out: &mut Vec<ParamHeader>,
 ) -> Result<(), String> {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Ok(());
-    };
-    for (key, property) in properties {
-        path.push(key.clone());
-        if let Some(annotation) = property.get(ANNOTATION) {
+    for (key, property) in schema.properties() {
+        path.push(key.to_owned());
+        if let Some(annotation) = property.keyword(ANNOTATION) {
             let name = annotation
                 .as_str()
                 .ok_or_else(|| format!("x-mcp-header of '{key}' is not a string"))?;
@@ -77,12 +73,15 @@ fn collect(
                     "x-mcp-header {name:?} of '{key}' is not an HTTP token"
                 ));
             }
-            match property.get("type").and_then(Value::as_str) {
-                Some("string" | "integer" | "boolean") => {}
+            match property.types() {
+                SchemaType::One("string" | "integer" | "boolean") => {}
                 other => {
+                    let shown = match other {
+                        SchemaType::One(kind) => kind,
+                        SchemaType::Several(_) | SchemaType::Unstated => "unknown",
+                    };
                     return Err(format!(
-                        "x-mcp-header {name:?} is on '{key}' of type {}, not string, integer or boolean",
-                        other.unwrap_or("unknown")
+                        "x-mcp-header {name:?} is on '{key}' of type {shown}, not string, integer or boolean"
                     ));
                 }
             }
@@ -101,7 +100,7 @@ fn collect(
 /// An error says why the tool must be rejected.
 pub fn tool_param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
     let mut headers = Vec::new();
-    collect(input_schema, &mut Vec::new(), &mut headers)?;
+    collect(Schema::new(input_schema), &mut Vec::new(), &mut headers)?;
     if count_annotations(input_schema) != headers.len() {
         return Err(
             "x-mcp-header is on a property that is not statically reachable through \"properties\""

@@ -32,6 +32,7 @@ use axum::routing::post;
 use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::{Initialize, LoggingMessage};
+use mcpdisco_protocol::schema::{Schema, X_MCP_HEADER};
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
 use tokio::sync::mpsc;
 
@@ -84,18 +85,12 @@ impl ParamHeaderRule {
     /// The rules of a tool's `inputSchema`: each top-level property that
     /// names an `x-mcp-header`.
     pub fn of_schema(input_schema: &serde_json::Value) -> Vec<Self> {
-        let Some(properties) = input_schema
-            .get("properties")
-            .and_then(serde_json::Value::as_object)
-        else {
-            return Vec::new();
-        };
-        properties
-            .iter()
+        Schema::new(input_schema)
+            .properties()
             .filter_map(|(argument, property)| {
-                let header = property.get("x-mcp-header")?.as_str()?;
+                let header = property.keyword(X_MCP_HEADER)?.as_str()?;
                 Some(Self {
-                    path: vec![argument.clone()],
+                    path: vec![argument.to_owned()],
                     header: header.to_owned(),
                 })
             })

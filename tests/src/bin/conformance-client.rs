@@ -17,6 +17,7 @@ use mcpdisco_client::auth::{
 use mcpdisco_client::policy::LayerStack;
 use mcpdisco_client::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
 use mcpdisco_protocol::ErrorObject;
+use mcpdisco_protocol::schema::{Schema, SchemaType};
 use mcpdisco_protocol::types::{
     CallToolParams, ElicitParams, ElicitResult, GetPromptParams, ListRootsResult, MetaParams,
     ReadResourceParams, SkillEntry,
@@ -33,23 +34,18 @@ struct ConformanceHandler;
 impl ClientHandler for ConformanceHandler {
     async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
         let mut content = Map::new();
-        if let Some(properties) = params
-            .requested_schema
-            .as_ref()
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-        {
-            for (name, property) in properties {
-                if property.get("default").is_some() {
+        if let Some(schema) = &params.requested_schema {
+            for (name, property) in Schema::new(schema).properties() {
+                if property.default_value().is_some() {
                     continue;
                 }
-                let value = match property.get("type").and_then(Value::as_str) {
-                    Some("boolean") => json!(true),
-                    Some("integer" | "number") => json!(1),
-                    Some("string") => json!("yes"),
+                let value = match property.types() {
+                    SchemaType::One("boolean") => json!(true),
+                    SchemaType::One("integer" | "number") => json!(1),
+                    SchemaType::One("string") => json!("yes"),
                     _ => continue,
                 };
-                content.insert(name.clone(), value);
+                content.insert(name.to_owned(), value);
             }
         }
         Ok(ElicitResult::accept(content))
@@ -63,17 +59,15 @@ impl ClientHandler for ConformanceHandler {
 /// Arguments a host might send, built from an input schema.
 fn sample_arguments(schema: &Value) -> Value {
     let mut arguments = Map::new();
-    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-        for (name, property) in properties {
-            let value = match property.get("type").and_then(Value::as_str) {
-                Some("string") => json!("us-west1"),
-                Some("integer") => json!(1),
-                Some("number") => json!(1.5),
-                Some("boolean") => json!(true),
-                _ => continue,
-            };
-            arguments.insert(name.clone(), value);
-        }
+    for (name, property) in Schema::new(schema).properties() {
+        let value = match property.types() {
+            SchemaType::One("string") => json!("us-west1"),
+            SchemaType::One("integer") => json!(1),
+            SchemaType::One("number") => json!(1.5),
+            SchemaType::One("boolean") => json!(true),
+            _ => continue,
+        };
+        arguments.insert(name.to_owned(), value);
     }
     Value::Object(arguments)
 }

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use mcpdisco_protocol::schema::Schema;
 use mcpdisco_protocol::types::Tool;
 use serde_json::Value;
 
@@ -147,10 +148,10 @@ fn fields(tool: &Tool) -> Vec<(String, f32)> {
     if let Some(description) = &tool.description {
         fields.push((description.clone(), Weights::DESCRIPTION));
     }
-    if let Ok(Some(Value::Object(properties))) = tool.input_schema.member::<Value>("properties") {
-        for (name, property) in properties {
-            fields.push((name, Weights::PARAMETER_NAME));
-            if let Some(description) = property.get("description").and_then(Value::as_str) {
+    if let Ok(schema) = tool.input_schema.to_value() {
+        for (name, property) in Schema::new(&schema).properties() {
+            fields.push((name.to_owned(), Weights::PARAMETER_NAME));
+            if let Some(description) = property.keyword("description").and_then(Value::as_str) {
                 fields.push((description.to_owned(), Weights::PARAMETER_DESCRIPTION));
             }
         }

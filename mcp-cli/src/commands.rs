@@ -14,7 +14,7 @@ use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
 use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 use crate::capabilities;
@@ -147,12 +147,12 @@ async fn run_command(
         Command::Call { server, tool, args } => {
             let arguments: Value = serde_json::from_str(args)
                 .map_err(|error| UsageError::Arguments(error.to_string()))?;
-            if !arguments.is_object() {
+            let Value::Object(arguments) = arguments else {
                 return Err(UsageError::Arguments(format!(
                     "got {}",
                     kind_of(&arguments)
                 )));
-            }
+            };
             let server = context.server(server)?;
             Ok(call(&context, server, tool, arguments).await)
         }
@@ -329,7 +329,7 @@ async fn call(
     context: &Context<'_>,
     server: &ServerConfig,
     tool: &str,
-    arguments: Value,
+    arguments: Map<String, Value>,
 ) -> ExitCode {
     let global = context.global;
     let Opened { session, span, .. } = match open(context, server).await {

@@ -11,6 +11,7 @@ use mcpdisco::config::{self, ProcessEnv, ServerConfig};
 use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
 use mcpdisco::secret::Masker;
+use mcpdisco_client::session::RequestOptions;
 use mcpdisco_gateway::supervisor::{Supervisor, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::MemoryTransport;
@@ -126,15 +127,23 @@ async fn the_supervisor_routes_calls_over_an_in_memory_connector() {
         },
     );
     let sum = hub
-        .call_tool("legacy__add", json!({"a": 2, "b": 40}))
+        .call_tool(
+            "legacy__add",
+            json!({"a": 2, "b": 40}).as_object().cloned(),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
-    assert_eq!(sum["content"][0]["text"], "42");
+    assert_eq!(sum.content[0].as_text().unwrap(), "42");
     let echoed = hub
-        .call_tool("modern__echo", json!({"text": "over memory"}))
+        .call_tool(
+            "modern__echo",
+            json!({"text": "over memory"}).as_object().cloned(),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
-    assert_eq!(echoed["content"][0]["text"], "over memory");
+    assert_eq!(echoed.content[0].as_text().unwrap(), "over memory");
     hub.shutdown().await;
 }
 

@@ -145,9 +145,10 @@ pub async fn introspect(session: &Session, tool: &Value) -> Option<TypeExpr> {
         return None;
     }
     let name = tool.get("name")?.as_str()?;
-    let arguments = tool
-        .get("inputSchema")
-        .map_or_else(|| Value::Object(Map::new()), minimal_arguments);
+    let arguments = match tool.get("inputSchema").map(minimal_arguments) {
+        Some(Value::Object(arguments)) => arguments,
+        _ => Map::new(),
+    };
     let result = session
         .call_tool_with(
             CallToolParams::new(name, Some(arguments)),

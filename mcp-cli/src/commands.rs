@@ -183,11 +183,13 @@ async fn run_command(
                 hide_changed_tools: hide_changed_tools
                     .then(|| capabilities::lock_path(global, loaded)),
                 tool_search: *tool_search,
-                jwt: auth_jwks.as_ref().map(|jwks| crate::serve::JwtOptions {
-                    jwks_url: jwks.clone(),
-                    issuer: auth_issuer.clone().unwrap_or_default(),
-                    audience: auth_audience.clone().unwrap_or_default(),
-                    required_scopes: auth_scopes.clone(),
+                jwt: auth_jwks.as_ref().map(|jwks| {
+                    crate::serve::JwtOptions::new(
+                        jwks.clone(),
+                        auth_issuer.clone().unwrap_or_default(),
+                        auth_audience.clone().unwrap_or_default(),
+                    )
+                    .required_scopes(auth_scopes.clone())
                 }),
                 public_url: public_url.clone(),
                 profile: profile.clone(),

@@ -119,13 +119,7 @@ async fn the_supervisor_routes_calls_over_an_in_memory_connector() {
     let connectors = memory_connectors();
     let mut servers = servers(&connectors);
     servers.retain(|server| server.name != "broken");
-    let hub = Supervisor::new(
-        servers,
-        SupervisorOptions {
-            connectors,
-            ..SupervisorOptions::default()
-        },
-    );
+    let hub = Supervisor::new(servers, SupervisorOptions::default().connectors(connectors));
     let sum = hub
         .call_tool(
             "legacy__add",

@@ -2,8 +2,20 @@
 //!
 //! Every struct keeps the fields it does not know in `extra` and writes them
 //! back, so a round trip through these types loses nothing. Unknown enum
-//! values and unknown content types are kept too, never an error. JSON
-//! Schemas are raw JSON values, never dereferenced.
+//! values, unknown content types and unknown completion references are kept
+//! too, never an error. JSON Schemas are raw JSON values, never
+//! dereferenced; tool arguments, `structuredContent`, sampling `metadata` and
+//! log `data` are free JSON, as the specification has them. Every other
+//! structure the specification defines is a type here: sampling messages
+//! ([`SamplingMessage`], [`SamplingContent`]) and their tools
+//! ([`ToolUseContent`], [`ToolResultContent`], [`ToolChoice`]), model
+//! preferences, completion references and results, [`Annotations`],
+//! [`ToolExecution`].
+//!
+//! A member the specification types as an object (`annotations`,
+//! `execution`) that comes as `null` is not read as absent: the content
+//! block holding it is kept as sent ([`ContentBlock::Unknown`]), the list
+//! item holding it is reported malformed and kept raw.
 
 mod annotations;
 mod capabilities;

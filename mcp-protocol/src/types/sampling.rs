@@ -16,8 +16,8 @@ use super::tool_use::ToolChoice;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SamplingContent {
-    /// One block (every version).
-    One(ContentBlock),
+    /// One block (every version); boxed, as a block is large next to a `Vec`.
+    One(Box<ContentBlock>),
     /// Several blocks (2025-11-25): text with `tool_use` calls, or the
     /// `tool_result`s of those calls.
     Many(Vec<ContentBlock>),
@@ -27,7 +27,7 @@ impl SamplingContent {
     /// The blocks, one or several.
     pub fn blocks(&self) -> &[ContentBlock] {
         match self {
-            SamplingContent::One(block) => std::slice::from_ref(block),
+            SamplingContent::One(block) => std::slice::from_ref(&**block),
             SamplingContent::Many(blocks) => blocks,
         }
     }
@@ -46,7 +46,7 @@ impl SamplingContent {
 
 impl From<ContentBlock> for SamplingContent {
     fn from(block: ContentBlock) -> Self {
-        SamplingContent::One(block)
+        SamplingContent::One(Box::new(block))
     }
 }
 
@@ -68,7 +68,7 @@ impl<'de> Deserialize<'de> for SamplingContent {
                 .map(SamplingContent::Many)
                 .map_err(serde::de::Error::custom),
             block => ContentBlock::deserialize(block)
-                .map(SamplingContent::One)
+                .map(SamplingContent::from)
                 .map_err(serde::de::Error::custom),
         }
     }

@@ -27,6 +27,8 @@ struct Script {
     calls: AtomicUsize,
     /// Crash (drop the connection) on receiving this call number (1-based; 0: never).
     crash_on_call: AtomicUsize,
+    /// Answer calls with a result that is no `tools/call` result.
+    malformed_results: AtomicBool,
     /// Stop answering pings.
     silent_pings: AtomicBool,
     /// `tools/list` requests received.
@@ -124,10 +126,14 @@ async fn serve_until_closed(end: MemoryTransport, script: &Script) {
                 if n == script.crash_on_call.load(Ordering::SeqCst) {
                     return; // the connection drops: the call may have run
                 }
-                answer(
-                    &request.id,
-                    json!({"content": [{"type": "text", "text": format!("call {n}")}]}),
-                )
+                if script.malformed_results.load(Ordering::SeqCst) {
+                    answer(&request.id, json!({"content": "call {n}"}))
+                } else {
+                    answer(
+                        &request.id,
+                        json!({"content": [{"type": "text", "text": format!("call {n}")}]}),
+                    )
+                }
             }
             other => Message::Error(ErrorResponse {
                 id: Some(request.id.clone()),
@@ -367,6 +373,23 @@ async fn a_filtered_tool_is_neither_listed_nor_callable() {
         "{error}"
     );
     assert_eq!(script.calls.load(Ordering::SeqCst), 0);
+    supervisor.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_result_that_is_no_call_result_is_an_error_naming_it() {
+    let script = Arc::new(Script::default());
+    script.malformed_results.store(true, Ordering::SeqCst);
+    let supervisor = supervised(&script, Filters::default());
+    let error = supervisor
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, SupervisorError::Session(session) if session.to_string().contains("malformed result")),
+        "{error}"
+    );
+    assert_eq!(script.calls.load(Ordering::SeqCst), 1, "delivered once");
     supervisor.shutdown().await;
 }
 

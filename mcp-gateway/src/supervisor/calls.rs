@@ -209,12 +209,14 @@ where
     M: RequestMethod,
     M::Result: DeserializeOwned,
 {
+    // The server answered: whatever it said, the request is not sent again.
     let unreadable = |reason: String| {
         SessionError::new(
             session.name(),
             M::METHOD,
             ErrorKind::ProtocolViolation { reason },
         )
+        .with_delivery(Delivery::Answered)
     };
     match ResultType::of(result).map_err(|error| unreadable(error.to_string()))? {
         ResultType::Complete => result.decode().map(Answer::Complete),

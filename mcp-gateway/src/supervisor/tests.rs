@@ -386,7 +386,9 @@ async fn a_result_that_is_no_call_result_is_an_error_naming_it() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, SupervisorError::Session(session) if session.to_string().contains("malformed result")),
+        matches!(&error, SupervisorError::Session(session)
+            if session.to_string().contains("malformed result")
+                && session.delivery() == mcpdisco_transport::Delivery::Answered),
         "{error}"
     );
     assert_eq!(script.calls.load(Ordering::SeqCst), 1, "delivered once");

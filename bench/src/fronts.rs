@@ -306,7 +306,7 @@ fn tool(front: Front) -> String {
 
 async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
     let result = session
-        .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))))
+        .call_tool(CallToolParams::new(name, json!({"path": "/"}).as_object().cloned()))
         .await
         .map_err(ours_error)?;
     if result.content.first().and_then(|block| block.as_text()) == Some("done") {

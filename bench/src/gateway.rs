@@ -144,7 +144,7 @@ pub async fn latency(case: GatewayCase) -> Result<GatewayResult, BenchError> {
         let name = name.clone();
         async move {
             let result = session
-                .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))))
+                .call_tool(CallToolParams::new(name, json!({"path": "/"}).as_object().cloned()))
                 .await
                 .map_err(ours_error)?;
             if result.content.first().and_then(|block| block.as_text()) == Some("done") {

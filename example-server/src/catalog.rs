@@ -1,9 +1,11 @@
 //! What the example server offers: tools, resources, a resource template and
 //! prompts, all deterministic (no clock, no randomness, no files, no network).
 
+use std::collections::BTreeMap;
+
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::types::{
-    CallToolResult, ContentBlock, Extra, GetPromptResult, Prompt, PromptArgument, PromptMessage,
+    CallToolResult, ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, Tool, ToolAnnotations,
 };
 use serde::Serialize;
@@ -138,14 +140,14 @@ pub fn prompts() -> Vec<Prompt> {
 /// Why a call could not run: the parameter at fault (JSON-RPC -32602).
 pub type ParamError = String;
 
-fn string_argument<'a>(arguments: &'a Value, name: &str) -> Result<&'a str, ParamError> {
+fn string_argument<'a>(arguments: &'a Arguments, name: &str) -> Result<&'a str, ParamError> {
     arguments
         .get(name)
         .and_then(Value::as_str)
         .ok_or_else(|| format!("argument '{name}' must be a string"))
 }
 
-fn number_argument(arguments: &Value, name: &str) -> Result<Number, ParamError> {
+fn number_argument(arguments: &Arguments, name: &str) -> Result<Number, ParamError> {
     match arguments.get(name) {
         Some(Value::Number(number)) => Ok(number.clone()),
         _ => Err(format!("argument '{name}' must be a number")),
@@ -160,8 +162,11 @@ fn text_result(text: impl Into<String>, is_error: bool) -> CallToolResult {
     }
 }
 
+/// A tool's arguments: a JSON object's members.
+pub type Arguments = Map<String, Value>;
+
 /// Runs a tool: the `tools/call` result, or the parameter error.
-pub fn call_tool(name: &str, arguments: &Value) -> Result<CallToolResult, ParamError> {
+pub fn call_tool(name: &str, arguments: &Arguments) -> Result<CallToolResult, ParamError> {
     match name {
         "add" => {
             let (a, b) = (
@@ -244,11 +249,14 @@ fn user_prompt(description: &str, text: String) -> GetPromptResult {
 }
 
 /// Renders a prompt: the `prompts/get` result, or the parameter error.
-pub fn get_prompt(name: &str, arguments: &Extra) -> Result<GetPromptResult, ParamError> {
+pub fn get_prompt(
+    name: &str,
+    arguments: &BTreeMap<String, String>,
+) -> Result<GetPromptResult, ParamError> {
     let string = |name: &str| {
         arguments
             .get(name)
-            .and_then(Value::as_str)
+            .map(String::as_str)
             .ok_or_else(|| format!("argument '{name}' must be a string"))
     };
     match name {

@@ -17,7 +17,6 @@ use mcpdisco_protocol::types::{
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
-use serde_json::{Map, Value};
 
 use crate::catalog;
 use crate::conformance;
@@ -168,9 +167,7 @@ fn invalid_params(reason: catalog::ParamError) -> ErrorObject {
 }
 
 async fn call_tool(params: CallToolParams, _: Context) -> Result<CallToolResult, ErrorObject> {
-    let arguments = params
-        .arguments
-        .unwrap_or_else(|| Value::Object(Map::new()));
+    let arguments = params.arguments.unwrap_or_default();
     catalog::call_tool(&params.name, &arguments).map_err(invalid_params)
 }
 

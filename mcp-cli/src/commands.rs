@@ -14,7 +14,7 @@ use mcpdisco_client::session::{ListKind, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
 use mcpdisco_client::transport::secret::Masker;
 use mcpdisco_client::transport::trace::{JsonLinesTrace, Tracer};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 use crate::capabilities;
@@ -145,12 +145,12 @@ async fn run_command(
         Command::Call { server, tool, args } => {
             let arguments: Value = serde_json::from_str(args)
                 .map_err(|error| UsageError::Arguments(error.to_string()))?;
-            if !arguments.is_object() {
+            let Value::Object(arguments) = arguments else {
                 return Err(UsageError::Arguments(format!(
                     "got {}",
                     kind_of(&arguments)
                 )));
-            }
+            };
             let server = context.server(server)?;
             Ok(call(&context, server, tool, arguments).await)
         }
@@ -181,11 +181,13 @@ async fn run_command(
                 hide_changed_tools: hide_changed_tools
                     .then(|| capabilities::lock_path(global, loaded)),
                 tool_search: *tool_search,
-                jwt: auth_jwks.as_ref().map(|jwks| crate::serve::JwtOptions {
-                    jwks_url: jwks.clone(),
-                    issuer: auth_issuer.clone().unwrap_or_default(),
-                    audience: auth_audience.clone().unwrap_or_default(),
-                    required_scopes: auth_scopes.clone(),
+                jwt: auth_jwks.as_ref().map(|jwks| {
+                    crate::serve::JwtOptions::new(
+                        jwks.clone(),
+                        auth_issuer.clone().unwrap_or_default(),
+                        auth_audience.clone().unwrap_or_default(),
+                    )
+                    .required_scopes(auth_scopes.clone())
                 }),
                 public_url: public_url.clone(),
                 profile: profile.clone(),
@@ -326,7 +328,7 @@ async fn call(
     context: &Context<'_>,
     server: &ServerConfig,
     tool: &str,
-    arguments: Value,
+    arguments: Map<String, Value>,
 ) -> ExitCode {
     let global = context.global;
     let Opened { session, span, .. } = match open(context, server).await {

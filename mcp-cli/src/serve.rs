@@ -107,25 +107,23 @@ pub async fn serve(
         ),
         None => None,
     };
-    let supervisor = SupervisorOptions {
-        session,
-        start_deadline: options.start_deadline,
-        separator: options.separator,
-        auth: stored_context(),
-        gate: options
-            .hide_changed_tools
-            .map(mcpdisco_gateway::supervisor::hide_changed),
-        ..SupervisorOptions::default()
-    };
+    let supervisor = SupervisorOptions::default()
+        .session(session)
+        .start_deadline(options.start_deadline)
+        .separator(options.separator)
+        .auth(stored_context())
+        .gate(
+            options
+                .hide_changed_tools
+                .map(mcpdisco_gateway::supervisor::hide_changed),
+        );
     let gateway = Gateway::new(
         loaded.servers.clone(),
         supervisor,
-        GatewayOptions {
-            page_size: options.page_size,
-            tool_search: options.tool_search,
-            profiles: loaded.profiles.clone(),
-            ..GatewayOptions::default()
-        },
+        GatewayOptions::default()
+            .page_size(options.page_size)
+            .tool_search(options.tool_search)
+            .profiles(loaded.profiles.clone()),
     );
     let reloads = options
         .reloading
@@ -158,14 +156,13 @@ pub async fn serve(
                     "mcp-cli serve: profile '{profile}' at http://{addr}/profiles/{profile}/mcp"
                 );
             }
-            let http = HttpEndpointsOptions {
-                server: HttpServerOptions {
+            let http = HttpEndpointsOptions::default()
+                .server(HttpServerOptions {
                     name: "mcp-cli serve".into(),
                     ..HttpServerOptions::default()
-                },
-                access,
-                public_url: options.public_url,
-            };
+                })
+                .access(access)
+                .public_url(options.public_url);
             let served = http_endpoints::serve(&gateway, listener, http, stop).await;
             if let Err(error) = served {
                 eprintln!("error: the HTTP server failed: {error}");
@@ -207,10 +204,7 @@ pub fn reloading(
     log: &crate::logging::LogMasker,
 ) -> Result<Reloading, UsageError> {
     let selection = crate::load::selection(global)?;
-    let watched = Watched {
-        files: loaded.files.clone(),
-        dirs: selection.dirs.clone(),
-    };
+    let watched = Watched::new(loaded.files.clone(), selection.dirs.clone());
     let log = log.clone();
     let load: ConfigLoader = std::sync::Arc::new(move || {
         let loaded = selection

@@ -55,10 +55,15 @@ fn arb_tool() -> impl Strategy<Value = Value> {
         arb_json(),
         opt(arb_json()),
         opt((opt(text()), opt(any::<bool>()), opt(any::<bool>()))),
+        opt(prop_oneof![
+            Just("forbidden"),
+            Just("optional"),
+            Just("someday")
+        ]),
         arb_extra(),
     )
         .prop_map(
-            |(name, title, description, schema, output, annotations, extra)| {
+            |(name, title, description, schema, output, annotations, tasks, extra)| {
                 object(
                     vec![
                         ("name", Some(json!(name))),
@@ -85,6 +90,10 @@ fn arb_tool() -> impl Strategy<Value = Value> {
                                 )
                             }),
                         ),
+                        (
+                            "execution",
+                            tasks.map(|support| json!({"taskSupport": support})),
+                        ),
                     ],
                     extra,
                 )
@@ -92,10 +101,127 @@ fn arb_tool() -> impl Strategy<Value = Value> {
         )
 }
 
+fn arb_annotations() -> impl Strategy<Value = Value> {
+    (
+        opt(proptest::collection::vec(
+            prop_oneof![Just("user"), Just("assistant"), Just("robot")],
+            0..3,
+        )),
+        opt(0u32..=100),
+        opt(text()),
+        arb_extra(),
+    )
+        .prop_map(|(audience, priority, modified, extra)| {
+            object(
+                vec![
+                    ("audience", audience.map(Value::from)),
+                    ("priority", priority.map(|p| json!(f64::from(p) / 100.0))),
+                    ("lastModified", modified.map(Value::from)),
+                ],
+                extra,
+            )
+        })
+}
+
+/// The blocks a sampling message may hold (2025-11-25), and unknown ones.
+fn arb_sampling_block() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (text(), opt(arb_annotations())).prop_map(|(t, annotations)| object(
+            vec![
+                ("type", Some(json!("text"))),
+                ("text", Some(json!(t))),
+                ("annotations", annotations)
+            ],
+            Map::new()
+        )),
+        (text(), text()).prop_map(|(d, m)| json!({"type": "audio", "data": d, "mimeType": m})),
+        (text(), text(), arb_extra(), arb_extra()).prop_map(|(id, name, input, extra)| object(
+            vec![
+                ("type", Some(json!("tool_use"))),
+                ("id", Some(json!(id))),
+                ("name", Some(json!(name))),
+                ("input", Some(Value::Object(input))),
+            ],
+            extra
+        )),
+        (
+            text(),
+            proptest::collection::vec(arb_content(), 0..3),
+            opt(arb_json()),
+            opt(any::<bool>())
+        )
+            .prop_map(|(id, content, structured, is_error)| object(
+                vec![
+                    ("type", Some(json!("tool_result"))),
+                    ("toolUseId", Some(json!(id))),
+                    ("content", Some(Value::from(content))),
+                    ("structuredContent", structured),
+                    ("isError", is_error.map(Value::from)),
+                ],
+                Map::new()
+            )),
+        ("[a-z]{3,8}", arb_json())
+            .prop_map(|(k, v)| json!({"type": format!("future-{k}"), "payload": v})),
+    ]
+}
+
+/// One block, or several.
+fn arb_sampling_content() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        arb_sampling_block(),
+        proptest::collection::vec(arb_sampling_block(), 0..3).prop_map(Value::from),
+    ]
+}
+
+fn arb_sampling_message() -> impl Strategy<Value = Value> {
+    (
+        prop_oneof![Just("user"), Just("assistant")],
+        arb_sampling_content(),
+        opt(arb_extra()),
+    )
+        .prop_map(|(role, content, meta)| {
+            object(
+                vec![
+                    ("role", Some(json!(role))),
+                    ("content", Some(content)),
+                    ("_meta", meta.map(Value::Object)),
+                ],
+                Map::new(),
+            )
+        })
+}
+
+fn arb_completion_reference() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (text(), arb_extra()).prop_map(|(name, extra)| object(
+            vec![
+                ("type", Some(json!("ref/prompt"))),
+                ("name", Some(json!(name)))
+            ],
+            extra
+        )),
+        (text(), arb_extra()).prop_map(|(uri, extra)| object(
+            vec![
+                ("type", Some(json!("ref/resource"))),
+                ("uri", Some(json!(uri)))
+            ],
+            extra
+        )),
+        ("[a-z]{3,8}", arb_extra()).prop_map(|(kind, extra)| object(
+            vec![("type", Some(json!(format!("ref/{kind}"))))],
+            extra
+        )),
+    ]
+}
+
 fn arb_content() -> impl Strategy<Value = Value> {
     prop_oneof![
-        (text(), arb_extra()).prop_map(|(t, extra)| object(
-            vec![("type", Some(json!("text"))), ("text", Some(json!(t)))],
+        (text(), opt(arb_annotations()), arb_extra()).prop_map(|(t, annotations, extra)| object(
+            vec![
+                ("type", Some(json!("text"))),
+                ("text", Some(json!(t))),
+                ("annotations", annotations)
+            ],
             extra
         )),
         (text(), text()).prop_map(|(d, m)| json!({"type": "image", "data": d, "mimeType": m})),
@@ -194,6 +320,72 @@ proptest! {
     fn prompts(prompt in arb_prompt(), role in prop_oneof![Just("user"), Just("assistant"), Just("narrator")], content in arb_content()) {
         round_trip::<Prompt>(&prompt)?;
         round_trip::<GetPromptResult>(&json!({"messages": [{"role": role, "content": content}]}))?;
+    }
+
+    #[test]
+    fn sampling(
+        messages in proptest::collection::vec(arb_sampling_message(), 0..3),
+        hint in opt(text()),
+        priority in opt(0u32..=10),
+        context in opt(prop_oneof![Just("none"), Just("thisServer"), Just("elsewhere")]),
+        temperature in opt(0u32..=20),
+        max_tokens in any::<u32>(),
+        stops in opt(proptest::collection::vec(text(), 0..2)),
+        metadata in opt(arb_extra()),
+        tools in opt(proptest::collection::vec(arb_tool(), 0..2)),
+        choice in opt(prop_oneof![Just("auto"), Just("required"), Just("none"), Just("any")]),
+        extra in arb_extra(),
+        content in arb_sampling_content(),
+        stop in opt(prop_oneof![Just("endTurn"), Just("toolUse"), Just("vendorStop")]),
+    ) {
+        let preferences = (hint.is_some() || priority.is_some()).then(|| object(vec![
+            ("hints", hint.map(|name| json!([{"name": name}]))),
+            ("costPriority", priority.map(|p| json!(f64::from(p) / 10.0))),
+        ], Map::new()));
+        let params = object(vec![
+            ("messages", Some(Value::from(messages))),
+            ("modelPreferences", preferences),
+            ("includeContext", context.map(Value::from)),
+            ("temperature", temperature.map(|t| json!(f64::from(t) / 10.0))),
+            ("maxTokens", Some(json!(max_tokens))),
+            ("stopSequences", stops.map(Value::from)),
+            ("metadata", metadata.map(Value::Object)),
+            ("tools", tools.map(Value::from)),
+            ("toolChoice", choice.map(|mode| json!({"mode": mode}))),
+        ], extra.clone());
+        round_trip::<CreateMessageParams>(&params)?;
+        let result = object(vec![
+            ("role", Some(json!("assistant"))),
+            ("content", Some(content)),
+            ("model", Some(json!("m"))),
+            ("stopReason", stop.map(Value::from)),
+        ], extra);
+        round_trip::<CreateMessageResult>(&result)?;
+    }
+
+    #[test]
+    fn completions(
+        reference in arb_completion_reference(),
+        name in text(),
+        value in text(),
+        context in opt(proptest::collection::btree_map("[a-z]{1,6}", text(), 0..3)),
+        values in proptest::collection::vec(text(), 0..4),
+        total in opt(any::<u32>()),
+        more in opt(any::<bool>()),
+        extra in arb_extra(),
+    ) {
+        let params = object(vec![
+            ("ref", Some(reference)),
+            ("argument", Some(json!({"name": name, "value": value}))),
+            ("context", context.map(|c| json!({"arguments": c}))),
+        ], extra.clone());
+        round_trip::<CompleteParams>(&params)?;
+        let completion = object(vec![
+            ("values", Some(Value::from(values))),
+            ("total", total.map(Value::from)),
+            ("hasMore", more.map(Value::from)),
+        ], Map::new());
+        round_trip::<CompleteResult>(&object(vec![("completion", Some(completion))], extra))?;
     }
 
     #[test]

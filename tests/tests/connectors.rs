@@ -10,6 +10,7 @@ use mcpdisco::cache::Cache;
 use mcpdisco::config::{self, ProcessEnv, ServerConfig};
 use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcpdisco_client::session::RequestOptions;
 use mcpdisco_gateway::supervisor::{Supervisor, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::MemoryTransport;
@@ -117,23 +118,25 @@ async fn the_supervisor_routes_calls_over_an_in_memory_connector() {
     let connectors = memory_connectors();
     let mut servers = servers(&connectors);
     servers.retain(|server| server.name != "broken");
-    let hub = Supervisor::new(
-        servers,
-        SupervisorOptions {
-            connectors,
-            ..SupervisorOptions::default()
-        },
-    );
+    let hub = Supervisor::new(servers, SupervisorOptions::default().connectors(connectors));
     let sum = hub
-        .call_tool("legacy__add", json!({"a": 2, "b": 40}))
+        .call_tool(
+            "legacy__add",
+            json!({"a": 2, "b": 40}).as_object().cloned(),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
-    assert_eq!(sum["content"][0]["text"], "42");
+    assert_eq!(sum.content[0].as_text().unwrap(), "42");
     let echoed = hub
-        .call_tool("modern__echo", json!({"text": "over memory"}))
+        .call_tool(
+            "modern__echo",
+            json!({"text": "over memory"}).as_object().cloned(),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
-    assert_eq!(echoed["content"][0]["text"], "over memory");
+    assert_eq!(echoed.content[0].as_text().unwrap(), "over memory");
     hub.shutdown().await;
 }
 

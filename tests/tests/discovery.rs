@@ -8,6 +8,7 @@ use mcpdisco::cache::{Cache, CacheMode};
 use mcpdisco::catalog::Catalog;
 use mcpdisco::config::ServerConfig;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
+use mcpdisco_client::session::RequestOptions;
 use mcpdisco_gateway::supervisor::{Status, Supervisor, SupervisorError, SupervisorOptions};
 use mcpdisco_protocol::version::Era;
 use serde_json::json;
@@ -252,27 +253,53 @@ async fn the_supervisor_routes_calls_by_namespaced_name_and_keeps_sessions() {
     assert_eq!(starts(&log), 2);
 
     let echoed = hub
-        .call_tool("beta__echo", json!({"text": "via the supervisor"}))
+        .call_tool(
+            "beta__echo",
+            json!({"text": "via the supervisor"}).as_object().cloned(),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
-    assert_eq!(echoed["content"][0]["text"], "via the supervisor");
+    assert_eq!(echoed.content[0].as_text().unwrap(), "via the supervisor");
     let sum = hub
-        .call_tool_on("alpha", "add", json!({"a": 2, "b": 3}))
+        .call_tool_on(
+            "alpha",
+            "add",
+            json!({"a": 2, "b": 3}).as_object().cloned(),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
-    assert_eq!(sum["content"][0]["text"], "5");
+    assert_eq!(sum.content[0].as_text().unwrap(), "5");
     assert_eq!(starts(&log), 2, "the sessions are kept and reused");
 
     assert!(matches!(
-        hub.call_tool("gamma__echo", json!({})).await,
+        hub.call_tool(
+            "gamma__echo",
+            json!({}).as_object().cloned(),
+            RequestOptions::default()
+        )
+        .await,
         Err(SupervisorError::UnknownItem { .. })
     ));
     assert!(matches!(
-        hub.call_tool_on("nope", "echo", json!({})).await,
+        hub.call_tool_on(
+            "nope",
+            "echo",
+            json!({}).as_object().cloned(),
+            RequestOptions::default()
+        )
+        .await,
         Err(SupervisorError::UnknownServer(_))
     ));
     assert!(matches!(
-        hub.call_tool_on("off", "echo", json!({})).await,
+        hub.call_tool_on(
+            "off",
+            "echo",
+            json!({}).as_object().cloned(),
+            RequestOptions::default()
+        )
+        .await,
         Err(SupervisorError::Disabled(_))
     ));
     hub.shutdown().await;

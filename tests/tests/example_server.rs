@@ -43,12 +43,15 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     let tools = modern.list_all(ListKind::Tools).await.unwrap();
     assert_eq!(names(&tools, "name"), ["add", "echo", "word_count", "fail"]);
     let sum = modern
-        .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
+        .call_tool(CallToolParams::new(
+            "add",
+            json!({"a": 2, "b": 3}).as_object().cloned(),
+        ))
         .await
         .unwrap();
     assert_eq!(sum.content[0].as_text(), Some("5"));
     let failed = modern
-        .call_tool(CallToolParams::new("fail", Some(json!({}))))
+        .call_tool(CallToolParams::new("fail", json!({}).as_object().cloned()))
         .await
         .unwrap();
     assert!(failed.is_error());
@@ -111,7 +114,7 @@ async fn over_streamable_http_in_both_eras() {
         let prompt = session
             .get_prompt(GetPromptParams::new(
                 "greet",
-                json!({"name": "Ada"}).as_object().cloned(),
+                Some([("name".to_owned(), "Ada".to_owned())].into()),
             ))
             .await
             .unwrap();
@@ -125,7 +128,7 @@ async fn over_streamable_http_in_both_eras() {
         let words = session
             .call_tool(CallToolParams::new(
                 "word_count",
-                Some(json!({"text": "one two three"})),
+                json!({"text": "one two three"}).as_object().cloned(),
             ))
             .await
             .unwrap();

@@ -119,7 +119,7 @@ async fn a_tool_call_whose_connection_drops_after_sending_is_not_retried() {
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let error = session
-        .call_tool(CallToolParams::new("echo", Some(json!({}))))
+        .call_tool(CallToolParams::new("echo", json!({}).as_object().cloned()))
         .await
         .unwrap_err();
     assert_eq!(server.count("tools/call"), 1, "the call was sent again");
@@ -275,7 +275,7 @@ async fn a_broken_stream_fails_a_tool_call_at_once_and_says_it_may_have_run() {
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
     let error = session
-        .call_tool(CallToolParams::new("echo", Some(json!({}))))
+        .call_tool(CallToolParams::new("echo", json!({}).as_object().cloned()))
         .await
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(10));

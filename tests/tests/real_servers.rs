@@ -60,7 +60,10 @@ async fn everything_over_stdio_is_legacy_with_13_tools() {
     assert!(session.instructions().is_some_and(|i| !i.is_empty()));
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool(CallToolParams::new("echo", Some(json!({"message": "hi"}))))
+        .call_tool(CallToolParams::new(
+            "echo",
+            json!({"message": "hi"}).as_object().cloned(),
+        ))
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text().unwrap(), "Echo: hi");
@@ -80,7 +83,7 @@ async fn everything_over_streamable_http() {
     let result = session
         .call_tool(CallToolParams::new(
             "echo",
-            Some(json!({"message": "over http"})),
+            json!({"message": "over http"}).as_object().cloned(),
         ))
         .await
         .unwrap();
@@ -111,7 +114,7 @@ async fn time_server_is_modern() {
     let result = session
         .call_tool(CallToolParams::new(
             "get_current_time",
-            Some(json!({"timezone": "UTC"})),
+            json!({"timezone": "UTC"}).as_object().cloned(),
         ))
         .await
         .unwrap();
@@ -162,7 +165,10 @@ async fn fastmcp_paginated_lists_are_followed_to_the_end() {
     );
     assert_eq!(session.list_all(ListKind::Prompts).await.unwrap().len(), 5);
     let sum = session
-        .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
+        .call_tool(CallToolParams::new(
+            "add",
+            json!({"a": 2, "b": 3}).as_object().cloned(),
+        ))
         .await
         .unwrap();
     assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 5);
@@ -188,7 +194,10 @@ async fn fastmcp_over_http_in_every_mode() {
         );
         assert_eq!(counts(&session).await[0], 1);
         let sum = session
-            .call_tool(CallToolParams::new("add", Some(json!({"a": 20, "b": 22}))))
+            .call_tool(CallToolParams::new(
+                "add",
+                json!({"a": 20, "b": 22}).as_object().cloned(),
+            ))
             .await
             .unwrap();
         assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 42);

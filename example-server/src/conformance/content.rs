@@ -2,6 +2,8 @@
 //! the client, resource contents and prompts, exactly as the suite's
 //! scenarios describe them.
 
+use std::collections::BTreeMap;
+
 use mcpdisco_protocol::types::{
     CallToolResult, ContentBlock, EmbeddedResource, Extra, GetPromptResult, ImageContent,
     PromptMessage, ReadResourceResult, ResourceContents, Role,
@@ -127,11 +129,14 @@ fn user(content: ContentBlock) -> PromptMessage {
 
 /// The prompt `name` with `arguments`; `Err` names a missing argument,
 /// `Ok(None)` is a prompt this module does not know.
-pub(crate) fn prompt(name: &str, arguments: &Extra) -> Result<Option<GetPromptResult>, String> {
+pub(crate) fn prompt(
+    name: &str,
+    arguments: &BTreeMap<String, String>,
+) -> Result<Option<GetPromptResult>, String> {
     let argument = |key: &str| {
         arguments
             .get(key)
-            .and_then(|value| value.as_str())
+            .map(String::as_str)
             .ok_or_else(|| format!("argument '{key}' is required"))
     };
     let messages = match name {
@@ -180,7 +185,7 @@ mod tests {
 
     #[test]
     fn prompts_need_their_arguments() {
-        assert!(prompt("test_prompt_with_arguments", &Extra::new()).is_err());
-        assert!(prompt("nope", &Extra::new()).unwrap().is_none());
+        assert!(prompt("test_prompt_with_arguments", &BTreeMap::new()).is_err());
+        assert!(prompt("nope", &BTreeMap::new()).unwrap().is_none());
     }
 }

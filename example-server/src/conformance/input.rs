@@ -4,8 +4,7 @@
 
 use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
 use mcpdisco_protocol::types::{
-    ContentBlock, CreateMessageParams, ElicitParams, Extra, InputRequest, MetaParams,
-    PromptMessage, Role,
+    CreateMessageParams, ElicitParams, Extra, InputRequest, MetaParams, SamplingMessage,
 };
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use serde::de::DeserializeOwned;
@@ -36,23 +35,13 @@ pub(crate) fn elicit(message: &str, schema: &str) -> Result<InputRequest, ErrorO
 }
 
 /// The `sampling/createMessage` params of one user message `text`.
-pub(crate) fn sampling_params(
-    text: &str,
-    max_tokens: u64,
-) -> Result<CreateMessageParams, ErrorObject> {
-    let message = PromptMessage::new(Role::User, ContentBlock::text(text));
-    Ok(CreateMessageParams {
-        messages: vec![serde_json::to_value(message).map_err(unwritable)?],
-        max_tokens: Some(max_tokens),
-        system_prompt: None,
-        meta: None,
-        extra: Extra::new(),
-    })
+pub(crate) fn sampling_params(text: &str, max_tokens: u64) -> CreateMessageParams {
+    CreateMessageParams::new(vec![SamplingMessage::user_text(text)], max_tokens)
 }
 
 /// A `sampling/createMessage` question.
 pub(crate) fn sample(text: &str, max_tokens: u64) -> Result<InputRequest, ErrorObject> {
-    InputRequest::of::<CreateMessage>(&sampling_params(text, max_tokens)?).map_err(unwritable)
+    InputRequest::of::<CreateMessage>(&sampling_params(text, max_tokens)).map_err(unwritable)
 }
 
 /// A `roots/list` question.

@@ -20,10 +20,10 @@ use mcpdisco_protocol::methods::{
     ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
 };
 use mcpdisco_protocol::types::{
-    Answer, CompleteParams, CompleteResult, EmptyResult, GetPromptParams, GetPromptResult,
-    ListChangedCapability, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
-    ServerCapabilities, SetLevelParams, SubscribeParams,
+    Answer, CompleteParams, CompleteResult, Completion, EmptyResult, GetPromptParams,
+    GetPromptResult, ListChangedCapability, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedParams, ReadResourceParams, ReadResourceResult,
+    ResourcesCapability, ServerCapabilities, SetLevelParams, SubscribeParams,
 };
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
@@ -165,37 +165,19 @@ async fn get_prompt(
 }
 
 /// The completion values that start with the argument's value.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Completion {
-    values: Vec<&'static str>,
-    total: usize,
-    has_more: bool,
-}
-
 async fn complete(params: CompleteParams, _: Context) -> Result<CompleteResult, ErrorObject> {
-    let typed = params
-        .argument
-        .get("value")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let values: Vec<&'static str> = COMPLETIONS
+    let typed = params.argument.value.as_str();
+    let values: Vec<String> = COMPLETIONS
         .iter()
-        .copied()
         .filter(|value| value.starts_with(typed))
+        .map(|value| (*value).to_owned())
         .collect();
     let completion = Completion {
-        total: values.len(),
-        values,
-        has_more: false,
+        total: Some(values.len() as u64),
+        has_more: Some(false),
+        ..Completion::new(values)
     };
-    let completion = serde_json::to_value(completion)
-        .map_err(|error| ErrorObject::new(ErrorCode::INTERNAL_ERROR, error.to_string()))?;
-    Ok(CompleteResult {
-        completion,
-        meta: None,
-        extra: Default::default(),
-    })
+    Ok(CompleteResult::new(completion))
 }
 
 async fn set_level(params: SetLevelParams, context: Context) -> Result<EmptyResult, ErrorObject> {

@@ -53,12 +53,7 @@ fn field(answer: &ElicitResult, field: &str) -> String {
 
 /// The text of a sampling answer.
 fn sampled(answer: &CreateMessageResult) -> String {
-    answer
-        .content
-        .get("text")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
+    answer.content.text().unwrap_or_default()
 }
 
 /// A capabilities object naming one capability.

@@ -32,10 +32,7 @@ pub(crate) async fn call_tool(
     if params.name.starts_with("test_input_required_result_") {
         return mrtr::call(&params, &context).await;
     }
-    let arguments = params
-        .arguments
-        .clone()
-        .unwrap_or(Value::Object(Map::new()));
+    let arguments = params.arguments.clone().unwrap_or_default();
     let result = match params.name.as_str() {
         "test_tool_with_logging" | "test_logging_tool" => {
             for (step, text) in [
@@ -136,7 +133,10 @@ fn capability(name: &str) -> Value {
 }
 
 /// The text argument `name`, or -32602.
-fn text_argument<'a>(arguments: &'a Value, name: &str) -> Result<&'a str, ErrorObject> {
+fn text_argument<'a>(
+    arguments: &'a Map<String, Value>,
+    name: &str,
+) -> Result<&'a str, ErrorObject> {
     arguments.get(name).and_then(Value::as_str).ok_or_else(|| {
         ErrorObject::new(
             ErrorCode::INVALID_PARAMS,
@@ -157,14 +157,9 @@ fn describe(answer: &ElicitResult) -> String {
 
 /// Asks the client's LLM (legacy: a request on the connection).
 async fn sampling(context: &Context, prompt: &str) -> Result<CallToolResult, ErrorObject> {
-    let params = input::sampling_params(prompt, 100)?;
+    let params = input::sampling_params(prompt, 100);
     let answer = context.peer()?.request::<CreateMessage>(&params).await?;
-    let text = answer
-        .content
-        .get("text")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let text = answer.content.text().unwrap_or_default();
     Ok(content::text_result(format!("LLM response: {text}")))
 }
 

@@ -90,7 +90,7 @@ fn pair() -> (MemoryTransport, FakeServer) {
 
 /// A call of tool `name` without arguments.
 fn call(name: &str) -> CallToolParams {
-    CallToolParams::new(name, Some(json!({})))
+    CallToolParams::new(name, Some(serde_json::Map::new()))
 }
 
 fn options() -> SessionOptions {
@@ -489,7 +489,10 @@ async fn typed_results_keep_the_members_they_do_not_know() {
     });
     let session = Session::connect("typed", client, options()).await.unwrap();
     let result = session
-        .call_tool(CallToolParams::new("add", Some(json!({"a": 1}))))
+        .call_tool(CallToolParams::new(
+            "add",
+            json!({"a": 1}).as_object().cloned(),
+        ))
         .await
         .unwrap();
     assert_eq!(result.extra["x-vendor"], json!({"kept": true}));

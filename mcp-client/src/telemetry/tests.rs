@@ -167,7 +167,7 @@ async fn without_retry_the_request_span_is_carried_and_failures_are_typed() {
     let (inner, seen) = core(vec![refused], RawJson::empty_object());
     let call = |name: &str| {
         McpRequest::typed::<CallTool>(
-            &CallToolParams::new(name, Some(json!({"key": "sk-hidden-1"}))),
+            &CallToolParams::new(name, json!({"key": "sk-hidden-1"}).as_object().cloned()),
             RequestOptions::default(),
         )
         .unwrap()

@@ -137,10 +137,10 @@ pub async fn introspect(session: &Session, tool: &Tool) -> Option<TypeExpr> {
     if !eligible(tool) {
         return None;
     }
-    let arguments = tool.input_schema.to_value().map_or_else(
-        |_| Value::Object(Map::new()),
-        |schema| minimal_arguments(&schema),
-    );
+    let arguments = match tool.input_schema.to_value().map(|schema| minimal_arguments(&schema)) {
+        Ok(Value::Object(arguments)) => arguments,
+        _ => Map::new(),
+    };
     let result = session
         .call_tool_with(
             CallToolParams::new(&tool.name, Some(arguments)),

@@ -204,7 +204,7 @@ fn model_safe_names_have_known_answers() {
     // As served: a long tool name, and the same name listed twice (the
     // second takes `__2` before it is made safe).
     let long = "t".repeat(70);
-    let catalog = Catalog::build(&[ready("srv", &[&long, &long])]);
+    let catalog = Catalog::build(&[ready("srv", &[&long, &long])], &Naming::default());
     assert_eq!(
         names(&catalog),
         [

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 /// The config files and folders a `serve` read, and the folders to watch
 /// for them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Watched {
     /// Config files, as given (`--config`, or found).
     pub files: Vec<PathBuf>,
@@ -14,6 +15,11 @@ pub struct Watched {
 }
 
 impl Watched {
+    /// The config `files` and the definition folders `dirs`, as given.
+    pub fn new(files: Vec<PathBuf>, dirs: Vec<PathBuf>) -> Self {
+        Self { files, dirs }
+    }
+
     /// The folders to watch (not recursively): each file's parent (a file
     /// replaced by a rename is a new file, which a watch on the old one
     /// would miss) and each folder itself; each once, in order.

@@ -28,8 +28,11 @@ use crate::serve::Gateway;
 use crate::serve::http_views::ProfileRoutes;
 pub use access::Access;
 
-/// How `serve --http` serves.
-#[derive(Clone)]
+/// How `serve --http` serves: by default the Streamable HTTP side's
+/// defaults, open to every request (for a loopback address), behind no
+/// proxy; changed with the builder methods (one per field).
+#[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct HttpEndpointsOptions {
     /// The Streamable HTTP side (name, body limit). Its `token` is set
     /// from [`access`](Self::access).
@@ -49,6 +52,26 @@ impl std::fmt::Debug for HttpEndpointsOptions {
             .field("access", &self.access)
             .field("public_url", &self.public_url)
             .finish_non_exhaustive()
+    }
+}
+
+impl HttpEndpointsOptions {
+    /// The Streamable HTTP side (name, body limit).
+    pub fn server(mut self, server: HttpServerOptions) -> Self {
+        self.server = server;
+        self
+    }
+
+    /// What requests must carry.
+    pub fn access(mut self, access: Access) -> Self {
+        self.access = access;
+        self
+    }
+
+    /// The public URL of the gateway, when clients reach it through a proxy.
+    pub fn public_url(mut self, url: impl Into<Option<String>>) -> Self {
+        self.public_url = url.into();
+        self
     }
 }
 

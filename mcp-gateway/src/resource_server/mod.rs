@@ -48,8 +48,10 @@ pub enum ResourceServerError {
     },
 }
 
-/// Whose tokens the gateway takes.
+/// Whose tokens the gateway takes: [`new`](Self::new), then
+/// [`required_scopes`](Self::required_scopes) if requests need any.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ResourceServerOptions {
     /// The identity provider's key set.
     pub jwks_url: String,
@@ -59,6 +61,29 @@ pub struct ResourceServerOptions {
     pub audience: String,
     /// Scopes every request needs.
     pub required_scopes: Vec<String>,
+}
+
+impl ResourceServerOptions {
+    /// Tokens of `issuer` for `audience`, verified with the key set at
+    /// `jwks_url`; no scope required.
+    pub fn new(
+        jwks_url: impl Into<String>,
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Self {
+        Self {
+            jwks_url: jwks_url.into(),
+            issuer: issuer.into(),
+            audience: audience.into(),
+            required_scopes: Vec::new(),
+        }
+    }
+
+    /// Scopes every request needs.
+    pub fn required_scopes(mut self, scopes: Vec<String>) -> Self {
+        self.required_scopes = scopes;
+        self
+    }
 }
 
 /// What a verified token says about its bearer.

@@ -52,9 +52,8 @@ pub(crate) async fn call_tool(
             }
             search_tools::CALL_TOOL => {
                 let call = search_tools::call_arguments(params.arguments)?;
-                let arguments = call.arguments.map(Value::Object);
                 let meta = params.meta.as_ref();
-                return call_served_tool(&request, &call.name, arguments, meta, retry).await;
+                return call_served_tool(&request, &call.name, call.arguments, meta, retry).await;
             }
             _ => {}
         }
@@ -74,13 +73,14 @@ pub(crate) async fn call_tool(
 async fn call_served_tool(
     request: &RequestContext,
     name: &str,
-    arguments: Option<Value>,
+    arguments: Option<Map<String, Value>>,
     meta: Option<&Extra>,
     retry: Option<InputRetry>,
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     let supervisor = request.shared.supervisor.clone();
     let (server, tool) = resolve_in_view(request, ListKind::Tools, name).await?;
-    let arguments = arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    // A call without arguments reaches the server with `{}`, which every server reads.
+    let arguments = Some(arguments.unwrap_or_default());
     let call = |options| upstream::call_tool(supervisor, server.clone(), tool, arguments, options);
     routed::<CallTool, _>(request, meta, retry, &server, call).await
 }
@@ -129,7 +129,7 @@ pub(crate) async fn get_prompt(
     let retry = relayed_retry(&request, state, responses);
     let supervisor = request.shared.supervisor.clone();
     let (server, prompt) = resolve_in_view(&request, ListKind::Prompts, &params.name).await?;
-    let arguments = params.arguments.map_or(Value::Null, Value::Object);
+    let arguments = params.arguments;
     let call =
         |options| upstream::get_prompt(supervisor, server.clone(), prompt, arguments, options);
     routed::<GetPrompt, _>(&request, params.meta.as_ref(), retry, &server, call).await

@@ -22,13 +22,7 @@ pub(crate) async fn complete(
     mut params: CompleteParams,
     request: RequestContext,
 ) -> Result<CompleteResult, ErrorObject> {
-    let reference = params.typed_reference().ok_or_else(|| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("{}: unknown ref {}", Complete::METHOD, params.reference),
-        )
-    })?;
-    let (server, own) = match reference {
+    let (server, own) = match params.reference {
         CompletionReference::Prompt { name, extra } => {
             let (server, own) = resolve_in_view(&request, ListKind::Prompts, &name).await?;
             (server, CompletionReference::Prompt { name: own, extra })
@@ -47,10 +41,16 @@ pub(crate) async fn complete(
                 })?;
             (server, CompletionReference::Resource { uri: own, extra })
         }
+        CompletionReference::Unknown(reference) => {
+            return Err(ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("{}: unknown ref {reference}", Complete::METHOD),
+            ));
+        }
     };
-    params.set_reference(&own);
+    params.reference = own;
     // The client's own `_meta` (its era, its capabilities) is not the server's.
     params.meta = None;
     super::operation::routed_to(&server);
-    upstream::complete(&request.shared.supervisor, &server, params).await
+    upstream::complete(&request.shared.supervisor, &server, &params).await
 }

@@ -83,9 +83,8 @@ mod view;
 
 use std::sync::Arc;
 
-use mcpdisco_protocol::types::{ElicitationCapability, RootsCapability};
+use mcpdisco_protocol::types::{ElicitationCapability, RootsCapability, SamplingCapability};
 use mcpdisco_transport::Transport;
-use serde_json::{Map, Value};
 
 use crate::operations::readiness::Readiness;
 use crate::supervisor::{ReloadSummary, Supervisor, SupervisorOptions};
@@ -130,7 +129,7 @@ impl Gateway {
         declared.roots.get_or_insert_with(RootsCapability::default);
         declared
             .sampling
-            .get_or_insert_with(|| Value::Object(Map::new()));
+            .get_or_insert_with(SamplingCapability::default);
         declared
             .elicitation
             .get_or_insert_with(ElicitationCapability::default);

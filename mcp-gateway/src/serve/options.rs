@@ -5,8 +5,10 @@ use std::time::Duration;
 use mcpdisco::config::Profiles;
 use mcpdisco_protocol::types::Implementation;
 
-/// How the gateway serves its clients.
+/// How the gateway serves its clients: the defaults, changed with the
+/// builder methods (one per field).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GatewayOptions {
     /// The gateway's `serverInfo`.
     pub server_info: Implementation,
@@ -44,5 +46,49 @@ impl Default for GatewayOptions {
             tool_search: false,
             profiles: Profiles::new(),
         }
+    }
+}
+
+impl GatewayOptions {
+    /// The gateway's `serverInfo`.
+    pub fn server_info(mut self, info: Implementation) -> Self {
+        self.server_info = info;
+        self
+    }
+
+    /// Its `instructions` (`None`: none).
+    pub fn instructions(mut self, instructions: impl Into<Option<String>>) -> Self {
+        self.instructions = instructions.into();
+        self
+    }
+
+    /// Items per page of every list.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size;
+        self
+    }
+
+    /// How long a client gets to answer a server's question.
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// How long a modern request waiting for its client's input is kept.
+    pub fn input_wait(mut self, wait: Duration) -> Self {
+        self.input_wait = wait;
+        self
+    }
+
+    /// Tool search: `tools/list` answers only `search_tools` and `call_tool`.
+    pub fn tool_search(mut self, on: bool) -> Self {
+        self.tool_search = on;
+        self
+    }
+
+    /// The config's profiles.
+    pub fn profiles(mut self, profiles: Profiles) -> Self {
+        self.profiles = profiles;
+        self
     }
 }

@@ -4,6 +4,7 @@
 //! Tool search in `search.rs`.
 
 mod legacy_features;
+mod pass_through;
 mod search;
 
 use std::sync::Arc;
@@ -185,6 +186,19 @@ fn scripted_gateway<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
+    scripted_gateway_in(EraPreference::Legacy, name, script, options)
+}
+
+/// [`scripted_gateway`], its server spoken to in `era`.
+fn scripted_gateway_in<F>(
+    era: EraPreference,
+    name: &str,
+    script: impl Fn(MemoryTransport) -> F + Send + Sync + 'static,
+    options: GatewayOptions,
+) -> Gateway
+where
+    F: Future<Output = ()> + Send + 'static,
+{
     let connectors = Connectors::builtin().with(
         "scripted",
         Arc::new(MemoryConnector::new(move |_| {
@@ -203,7 +217,7 @@ where
     let supervisor = SupervisorOptions {
         connectors,
         session: SessionOptions {
-            era: EraPreference::Legacy,
+            era,
             ..SessionOptions::default()
         },
         ..SupervisorOptions::default()

@@ -9,18 +9,18 @@
 //! ([`RELAYED_STATE_PREFIX`]), so the client's retry goes back to the
 //! server with its answers instead of to a call the gateway parked.
 
+use std::collections::BTreeMap;
+
 use mcpdisco_protocol::ErrorCode;
 use mcpdisco_protocol::ErrorObject;
-use mcpdisco_protocol::meta::ResultType;
 use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::methods::{CallTool, Complete, GetPrompt, ReadResource};
+use mcpdisco_protocol::methods::Complete;
 use mcpdisco_protocol::types::{
-    Answer, CallToolResult, CompleteParams, CompleteResult, GetPromptResult, InputRequiredResult,
-    ReadResourceResult,
+    Answer, CallToolResult, CompleteParams, CompleteResult, Extra, GetPromptResult,
+    InputRequiredResult, ReadResourceResult,
 };
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::supervisor::{Supervisor, SupervisorError};
 use mcpdisco_client::session::RequestOptions;
@@ -30,13 +30,13 @@ pub(crate) async fn call_tool(
     supervisor: Supervisor,
     server: String,
     tool: String,
-    arguments: Value,
+    arguments: Option<Map<String, Value>>,
     options: RequestOptions,
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     let result = supervisor
-        .call_tool_with(&server, &tool, arguments, options)
+        .call_tool_on(&server, &tool, arguments, options)
         .await;
-    typed::<CallTool>(result)
+    answer(result)
 }
 
 /// `resources/read` of `uri` on `server`.
@@ -46,8 +46,7 @@ pub(crate) async fn read_resource(
     uri: String,
     options: RequestOptions,
 ) -> Result<Answer<ReadResourceResult>, ErrorObject> {
-    let result = supervisor.read_resource_with(&server, &uri, options).await;
-    typed::<ReadResource>(result)
+    answer(supervisor.read_resource(&server, &uri, options).await)
 }
 
 /// `prompts/get` of `prompt` on `server`.
@@ -55,13 +54,13 @@ pub(crate) async fn get_prompt(
     supervisor: Supervisor,
     server: String,
     prompt: String,
-    arguments: Value,
+    arguments: Option<BTreeMap<String, String>>,
     options: RequestOptions,
 ) -> Result<Answer<GetPromptResult>, ErrorObject> {
     let result = supervisor
-        .get_prompt_with(&server, &prompt, arguments, options)
+        .get_prompt(&server, &prompt, arguments, options)
         .await;
-    typed::<GetPrompt>(result)
+    answer(result)
 }
 
 /// `completion/complete` on `server`, `params` in the server's own names.
@@ -70,10 +69,12 @@ pub(crate) async fn get_prompt(
 pub(crate) async fn complete(
     supervisor: &Supervisor,
     server: &str,
-    params: CompleteParams,
+    params: &CompleteParams,
 ) -> Result<CompleteResult, ErrorObject> {
-    let result = supervisor.complete(server, params).await;
-    match typed::<Complete>(result)? {
+    let result = supervisor
+        .complete(server, params, RequestOptions::default())
+        .await;
+    match answer(result)? {
         Answer::Complete(result) => Ok(result),
         Answer::InputRequired(_) => Err(ErrorObject::new(
             ErrorCode::INTERNAL_ERROR,
@@ -89,41 +90,61 @@ pub(crate) async fn complete(
 /// retry goes back to that server with it (the rest of the text).
 pub(crate) const RELAYED_STATE_PREFIX: &str = "relayed:";
 
-/// A server's result for `M`, without its envelope, as `M`'s result type;
-/// or its `input_required` result, to relay, with its state marked.
-fn typed<M>(result: Result<Value, SupervisorError>) -> Result<Answer<M::Result>, ErrorObject>
-where
-    M: RequestMethod,
-    M::Result: DeserializeOwned,
-{
-    let mut result = result.map_err(to_error)?;
-    let unreadable = |error: serde_json::Error| {
-        ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("{}: the server's result cannot be read: {error}", M::METHOD),
-        )
-    };
-    if result.get("resultType").and_then(Value::as_str) == Some(ResultType::InputRequired.as_str())
-    {
-        let mut input: InputRequiredResult = serde_json::from_value(result).map_err(unreadable)?;
-        let state = input.request_state.take().unwrap_or_default();
-        input.request_state = Some(format!("{RELAYED_STATE_PREFIX}{state}"));
-        input.meta = None;
-        return Ok(Answer::input_required(input));
-    }
-    if let Some(object) = result.as_object_mut() {
-        object.remove("resultType");
-        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-            meta.remove(SERVER_INFO_KEY);
-            if meta.is_empty() {
-                object.remove("_meta");
+/// A server's result as the gateway answers it: without the server's
+/// modern envelope; or its `input_required` result, to relay, with its
+/// state marked.
+fn answer<R: Enveloped>(result: Result<R, SupervisorError>) -> Result<Answer<R>, ErrorObject> {
+    match result {
+        Ok(mut result) => {
+            let (extra, meta) = result.envelope();
+            extra.shift_remove("resultType");
+            if let Some(entries) = meta {
+                entries.shift_remove(SERVER_INFO_KEY);
+                if entries.is_empty() {
+                    *meta = None;
+                }
             }
+            Ok(Answer::Complete(result))
         }
+        Err(SupervisorError::InputRequired { input, .. }) => {
+            Ok(Answer::input_required(relayed(*input)))
+        }
+        Err(error) => Err(to_error(error)),
     }
-    serde_json::from_value(result)
-        .map(Answer::Complete)
-        .map_err(unreadable)
 }
+
+/// A server's `input_required` result as the gateway relays it: its
+/// questions and keys unchanged, its state marked as the server's, without
+/// its `_meta` (the gateway answers as itself).
+fn relayed(mut input: InputRequiredResult) -> InputRequiredResult {
+    let state = input.request_state.take().unwrap_or_default();
+    input.request_state = Some(format!("{RELAYED_STATE_PREFIX}{state}"));
+    input.meta = None;
+    input
+}
+
+/// A result that may carry a modern server's envelope: `resultType` among
+/// its other members, the server's `serverInfo` in its `_meta`.
+trait Enveloped {
+    /// Its other members and its `_meta`.
+    fn envelope(&mut self) -> (&mut Extra, &mut Option<Extra>);
+}
+
+macro_rules! enveloped {
+    ($($result:ty),+) => {
+        $(impl Enveloped for $result {
+            fn envelope(&mut self) -> (&mut Extra, &mut Option<Extra>) {
+                (&mut self.extra, &mut self.meta)
+            }
+        })+
+    };
+}
+enveloped!(
+    CallToolResult,
+    ReadResourceResult,
+    GetPromptResult,
+    CompleteResult
+);
 
 /// A supervisor's error as the client sees it: a server's own JSON-RPC
 /// error keeps its code and its `data` (such as the capabilities a -32021
@@ -143,7 +164,9 @@ pub(crate) fn to_error(error: SupervisorError) -> ErrorObject {
         SupervisorError::Session(session) => {
             session.server_code().unwrap_or(ErrorCode::INTERNAL_ERROR)
         }
-        SupervisorError::NotReady { .. } | SupervisorError::ShutDown => ErrorCode::INTERNAL_ERROR,
+        SupervisorError::NotReady { .. }
+        | SupervisorError::InputRequired { .. }
+        | SupervisorError::ShutDown => ErrorCode::INTERNAL_ERROR,
     };
     ErrorObject {
         data,

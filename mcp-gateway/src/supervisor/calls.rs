@@ -1,18 +1,26 @@
 //! Calls through a server's session: the one place that sends requests to
 //! the supervised servers (`tools/call`, `resources/read`, `prompts/get`),
 //! each once, and once more after a restart when it was never delivered
-//! because the server was down.
+//! because the server was down. Their results are the protocol's types,
+//! read straight from the text the server sent, every member kept.
 
 use std::future::Future;
 use std::sync::atomic::Ordering;
 
+use std::collections::BTreeMap;
+
 use mcpdisco_client::session::{ErrorKind, ListKind, RequestOptions, Session, SessionError};
 use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::meta::ResultType;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CallTool, GetPrompt, ReadResource};
-use mcpdisco_protocol::types::{CallToolParams, GetPromptParams, ReadResourceParams};
+use mcpdisco_protocol::types::{
+    Answer, CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, ReadResourceParams,
+    ReadResourceResult,
+};
 use mcpdisco_transport::Delivery;
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::Supervisor;
@@ -71,118 +79,98 @@ impl Supervisor {
         }
     }
 
-    /// Calls a tool by its namespaced name, as the catalog lists it.
+    /// Calls a tool by its namespaced name, as the catalog lists it; like
+    /// [`call_tool_on`](Self::call_tool_on) otherwise.
     pub async fn call_tool(
         &self,
         qualified_name: &str,
-        arguments: Value,
-    ) -> Result<Value, SupervisorError> {
+        arguments: Option<Map<String, Value>>,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, SupervisorError> {
         let (server, tool) = self.resolve_tool(qualified_name).await?;
-        self.call_tool_on(&server, &tool, arguments).await
+        self.call_tool_on(&server, &tool, arguments, options).await
     }
 
-    /// Calls `tool` on `server`. A call that was never delivered because the
-    /// server was down waits for the restart and is sent once more; one that
-    /// may have run is never sent again.
+    /// Calls `tool` on `server` with `arguments` (a JSON object) and
+    /// `options` (progress, timeout, `_meta`). A call that was never
+    /// delivered because the server was down waits for the restart and is
+    /// sent once more; one that may have run is never sent again. The
+    /// result is the server's, as it sent it; a tool's failure is a result
+    /// with `isError`, not an error.
     pub async fn call_tool_on(
         &self,
         server: &str,
         tool: &str,
-        arguments: Value,
-    ) -> Result<Value, SupervisorError> {
-        self.call_tool_with(server, tool, arguments, RequestOptions::default())
-            .await
-    }
-
-    /// [`call_tool_on`](Self::call_tool_on) with request options (progress, timeout).
-    pub async fn call_tool_with(
-        &self,
-        server: &str,
-        tool: &str,
-        arguments: Value,
+        arguments: Option<Map<String, Value>>,
         options: RequestOptions,
-    ) -> Result<Value, SupervisorError> {
+    ) -> Result<CallToolResult, SupervisorError> {
         self.check_visible(server, ListKind::Tools, tool)?;
-        self.deliver(server, |session| {
-            let (arguments, options) = (arguments.clone(), options.clone());
-            async move {
-                // Never sent again once it may have run; the error says so.
-                let call = CallToolParams::new(tool, Some(arguments));
-                session
-                    .send::<CallTool>(&call, options)
-                    .await
-                    .and_then(|result| readable(&session, CallTool::METHOD, &result))
-                    .map_err(|error| {
-                        if error.may_have_run() {
-                            error.not_repeated()
-                        } else {
-                            error
-                        }
-                    })
-            }
-        })
-        .await
+        let call = CallToolParams::new(tool, arguments);
+        self.request::<CallTool>(server, &call, options).await
     }
 
-    /// `resources/read` on `server`.
-    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<Value, SupervisorError> {
-        self.read_resource_with(server, uri, RequestOptions::default())
-            .await
-    }
-
-    /// [`read_resource`](Self::read_resource) with request options.
-    pub async fn read_resource_with(
+    /// `resources/read` of `uri` (the server's own) on `server`.
+    pub async fn read_resource(
         &self,
         server: &str,
         uri: &str,
         options: RequestOptions,
-    ) -> Result<Value, SupervisorError> {
+    ) -> Result<ReadResourceResult, SupervisorError> {
         self.check_visible(server, ListKind::Resources, uri)?;
-        self.deliver(server, |session| {
-            let options = options.clone();
-            async move {
-                let result = session
-                    .send::<ReadResource>(&ReadResourceParams::new(uri), options)
-                    .await?;
-                readable(&session, ReadResource::METHOD, &result)
-            }
-        })
-        .await
+        let read = ReadResourceParams::new(uri);
+        self.request::<ReadResource>(server, &read, options).await
     }
 
-    /// `prompts/get` on `server`.
+    /// `prompts/get` of the prompt `name` (the server's own) on `server`,
+    /// with its `arguments` (values by name).
     pub async fn get_prompt(
         &self,
         server: &str,
         name: &str,
-        arguments: Value,
-    ) -> Result<Value, SupervisorError> {
-        self.get_prompt_with(server, name, arguments, RequestOptions::default())
-            .await
+        arguments: Option<BTreeMap<String, String>>,
+        options: RequestOptions,
+    ) -> Result<GetPromptResult, SupervisorError> {
+        self.check_visible(server, ListKind::Prompts, name)?;
+        let get = GetPromptParams::new(name, arguments);
+        self.request::<GetPrompt>(server, &get, options).await
     }
 
-    /// [`get_prompt`](Self::get_prompt) with request options.
-    pub async fn get_prompt_with(
+    /// Sends `M` to `server` (see [`deliver`](Self::deliver)) and reads its
+    /// result as `M`'s, straight from the text the server sent. A request
+    /// that may have run is never sent again (its error says so); an
+    /// `input_required` result is [`SupervisorError::InputRequired`].
+    pub(super) async fn request<M>(
         &self,
         server: &str,
-        name: &str,
-        arguments: Value,
+        params: &M::Params,
         options: RequestOptions,
-    ) -> Result<Value, SupervisorError> {
-        self.check_visible(server, ListKind::Prompts, name)?;
-        self.deliver(server, |session| {
-            let (arguments, options) = (arguments.clone(), options.clone());
-            async move {
-                let arguments = match arguments {
-                    Value::Object(arguments) => Some(arguments),
-                    _ => None,
-                };
-                let get = GetPromptParams::new(name, arguments);
-                let result = session.send::<GetPrompt>(&get, options).await?;
-                readable(&session, GetPrompt::METHOD, &result)
-            }
-        })
-        .await
+    ) -> Result<M::Result, SupervisorError>
+    where
+        M: RequestMethod,
+        M::Result: DeserializeOwned,
+    {
+        let answer = self
+            .deliver(server, |session| {
+                let options = options.clone();
+                async move {
+                    let result = session.send::<M>(params, options).await.map_err(|error| {
+                        if error.may_have_run() && !M::IDEMPOTENT {
+                            error.not_repeated()
+                        } else {
+                            error
+                        }
+                    })?;
+                    read_answer::<M>(&session, &result)
+                }
+            })
+            .await?;
+        match answer {
+            Answer::Complete(result) => Ok(result),
+            Answer::InputRequired(input) => Err(SupervisorError::InputRequired {
+                server: server.to_owned(),
+                input,
+            }),
+        }
     }
 
     /// Sends one request to `server` through `send`: once, and once more
@@ -213,19 +201,26 @@ impl Supervisor {
     }
 }
 
-/// A result as the server sent it (the gateway passes it on unchanged), read as JSON.
-pub(super) fn readable(
-    session: &Session,
-    method: &str,
-    result: &RawJson,
-) -> Result<Value, SessionError> {
-    result.to_value().map_err(|error| {
+/// A server's result for `M`, read straight from its text: `M`'s result,
+/// or the `input_required` result of a modern server that needs its
+/// client's input first.
+fn read_answer<M>(session: &Session, result: &RawJson) -> Result<Answer<M::Result>, SessionError>
+where
+    M: RequestMethod,
+    M::Result: DeserializeOwned,
+{
+    // The server answered: whatever it said, the request is not sent again.
+    let unreadable = |reason: String| {
         SessionError::new(
             session.name(),
-            method,
-            ErrorKind::ProtocolViolation {
-                reason: format!("unreadable result: {error}"),
-            },
+            M::METHOD,
+            ErrorKind::ProtocolViolation { reason },
         )
-    })
+        .with_delivery(Delivery::Answered)
+    };
+    match ResultType::of(result).map_err(|error| unreadable(error.to_string()))? {
+        ResultType::Complete => result.decode().map(Answer::Complete),
+        ResultType::InputRequired => result.decode().map(Answer::input_required),
+    }
+    .map_err(|error| unreadable(format!("malformed result: {error}")))
 }

@@ -1,6 +1,7 @@
 //! Why a supervisor could not do what was asked ([`SupervisorError`]).
 
 use mcpdisco_client::session::{ListKind, SessionError};
+use mcpdisco_protocol::types::InputRequiredResult;
 
 use super::state::Status;
 
@@ -40,6 +41,22 @@ pub enum SupervisorError {
         status: Status,
         /// Why its last start failed, if it did.
         cause: Option<String>,
+    },
+    /// A modern server needs its client's input before it answers
+    /// (2026-07-28), and the request asked to relay such a question rather
+    /// than answer it through the session's handler
+    /// ([`RequestOptions::relay_input_required`]): the questions and the
+    /// server's state, for the client to answer in a retry
+    /// ([`RequestOptions::input_retry`]).
+    ///
+    /// [`RequestOptions::relay_input_required`]: mcpdisco_client::session::RequestOptions::relay_input_required
+    /// [`RequestOptions::input_retry`]: mcpdisco_client::session::RequestOptions::input_retry
+    #[error("server '{server}' needs its client's input before it answers")]
+    InputRequired {
+        /// The server.
+        server: String,
+        /// Its `input_required` result, as it sent it.
+        input: Box<InputRequiredResult>,
     },
     /// The server answered with an error, or the connection failed.
     #[error(transparent)]

@@ -5,13 +5,10 @@
 //! it was never delivered).
 
 use mcpdisco_client::session::{RequestOptions, Session};
-use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::Complete;
-use mcpdisco_protocol::types::{CompleteParams, LoggingLevel, ServerCapabilities};
-use serde_json::Value;
+use mcpdisco_protocol::types::{CompleteParams, CompleteResult, LoggingLevel, ServerCapabilities};
 
 use super::Supervisor;
-use super::calls::readable;
 use super::error::SupervisorError;
 
 impl Supervisor {
@@ -33,22 +30,14 @@ impl Supervisor {
     }
 
     /// `completion/complete` on `server`, its `ref` already in the server's
-    /// own names; the result as the server sent it, read as JSON.
+    /// own names; the result as the server sent it.
     pub async fn complete(
         &self,
         server: &str,
-        params: CompleteParams,
-    ) -> Result<Value, SupervisorError> {
-        self.deliver(server, |session| {
-            let params = params.clone();
-            async move {
-                let result = session
-                    .send::<Complete>(&params, RequestOptions::default())
-                    .await?;
-                readable(&session, Complete::METHOD, &result)
-            }
-        })
-        .await
+        params: &CompleteParams,
+        options: RequestOptions,
+    ) -> Result<CompleteResult, SupervisorError> {
+        self.request::<Complete>(server, params, options).await
     }
 
     /// `logging/setLevel` on `server` (legacy servers only: a modern

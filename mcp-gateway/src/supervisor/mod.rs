@@ -19,12 +19,22 @@
 //!   waits for it, or is told the server is not ready. A call that was never
 //!   delivered (the server was down) waits for the restart and is sent once
 //!   more; a call that may have run is never sent again, and its error says so.
+//! - **Results.** [`Supervisor::call_tool`], [`call_tool_on`](Supervisor::call_tool_on),
+//!   [`read_resource`](Supervisor::read_resource), [`get_prompt`](Supervisor::get_prompt)
+//!   and [`complete`](Supervisor::complete) take the protocol's params (tool
+//!   arguments as a JSON object, prompt arguments as strings) and
+//!   [`RequestOptions`] (progress, timeout, `_meta`), and return the
+//!   protocol's results, read straight from the server's text with every
+//!   member kept (`_meta`, `structuredContent`, unknown content types). A
+//!   modern server's `input_required`, when the options asked to relay it,
+//!   is [`SupervisorError::InputRequired`].
 //! - **Events.** State changes, `list_changed`, and catalog updates, on a
 //!   broadcast channel ([`Supervisor::subscribe`]). The catalog is listed
 //!   again after every `list_changed` and every restart (a listing that
 //!   fails keeps the last good one), and shared as an `Arc` indexed by name.
 //!
 //! [`Session::closed`]: mcpdisco_client::session::Session::closed
+//! [`RequestOptions`]: mcpdisco_client::session::RequestOptions
 
 mod backoff;
 mod calls;
@@ -65,6 +75,25 @@ use catalogs::Catalogs;
 use shared::{Command, Servers, Shared};
 
 /// Supervised servers. Cheap to clone; clones share them.
+///
+/// ```no_run
+/// # async fn run(servers: Vec<mcpdisco::config::ServerConfig>) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpdisco_client::session::RequestOptions;
+/// use mcpdisco_gateway::supervisor::{Supervisor, SupervisorOptions};
+///
+/// let supervisor = Supervisor::new(servers, SupervisorOptions::default());
+/// let mut arguments = serde_json::Map::new();
+/// arguments.insert("path".into(), "/etc/hosts".into());
+/// let result = supervisor
+///     .call_tool("files__read", Some(arguments), RequestOptions::default())
+///     .await?;
+/// for block in &result.content {
+///     println!("{}", block.as_text().unwrap_or("(not text)"));
+/// }
+/// supervisor.shutdown().await;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Supervisor {
     inner: Arc<Shared>,

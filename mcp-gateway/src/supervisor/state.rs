@@ -97,8 +97,10 @@ impl Serialize for Status {
     }
 }
 
-/// How a supervisor watches and restarts servers.
+/// How a supervisor watches and restarts servers: the defaults, changed
+/// with the builder methods (one per field).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Health {
     /// Between pings of a connected server.
     pub ping_interval: Duration,
@@ -130,6 +132,56 @@ impl Default for Health {
             max_failed_starts: 5,
             inactive_cooldown: Duration::from_secs(300),
         }
+    }
+}
+
+impl Health {
+    /// Between pings of a connected server.
+    pub fn ping_interval(mut self, interval: Duration) -> Self {
+        self.ping_interval = interval;
+        self
+    }
+
+    /// How long a ping may take.
+    pub fn ping_timeout(mut self, timeout: Duration) -> Self {
+        self.ping_timeout = timeout;
+        self
+    }
+
+    /// Missed pings in a row that restart the server.
+    pub fn missed_pings(mut self, missed: u32) -> Self {
+        self.missed_pings = missed;
+        self
+    }
+
+    /// The first restart delay (it doubles with every failed start in a row).
+    pub fn backoff_initial(mut self, delay: Duration) -> Self {
+        self.backoff_initial = delay;
+        self
+    }
+
+    /// The longest restart delay.
+    pub fn backoff_max(mut self, delay: Duration) -> Self {
+        self.backoff_max = delay;
+        self
+    }
+
+    /// How far each delay is randomly moved, as a fraction of it.
+    pub fn backoff_jitter(mut self, jitter: f64) -> Self {
+        self.backoff_jitter = jitter;
+        self
+    }
+
+    /// Failed starts in a row that make a server inactive.
+    pub fn max_failed_starts(mut self, failures: u32) -> Self {
+        self.max_failed_starts = failures;
+        self
+    }
+
+    /// How long an inactive server is left alone.
+    pub fn inactive_cooldown(mut self, cooldown: Duration) -> Self {
+        self.inactive_cooldown = cooldown;
+        self
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::*;
 use mcpdisco::config::{Filter, Filters};
 use mcpdisco::connect::{Connectors, MemoryConnector};
-use mcpdisco_client::session::SessionOptions;
+use mcpdisco_client::session::{RequestOptions, SessionOptions};
 use tokio::time::Instant;
 
 /// How a fake backend behaves; shared with the test, which changes it.
@@ -27,6 +27,8 @@ struct Script {
     calls: AtomicUsize,
     /// Crash (drop the connection) on receiving this call number (1-based; 0: never).
     crash_on_call: AtomicUsize,
+    /// Answer calls with a result that is no `tools/call` result.
+    malformed_results: AtomicBool,
     /// Stop answering pings.
     silent_pings: AtomicBool,
     /// `tools/list` requests received.
@@ -124,10 +126,14 @@ async fn serve_until_closed(end: MemoryTransport, script: &Script) {
                 if n == script.crash_on_call.load(Ordering::SeqCst) {
                     return; // the connection drops: the call may have run
                 }
-                answer(
-                    &request.id,
-                    json!({"content": [{"type": "text", "text": format!("call {n}")}]}),
-                )
+                if script.malformed_results.load(Ordering::SeqCst) {
+                    answer(&request.id, json!({"content": "call {n}"}))
+                } else {
+                    answer(
+                        &request.id,
+                        json!({"content": [{"type": "text", "text": format!("call {n}")}]}),
+                    )
+                }
             }
             other => Message::Error(ErrorResponse {
                 id: Some(request.id.clone()),
@@ -221,12 +227,15 @@ async fn a_crash_is_noticed_at_once_and_the_next_call_waits_for_the_restart() {
     let script = Arc::new(Script::default());
     script.crash_on_call.store(2, Ordering::SeqCst);
     let supervisor = supervised(&script, Filters::default());
-    let first = supervisor.call_tool("fake__echo", json!({})).await.unwrap();
-    assert_eq!(first["content"][0]["text"], "call 1");
+    let first = supervisor
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(first.content[0].as_text().unwrap(), "call 1");
     let mut events = supervisor.subscribe();
     // The second call crashes the server: it may have run, so it is not sent again.
     let error = supervisor
-        .call_tool("fake__echo", json!({}))
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     assert!(error.to_string().contains("may have run"), "{error}");
@@ -235,8 +244,11 @@ async fn a_crash_is_noticed_at_once_and_the_next_call_waits_for_the_restart() {
     let backoff = until(&supervisor, |s| matches!(s, Status::Backoff { .. })).await;
     assert!(matches!(backoff, Status::Backoff { failures: 1, .. }));
     // A call now was never delivered (the server is down): it waits for the restart.
-    let third = supervisor.call_tool("fake__echo", json!({})).await.unwrap();
-    assert_eq!(third["content"][0]["text"], "call 3");
+    let third = supervisor
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(third.content[0].as_text().unwrap(), "call 3");
     assert_eq!(script.starts.load(Ordering::SeqCst), 2);
     let mut seen = Vec::new();
     while let Ok(event) = events.try_recv() {
@@ -288,7 +300,7 @@ async fn five_failed_starts_make_a_server_inactive_until_the_cooldown_or_a_recon
     assert_eq!(cooldown - Instant::now(), Duration::from_secs(300));
     assert!(supervisor.catalog().tools.is_empty());
     let error = supervisor
-        .call_tool_on("fake", "echo", json!({}))
+        .call_tool_on("fake", "echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     assert!(
@@ -353,7 +365,7 @@ async fn a_filtered_tool_is_neither_listed_nor_callable() {
     assert!(catalog.tool("fake__echo").is_some());
     assert!(catalog.tool("fake__danger").is_none());
     let error = supervisor
-        .call_tool_on("fake", "danger", json!({}))
+        .call_tool_on("fake", "danger", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     assert!(
@@ -364,9 +376,28 @@ async fn a_filtered_tool_is_neither_listed_nor_callable() {
     supervisor.shutdown().await;
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_result_that_is_no_call_result_is_an_error_naming_it() {
+    let script = Arc::new(Script::default());
+    script.malformed_results.store(true, Ordering::SeqCst);
+    let supervisor = supervised(&script, Filters::default());
+    let error = supervisor
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, SupervisorError::Session(session)
+            if session.to_string().contains("malformed result")
+                && session.delivery() == mcpdisco_transport::Delivery::Answered),
+        "{error}"
+    );
+    assert_eq!(script.calls.load(Ordering::SeqCst), 1, "delivered once");
+    supervisor.shutdown().await;
+}
+
 /// The arguments of a tool that takes none.
-fn no_arguments() -> Value {
-    Value::Object(serde_json::Map::new())
+fn no_arguments() -> Option<serde_json::Map<String, Value>> {
+    Some(serde_json::Map::new())
 }
 
 /// Lets every task run until all wait on the (paused) clock or on each other.
@@ -403,10 +434,10 @@ async fn a_failed_listing_keeps_the_last_good_catalog() {
     assert_eq!(supervisor.catalog().tools.len(), 2);
     assert_eq!(supervisor.status("fake"), Some(Status::Ready));
     let called = supervisor
-        .call_tool("fake__echo", no_arguments())
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap();
-    assert_eq!(called["content"][0]["text"], "call 1");
+    assert_eq!(called.content[0].as_text().unwrap(), "call 1");
     // A listing that succeeds is taken.
     script.silent_lists.store(false, Ordering::SeqCst);
     script.list_changed.notify_one();
@@ -425,7 +456,7 @@ async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready
     // The server crashes and will not start again.
     script.refuse_starts.store(100, Ordering::SeqCst);
     let error = supervisor
-        .call_tool("fake__echo", no_arguments())
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     assert!(error.to_string().contains("may have run"), "{error}");
@@ -445,7 +476,7 @@ async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready
     );
     // A call waits for the restart, which fails until the server is inactive.
     let error = supervisor
-        .call_tool("fake__echo", no_arguments())
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     assert!(
@@ -461,7 +492,9 @@ async fn a_restarting_server_keeps_its_routes_and_a_call_is_told_it_is_not_ready
     assert!(error.to_string().contains("refuses to start"), "{error}");
     // An unknown name is still unknown.
     assert!(matches!(
-        supervisor.call_tool("fake__nothing", no_arguments()).await,
+        supervisor
+            .call_tool("fake__nothing", no_arguments(), RequestOptions::default())
+            .await,
         Err(SupervisorError::UnknownItem { .. })
     ));
     assert_eq!(script.calls.load(Ordering::SeqCst), 1);
@@ -476,12 +509,12 @@ async fn a_call_during_a_backoff_that_outlasts_the_wait_names_the_server_and_its
     supervisor.session("fake").await.unwrap();
     script.refuse_starts.store(100, Ordering::SeqCst);
     supervisor
-        .call_tool("fake__echo", no_arguments())
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     until(&supervisor, |s| matches!(s, Status::Backoff { .. })).await;
     let error = supervisor
-        .call_tool("fake__echo", no_arguments())
+        .call_tool("fake__echo", no_arguments(), RequestOptions::default())
         .await
         .unwrap_err();
     assert!(

@@ -62,6 +62,19 @@ super::extra::struct_with_extra! {
 }
 
 super::extra::struct_with_extra! {
+    /// The client's `sampling` capability. `{}` means plain sampling.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct SamplingCapability {
+        /// The client honors `includeContext` other than `none` (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub context: Option<Extra>,
+        /// The client lets the model call the `tools` of a request (2025-11-25).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tools: Option<Extra>,
+    }
+}
+
+super::extra::struct_with_extra! {
     /// What a client supports.
     #[derive(Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
@@ -70,12 +83,8 @@ super::extra::struct_with_extra! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub roots: Option<RootsCapability>,
         /// `sampling/createMessage`.
-        #[serde(
-            default,
-            deserialize_with = "super::present_field::present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub sampling: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub sampling: Option<SamplingCapability>,
         /// `elicitation/create`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub elicitation: Option<ElicitationCapability>,

@@ -1,12 +1,17 @@
-//! Content blocks (text, image, audio, resource links, embedded resources).
-//! Unknown content types are kept as raw JSON.
+//! Content blocks: text, image, audio, resource links and embedded
+//! resources (tool results, prompt messages), and the `tool_use` and
+//! `tool_result` blocks of sampling messages (2025-11-25). Unknown content
+//! types, and known ones in a shape this crate cannot read, are kept as
+//! raw JSON.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::annotations::Annotations;
 use super::extra::Extra;
 use super::resource::ResourceLink;
 use super::resource_contents::ResourceContents;
+use super::tool_use::{ToolResultContent, ToolUseContent};
 
 super::extra::struct_with_extra! {
     /// Text content.
@@ -15,13 +20,13 @@ super::extra::struct_with_extra! {
     pub struct TextContent {
         /// The text.
         pub text: String,
-        /// Audience and priority hints, as sent.
+        /// Audience and priority hints.
         #[serde(
             default,
-            deserialize_with = "super::present_field::present",
+            deserialize_with = "super::present_field::present_typed",
             skip_serializing_if = "Option::is_none"
         )]
-        pub annotations: Option<Value>,
+        pub annotations: Option<Annotations>,
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
@@ -37,13 +42,13 @@ super::extra::struct_with_extra! {
         pub data: String,
         /// The MIME type.
         pub mime_type: String,
-        /// Hints, as sent.
+        /// Audience and priority hints.
         #[serde(
             default,
-            deserialize_with = "super::present_field::present",
+            deserialize_with = "super::present_field::present_typed",
             skip_serializing_if = "Option::is_none"
         )]
-        pub annotations: Option<Value>,
+        pub annotations: Option<Annotations>,
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
@@ -60,20 +65,23 @@ super::extra::struct_with_extra! {
     pub struct EmbeddedResource {
         /// The contents.
         pub resource: ResourceContents,
-        /// Hints, as sent.
+        /// Audience and priority hints.
         #[serde(
             default,
-            deserialize_with = "super::present_field::present",
+            deserialize_with = "super::present_field::present_typed",
             skip_serializing_if = "Option::is_none"
         )]
-        pub annotations: Option<Value>,
+        pub annotations: Option<Annotations>,
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
     }
 }
 
-/// One block of content in a tool result, a prompt message or a sampling message.
+/// One block of content in a tool result, a prompt message or a sampling
+/// message. Which types a message may hold depends on where it is (a
+/// sampling message holds no resources, only it holds `tool_use` and
+/// `tool_result`); every type is read wherever it comes, and written back.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContentBlock {
     /// `text`.
@@ -86,6 +94,10 @@ pub enum ContentBlock {
     ResourceLink(Box<ResourceLink>),
     /// `resource`: an embedded resource.
     Resource(EmbeddedResource),
+    /// `tool_use`: the model asks for a tool call (sampling, 2025-11-25).
+    ToolUse(ToolUseContent),
+    /// `tool_result`: the result of a `tool_use` (sampling, 2025-11-25).
+    ToolResult(ToolResultContent),
     /// A type this crate does not know, or a known type in a shape it cannot read: kept as sent.
     Unknown(Value),
 }
@@ -109,6 +121,8 @@ impl ContentBlock {
             ContentBlock::Audio(_) => "audio",
             ContentBlock::ResourceLink(_) => "resource_link",
             ContentBlock::Resource(_) => "resource",
+            ContentBlock::ToolUse(_) => "tool_use",
+            ContentBlock::ToolResult(_) => "tool_result",
             ContentBlock::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or(""),
         }
     }
@@ -121,21 +135,26 @@ impl ContentBlock {
         }
     }
 
+    /// Reads a block of a known type straight from `value` (its `type`,
+    /// which the block's own struct does not know, lands in the struct's
+    /// `extra` and is taken out again); anything else is kept as it is.
     fn from_value(value: Value) -> Self {
-        fn read<T: serde::de::DeserializeOwned>(value: &Value) -> Option<T> {
-            T::deserialize(value).ok()
+        macro_rules! read {
+            ($variant:expr, $body:ty $(, $boxed:path)?) => {
+                <$body>::deserialize(&value).ok().map(|mut body| {
+                    body.extra.shift_remove("type");
+                    $variant($($boxed)?(body))
+                })
+            };
         }
-        let Some(mut object) = value.as_object().cloned() else {
-            return ContentBlock::Unknown(value);
-        };
-        let kind = object.remove("type");
-        let body = Value::Object(object);
-        let block = match kind.as_ref().and_then(Value::as_str) {
-            Some("text") => read(&body).map(ContentBlock::Text),
-            Some("image") => read(&body).map(ContentBlock::Image),
-            Some("audio") => read(&body).map(ContentBlock::Audio),
-            Some("resource_link") => read(&body).map(|l| ContentBlock::ResourceLink(Box::new(l))),
-            Some("resource") => read(&body).map(ContentBlock::Resource),
+        let block = match value.get("type").and_then(Value::as_str) {
+            Some("text") => read!(ContentBlock::Text, TextContent),
+            Some("image") => read!(ContentBlock::Image, ImageContent),
+            Some("audio") => read!(ContentBlock::Audio, AudioContent),
+            Some("resource_link") => read!(ContentBlock::ResourceLink, ResourceLink, Box::new),
+            Some("resource") => read!(ContentBlock::Resource, EmbeddedResource),
+            Some("tool_use") => read!(ContentBlock::ToolUse, ToolUseContent),
+            Some("tool_result") => read!(ContentBlock::ToolResult, ToolResultContent),
             _ => None,
         };
         block.unwrap_or(ContentBlock::Unknown(value))
@@ -143,26 +162,39 @@ impl ContentBlock {
 
     /// The block as JSON, `type` first.
     pub fn to_value(&self) -> Value {
-        let (kind, body) = match self {
-            ContentBlock::Unknown(value) => return value.clone(),
-            ContentBlock::Text(t) => ("text", serde_json::to_value(t)),
-            ContentBlock::Image(i) => ("image", serde_json::to_value(i)),
-            ContentBlock::Audio(a) => ("audio", serde_json::to_value(a)),
-            ContentBlock::ResourceLink(l) => ("resource_link", serde_json::to_value(l)),
-            ContentBlock::Resource(r) => ("resource", serde_json::to_value(r)),
-        };
-        let mut object = Map::new();
-        object.insert("type".into(), Value::from(kind));
-        if let Ok(Value::Object(fields)) = body {
-            object.extend(fields);
-        }
-        Value::Object(object)
+        // A block's fields are strings, numbers and JSON values: it always serializes.
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
+
+/// A known block as it is written: its `type`, then its own fields.
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    body: &'a T,
 }
 
 impl Serialize for ContentBlock {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_value().serialize(serializer)
+        fn tagged<S: Serializer, T: Serialize>(
+            serializer: S,
+            kind: &'static str,
+            body: &T,
+        ) -> Result<S::Ok, S::Error> {
+            Tagged { kind, body }.serialize(serializer)
+        }
+        match self {
+            ContentBlock::Text(body) => tagged(serializer, "text", body),
+            ContentBlock::Image(body) => tagged(serializer, "image", body),
+            ContentBlock::Audio(body) => tagged(serializer, "audio", body),
+            ContentBlock::ResourceLink(body) => tagged(serializer, "resource_link", body),
+            ContentBlock::Resource(body) => tagged(serializer, "resource", body),
+            ContentBlock::ToolUse(body) => tagged(serializer, "tool_use", body),
+            ContentBlock::ToolResult(body) => tagged(serializer, "tool_result", body),
+            ContentBlock::Unknown(value) => value.serialize(serializer),
+        }
     }
 }
 
@@ -185,12 +217,24 @@ mod tests {
             json!({"type": "audio", "data": "AAA=", "mimeType": "audio/wav"}),
             json!({"type": "resource_link", "uri": "file:///a", "name": "a"}),
             json!({"type": "resource", "resource": {"uri": "file:///a", "mimeType": "text/plain", "text": "x"}}),
+            json!({"type": "tool_use", "id": "u1", "name": "weather", "input": {"city": "Paris"}}),
+            json!({"type": "tool_result", "toolUseId": "u1", "content": [{"type": "text", "text": "18C"}],
+                   "structuredContent": {"c": 18}, "isError": false, "_meta": {"m": 1}}),
+            json!({"type": "text", "x-vendor": 1, "text": "an unknown member kept"}),
             json!({"type": "hologram", "frames": 3}),
+            json!({"type": "tool_use", "id": "u1"}),
             json!({"type": "text"}),
         ] {
             let block: ContentBlock = serde_json::from_value(value.clone()).unwrap();
             assert_eq!(serde_json::to_value(&block).unwrap(), value);
         }
+        let text: ContentBlock =
+            serde_json::from_str(r#"{"text":"hi","type":"text","x":1}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&text).unwrap(),
+            r#"{"type":"text","text":"hi","x":1}"#,
+            "written once, type first"
+        );
         let unknown: ContentBlock = serde_json::from_value(json!({"type": "hologram"})).unwrap();
         assert_eq!(unknown.kind(), "hologram");
         assert!(matches!(

@@ -117,13 +117,7 @@ mod tests {
 
     #[test]
     fn an_input_required_result_reads_back_and_an_answer_writes_either() {
-        let params = CreateMessageParams {
-            messages: Vec::new(),
-            max_tokens: Some(5),
-            system_prompt: None,
-            meta: None,
-            extra: Extra::new(),
-        };
+        let params = CreateMessageParams::new(Vec::new(), 5);
         let question = InputRequest::of::<CreateMessage>(&params).unwrap();
         let input = InputRequiredResult::new([("input-0".to_owned(), question)], "state-1");
         let written = serde_json::to_value(Answer::<EmptyResult>::input_required(input)).unwrap();

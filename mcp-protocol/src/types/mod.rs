@@ -2,12 +2,26 @@
 //!
 //! Every struct keeps the fields it does not know in `extra` and writes them
 //! back, so a round trip through these types loses nothing. Unknown enum
-//! values and unknown content types are kept too, never an error. JSON
-//! Schemas are raw JSON values, never dereferenced.
+//! values, unknown content types and unknown completion references are kept
+//! too, never an error. JSON Schemas are raw JSON values, never
+//! dereferenced; tool arguments, `structuredContent`, sampling `metadata` and
+//! log `data` are free JSON, as the specification has them. Every other
+//! structure the specification defines is a type here: sampling messages
+//! ([`SamplingMessage`], [`SamplingContent`]) and their tools
+//! ([`ToolUseContent`], [`ToolResultContent`], [`ToolChoice`]), model
+//! preferences, completion references and results, [`Annotations`],
+//! [`ToolExecution`].
+//!
+//! A member the specification types as an object (`annotations`,
+//! `execution`) that comes as `null` is not read as absent: the content
+//! block holding it is kept as sent ([`ContentBlock::Unknown`]), the list
+//! item holding it is reported malformed and kept raw.
 
+mod annotations;
 mod capabilities;
 mod completion;
 mod content;
+mod elicitation;
 pub(crate) mod extra;
 mod implementation;
 mod input;
@@ -19,17 +33,24 @@ mod present_field;
 mod prompt;
 mod resource;
 mod resource_contents;
+mod roots;
 mod sampling;
 mod skill;
 mod string_enum;
 mod tool;
+mod tool_use;
 
+pub use annotations::Annotations;
 pub use capabilities::{
     ClientCapabilities, ElicitationCapability, FormElicitationCapability, ListChangedCapability,
-    ResourcesCapability, RootsCapability, ServerCapabilities,
+    ResourcesCapability, RootsCapability, SamplingCapability, ServerCapabilities,
 };
-pub use completion::CompletionReference;
+pub use completion::{
+    CompleteParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
+    CompletionReference,
+};
 pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
+pub use elicitation::{ElicitAction, ElicitParams, ElicitResult, ElicitationCompleteParams};
 pub use extra::Extra;
 pub use implementation::{Icon, Implementation};
 pub use input::{Answer, InputRequest, InputRequiredResult};
@@ -52,15 +73,17 @@ pub use resource::{
     Resource, ResourceLink, ResourceTemplate, SubscribeParams,
 };
 pub use resource_contents::ResourceContents;
+pub use roots::{ListRootsResult, Root};
 pub use sampling::{
-    CompleteParams, CompleteResult, CreateMessageParams, CreateMessageResult, ElicitAction,
-    ElicitParams, ElicitResult, ElicitationCompleteParams, ListRootsResult, Root,
+    CreateMessageParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
+    SamplingContent, SamplingMessage, StopReason,
 };
 pub use skill::{
     GetSkillParams, GetSkillResult, ListSkillsResult, SKILLS_EXTENSION, SkillEntry, SkillFileSize,
     SkillResource,
 };
 pub use tool::{
-    CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolNameWarning,
-    check_tool_name,
+    CallToolParams, CallToolResult, ListToolsResult, TaskSupport, Tool, ToolAnnotations,
+    ToolExecution, ToolNameWarning, check_tool_name,
 };
+pub use tool_use::{ToolChoice, ToolChoiceMode, ToolResultContent, ToolUseContent};

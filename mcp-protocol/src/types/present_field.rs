@@ -15,3 +15,15 @@ pub(crate) fn present_raw<'de, D: serde::Deserializer<'de>>(
 ) -> Result<Option<crate::raw::RawJson>, D::Error> {
     <crate::raw::RawJson as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
+
+/// Reads a field that, when present, must be a `T`: an explicit `null`
+/// is refused by every `T` that is not itself nullable (serde's default
+/// would read it as `None`, and a round trip would drop the member), so
+/// the value holding it is read as unknown and kept as sent.
+pub(crate) fn present_typed<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}

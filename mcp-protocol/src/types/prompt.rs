@@ -1,5 +1,7 @@
 //! Prompts: definitions, `prompts/list` and `prompts/get`.
 
+use std::collections::BTreeMap;
+
 use super::content::ContentBlock;
 use super::extra::Extra;
 use super::implementation::Icon;
@@ -104,9 +106,9 @@ super::extra::struct_with_extra! {
     pub struct GetPromptParams {
         /// The prompt.
         pub name: String,
-        /// Its arguments, as strings.
+        /// Its arguments' values, by name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub arguments: Option<Extra>,
+        pub arguments: Option<BTreeMap<String, String>>,
         /// Answers to the server's input requests (2026-07-28 retries).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub input_responses: Option<Extra>,
@@ -172,8 +174,8 @@ impl GetPromptResult {
 }
 
 impl GetPromptParams {
-    /// A get of prompt `name` with `arguments`.
-    pub fn new(name: impl Into<String>, arguments: Option<Extra>) -> Self {
+    /// A get of prompt `name` with `arguments` (values by name).
+    pub fn new(name: impl Into<String>, arguments: Option<BTreeMap<String, String>>) -> Self {
         Self {
             name: name.into(),
             arguments,

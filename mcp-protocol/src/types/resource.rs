@@ -1,7 +1,6 @@
 //! Resources, resource templates, their lists, `resources/read` and subscriptions.
 
-use serde_json::Value;
-
+use super::annotations::Annotations;
 use super::extra::Extra;
 use super::implementation::Icon;
 use super::item_list::ItemList;
@@ -29,13 +28,13 @@ super::extra::struct_with_extra! {
         /// Its size in bytes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub size: Option<u64>,
-        /// Hints, as sent.
+        /// Audience and priority hints.
         #[serde(
             default,
-            deserialize_with = "super::present_field::present",
+            deserialize_with = "super::present_field::present_typed",
             skip_serializing_if = "Option::is_none"
         )]
-        pub annotations: Option<Value>,
+        pub annotations: Option<Annotations>,
         /// Icons.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub icons: Option<Vec<Icon>>,
@@ -89,13 +88,13 @@ super::extra::struct_with_extra! {
         /// The MIME type of the resources.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub mime_type: Option<String>,
-        /// Hints, as sent.
+        /// Audience and priority hints.
         #[serde(
             default,
-            deserialize_with = "super::present_field::present",
+            deserialize_with = "super::present_field::present_typed",
             skip_serializing_if = "Option::is_none"
         )]
-        pub annotations: Option<Value>,
+        pub annotations: Option<Annotations>,
         /// Icons.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub icons: Option<Vec<Icon>>,

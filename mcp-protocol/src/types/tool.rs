@@ -1,6 +1,6 @@
 //! Tools: definitions, the name guidance, `tools/list` and `tools/call`.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::content::ContentBlock;
 use super::extra::Extra;
@@ -61,16 +61,39 @@ super::extra::struct_with_extra! {
         /// Icons (2025-11-25).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub icons: Option<Vec<Icon>>,
-        /// Execution properties such as `taskSupport` (2025-11-25), kept raw.
+        /// How it runs (2025-11-25): whether it may run as a task.
         #[serde(
             default,
-            deserialize_with = "super::present_field::present",
+            deserialize_with = "super::present_field::present_typed",
             skip_serializing_if = "Option::is_none"
         )]
-        pub execution: Option<Value>,
+        pub execution: Option<ToolExecution>,
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
+    }
+}
+
+super::string_enum::open_string_enum!(
+    /// Whether a tool may be called as a task (2025-11-25). Unknown values are kept.
+    TaskSupport {
+        /// Never as a task (the default).
+        Forbidden => "forbidden",
+        /// As a task or not, as the caller likes.
+        Optional => "optional",
+        /// Only as a task.
+        Required => "required",
+    }
+);
+
+super::extra::struct_with_extra! {
+    /// How a tool runs (2025-11-25).
+    #[derive(Debug, Clone, PartialEq, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ToolExecution {
+        /// Whether it may be called as a task (absent means `forbidden`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub task_support: Option<TaskSupport>,
     }
 }
 
@@ -177,13 +200,10 @@ super::extra::struct_with_extra! {
     pub struct CallToolParams {
         /// The tool.
         pub name: String,
-        /// Its arguments.
-        #[serde(
-            default,
-            deserialize_with = "super::present_field::present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub arguments: Option<Value>,
+        /// Its arguments: a JSON object, free as the tool's input schema says
+        /// (an explicit `null` reads as none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Map<String, Value>>,
         /// Answers to the server's input requests (2026-07-28 retries).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub input_responses: Option<Extra>,
@@ -247,8 +267,8 @@ impl CallToolResult {
 }
 
 impl CallToolParams {
-    /// A call of tool `name` with `arguments`.
-    pub fn new(name: impl Into<String>, arguments: Option<Value>) -> Self {
+    /// A call of tool `name` with `arguments` (a JSON object).
+    pub fn new(name: impl Into<String>, arguments: Option<Map<String, Value>>) -> Self {
         Self {
             name: name.into(),
             arguments,

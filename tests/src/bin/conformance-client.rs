@@ -6,6 +6,7 @@
 //! `MCP_CONFORMANCE_CONTEXT`. The client does what a real host would do for the
 //! scenario, through `mcp-discovery`'s session and `mcp-transport`'s HTTP transport.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -154,8 +155,13 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     Ok(())
 }
 
-/// A call of tool `name` with `arguments`.
+/// A call of tool `name` with `arguments` (their members when they are
+/// an object; none otherwise).
 fn tool_call(name: &str, arguments: Value) -> CallToolParams {
+    let arguments = match arguments {
+        Value::Object(arguments) => arguments,
+        _ => Map::new(),
+    };
     CallToolParams::new(name, Some(arguments))
 }
 
@@ -212,7 +218,7 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             if let Some(prompt) = values(session.list_all(ListKind::Prompts).await?)?.first() {
                 let name = prompt["name"].as_str().unwrap_or_default();
                 session
-                    .get_prompt(GetPromptParams::new(name, Some(Map::new())))
+                    .get_prompt(GetPromptParams::new(name, Some(BTreeMap::new())))
                     .await?;
             }
         }

@@ -4,13 +4,7 @@ use mcpdisco_protocol::types::{CallToolResult, ContentBlock, CreateMessageParams
 use serde_json::json;
 
 fn sampling() -> CreateMessageParams {
-    CreateMessageParams {
-        messages: Vec::new(),
-        max_tokens: Some(5),
-        system_prompt: None,
-        meta: None,
-        extra: Extra::new(),
-    }
+    CreateMessageParams::new(Vec::new(), 5)
 }
 
 fn state_of<R>(answer: Answer<R>) -> (String, InputRequiredResult) {
@@ -27,10 +21,7 @@ async fn a_question_parks_the_call_and_the_retry_answers_it() {
     let call = RunningCall::spawn(
         async move {
             let sampled = ask::<CreateMessage>(&asker, &sampling()).await?;
-            let text = sampled.content["text"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
+            let text = sampled.content.text().unwrap_or_default();
             Ok(Answer::Complete(CallToolResult::new(vec![
                 ContentBlock::text(text),
             ])))

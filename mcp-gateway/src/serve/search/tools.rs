@@ -131,7 +131,7 @@ struct FoundTool<'a> {
 /// and the same as JSON text.
 pub(crate) fn search(
     index: &ToolIndex,
-    arguments: Option<Value>,
+    arguments: Option<Map<String, Value>>,
 ) -> Result<CallToolResult, ErrorObject> {
     let arguments: SearchArguments = read_arguments(SEARCH_TOOLS, arguments)?;
     let limit = arguments.limit.unwrap_or(DEFAULT_LIMIT);
@@ -171,16 +171,18 @@ pub(crate) fn search(
 }
 
 /// `call_tool`'s arguments.
-pub(crate) fn call_arguments(arguments: Option<Value>) -> Result<CallArguments, ErrorObject> {
+pub(crate) fn call_arguments(
+    arguments: Option<Map<String, Value>>,
+) -> Result<CallArguments, ErrorObject> {
     read_arguments(CALL_TOOL, arguments)
 }
 
 /// A tool's arguments as `T` (absent arguments are `{}`).
 fn read_arguments<T: DeserializeOwned>(
     tool: &str,
-    arguments: Option<Value>,
+    arguments: Option<Map<String, Value>>,
 ) -> Result<T, ErrorObject> {
-    let arguments = arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    let arguments = Value::Object(arguments.unwrap_or_default());
     serde_json::from_value(arguments).map_err(|error| invalid(tool, error.to_string()))
 }
 
@@ -195,6 +197,11 @@ fn invalid(tool: &str, message: impl std::fmt::Display) -> ErrorObject {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A JSON object's members, as a call carries them.
+    fn arguments(object: Value) -> Option<Map<String, Value>> {
+        object.as_object().cloned()
+    }
 
     fn index() -> ToolIndex {
         let tool = |name: &str, description: &str| Tool {
@@ -218,7 +225,7 @@ mod tests {
 
     #[test]
     fn a_search_answers_structured_content_and_the_same_as_text() {
-        let result = search(&index(), Some(json!({"query": "echo text"}))).unwrap();
+        let result = search(&index(), arguments(json!({"query": "echo text"}))).unwrap();
         let expected = json!({"tools": [
             {"name": "a__echo", "description": "Echoes its text.", "inputSchema": {"type": "object"}}
         ]});
@@ -232,26 +239,27 @@ mod tests {
     fn bad_arguments_are_invalid_params() {
         for arguments in [
             None,
-            Some(json!({"query": 3})),
-            Some(json!({"query": "echo", "limit": 0})),
-            Some(json!({"query": "echo", "limit": 101})),
-            Some(json!({"query": "echo", "limit": -1})),
-            Some(json!({"query": "  "})),
+            arguments(json!({"query": 3})),
+            arguments(json!({"query": "echo", "limit": 0})),
+            arguments(json!({"query": "echo", "limit": 101})),
+            arguments(json!({"query": "echo", "limit": -1})),
+            arguments(json!({"query": "  "})),
         ] {
             let error = search(&index(), arguments.clone()).unwrap_err();
             assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{arguments:?}");
         }
-        let error = call_arguments(Some(json!({"arguments": {}}))).unwrap_err();
+        let error = call_arguments(arguments(json!({"arguments": {}}))).unwrap_err();
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-        let error = call_arguments(Some(json!({"name": "a__echo", "arguments": 3}))).unwrap_err();
+        let error =
+            call_arguments(arguments(json!({"name": "a__echo", "arguments": 3}))).unwrap_err();
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-        let call = call_arguments(Some(json!({"name": "a__echo"}))).unwrap();
+        let call = call_arguments(arguments(json!({"name": "a__echo"}))).unwrap();
         assert_eq!((call.name.as_str(), call.arguments), ("a__echo", None));
     }
 
     #[test]
     fn a_search_without_matches_answers_no_tools() {
-        let result = search(&index(), Some(json!({"query": "weather"}))).unwrap();
+        let result = search(&index(), arguments(json!({"query": "weather"}))).unwrap();
         assert_eq!(result.structured_content, Some(json!({"tools": []})));
     }
 }

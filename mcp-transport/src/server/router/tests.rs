@@ -47,7 +47,10 @@ async fn call_tool(
         }
         "fail" => Err(ErrorObject::new(ErrorCode(-32000), "it failed")),
         _ => {
-            let text = params.arguments.unwrap_or(Value::Null).to_string();
+            let text = params
+                .arguments
+                .map_or(Value::Null, Value::Object)
+                .to_string();
             Ok(CallToolResult::new(vec![ContentBlock::text(text)]).into())
         }
     }

@@ -12,9 +12,9 @@
 
 use std::collections::BTreeMap;
 
+use hmac_sha256::Hash as Sha256;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// The lock file's name.
 pub const LOCK_FILE: &str = "mcp-lock.json";
@@ -93,7 +93,7 @@ impl Pin {
         }
         let fields = Value::Object(fields);
         let canonical = serde_jcs::to_string(&fields).ok()?;
-        let sha256 = hex::encode(Sha256::digest(canonical.as_bytes()));
+        let sha256 = hex::encode(Sha256::hash(canonical.as_bytes()));
         Some((
             format!("{}:{identity}", kind.prefix()),
             Pin { sha256, fields },
@@ -171,7 +171,7 @@ pub struct PinScope {
 /// pointing the name at another server does not).
 pub fn server_key(identity: &Value) -> String {
     let material = serde_jcs::to_string(identity).unwrap_or_default();
-    hex::encode(&Sha256::digest(material.as_bytes())[..16])
+    hex::encode(&Sha256::hash(material.as_bytes())[..16])
 }
 
 /// Why a lock file's text could not be read.

@@ -32,12 +32,19 @@ pub fn lock_path(global: &GlobalOptions, loaded: &Loaded) -> PathBuf {
 /// fleet's shared copy (`<prefix>pins`).
 pub fn pin_store(global: &GlobalOptions, lock: &Path) -> PinStore {
     let store = PinStore::new(lock);
+    #[cfg(feature = "redis")]
     match global.cache_url.as_deref().filter(|_| !global.no_cache) {
         Some(url) => match mcpdisco::cache::RedisStore::open(url, global.cache_prefix.clone()) {
             Ok(shared) => store.with_shared(shared),
             Err(_) => store,
         },
         None => store,
+    }
+    // Without `redis`, `--cache` is refused before any command runs.
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = global;
+        store
     }
 }
 

@@ -3,11 +3,14 @@
 //! style of stdout, the servers still closing), and what they do with it
 //! alike: discover, connect to one server, find a server by name.
 
+#[cfg(feature = "redis")]
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcpdisco::cache::{Cache, CacheMode, RedisStore};
+#[cfg(feature = "redis")]
+use mcpdisco::cache::RedisStore;
+use mcpdisco::cache::{Cache, CacheMode};
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::{ConnectContext, Connectors, StopGraces, connect_with};
 use mcpdisco::discovery::{self, DiscoveryOptions, DiscoveryReport};
@@ -15,6 +18,7 @@ use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions}
 
 use crate::cli::GlobalOptions;
 use crate::closing::PendingCloses;
+#[cfg(feature = "oauth")]
 use crate::credentials::stored_context;
 use crate::error::UsageError;
 use crate::load::Loaded;
@@ -98,6 +102,7 @@ impl<'a> Context<'a> {
             } else {
                 CacheMode::Use
             },
+            #[cfg(feature = "oauth")]
             auth: stored_context(),
             serve_stale: !global.no_stale,
             ..DiscoveryOptions::default()
@@ -155,6 +160,7 @@ impl<'a> Context<'a> {
             graces: StopGraces::default(),
             tracer: session_options.tracer.clone(),
             masker: session_options.masker.clone(),
+            #[cfg(feature = "oauth")]
             auth: stored_context(),
         };
         let connectors = Connectors::builtin();
@@ -180,11 +186,14 @@ pub fn open_cache(global: &GlobalOptions) -> Result<Option<Cache>, UsageError> {
         None => Cache::default_dir(),
     };
     Ok(Some(match &global.cache_url {
+        #[cfg(feature = "redis")]
         Some(url) => {
             let store = RedisStore::open(url, global.cache_prefix.clone())
                 .map_err(|error| UsageError::CacheUrl(error.to_string()))?;
             Cache::with_shared(dir, Arc::new(store))
         }
+        #[cfg(not(feature = "redis"))]
+        Some(_) => return Err(UsageError::left_out("--cache", "redis")),
         None => match dir {
             Some(dir) => Cache::at(dir),
             None => Cache::in_memory(),

@@ -6,7 +6,8 @@
 //!   supervised server, over stdio or (feature `http`) Streamable HTTP
 //!   (`mcp-cli serve`), in profiles' views.
 //! * [`config_watch`]: hot reload: the config's files and folders watched
-//!   (and SIGHUP), each change applied to a running gateway.
+//!   (feature `watch`, on by default) and SIGHUP, each change applied to a
+//!   running gateway.
 //! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
 //! * `http_endpoints` (feature `http`): everything `serve --http` answers:
 //!   `/mcp`, `/profiles/<name>/mcp`, `/healthz`, `/readyz`, `/metrics`,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcpdisco_client::session::SessionError;
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::HttpClient;
 use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::trace::Tracer;
@@ -34,6 +35,8 @@ impl Default for StopGraces {
 #[derive(Clone, Default)]
 pub struct ConnectContext {
     /// The pooled HTTP client; the process-wide shared one when `None`.
+    /// The `http` feature.
+    #[cfg(feature = "http")]
     pub http: Option<HttpClient>,
     /// How a child process is stopped.
     pub graces: StopGraces,

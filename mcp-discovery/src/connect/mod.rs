@@ -37,9 +37,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::HttpClient;
 
-pub use builtin::{HttpConnector, StdioConnector};
+#[cfg(feature = "http")]
+pub use builtin::HttpConnector;
+#[cfg(feature = "stdio")]
+pub use builtin::StdioConnector;
 pub use connection::{Connection, ConnectionDetails};
 pub use connector::{ConnectContext, Connector, StopGraces};
 pub use memory::MemoryConnector;
@@ -68,11 +72,19 @@ impl std::fmt::Debug for Connectors {
 pub const BUILTIN_TYPES: [&str; 2] = ["stdio", "http"];
 
 impl Connectors {
-    /// `stdio` and `http` (which also serves `sse` and `streamable-http` configs).
+    /// `stdio` and `http` (which also serves `sse` and `streamable-http`
+    /// configs). In a build without the feature of one (`stdio`, `http`),
+    /// a server of that type fails to start with an error naming the feature.
     pub fn builtin() -> Self {
         let mut by_type: BTreeMap<String, Arc<dyn Connector>> = BTreeMap::new();
+        #[cfg(feature = "stdio")]
         by_type.insert("stdio".into(), Arc::new(StdioConnector));
+        #[cfg(not(feature = "stdio"))]
+        by_type.insert("stdio".into(), Arc::new(builtin::LeftOut("stdio")));
+        #[cfg(feature = "http")]
         by_type.insert("http".into(), Arc::new(HttpConnector));
+        #[cfg(not(feature = "http"))]
+        by_type.insert("http".into(), Arc::new(builtin::LeftOut("http")));
         Self { by_type }
     }
 
@@ -122,14 +134,16 @@ impl Connectors {
 }
 
 /// Starts `server` and connects a session to it with the built-in connectors
-/// (HTTP servers use `http`, or the shared client). The session masks the
-/// server's secrets ([`ServerConfig::masker`]) on top of `options.masker`.
+/// (HTTP servers use `http`, or the shared client; the parameter is there
+/// with the `http` feature). The session masks the server's secrets
+/// ([`ServerConfig::masker`]) on top of `options.masker`.
 pub async fn connect(
     server: &ServerConfig,
-    http: Option<&HttpClient>,
+    #[cfg(feature = "http")] http: Option<&HttpClient>,
     options: &SessionOptions,
 ) -> Result<Session, SessionError> {
     let context = ConnectContext {
+        #[cfg(feature = "http")]
         http: http.cloned(),
         graces: StopGraces::default(),
         tracer: options.tracer.clone(),

@@ -1,6 +1,8 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! * `test`: setup, fmt, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `test`: setup, fmt, the dependency budget, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `deps`: the dependency budget of `xtask/deps-budget.toml` (each package's crate count, and the
+//!   crates it must never hold, with the path that pulled one in).
 //! * `conformance`: the MCP conformance suite against our client, for every requirement set, then the
 //!   extra client scenarios (outside the sets) one by one, then the server scenarios of every set
 //!   against `mcp-example-server http --conformance` (`--servers-only`: just those).
@@ -12,6 +14,7 @@
 mod bench;
 mod conformance;
 mod demo;
+mod deps;
 mod fuzz;
 mod pipeline;
 mod process;
@@ -40,6 +43,8 @@ struct Cli {
 enum Cmd {
     /// Run everything CI runs and print `tests: N passed, M failed`.
     Test,
+    /// Check the dependency budget of xtask/deps-budget.toml.
+    Deps,
     /// Run the MCP conformance suite against the conformance client and the example server.
     Conformance {
         /// Client command to test instead of the built `conformance-client` (e.g. `true`).
@@ -117,6 +122,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Cmd::Deps => report(deps::run(&ws), "deps"),
         Cmd::Fuzz { seconds } => report(
             fuzz::run(&ws, &tools, seconds, fuzz::Build::Thorough),
             "fuzz",

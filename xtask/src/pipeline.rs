@@ -1,6 +1,7 @@
 //! `cargo xtask test`: the project's single test command.
 //!
-//! fmt check -> clippy + build (one compilation, linted as it builds) ->
+//! fmt check -> the dependency budget (`cargo tree`, no build) -> clippy +
+//! build (one compilation, linted as it builds) ->
 //! publishable (package, install, man page) -> feature checks on the MSRV,
 //! the Windows check and the fuzz build side by side -> tests (nextest when
 //! installed, then the doc tests)
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::conformance;
+use crate::deps;
 use crate::fuzz;
 use crate::process::{self, Stream};
 use crate::release;
@@ -53,6 +55,11 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     step(
         "fmt",
         || cargo_step(ws, &["fmt", "--all", "--check"], FMT_TIMEOUT),
+        &mut total,
+    );
+    step(
+        "deps",
+        || deps::run(ws).map(|()| Counts::default()),
         &mut total,
     );
     // One compilation of every target, linted by clippy as it builds: the

@@ -536,3 +536,99 @@ async fn doctor(context: &Context<'_>, servers: &[ServerConfig]) -> ExitCode {
         ExitCode::from(exit::SERVER_FAILED)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    #[test]
+    fn a_command_or_flag_is_refused_exactly_when_its_feature_was_left_out() {
+        let serve_jwt = [
+            "mcp-cli",
+            "serve",
+            "--http",
+            "127.0.0.1:1",
+            "--auth-jwks",
+            "https://idp.example/jwks",
+            "--auth-issuer",
+            "i",
+            "--auth-audience",
+            "a",
+        ];
+        let cases: [(&[&str], &str, &str, bool); 9] = [
+            (
+                &["mcp-cli", "login", "docs"],
+                "login",
+                "oauth",
+                cfg!(feature = "oauth"),
+            ),
+            (
+                &["mcp-cli", "auth", "status"],
+                "auth",
+                "oauth",
+                cfg!(feature = "oauth"),
+            ),
+            (
+                &["mcp-cli", "registry", "search", "time"],
+                "registry",
+                "registry",
+                cfg!(feature = "registry"),
+            ),
+            (
+                &["mcp-cli", "discover", "--from-registry", "time"],
+                "discover --from-registry",
+                "registry",
+                cfg!(feature = "registry"),
+            ),
+            (
+                &serve_jwt,
+                "serve --auth-jwks",
+                "jwt-auth",
+                cfg!(feature = "jwt-auth"),
+            ),
+            (
+                &["mcp-cli", "--otel-record-results", "tools"],
+                "--otel-record-results",
+                "otel",
+                cfg!(feature = "otel"),
+            ),
+            (
+                &["mcp-cli", "--cache", "redis://127.0.0.1:6379/0", "tools"],
+                "--cache",
+                "redis",
+                cfg!(feature = "redis"),
+            ),
+            // `--no-cache` turns the shared cache off: nothing to refuse.
+            (
+                &[
+                    "mcp-cli",
+                    "--cache",
+                    "redis://127.0.0.1:6379/0",
+                    "--no-cache",
+                    "tools",
+                ],
+                "",
+                "",
+                true,
+            ),
+            (&["mcp-cli", "tools"], "", "", true),
+        ];
+        for (args, what, feature, built) in cases {
+            let cli = Cli::try_parse_from(args).unwrap();
+            let refused = left_out(&cli.global, &cli.command);
+            match (built, refused) {
+                (true, Ok(())) => {}
+                (false, Err(error)) => assert_eq!(
+                    error.to_string(),
+                    format!(
+                        "{what} needs feature `{feature}` of mcpdisco-cli, which this build left out"
+                    )
+                ),
+                (built, refused) => panic!("{args:?}: built {built}, refused {refused:?}"),
+            }
+        }
+    }
+}

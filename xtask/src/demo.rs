@@ -1,7 +1,10 @@
-//! `cargo xtask demo [ARGS…]`: the quick start. Builds `mcp-cli` and the
-//! example server, starts the example server over HTTP on a free port, runs
-//! `mcp-cli --config examples/mcp_config.json ARGS…` (default `discover`)
-//! against it and the stdio example servers, then stops the HTTP server.
+//! `cargo xtask demo [ARGS…]`: the quick start. Builds the slim `mcp-cli`
+//! (no default features: a JSON config's stdio and HTTP servers are all the
+//! demo has) and the example server, and nothing else; starts the example
+//! server over HTTP on a free port, runs `mcp-cli --config
+//! examples/mcp_config.json ARGS…` (default `discover`) against it and the
+//! stdio example servers, then stops the HTTP server. ARGS that need a
+//! left-out feature (`login`, `registry`, …) fail, naming it.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -15,6 +18,18 @@ use crate::process;
 use crate::workspace::Workspace;
 
 const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// What the demo builds: the slim CLI (no OAuth, OpenTelemetry export,
+/// Redis, registry, TOML or YAML: a far smaller tree than the whole CLI's)
+/// and the example server; no dev-dependency, no other member.
+const DEMO_BUILD: [&str; 6] = [
+    "build",
+    "--no-default-features",
+    "-p",
+    "mcpdisco-cli",
+    "-p",
+    "mcp-example-server",
+];
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Kills and reaps the HTTP server however the demo ends.
@@ -30,7 +45,7 @@ impl Drop for Running {
 /// Runs the demo; the exit status is mcp-cli's.
 pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
     let mut build = ws.cargo();
-    build.args(["build", "-p", "mcpdisco-cli", "-p", "mcp-example-server"]);
+    build.args(DEMO_BUILD);
     println!("demo: {}", process::describe(&build));
     process::run_checked(&mut build, BUILD_TIMEOUT)?;
 

@@ -9,7 +9,8 @@
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
 //! * `bench`: ours side by side with rmcp and the limit (B1–B4); writes `target/bench-report.md`.
 //! * `setup`: the pinned tool installs under `.tools/`.
-//! * `demo [ARGS…]`: the quick start: `mcp-cli --config examples/mcp_config.json discover` against the example servers.
+//! * `demo [ARGS…]`: the quick start: the slim `mcp-cli` (`--no-default-features`) runs
+//!   `--config examples/mcp_config.json discover` against the example servers.
 
 mod bench;
 mod conformance;
@@ -70,7 +71,7 @@ enum Cmd {
     Setup,
     /// Write the man page of mcp-cli to target/man/mcp-cli.1.
     Man,
-    /// The quick start: discover the example servers with mcp-cli (extra ARGS replace `discover`).
+    /// The quick start: discover the example servers with the slim mcp-cli (extra ARGS replace `discover`).
     Demo {
         /// mcp-cli arguments after `--config examples/mcp_config.json`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]

@@ -4,7 +4,9 @@
 //! server over HTTP on a free port, runs `mcp-cli --config
 //! examples/mcp_config.json ARGS…` (default `discover`) against it and the
 //! stdio example servers, then stops the HTTP server. ARGS that need a
-//! left-out feature (`login`, `registry`, …) fail, naming it.
+//! left-out feature (`login`, `registry`, …) fail, naming it. It builds in
+//! `target/demo`: the `mcp-cli` of `target/debug`, which the tests run, stays
+//! the whole CLI of the workspace build.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -44,12 +46,13 @@ impl Drop for Running {
 
 /// Runs the demo; the exit status is mcp-cli's.
 pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
+    let target = ws.target_dir().join("demo");
     let mut build = ws.cargo();
-    build.args(DEMO_BUILD);
+    build.args(DEMO_BUILD).env("CARGO_TARGET_DIR", &target);
     println!("demo: {}", process::describe(&build));
     process::run_checked(&mut build, BUILD_TIMEOUT)?;
 
-    let bin = ws.target_dir().join("debug");
+    let bin = target.join("debug");
     let server_bin = bin.join("mcp-example-server");
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())

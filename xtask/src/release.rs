@@ -1,10 +1,11 @@
 //! What makes the crates ready to be picked: `cargo publish --dry-run` of
 //! every published package (packaging only, nothing uploaded), every
 //! package's code type-checked with the MSRV the manifests state (the
-//! toolchain installed by rustup when missing), the feature combinations
-//! that matter type-checked each alone (the roles, each library without its
-//! defaults, the CLI slim and as `cargo install` resolves it), a type check
-//! for Windows, and the man page (`cargo xtask man`).
+//! toolchain installed by rustup when missing; the CLI alone, as `cargo
+//! install` resolves it), the feature combinations that matter type-checked
+//! each alone on the stable toolchain (each library without its defaults,
+//! the roles, the slim CLI), a type check for Windows, and the man page
+//! (`cargo xtask man`).
 
 use std::fs;
 use std::path::PathBuf;
@@ -27,12 +28,22 @@ pub const PUBLISHED: &[&str] = &[
     "mcpdisco-cli",
 ];
 
+/// The library packages (see [`check_on_msrv`]).
+const LIBRARIES: &[&str] = &[
+    "mcpdisco-protocol",
+    "mcpdisco-transport",
+    "mcpdisco-client",
+    "mcpdisco-capability",
+    "mcpdisco",
+    "mcpdisco-gateway",
+];
+
 /// The feature combinations [`check_feature_combinations`] type-checks, each
 /// package alone (so no other package's choice of its features hides a
 /// combination that does not build): the two packages without features as
 /// they resolve alone, each library without its default features, the roles
 /// (a stdio-only or a server-only transport, a stdio-only client), and the
-/// CLI slim and with its defaults, as `cargo install` resolves it (no
+/// slim CLI, as `cargo install --no-default-features` resolves it (no
 /// dev-dependency's features: tokio's `test-util` is off).
 const FEATURE_CHECKS: &[&[&str]] = &[
     &["-p", "mcpdisco-protocol"],
@@ -63,7 +74,6 @@ const FEATURE_CHECKS: &[&[&str]] = &[
     &["-p", "mcpdisco", "--no-default-features"],
     &["-p", "mcpdisco-gateway", "--no-default-features"],
     &["-p", "mcpdisco-cli", "--no-default-features"],
-    &["-p", "mcpdisco-cli"],
 ];
 
 const PACKAGE_TIMEOUT: Duration = Duration::from_secs(20 * 60);
@@ -156,19 +166,27 @@ fn msrv_check(ws: &Workspace, version: &str, args: &[&str]) -> Result<()> {
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)
 }
 
-/// Type-checks every published package with all its features, in one run
-/// with the stated MSRV toolchain, in `target/msrv`: every optional part on,
-/// each dependency and each package checked once. Every published package
-/// thus builds with the `rust-version` it states. (What a feature left out
-/// adds, a few `cfg(not(feature))` lines, is checked on the stable
-/// toolchain by [`check_feature_combinations`].)
+/// Type-checks with the stated MSRV toolchain, in `target/msrv`:
+/// - every library with all its features, in one run (every optional part
+///   on; each dependency and each library checked once);
+/// - the CLI alone, resolving its dependencies' features as `cargo install
+///   --path mcp-cli` does (its defaults are every feature; no
+///   dev-dependency's features: tokio's `test-util` is off), which proves
+///   what an install would, short of the link that the workspace build
+///   already does for the same sources.
+///
+/// Every published package thus builds with the `rust-version` it states.
+/// What a feature left out adds (a few `cfg(not(feature))` lines) changes
+/// nothing the MSRV could refuse: those combinations are checked on the
+/// stable toolchain, beside this, by [`check_feature_combinations`].
 pub fn check_on_msrv(ws: &Workspace) -> Result<()> {
     let version = msrv(ws)?;
     let mut all_features = vec!["--all-features"];
-    for package in PUBLISHED {
+    for package in LIBRARIES {
         all_features.extend(["-p", package]);
     }
-    msrv_check(ws, &version, &all_features)
+    msrv_check(ws, &version, &all_features)?;
+    msrv_check(ws, &version, &["-p", "mcpdisco-cli"])
 }
 
 /// Type-checks each of [`FEATURE_CHECKS`] alone, with the toolchain running

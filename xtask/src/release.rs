@@ -40,14 +40,14 @@ const LIBRARIES: &[&str] = &[
 
 /// The feature combinations [`check_feature_combinations`] type-checks, each
 /// package alone (so no other package's choice of its features hides a
-/// combination that does not build): the two packages without features as
-/// they resolve alone, each library without its default features, the roles
-/// (a stdio-only or a server-only transport, a stdio-only client), and the
-/// slim CLI, as `cargo install --no-default-features` resolves it (no
-/// dev-dependency's features: tokio's `test-util` is off).
+/// combination that does not build): each library with features without
+/// its default ones (the protocol and capability crates have none: the
+/// MSRV run checks them, and each check here of a crate above them checks
+/// them again as that crate resolves them), the roles (a stdio-only or a
+/// server-only transport, a stdio-only client), and the slim CLI, as `cargo
+/// install --no-default-features` resolves it (no dev-dependency's
+/// features: tokio's `test-util` is off).
 const FEATURE_CHECKS: &[&[&str]] = &[
-    &["-p", "mcpdisco-protocol"],
-    &["-p", "mcpdisco-capability"],
     &["-p", "mcpdisco-transport", "--no-default-features"],
     &[
         "-p",

@@ -1,7 +1,8 @@
 //! Dispatch: each command loads, asks `mcp-discovery`, prints. No behaviour
 //! lives here that a library user would want; the command families live in
 //! their own modules (`listing`, `capabilities`, `login`, `registry`,
-//! `serve`), and `call`, `ping` and `doctor` here.
+//! `serve`), and `call`, `ping` and `doctor` here. A command or flag whose
+//! feature this build left out is refused here, naming the feature.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -18,9 +19,12 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 use crate::capabilities;
-use crate::cli::{AuthCommand, Command, GlobalOptions, PinsCommand, SkillCommand};
+#[cfg(feature = "oauth")]
+use crate::cli::AuthCommand;
+use crate::cli::{Command, GlobalOptions, PinsCommand, SkillCommand};
 use crate::closing::PendingCloses;
 use crate::context::Context;
+#[cfg(feature = "oauth")]
 use crate::credentials::stored_context;
 use crate::error::UsageError;
 use crate::exit;
@@ -72,10 +76,15 @@ async fn run_command(
                 }
             });
         }
-        Command::Registry { command } => return crate::registry::run(global, command).await,
         _ => {}
     }
+    left_out(global, command)?;
+    #[cfg(feature = "registry")]
+    if let Command::Registry { command } = command {
+        return crate::registry::run(global, command).await;
+    }
     let loaded = match command {
+        #[cfg(feature = "registry")]
         Command::Discover {
             from_registry: Some(query),
             limit,
@@ -172,6 +181,9 @@ async fn run_command(
             profile,
             no_reload,
         } => {
+            // Without `jwt-auth`, `--auth-jwks` was refused by `left_out`.
+            #[cfg(not(feature = "jwt-auth"))]
+            let _ = (auth_jwks, auth_issuer, auth_audience, auth_scopes);
             let options = crate::serve::ServeOptions {
                 http: *http,
                 token: http_token.clone(),
@@ -181,6 +193,7 @@ async fn run_command(
                 hide_changed_tools: hide_changed_tools
                     .then(|| capabilities::lock_path(global, loaded)),
                 tool_search: *tool_search,
+                #[cfg(feature = "jwt-auth")]
                 jwt: auth_jwks.as_ref().map(|jwks| {
                     crate::serve::JwtOptions::new(
                         jwks.clone(),
@@ -204,17 +217,25 @@ async fn run_command(
             }
             crate::serve::serve(loaded, session, options).await
         }
+        #[cfg(feature = "oauth")]
         Command::Login { server, no_browser } => {
             let server = context.server(server)?;
             crate::login::login(global, session, server, *no_browser).await
         }
+        #[cfg(feature = "oauth")]
         Command::Logout { server } => {
             let server = context.server(server)?;
             crate::login::logout(global, server)
         }
+        #[cfg(feature = "oauth")]
         Command::Auth {
             command: AuthCommand::Status,
         } => crate::login::status(global),
+        // Refused by `left_out` above.
+        #[cfg(not(feature = "oauth"))]
+        Command::Login { .. } | Command::Logout { .. } | Command::Auth { .. } => {
+            Err(UsageError::left_out(command.name(), "oauth"))
+        }
         Command::Completions { .. } | Command::Manpage | Command::Registry { .. } => {
             Ok(ExitCode::from(exit::OK))
         }
@@ -228,6 +249,80 @@ async fn run_command(
             }
             Ok(doctor(&context, &chosen).await)
         }
+    }
+}
+
+/// Refuses a command or flag whose feature this build left out, naming
+/// the feature: `login`, `logout`, `auth` (`oauth`), `registry` and
+/// `discover --from-registry` (`registry`), `serve --auth-jwks`
+/// (`jwt-auth`), `--otel-record-*` (`otel`), `--cache` (`redis`).
+fn left_out(global: &GlobalOptions, command: &Command) -> Result<(), UsageError> {
+    // (asked for, what was typed, its feature, whether this build has it)
+    let asked: [(bool, &str, &'static str, bool); 7] = [
+        (
+            matches!(
+                command,
+                Command::Login { .. } | Command::Logout { .. } | Command::Auth { .. }
+            ),
+            command.name(),
+            "oauth",
+            cfg!(feature = "oauth"),
+        ),
+        (
+            matches!(command, Command::Registry { .. }),
+            command.name(),
+            "registry",
+            cfg!(feature = "registry"),
+        ),
+        (
+            matches!(
+                command,
+                Command::Discover {
+                    from_registry: Some(_),
+                    ..
+                }
+            ),
+            "discover --from-registry",
+            "registry",
+            cfg!(feature = "registry"),
+        ),
+        (
+            matches!(
+                command,
+                Command::Serve {
+                    auth_jwks: Some(_),
+                    ..
+                }
+            ),
+            "serve --auth-jwks",
+            "jwt-auth",
+            cfg!(feature = "jwt-auth"),
+        ),
+        (
+            global.otel_record_arguments,
+            "--otel-record-arguments",
+            "otel",
+            cfg!(feature = "otel"),
+        ),
+        (
+            global.otel_record_results,
+            "--otel-record-results",
+            "otel",
+            cfg!(feature = "otel"),
+        ),
+        (
+            global.cache_url.is_some() && !global.no_cache,
+            "--cache",
+            "redis",
+            cfg!(feature = "redis"),
+        ),
+    ];
+    match asked
+        .into_iter()
+        .find(|(asked, _, _, built)| *asked && !built)
+    {
+        Some((_, what, feature, _)) => Err(UsageError::left_out(what, feature)),
+        None => Ok(()),
     }
 }
 
@@ -412,8 +507,9 @@ async fn doctor(context: &Context<'_>, servers: &[ServerConfig]) -> ExitCode {
     let (global, style) = (context.global, context.style);
     let options = DoctorOptions::default()
         .session(context.session.clone())
-        .deadline(context.deadline())
-        .auth(stored_context());
+        .deadline(context.deadline());
+    #[cfg(feature = "oauth")]
+    let options = options.auth(stored_context());
     let diagnoses = futures::future::join_all(servers.iter().map(|server| {
         let options = options.clone();
         async move {
@@ -432,5 +528,101 @@ async fn doctor(context: &Context<'_>, servers: &[ServerConfig]) -> ExitCode {
         ExitCode::from(exit::OK)
     } else {
         ExitCode::from(exit::SERVER_FAILED)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    #[test]
+    fn a_command_or_flag_is_refused_exactly_when_its_feature_was_left_out() {
+        let serve_jwt = [
+            "mcp-cli",
+            "serve",
+            "--http",
+            "127.0.0.1:1",
+            "--auth-jwks",
+            "https://idp.example/jwks",
+            "--auth-issuer",
+            "i",
+            "--auth-audience",
+            "a",
+        ];
+        let cases: [(&[&str], &str, &str, bool); 9] = [
+            (
+                &["mcp-cli", "login", "docs"],
+                "login",
+                "oauth",
+                cfg!(feature = "oauth"),
+            ),
+            (
+                &["mcp-cli", "auth", "status"],
+                "auth",
+                "oauth",
+                cfg!(feature = "oauth"),
+            ),
+            (
+                &["mcp-cli", "registry", "search", "time"],
+                "registry",
+                "registry",
+                cfg!(feature = "registry"),
+            ),
+            (
+                &["mcp-cli", "discover", "--from-registry", "time"],
+                "discover --from-registry",
+                "registry",
+                cfg!(feature = "registry"),
+            ),
+            (
+                &serve_jwt,
+                "serve --auth-jwks",
+                "jwt-auth",
+                cfg!(feature = "jwt-auth"),
+            ),
+            (
+                &["mcp-cli", "--otel-record-results", "tools"],
+                "--otel-record-results",
+                "otel",
+                cfg!(feature = "otel"),
+            ),
+            (
+                &["mcp-cli", "--cache", "redis://127.0.0.1:6379/0", "tools"],
+                "--cache",
+                "redis",
+                cfg!(feature = "redis"),
+            ),
+            // `--no-cache` turns the shared cache off: nothing to refuse.
+            (
+                &[
+                    "mcp-cli",
+                    "--cache",
+                    "redis://127.0.0.1:6379/0",
+                    "--no-cache",
+                    "tools",
+                ],
+                "",
+                "",
+                true,
+            ),
+            (&["mcp-cli", "tools"], "", "", true),
+        ];
+        for (args, what, feature, built) in cases {
+            let cli = Cli::try_parse_from(args).unwrap();
+            let refused = left_out(&cli.global, &cli.command);
+            match (built, refused) {
+                (true, Ok(())) => {}
+                (false, Err(error)) => assert_eq!(
+                    error.to_string(),
+                    format!(
+                        "{what} needs feature `{feature}` of mcpdisco-cli, which this build left out"
+                    )
+                ),
+                (built, refused) => panic!("{args:?}: built {built}, refused {refused:?}"),
+            }
+        }
     }
 }

@@ -3,11 +3,14 @@
 //! style of stdout, the servers still closing), and what they do with it
 //! alike: discover, connect to one server, find a server by name.
 
+#[cfg(feature = "redis")]
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcpdisco::cache::{Cache, CacheMode, RedisStore};
+#[cfg(feature = "redis")]
+use mcpdisco::cache::RedisStore;
+use mcpdisco::cache::{Cache, CacheMode};
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::{ConnectOptions, connect};
 use mcpdisco::discovery::{self, DiscoveryOptions, DiscoveryReport};
@@ -15,6 +18,7 @@ use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions}
 
 use crate::cli::GlobalOptions;
 use crate::closing::PendingCloses;
+#[cfg(feature = "oauth")]
 use crate::credentials::stored_context;
 use crate::error::UsageError;
 use crate::load::Loaded;
@@ -93,14 +97,16 @@ impl<'a> Context<'a> {
         } else {
             CacheMode::Use
         };
-        DiscoveryOptions::default()
+        let options = DiscoveryOptions::default()
             .concurrency(usize::from(global.concurrency))
             .deadline(self.deadline())
             .session(self.session.clone())
             .cache(self.cache.clone())
             .cache_mode(cache_mode)
-            .auth(stored_context())
-            .serve_stale(!global.no_stale)
+            .serve_stale(!global.no_stale);
+        #[cfg(feature = "oauth")]
+        let options = options.auth(stored_context());
+        options
     }
 
     /// Discovers `servers`, with a progress display on a terminal. With
@@ -149,9 +155,9 @@ impl<'a> Context<'a> {
         if let Some(seconds) = self.global.timeout {
             session_options.request_timeout = Duration::from_secs_f64(seconds);
         }
-        let options = ConnectOptions::default()
-            .session(session_options)
-            .auth(stored_context());
+        let options = ConnectOptions::default().session(session_options);
+        #[cfg(feature = "oauth")]
+        let options = options.auth(stored_context());
         let connecting = connect(server, &options);
         match tokio::time::timeout(deadline, connecting).await {
             Ok(result) => result,
@@ -174,11 +180,14 @@ pub fn open_cache(global: &GlobalOptions) -> Result<Option<Cache>, UsageError> {
         None => Cache::default_dir(),
     };
     Ok(Some(match &global.cache_url {
+        #[cfg(feature = "redis")]
         Some(url) => {
             let store = RedisStore::open(url, global.cache_prefix.clone())
                 .map_err(|error| UsageError::CacheUrl(error.to_string()))?;
             Cache::with_shared(dir, Arc::new(store))
         }
+        #[cfg(not(feature = "redis"))]
+        Some(_) => return Err(UsageError::left_out("--cache", "redis")),
         None => match dir {
             Some(dir) => Cache::at(dir),
             None => Cache::in_memory(),

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use mcpdisco::config::{ConfigError, SourceError};
+#[cfg(feature = "registry")]
 use mcpdisco::registry::{AddError, RegistryError};
 
 /// A usage or configuration problem: exit status 1.
@@ -28,12 +29,14 @@ pub enum UsageError {
         source: std::io::Error,
     },
     /// `login` or `logout` of a server that is not an HTTP server.
+    #[cfg(feature = "oauth")]
     #[error("'{0}' is not an HTTP server; only HTTP servers use OAuth")]
     NotHttp(String),
     /// A capabilities folder or the lock file cannot be used.
     #[error("{0}")]
     Capabilities(String),
     /// The token store cannot be used.
+    #[cfg(feature = "oauth")]
     #[error("credential store: {0}")]
     CredentialStore(String),
     /// `serve --http` on an address other machines can reach, without a token.
@@ -50,12 +53,15 @@ pub enum UsageError {
         source: std::io::Error,
     },
     /// `serve --auth-jwks`: the identity provider's keys cannot be used.
+    #[cfg(feature = "jwt-auth")]
     #[error("{0}")]
     AuthKeys(String),
     /// The MCP Registry could not be used.
+    #[cfg(feature = "registry")]
     #[error("{0}")]
     Registry(String),
     /// `--cache` is not a usable shared cache URL.
+    #[cfg(feature = "redis")]
     #[error("--cache: {0}")]
     CacheUrl(String),
     /// The current directory is unknown.
@@ -65,6 +71,25 @@ pub enum UsageError {
     /// config has).
     #[error(transparent)]
     Sources(SourceError),
+    /// A command or flag whose feature this build left out
+    /// (`cargo install mcpdisco-cli --no-default-features`).
+    #[error("{what} needs feature `{feature}` of mcpdisco-cli, which this build left out")]
+    LeftOut {
+        /// The command or flag, as typed (`login`, `--cache`).
+        what: String,
+        /// The feature (`oauth`, `redis`).
+        feature: &'static str,
+    },
+}
+
+impl UsageError {
+    /// `what` (a command or flag) in a build without `feature`.
+    pub fn left_out(what: impl Into<String>, feature: &'static str) -> Self {
+        Self::LeftOut {
+            what: what.into(),
+            feature,
+        }
+    }
 }
 
 impl From<SourceError> for UsageError {
@@ -77,12 +102,14 @@ impl From<SourceError> for UsageError {
     }
 }
 
+#[cfg(feature = "registry")]
 impl From<RegistryError> for UsageError {
     fn from(error: RegistryError) -> Self {
         UsageError::Registry(error.to_string())
     }
 }
 
+#[cfg(feature = "registry")]
 impl From<AddError> for UsageError {
     fn from(error: AddError) -> Self {
         match error {
@@ -97,6 +124,14 @@ impl From<AddError> for UsageError {
 mod tests {
     use super::*;
     use mcpdisco::config::{ProcessEnv, SourceSelection};
+
+    #[test]
+    fn a_left_out_feature_is_named() {
+        assert_eq!(
+            UsageError::left_out("login", "oauth").to_string(),
+            "login needs feature `oauth` of mcpdisco-cli, which this build left out"
+        );
+    }
 
     #[test]
     fn the_librarys_errors_read_as_before() {

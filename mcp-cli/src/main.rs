@@ -12,6 +12,7 @@ mod columns;
 mod commands;
 mod completions;
 mod context;
+#[cfg(feature = "oauth")]
 mod credentials;
 mod dynamic_completion;
 mod environment;
@@ -20,14 +21,17 @@ mod exit;
 mod listing;
 mod load;
 mod logging;
+#[cfg(feature = "oauth")]
 mod login;
 mod output;
 mod progress;
+#[cfg(feature = "registry")]
 mod registry;
 mod render;
 mod serve;
 mod skills;
 mod style;
+#[cfg(feature = "otel")]
 mod telemetry;
 
 use std::process::ExitCode;
@@ -63,13 +67,19 @@ fn main() -> ExitCode {
         }
     };
     // The exporters are tasks of this runtime.
+    #[cfg(feature = "otel")]
     let otel = {
         let _entered = runtime.enter();
         telemetry::Otel::from_env(&cli.global)
     };
+    #[cfg(not(feature = "otel"))]
+    say_no_export();
     let closing = PendingCloses::default();
     let code = runtime.block_on(async {
+        #[cfg(feature = "otel")]
         let telemetry = otel.as_ref().map(telemetry::Otel::telemetry);
+        #[cfg(not(feature = "otel"))]
+        let telemetry = None;
         let run = commands::run(&cli.global, &cli.command, &log, &closing, telemetry);
         let code = match run.await {
             Ok(code) => code,
@@ -84,10 +94,29 @@ fn main() -> ExitCode {
     });
     // Every span and the last metrics go out before we exit, sent by the
     // runtime's tasks while it still runs.
+    #[cfg(feature = "otel")]
     if let Some(otel) = otel {
         otel.shutdown();
     }
     // Sessions are closed by now; anything a failed close left behind is killed on drop.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     code
+}
+
+/// In a build without `otel`, an export the environment asks for
+/// (`OTEL_EXPORTER_OTLP_*ENDPOINT`) cannot be made: a warning says so.
+#[cfg(not(feature = "otel"))]
+fn say_no_export() {
+    let asked = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ]
+    .into_iter()
+    .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
+    if asked {
+        eprintln!(
+            "warning: OTEL_EXPORTER_OTLP_ENDPOINT is set, but OpenTelemetry export needs feature `otel` of mcpdisco-cli, which this build left out: nothing is exported"
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+#[cfg(feature = "jwt-auth")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,10 +17,12 @@ use mcpdisco_gateway::config_watch::{
     ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
 };
 use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions};
+#[cfg(feature = "jwt-auth")]
 use mcpdisco_gateway::resource_server::ResourceServer;
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
 use mcpdisco_gateway::supervisor::SupervisorOptions;
 
+#[cfg(feature = "oauth")]
 use crate::credentials::stored_context;
 use crate::error::UsageError;
 use crate::exit;
@@ -58,7 +61,9 @@ pub struct ServeOptions {
     pub hide_changed_tools: Option<std::path::PathBuf>,
     /// List `search_tools` and `call_tool` instead of every server's tools.
     pub tool_search: bool,
-    /// Bearer JWTs from an identity provider, instead of the token.
+    /// Bearer JWTs from an identity provider, instead of the token
+    /// (feature `jwt-auth`).
+    #[cfg(feature = "jwt-auth")]
     pub jwt: Option<JwtOptions>,
     /// The gateway's URL as its clients reach it.
     pub public_url: Option<String>,
@@ -69,6 +74,7 @@ pub struct ServeOptions {
 }
 
 /// `--auth-jwks`, `--auth-issuer`, `--auth-audience`, `--auth-scope`.
+#[cfg(feature = "jwt-auth")]
 pub type JwtOptions = mcpdisco_gateway::resource_server::ResourceServerOptions;
 
 /// Runs the gateway until it is told to stop.
@@ -77,10 +83,14 @@ pub async fn serve(
     session: SessionOptions,
     options: ServeOptions,
 ) -> Result<ExitCode, UsageError> {
+    #[cfg(feature = "jwt-auth")]
+    let jwt = options.jwt.is_some();
+    #[cfg(not(feature = "jwt-auth"))]
+    let jwt = false;
     if let Some(addr) = options.http
         && !addr.ip().is_loopback()
         && options.token.is_none()
-        && options.jwt.is_none()
+        && !jwt
     {
         return Err(UsageError::OpenBind(addr));
     }
@@ -96,7 +106,10 @@ pub async fn serve(
         eprintln!("error: no profile named '{profile}'; {known}");
         return Ok(ExitCode::from(exit::NO_SUCH_PROFILE));
     }
+    #[cfg(feature = "jwt-auth")]
     let access = access(options.token.clone(), options.jwt.clone()).await?;
+    #[cfg(not(feature = "jwt-auth"))]
+    let access = token_access(options.token.clone());
     let stop = stop_signal();
     // Bind first: a busy port is a usage error before any server starts.
     let listener = match options.http {
@@ -111,12 +124,13 @@ pub async fn serve(
         .session(session)
         .start_deadline(options.start_deadline)
         .separator(options.separator)
-        .auth(stored_context())
         .gate(
             options
                 .hide_changed_tools
                 .map(mcpdisco_gateway::supervisor::hide_changed),
         );
+    #[cfg(feature = "oauth")]
+    let supervisor = supervisor.auth(stored_context());
     let gateway = Gateway::new(
         loaded.servers.clone(),
         supervisor,
@@ -178,6 +192,7 @@ pub async fn serve(
 /// What HTTP requests must carry: a JWT the identity provider's keys
 /// verify (its key set fetched now, so a wrong URL fails at start), the
 /// token, or nothing.
+#[cfg(feature = "jwt-auth")]
 async fn access(token: Option<String>, jwt: Option<JwtOptions>) -> Result<Access, UsageError> {
     if let Some(jwt) = jwt {
         let server = ResourceServer::with_shared_client(jwt)
@@ -189,9 +204,14 @@ async fn access(token: Option<String>, jwt: Option<JwtOptions>) -> Result<Access
         tracing::info!(keys, "loaded the identity provider's keys");
         return Ok(Access::Jwt(Arc::new(server)));
     }
-    Ok(token.map_or(Access::Open, |token| {
+    Ok(token_access(token))
+}
+
+/// What HTTP requests must carry: the token, or nothing.
+fn token_access(token: Option<String>) -> Access {
+    token.map_or(Access::Open, |token| {
         Access::Token(SecretString::from(token))
-    }))
+    })
 }
 
 /// How `serve` reads the config of `global` again: the files `loaded` read

@@ -74,6 +74,19 @@
 //! Every text that comes from a server (results, error messages, `serverInfo`,
 //! instructions) passes through the session's masker, so no known secret
 //! reaches a host.
+//!
+//! # Features
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `stdio` (default) | servers as child processes (`mcpdisco-transport/stdio`) |
+//! | `http` (default) | Streamable HTTP and legacy SSE servers (`mcpdisco-transport/http`: reqwest, TLS) |
+//! | `oauth` | OAuth 2.1 for HTTP servers ([`auth`]); implies `http` |
+//! | `oauth-extensions` | DPoP, `private_key_jwt`, the JWT bearer and enterprise grants |
+//! | `otel` | OpenTelemetry spans and metrics (`telemetry`) |
+//!
+//! A stdio-only client, `default-features = false, features = ["stdio"]`,
+//! has nothing of the HTTP stack in its tree.
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]

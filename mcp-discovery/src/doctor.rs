@@ -212,6 +212,7 @@ pub async fn diagnose(server: &ServerConfig, options: &DoctorOptions) -> Diagnos
     session_options.tracer = Some(tracer.clone());
     session_options.deadline = Some(tokio::time::Instant::now() + options.deadline);
     let context = ConnectContext {
+        #[cfg(feature = "http")]
         http: None,
         graces: StopGraces::default(),
         tracer: Some(tracer),

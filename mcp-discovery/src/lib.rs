@@ -25,6 +25,24 @@
 //! `default()` (or constructor) and setters named after its fields, so a
 //! new option breaks no caller.
 //!
+//! # Features
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `stdio` (default) | stdio servers (`mcpdisco-client/stdio`) |
+//! | `http` (default) | HTTP servers (`mcpdisco-client/http`) |
+//! | `toml` | Codex CLI's `config.toml` (read and edited) |
+//! | `yaml` | Goose's `config.yaml` (read and edited), skills' `SKILL.md` frontmatter |
+//! | `oauth`, `oauth-extensions` | OAuth 2.1 for HTTP servers |
+//! | `redis` | the shared cache and pins in Redis |
+//! | `registry` | the MCP Registry client |
+//! | `otel` | a span per server around its discovery |
+//!
+//! JSON configs are always read. A file in a format whose feature was left
+//! out is a [`ConfigError::NeedsFeature`](config::ConfigError::NeedsFeature)
+//! naming it, and a server whose transport's feature was left out fails to
+//! start with an error naming the feature.
+//!
 //! # No secret leaves
 //!
 //! Every text that comes from a server (results, error messages, its

@@ -9,7 +9,8 @@
 //!   `HttpServerOptions` with the transport's `server-http` feature), which
 //!   a host names from `mcpdisco-transport` itself.
 //! * [`config_watch`]: hot reload: the config's files and folders watched
-//!   (and SIGHUP), each change applied to a running gateway.
+//!   (feature `watch`, on by default) and SIGHUP, each change applied to a
+//!   running gateway.
 //! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
 //! * `http_endpoints` (feature `http`): everything `serve --http` answers:
 //!   `/mcp`, `/profiles/<name>/mcp`, `/healthz`, `/readyz`, `/metrics`,

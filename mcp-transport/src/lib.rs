@@ -8,14 +8,35 @@
 //! |---|---|
 //! | [`transport`] | the [`Transport`] trait |
 //! | [`codec`] | newline-JSON ([`codec::ndjson`]) and server-sent events ([`codec::sse`]) |
-//! | [`stdio`] | the child-process transport |
-//! | `http` (feature `http`, on by default) | Streamable HTTP, legacy HTTP+SSE, and the fallback between them |
+//! | [`stdio`] | the child-process transport (feature `stdio`); its settings and command resolution always |
+//! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them (feature `http`); [`http::HttpKind`] always |
 //! | [`memory`] | an in-memory duplex, for tests and in-process servers |
 //! | [`trace`] | the wire trace: [`trace::TracedTransport`] and the HTTP observer events |
-//! | [`server`] | the server side of the same framing: stdio and (feature `server-http`) Streamable HTTP connections |
+//! | `server` (feature `server`) | the server side of the same framing: stdio and (feature `server-http`) Streamable HTTP connections |
 //! | [`secret`] | secret types and the [`secret::Masker`] every outside text passes through |
 //! | [`error`] | [`TransportError`] |
-//! | [`fs`] | writing a file atomically (temporary file, then rename) |
+//! | `fs` (feature `fs`) | writing a file atomically (temporary file, then rename) |
+//! | [`sync`] | poison-tolerant locks |
+//!
+//! # Features by role
+//!
+//! The codecs, the [`Transport`] trait, the memory transport, the masker,
+//! the trace and the locks are always there; each role turns on what it
+//! runs:
+//!
+//! | feature | what it adds | for |
+//! |---|---|---|
+//! | `stdio` (default) | [`stdio::StdioTransport`]: a server as a child process (tokio `process`, `nix`) | clients |
+//! | `http` (default) | the HTTP client transports ([`http`]: reqwest, rustls with ring on Unix, the platform's TLS on Windows); implies `url` | clients |
+//! | `url` | URLs among the secrets: [`secret::SecretUrl`], [`secret::redact_url`], [`secret::MaskerBuilder::url`], [`Peer::of_url`] (the `url` crate) | hosts that read HTTP configs |
+//! | `fs` | `fs`: writing a file atomically (tempfile) | hosts that keep files: token stores, caches, pins |
+//! | `server` | `server::stdio::StdioServer` (one client on this process's stdin and stdout) and the `server::Router` | servers, gateways |
+//! | `server-http` | `server::http`: Streamable HTTP connections (axum); implies `server` | servers, gateways |
+//!
+//! The defaults are the client side, `stdio` and `http`. A stdio-only
+//! client takes `default-features = false, features = ["stdio"]` and has
+//! none of the HTTP stack in its tree; a server takes `server` (or
+//! `server-http`) and none of the client transports.
 //!
 //! # Adding a transport
 //!
@@ -68,11 +89,12 @@
 
 pub mod codec;
 pub mod error;
+#[cfg(feature = "fs")]
 pub mod fs;
-#[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
 pub mod secret;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod stdio;
 pub mod sync;

@@ -5,7 +5,7 @@
 //!
 //! - **Secret types.** Env values, header values, bearer tokens and URLs
 //!   (which may carry userinfo and query tokens) are held as
-//!   [`SecretString`] or [`SecretUrl`]. Neither has a `Display`, and their
+//!   [`SecretString`] or `SecretUrl` (feature `url`). Neither has a `Display`, and their
 //!   `Debug` never shows the value, so printing one by mistake does not
 //!   compile (`Display`) or prints nothing secret (`Debug`). The value is
 //!   read only through [`ExposeSecret::expose_secret`], at the place that
@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use mcpdisco_protocol::{ErrorObject, RawJson};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
 pub use secrecy::{ExposeSecret, SecretString};
@@ -69,6 +69,7 @@ const CREDENTIAL_PREFIXES: &[&str] = &[
     "eyJ",
 ];
 
+#[cfg(feature = "url")]
 /// A URL that may carry credentials (userinfo, query tokens). `Debug` shows
 /// it with those masked ([`redact_url`]); the whole URL is read only through
 /// [`expose_secret`](Self::expose_secret).
@@ -78,6 +79,7 @@ pub struct SecretUrl {
     shown: Arc<str>,
 }
 
+#[cfg(feature = "url")]
 impl SecretUrl {
     /// Wraps `url`.
     pub fn new(url: impl Into<String>) -> Self {
@@ -100,32 +102,38 @@ impl SecretUrl {
     }
 }
 
+#[cfg(feature = "url")]
 impl fmt::Debug for SecretUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("SecretUrl").field(&self.shown).finish()
     }
 }
 
+#[cfg(feature = "url")]
 impl PartialEq for SecretUrl {
     fn eq(&self, other: &Self) -> bool {
         self.expose_secret() == other.expose_secret()
     }
 }
 
+#[cfg(feature = "url")]
 impl Eq for SecretUrl {}
 
+#[cfg(feature = "url")]
 impl From<&str> for SecretUrl {
     fn from(url: &str) -> Self {
         Self::new(url)
     }
 }
 
+#[cfg(feature = "url")]
 impl From<&String> for SecretUrl {
     fn from(url: &String) -> Self {
         Self::new(url.as_str())
     }
 }
 
+#[cfg(feature = "url")]
 impl From<String> for SecretUrl {
     fn from(url: String) -> Self {
         Self::new(url)
@@ -196,6 +204,7 @@ fn shannon_entropy(text: &str) -> f64 {
         .sum()
 }
 
+#[cfg(feature = "url")]
 /// Replaces the userinfo of a URL, and the values of query parameters that
 /// look secret (a secret-looking name, or a value of [`MIN_MASKED_LEN`]
 /// characters or more), with `***`. A string that is not a URL shows as
@@ -508,6 +517,7 @@ impl MaskerBuilder {
         self
     }
 
+    #[cfg(feature = "url")]
     /// Adds the secrets of a URL: its userinfo (user and password) and every query value.
     pub fn url(&mut self, raw: &str) -> &mut Self {
         match url::Url::parse(raw) {
@@ -566,7 +576,7 @@ impl MaskerBuilder {
             for variant in [
                 secret.clone(),
                 percent_encode(secret),
-                url::form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
+                form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
                 json.replace('/', "\\/"),
                 ascii_json_escaped(&json),
                 json,
@@ -602,8 +612,11 @@ fn percent_encode(text: &str) -> String {
     utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
+#[cfg(feature = "url")]
 fn percent_decode(text: &str) -> String {
-    percent_decode_str(text).decode_utf8_lossy().into_owned()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// The text as it appears inside a JSON string.

@@ -93,6 +93,7 @@ pub enum Peer {
 }
 
 impl Peer {
+    #[cfg(feature = "url")]
     /// The peer of an HTTP server at `url` (its host and port; `Unknown`
     /// when it has none).
     pub fn of_url(url: &url::Url) -> Self {

@@ -64,10 +64,7 @@ pub async fn start(bundle: Vec<u8>) -> RegistryServer {
         .await
         .expect("the registry listens");
     let base_url = format!("http://{}", listener.local_addr().expect("an address"));
-    let sha = {
-        use sha2::Digest;
-        hex::encode(sha2::Sha256::digest(&bundle))
-    };
+    let sha = { hex::encode(hmac_sha256::Hash::hash(&bundle)) };
     let text = FIXTURE
         .replace("{{BASE}}", &base_url)
         .replace("{{BUNDLE_SHA256}}", &sha);

@@ -12,8 +12,8 @@
 //! - `generated`: no `resources` (a dynamic skill, which cannot be verified).
 //! - `acme/billing/refunds`: one file, `SKILL.md`.
 
+use hmac_sha256::Hash as Sha256;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 /// A text found only in the spoiled `SKILL.md`: a test checks it is never shown.
 pub const TAMPER_MARKER: &str = "TAMPERED";
@@ -28,7 +28,7 @@ const FORMS_MD: &str = "FORMS-CONTENT: supporting content.\n";
 const REFUNDS_SKILL_MD: &str = "---\nname: refunds\ndescription: Process customer refunds\nlicense: Apache-2.0\nmetadata:\n  version: 2.1\n---\n\nRefund body.\n";
 
 fn digest(text: &str) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(text.as_bytes())))
+    format!("sha256:{}", hex::encode(Sha256::hash(text.as_bytes())))
 }
 
 fn file(uri: &str, text: &str) -> Value {

@@ -20,9 +20,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine;
+use hmac_sha256::Hash as Sha256;
 use mcp_tests::tools::workspace_bin;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const CLIENT_ID: &str = "e2e-client";
@@ -165,7 +165,7 @@ async fn token(
         "authorization_code" => {
             seen.code_grants += 1;
             let verifier_hash = base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .encode(Sha256::digest(get("code_verifier").as_bytes()));
+                .encode(Sha256::hash(get("code_verifier").as_bytes()));
             if get("code") != CODE || seen.challenge.as_deref() != Some(verifier_hash.as_str()) {
                 return (
                     StatusCode::BAD_REQUEST,

@@ -1,7 +1,12 @@
-//! `cargo xtask demo [ARGS…]`: the quick start. Builds `mcp-cli` and the
-//! example server, starts the example server over HTTP on a free port, runs
-//! `mcp-cli --config examples/mcp_config.json ARGS…` (default `discover`)
-//! against it and the stdio example servers, then stops the HTTP server.
+//! `cargo xtask demo [ARGS…]`: the quick start. Builds the slim `mcp-cli`
+//! (no default features: a JSON config's stdio and HTTP servers are all the
+//! demo has) and the example server, and nothing else; starts the example
+//! server over HTTP on a free port, runs `mcp-cli --config
+//! examples/mcp_config.json ARGS…` (default `discover`) against it and the
+//! stdio example servers, then stops the HTTP server. ARGS that need a
+//! left-out feature (`login`, `registry`, …) fail, naming it. It builds in
+//! `target/demo`: the `mcp-cli` of `target/debug`, which the tests run, stays
+//! the whole CLI of the workspace build.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -15,6 +20,18 @@ use crate::process;
 use crate::workspace::Workspace;
 
 const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// What the demo builds: the slim CLI (no OAuth, OpenTelemetry export,
+/// Redis, registry, TOML or YAML: a far smaller tree than the whole CLI's)
+/// and the example server; no dev-dependency, no other member.
+const DEMO_BUILD: [&str; 6] = [
+    "build",
+    "--no-default-features",
+    "-p",
+    "mcpdisco-cli",
+    "-p",
+    "mcp-example-server",
+];
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Kills and reaps the HTTP server however the demo ends.
@@ -29,12 +46,13 @@ impl Drop for Running {
 
 /// Runs the demo; the exit status is mcp-cli's.
 pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
+    let target = ws.target_dir().join("demo");
     let mut build = ws.cargo();
-    build.args(["build", "-p", "mcpdisco-cli", "-p", "mcp-example-server"]);
+    build.args(DEMO_BUILD).env("CARGO_TARGET_DIR", &target);
     println!("demo: {}", process::describe(&build));
     process::run_checked(&mut build, BUILD_TIMEOUT)?;
 
-    let bin = ws.target_dir().join("debug");
+    let bin = target.join("debug");
     let server_bin = bin.join("mcp-example-server");
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())

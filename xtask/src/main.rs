@@ -1,17 +1,21 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! * `test`: setup, fmt, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `test`: setup, fmt, the dependency budget, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `deps`: the dependency budget of `xtask/deps-budget.toml` (each package's crate count, and the
+//!   crates it must never hold, with the path that pulled one in).
 //! * `conformance`: the MCP conformance suite against our client, for every requirement set, then the
 //!   extra client scenarios (outside the sets) one by one, then the server scenarios of every set
 //!   against `mcp-example-server http --conformance` (`--servers-only`: just those).
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
 //! * `bench`: ours side by side with rmcp and the limit (B1–B4); writes `target/bench-report.md`.
 //! * `setup`: the pinned tool installs under `.tools/`.
-//! * `demo [ARGS…]`: the quick start: `mcp-cli --config examples/mcp_config.json discover` against the example servers.
+//! * `demo [ARGS…]`: the quick start: the slim `mcp-cli` (`--no-default-features`) runs
+//!   `--config examples/mcp_config.json discover` against the example servers.
 
 mod bench;
 mod conformance;
 mod demo;
+mod deps;
 mod fuzz;
 mod pipeline;
 mod process;
@@ -40,6 +44,8 @@ struct Cli {
 enum Cmd {
     /// Run everything CI runs and print `tests: N passed, M failed`.
     Test,
+    /// Check the dependency budget of xtask/deps-budget.toml.
+    Deps,
     /// Run the MCP conformance suite against the conformance client and the example server.
     Conformance {
         /// Client command to test instead of the built `conformance-client` (e.g. `true`).
@@ -65,7 +71,7 @@ enum Cmd {
     Setup,
     /// Write the man page of mcp-cli to target/man/mcp-cli.1.
     Man,
-    /// The quick start: discover the example servers with mcp-cli (extra ARGS replace `discover`).
+    /// The quick start: discover the example servers with the slim mcp-cli (extra ARGS replace `discover`).
     Demo {
         /// mcp-cli arguments after `--config examples/mcp_config.json`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -117,6 +123,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Cmd::Deps => report(deps::run(&ws), "deps"),
         Cmd::Fuzz { seconds } => report(
             fuzz::run(&ws, &tools, seconds, fuzz::Build::Thorough),
             "fuzz",

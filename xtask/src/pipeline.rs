@@ -1,9 +1,10 @@
 //! `cargo xtask test`: the project's single test command.
 //!
-//! fmt check -> clippy + build (one compilation, linted as it builds) ->
-//! publishable (package, install, man page) -> feature checks on the MSRV,
-//! the Windows check and the fuzz build side by side -> tests (nextest when
-//! installed, then the doc tests)
+//! fmt check -> the dependency budget (`cargo tree`, no build) -> clippy +
+//! build (one compilation, linted as it builds) ->
+//! publishable (package, install, man page) -> the MSRV check, the feature
+//! combinations, the Windows check and the fuzz build side by side -> tests
+//! (nextest when installed, then the doc tests)
 //! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
@@ -17,12 +18,13 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::conformance;
+use crate::deps;
 use crate::fuzz;
 use crate::process::{self, Stream};
 use crate::release;
 use crate::tally::{Counts, parse_nextest_summary, parse_test_result};
 use crate::tools::Tools;
-use crate::workspace::Workspace;
+use crate::workspace::{self, Workspace};
 
 const FMT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const BUILD_TIMEOUT: Duration = Duration::from_secs(40 * 60);
@@ -55,6 +57,11 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         || cargo_step(ws, &["fmt", "--all", "--check"], FMT_TIMEOUT),
         &mut total,
     );
+    step(
+        "deps",
+        || deps::run(ws).map(|()| Counts::default()),
+        &mut total,
+    );
     // One compilation of every target, linted by clippy as it builds: the
     // CLI and interop tests run other packages' binaries (mcp-cli, the
     // example server), and the test and conformance steps reuse it.
@@ -70,18 +77,22 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         &mut total,
     );
     if toolchains.join(&mut total) {
-        // Three builds in target folders of their own, none of which the
-        // tests need: each spends its last seconds on one crate at a time,
-        // so side by side they keep both cores busy.
+        // Four builds none of which the tests need, three in target folders
+        // of their own and the feature combinations in the workspace's
+        // (reusing its build scripts and proc macros): each spends its last
+        // seconds on one crate at a time, so side by side they keep both
+        // cores busy.
         step(
-            "msrv + windows + fuzz build",
+            "msrv + features + windows + fuzz build",
             || {
                 let failures: Vec<String> = thread::scope(|scope| {
                     let windows = scope.spawn(|| release::check_windows(ws));
                     let fuzz = scope.spawn(|| fuzz::prepare(ws, tools, fuzz::Build::Smoke));
-                    let msrv = release::check_features_on_msrv(ws);
+                    let features = scope.spawn(|| release::check_feature_combinations(ws));
+                    let msrv = release::check_on_msrv(ws);
                     [
-                        ("the MSRV checks", msrv),
+                        ("the MSRV check", msrv),
+                        ("the feature combinations", joined(features)),
                         ("the Windows check", joined(windows)),
                         ("the fuzz build", joined(fuzz)),
                     ]
@@ -291,7 +302,7 @@ fn lint_and_build(ws: &Workspace) -> Result<Counts> {
     println!("build: {}", process::describe(&cmd));
     let mut warnings = 0_u64;
     let finished = process::run_streaming(&mut cmd, BUILD_TIMEOUT, |stream, line| {
-        if stream == Stream::Stderr && is_warning(line) {
+        if stream == Stream::Stderr && workspace::is_warning(line) {
             warnings += 1;
         }
     })?;
@@ -304,12 +315,6 @@ fn lint_and_build(ws: &Workspace) -> Result<Counts> {
         );
     }
     Ok(Counts::default())
-}
-
-/// A warning of cargo's output: a diagnostic's first line, not the
-/// per-crate summary (`warning: `x` (lib) generated 2 warnings`).
-fn is_warning(line: &str) -> bool {
-    line.starts_with("warning") && !line.contains(" generated ")
 }
 
 /// The tests: with cargo-nextest when it is installed (every test binary

@@ -1,8 +1,10 @@
 //! What makes the crates ready to be picked: `cargo publish --dry-run` of
 //! every published package (packaging only, nothing uploaded), every
-//! package's feature combinations type-checked with the MSRV the manifests
-//! state (the toolchain installed by rustup when missing; the CLI alone, as
-//! `cargo install` resolves it), a type check for Windows, and the man page
+//! package's code type-checked with the MSRV the manifests state (the
+//! toolchain installed by rustup when missing; the CLI alone, as `cargo
+//! install` resolves it), the feature combinations that matter type-checked
+//! each alone on the stable toolchain (each library without its defaults,
+//! the roles, the slim CLI), a type check for Windows, and the man page
 //! (`cargo xtask man`).
 
 use std::fs;
@@ -26,8 +28,7 @@ pub const PUBLISHED: &[&str] = &[
     "mcpdisco-cli",
 ];
 
-/// The library packages (see [`check_features_on_msrv`] for how each is
-/// checked).
+/// The library packages (see [`check_on_msrv`]).
 const LIBRARIES: &[&str] = &[
     "mcpdisco-protocol",
     "mcpdisco-transport",
@@ -35,6 +36,44 @@ const LIBRARIES: &[&str] = &[
     "mcpdisco-capability",
     "mcpdisco",
     "mcpdisco-gateway",
+];
+
+/// The feature combinations [`check_feature_combinations`] type-checks, each
+/// package alone (so no other package's choice of its features hides a
+/// combination that does not build): each library with features without
+/// its default ones (the protocol and capability crates have none: the
+/// MSRV run checks them, and each check here of a crate above them checks
+/// them again as that crate resolves them), the roles (a stdio-only or a
+/// server-only transport, a stdio-only client), and the slim CLI, as `cargo
+/// install --no-default-features` resolves it (no dev-dependency's
+/// features: tokio's `test-util` is off).
+const FEATURE_CHECKS: &[&[&str]] = &[
+    &["-p", "mcpdisco-transport", "--no-default-features"],
+    &[
+        "-p",
+        "mcpdisco-transport",
+        "--no-default-features",
+        "--features",
+        "stdio",
+    ],
+    &[
+        "-p",
+        "mcpdisco-transport",
+        "--no-default-features",
+        "--features",
+        "server",
+    ],
+    &["-p", "mcpdisco-client", "--no-default-features"],
+    &[
+        "-p",
+        "mcpdisco-client",
+        "--no-default-features",
+        "--features",
+        "stdio",
+    ],
+    &["-p", "mcpdisco", "--no-default-features"],
+    &["-p", "mcpdisco-gateway", "--no-default-features"],
+    &["-p", "mcpdisco-cli", "--no-default-features"],
 ];
 
 const PACKAGE_TIMEOUT: Duration = Duration::from_secs(20 * 60);
@@ -128,28 +167,61 @@ fn msrv_check(ws: &Workspace, version: &str, args: &[&str]) -> Result<()> {
 }
 
 /// Type-checks with the stated MSRV toolchain, in `target/msrv`:
-/// - each library package alone without its default features (alone, so
-///   no other package's choice of its features hides a combination that
-///   does not build);
-/// - every library with all its features, in one run (the optional parts
-///   all on; one run checks each dependency and each library once);
+/// - every library with all its features, in one run (every optional part
+///   on; each dependency and each library checked once);
 /// - the CLI alone, resolving its dependencies' features as `cargo install
-///   --path mcp-cli` does (no dev-dependency's features: tokio's
-///   `test-util` is off), which proves what an install would, short of the
-///   link that the workspace build already does for the same sources.
+///   --path mcp-cli` does (its defaults are every feature; no
+///   dev-dependency's features: tokio's `test-util` is off), which proves
+///   what an install would, short of the link that the workspace build
+///   already does for the same sources.
 ///
 /// Every published package thus builds with the `rust-version` it states.
-pub fn check_features_on_msrv(ws: &Workspace) -> Result<()> {
+/// What a feature left out adds (a few `cfg(not(feature))` lines) changes
+/// nothing the MSRV could refuse: those combinations are checked on the
+/// stable toolchain, beside this, by [`check_feature_combinations`].
+pub fn check_on_msrv(ws: &Workspace) -> Result<()> {
     let version = msrv(ws)?;
-    for package in LIBRARIES {
-        msrv_check(ws, &version, &["--no-default-features", "-p", package])?;
-    }
     let mut all_features = vec!["--all-features"];
     for package in LIBRARIES {
         all_features.extend(["-p", package]);
     }
     msrv_check(ws, &version, &all_features)?;
     msrv_check(ws, &version, &["-p", "mcpdisco-cli"])
+}
+
+/// Type-checks each of [`FEATURE_CHECKS`] alone, with the toolchain running
+/// xtask, in the workspace's own target folder: the build scripts and
+/// proc macros the build step compiled serve again, and the MSRV adds
+/// nothing to what a feature left out changes. A warning fails the check
+/// too (an import only a left-out feature uses, a function none uses), as
+/// clippy's `-D warnings` would, once every combination is checked.
+pub fn check_feature_combinations(ws: &Workspace) -> Result<()> {
+    let mut failed = Vec::new();
+    for args in FEATURE_CHECKS {
+        let mut cmd = ws.cargo();
+        cmd.args(["check", "--locked"]).args(*args);
+        let described = process::describe(&cmd);
+        println!("release: {described}");
+        let mut warnings = 0_u64;
+        let finished = process::run_streaming(&mut cmd, PACKAGE_TIMEOUT, |stream, line| {
+            if stream == process::Stream::Stderr && workspace::is_warning(line) {
+                warnings += 1;
+            }
+        })?;
+        if !finished.success() {
+            failed.push(format!(
+                "`{described}` failed ({})",
+                process::status_text(&finished)
+            ));
+        } else if warnings > 0 {
+            failed.push(format!("`{described}`: {warnings} warning(s)"));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        bail!("{}", failed.join("; "))
+    }
 }
 
 /// The Windows target the published packages are type-checked for.

@@ -2,13 +2,13 @@
 //! the questions an `input_required` result asks, the answers a retry
 //! carries, and a `requestState` signed so a changed one is refused.
 
+use hmac_sha256::Hash as Sha256;
 use mcpdisco_protocol::methods::{CreateMessage, Elicit, ListRoots};
 use mcpdisco_protocol::types::{
     CreateMessageParams, ElicitParams, Extra, InputRequest, MetaParams, SamplingMessage,
 };
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
 
 use super::schemas;
 
@@ -70,11 +70,11 @@ pub(crate) fn answer<T: DeserializeOwned>(
 
 /// The signature of `payload` under `key`, in hex.
 fn signature(key: &str, payload: &str) -> String {
-    let digest = Sha256::new()
-        .chain_update(key.as_bytes())
-        .chain_update([0u8])
-        .chain_update(payload.as_bytes())
-        .finalize();
+    let mut hash = Sha256::new();
+    hash.update(key.as_bytes());
+    hash.update([0u8]);
+    hash.update(payload.as_bytes());
+    let digest = hash.finalize();
     digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+use hmac_sha256::Hash as Sha256;
 
 /// What identifies a server for its pins, as shown (secrets masked): its
 /// name, and how it is launched. Rotating an API key keeps the pins, while
@@ -30,7 +30,7 @@ pub struct ServerIdentity {
 /// its identity (the first 16 bytes of its SHA-256, in hex).
 pub fn server_key(identity: &ServerIdentity) -> String {
     let material = serde_jcs::to_string(identity).unwrap_or_default();
-    hex::encode(&Sha256::digest(material.as_bytes())[..16])
+    hex::encode(&Sha256::hash(material.as_bytes())[..16])
 }
 
 /// Whose pins: a server's key (see [`server_key`]) and its name.

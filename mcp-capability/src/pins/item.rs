@@ -14,7 +14,7 @@ use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::raw::{JsonView, PromptView, ResourceView, SkillView, ToolView};
 use mcpdisco_protocol::types::{Prompt, Resource, ResourceTemplate, SkillEntry, Tool};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+use hmac_sha256::Hash as Sha256;
 
 use super::{ItemKind, Pin};
 
@@ -127,7 +127,7 @@ impl<'a> PinItem<'a> {
         }
         let fields = Value::Object(fields);
         let canonical = serde_jcs::to_string(&fields).ok()?;
-        let sha256 = hex::encode(Sha256::digest(canonical.as_bytes()));
+        let sha256 = hex::encode(Sha256::hash(canonical.as_bytes()));
         Some((
             format!("{}:{identity}", self.kind().prefix()),
             Pin { sha256, fields },

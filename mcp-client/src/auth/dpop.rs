@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use base64::Engine;
+use hmac_sha256::Hash as Sha256;
 use jsonwebtoken::jwk::Jwk;
 #[cfg(test)]
 use jsonwebtoken::jwk::ThumbprintHash;
@@ -18,7 +19,6 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcpdisco_transport::sync::RwLock;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::http::AuthHttp;
 use super::private_key_jwt::random_id;
@@ -112,7 +112,7 @@ impl DpopKey {
             iat: now_secs(),
             ath: access_token.map(|token| {
                 base64::engine::general_purpose::URL_SAFE_NO_PAD
-                    .encode(Sha256::digest(token.as_bytes()))
+                    .encode(Sha256::hash(token.as_bytes()))
             }),
             nonce,
         };
@@ -296,7 +296,7 @@ mod tests {
         assert_eq!(claims["nonce"], "n1");
         assert_eq!(
             claims["ath"],
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(b"tok"))
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::hash(b"tok"))
         );
         let again = decode_part(second.split('.').nth(1).unwrap());
         assert_ne!(claims["jti"], again["jti"]);

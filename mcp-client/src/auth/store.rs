@@ -12,10 +12,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hmac_sha256::Hash as Sha256;
 use mcpdisco_transport::fs::AtomicWrite;
 use mcpdisco_transport::sync::Mutex;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::AuthError;
 
@@ -143,7 +143,7 @@ impl StoredCredentials {
     pub fn key(issuer: &str, resource: &str) -> String {
         let mut hash = Sha256::new();
         hash.update(issuer.as_bytes());
-        hash.update([0]);
+        hash.update([0u8]);
         hash.update(resource.as_bytes());
         hex::encode(&hash.finalize()[..16])
     }

@@ -9,7 +9,7 @@
 //! | [`rate_limit`] | a token bucket per server | 10 requests per second, burst 20 |
 //! | [`trace`] | a `tracing` span around each request | not in the default stack |
 //!
-//! Authorization ([`AuthLayer`](crate::auth::AuthLayer)) and your own
+//! Authorization (`auth::AuthLayer`, feature `oauth`) and your own
 //! layers take their place in the same stack; [`stack`] shows the default
 //! order and how to change it.
 //!

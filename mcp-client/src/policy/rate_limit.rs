@@ -1,4 +1,5 @@
-//! Rate limit: a token bucket per server (`governor`'s GCRA), so a host
+//! Rate limit: a token bucket per server (the generic cell rate algorithm,
+//! GCRA, as `governor` and most rate limiters have it), so a host
 //! never sends one server more operations than it allows. A token is one
 //! operation a user asked for: a whole discovery of the server (the
 //! handshake and every page of every list), one `tools/call`, one
@@ -10,20 +11,15 @@
 //! server that lists in many pages is discovered as fast as with no limit.
 //! The bucket runs on tokio's clock, so it can be tested on the paused clock.
 
-use std::num::NonZeroU32;
-use std::ops::Add;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use governor::clock::{Clock, Reference};
-use governor::middleware::NoOpMiddleware;
-use governor::nanos::Nanos;
-use governor::state::{InMemoryState, NotKeyed};
-use governor::{Quota, RateLimiter};
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::RequestKind;
+use mcpdisco_transport::sync::Mutex;
+use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::error::SessionError;
@@ -51,65 +47,66 @@ impl Default for RateLimit {
 }
 
 impl RateLimit {
-    fn quota(self) -> Quota {
+    /// The time between two tokens: one over the rate, at most a day (the
+    /// number may come from a config; a rate that is not a positive number
+    /// is one per second).
+    fn interval(self) -> Duration {
         let rate = if self.requests_per_second.is_finite() && self.requests_per_second > 0.0 {
             self.requests_per_second
         } else {
             1.0
         };
-        // One request a day at the slowest: the number may come from a config.
-        let period =
-            Duration::from_secs_f64((1.0 / rate).min(86_400.0)).max(Duration::from_nanos(1));
-        let burst = NonZeroU32::new(self.burst).unwrap_or(NonZeroU32::MIN);
-        Quota::with_period(period)
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-            .allow_burst(burst)
+        Duration::from_secs_f64((1.0 / rate).min(86_400.0)).max(Duration::from_nanos(1))
     }
 }
 
-/// An instant of tokio's clock, for `governor`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct TokioInstant(tokio::time::Instant);
-
-impl Add<Nanos> for TokioInstant {
-    type Output = Self;
-
-    fn add(self, other: Nanos) -> Self {
-        Self(self.0 + Duration::from(other))
-    }
+/// The bucket as GCRA keeps it: the theoretical arrival time of the next
+/// operation, which each operation moves one interval on. An operation may
+/// go when that time is at most `interval × (burst − 1)` ahead of now, so a
+/// full bucket lets `burst` go at once. On tokio's clock, so it can be
+/// tested on the paused clock.
+#[derive(Debug)]
+struct Bucket {
+    /// The time between two tokens.
+    interval: Duration,
+    /// How far ahead of now the arrival time may be: `interval × (burst − 1)`.
+    tolerance: Duration,
+    /// The theoretical arrival time; `None` while no operation has gone.
+    arrival: Mutex<Option<Instant>>,
 }
 
-impl Reference for TokioInstant {
-    fn duration_since(&self, earlier: Self) -> Nanos {
-        self.0.saturating_duration_since(earlier.0).into()
+impl Bucket {
+    fn new(limit: RateLimit) -> Self {
+        let interval = limit.interval();
+        let tolerance = interval
+            .checked_mul(limit.burst.max(1) - 1)
+            .unwrap_or(Duration::MAX);
+        Self {
+            interval,
+            tolerance,
+            arrival: Mutex::new(None),
+        }
     }
 
-    fn saturating_sub(&self, duration: Nanos) -> Self {
-        self.0
-            .checked_sub(Duration::from(duration))
-            .map_or(*self, Self)
+    /// Takes a token when there is one; else how long until there is.
+    fn take(&self) -> Result<(), Duration> {
+        let now = Instant::now();
+        let mut arrival = self.arrival.lock();
+        let due = arrival.unwrap_or(now);
+        match due.checked_sub(self.tolerance) {
+            Some(earliest) if now < earliest => return Err(earliest - now),
+            _ => {}
+        }
+        *arrival = Some(due.max(now) + self.interval);
+        Ok(())
     }
 }
-
-/// tokio's clock (paused in tests), for `governor`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TokioClock;
-
-impl Clock for TokioClock {
-    type Instant = TokioInstant;
-
-    fn now(&self) -> TokioInstant {
-        TokioInstant(tokio::time::Instant::now())
-    }
-}
-
-type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
 
 /// Adds a [`RateLimited`] bucket around a request service. Services made
 /// by one layer share its bucket.
 #[derive(Clone)]
 pub struct RateLimitLayer {
-    limiter: Arc<Limiter>,
+    bucket: Arc<Bucket>,
     waits: Arc<AtomicU64>,
     discovery_charged: Arc<AtomicBool>,
 }
@@ -124,7 +121,7 @@ impl RateLimitLayer {
     /// A new bucket for `limit`, full.
     pub fn new(limit: RateLimit) -> Self {
         Self {
-            limiter: Arc::new(RateLimiter::direct_with_clock(limit.quota(), TokioClock)),
+            bucket: Arc::new(Bucket::new(limit)),
             waits: Arc::new(AtomicU64::new(0)),
             discovery_charged: Arc::new(AtomicBool::new(false)),
         }
@@ -147,7 +144,7 @@ impl<S> Layer<S> for RateLimitLayer {
     fn layer(&self, inner: S) -> RateLimited<S> {
         RateLimited {
             inner,
-            limiter: Arc::clone(&self.limiter),
+            bucket: Arc::clone(&self.bucket),
             waits: Arc::clone(&self.waits),
             discovery_charged: Arc::clone(&self.discovery_charged),
         }
@@ -159,7 +156,7 @@ impl<S> Layer<S> for RateLimitLayer {
 #[derive(Clone)]
 pub struct RateLimited<S> {
     inner: S,
-    limiter: Arc<Limiter>,
+    bucket: Arc<Bucket>,
     waits: Arc<AtomicU64>,
     discovery_charged: Arc<AtomicBool>,
 }
@@ -185,24 +182,24 @@ where
                 // The discovery's token, at the first handshake request:
                 // counted when there, never waited for.
                 if !self.discovery_charged.swap(true, Ordering::Relaxed) {
-                    let _ = self.limiter.check();
+                    let _ = self.bucket.take();
                 }
                 return Box::pin(inner.oneshot(request));
             }
             RequestKind::Operation => {}
         }
-        let limiter = Arc::clone(&self.limiter);
+        let bucket = Arc::clone(&self.bucket);
         let waits = Arc::clone(&self.waits);
         Box::pin(async move {
             let mut waited = false;
             #[cfg(feature = "otel")]
-            let started = tokio::time::Instant::now();
-            while let Err(not_until) = limiter.check() {
+            let started = Instant::now();
+            while let Err(wait) = bucket.take() {
                 if !waited {
                     waited = true;
                     waits.fetch_add(1, Ordering::Relaxed);
                 }
-                tokio::time::sleep(not_until.wait_time_from(TokioClock.now())).await;
+                tokio::time::sleep(wait).await;
             }
             #[cfg(feature = "otel")]
             if waited {

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
+use hmac_sha256::Hash as Sha256;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::config::ServerConfig;
 use mcpdisco_client::session::SessionOptions;
@@ -38,7 +38,7 @@ impl Fingerprint {
     fn of_value(material: &Value) -> Self {
         // serde_json writes maps in insertion order; the material is built in a fixed order.
         let bytes = serde_json::to_vec(material).unwrap_or_default();
-        Self(hex::encode(Sha256::digest(&bytes)))
+        Self(hex::encode(Sha256::hash(&bytes)))
     }
 
     /// Reads a fingerprint back from its hex form; `None` unless it is 64 lowercase hex digits.

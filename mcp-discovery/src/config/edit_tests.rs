@@ -131,6 +131,7 @@ fn json_files_without_a_servers_object_get_one_in_the_hosts_shape() {
     assert_eq!(servers_of(&created)[0].0, "acme");
 }
 
+#[cfg(feature = "toml")]
 #[test]
 fn codex_toml_keeps_comments_and_passes_variables_by_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -172,6 +173,7 @@ fn codex_toml_keeps_comments_and_passes_variables_by_name() {
     assert!(add_server(&path, "time", &npx_entry(), false).is_err());
 }
 
+#[cfg(feature = "yaml")]
 #[test]
 fn goose_yaml_gets_an_extension() {
     let dir = tempfile::tempdir().unwrap();

@@ -43,6 +43,17 @@ pub enum ConfigError {
         /// What is wrong (never a secret value).
         message: String,
     },
+    /// The file is in a host's format that this build cannot read: the
+    /// feature of this crate that reads it was left out.
+    #[error("{}: {format} needs feature `{feature}` of mcpdisco", path.display())]
+    NeedsFeature {
+        /// The file.
+        path: PathBuf,
+        /// The format, as "Codex's TOML" or "Goose's YAML".
+        format: &'static str,
+        /// The feature that reads it (`toml`, `yaml`).
+        feature: &'static str,
+    },
     /// More than one problem in one file: every one, in file order, one a line.
     #[error("{}", Lines(errors))]
     Several {
@@ -60,6 +71,7 @@ impl ConfigError {
             Self::Read { path, .. }
             | Self::Syntax { path, .. }
             | Self::Invalid { path, .. }
+            | Self::NeedsFeature { path, .. }
             | Self::Several { path, .. } => path,
         }
     }

@@ -153,7 +153,8 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// `${env:NAME}` alone: the variable's name.
+/// `${env:NAME}` alone: the variable's name (for the TOML and YAML edits).
+#[cfg(any(feature = "toml", feature = "yaml"))]
 pub(crate) fn env_reference(value: &str) -> Option<&str> {
     value.strip_prefix("${env:")?.strip_suffix('}')
 }

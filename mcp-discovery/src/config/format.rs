@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::Path;
 
+use super::error::ConfigError;
+
 /// Which host's format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigFormat {
@@ -40,30 +42,51 @@ impl fmt::Display for ConfigFormat {
     }
 }
 
-/// The syntax of a config file, by its extension.
+/// The syntax of a config file, by its extension. TOML and YAML are each
+/// read under a feature of this crate (`toml`, `yaml`); in a build without
+/// it, [`Syntax::of`] refuses such a file, naming the feature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Syntax {
     /// JSON with comments and trailing commas: anything but the two below.
     Json,
     /// `.toml` (Codex CLI).
+    #[cfg(feature = "toml")]
     Toml,
     /// `.yaml` or `.yml` (Goose).
+    #[cfg(feature = "yaml")]
     Yaml,
 }
 
 impl Syntax {
-    /// The syntax the name of `path` says.
-    pub fn of(path: &Path) -> Self {
+    /// The syntax the name of `path` says. A TOML or YAML file in a build
+    /// without the feature that reads it is an error naming the feature.
+    pub fn of(path: &Path) -> Result<Self, ConfigError> {
         match path
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .as_deref()
         {
-            Some("toml") => Self::Toml,
-            Some("yaml" | "yml") => Self::Yaml,
-            _ => Self::Json,
+            #[cfg(feature = "toml")]
+            Some("toml") => Ok(Self::Toml),
+            #[cfg(not(feature = "toml"))]
+            Some("toml") => Err(needs_feature(path, "Codex's TOML", "toml")),
+            #[cfg(feature = "yaml")]
+            Some("yaml" | "yml") => Ok(Self::Yaml),
+            #[cfg(not(feature = "yaml"))]
+            Some("yaml" | "yml") => Err(needs_feature(path, "Goose's YAML", "yaml")),
+            _ => Ok(Self::Json),
         }
+    }
+}
+
+/// The error for a file in `format` in a build without `feature`.
+#[cfg(not(all(feature = "toml", feature = "yaml")))]
+fn needs_feature(path: &Path, format: &'static str, feature: &'static str) -> ConfigError {
+    ConfigError::NeedsFeature {
+        path: path.to_owned(),
+        format,
+        feature,
     }
 }
 

@@ -115,8 +115,10 @@ pub fn parse_str_lenient(
         Some(dir) => dir.clone(),
         None => std::env::current_dir().unwrap_or_default(),
     };
-    match Syntax::of(path) {
+    match Syntax::of(path)? {
+        #[cfg(feature = "toml")]
         Syntax::Toml => read_shaped(path, shape::codex::codex(path, text)?, None, vars, options),
+        #[cfg(feature = "yaml")]
         Syntax::Yaml => read_shaped(path, shape::goose::goose(path, text)?, None, vars, options),
         Syntax::Json => {
             let document = json::parse(path, text)?;

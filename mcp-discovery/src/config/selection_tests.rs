@@ -116,6 +116,7 @@ fn without_names_the_first_host_config_found_is_read() {
     assert!(!loaded.candidates.is_empty());
 }
 
+#[cfg(feature = "toml")]
 #[test]
 fn every_host_folders_and_inherit_env() {
     let places = Places::new();

@@ -118,6 +118,7 @@ fn zed_context_servers_in_both_shapes_and_extensions_skipped() {
     assert!(shown[0].contains("'from-extension'") && shown[0].contains("Zed extension"));
 }
 
+#[cfg(feature = "toml")]
 #[test]
 fn codex_toml_mcp_servers() {
     let file = parse(
@@ -178,6 +179,7 @@ enabled = false
     assert_eq!(line, 2);
 }
 
+#[cfg(feature = "yaml")]
 #[test]
 fn goose_yaml_extensions() {
     let file = parse(
@@ -311,6 +313,7 @@ fn a_folder_of_definitions_in_path_order_with_bad_files_reported() {
     assert!(missing.to_string().contains("nope"), "{missing}");
 }
 
+#[cfg(feature = "toml")]
 #[test]
 fn merging_hosts_counts_a_server_once_and_prefixes_a_clash() {
     let cursor = parse(
@@ -348,6 +351,7 @@ args = ["mcp-server-git", "--repository", "/src"]
     assert!(merged.warnings[0].contains("'clock' is the same server as 'time'"));
 }
 
+#[cfg(feature = "yaml")]
 #[test]
 fn first_found_passes_over_settings_files_without_servers() {
     let cwd = tempfile::tempdir().unwrap();

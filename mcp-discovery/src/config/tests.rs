@@ -629,3 +629,79 @@ fn namespace_false_keeps_a_servers_names_and_a_mistyped_one_is_an_error() {
         "{error}"
     );
 }
+
+#[test]
+fn a_format_left_out_is_named_with_its_feature() {
+    let error = ConfigError::NeedsFeature {
+        path: "/home/ada/.codex/config.toml".into(),
+        format: "Codex's TOML",
+        feature: "toml",
+    };
+    assert_eq!(
+        error.to_string(),
+        "/home/ada/.codex/config.toml: Codex's TOML needs feature `toml` of mcpdisco"
+    );
+    assert_eq!(error.path(), Path::new("/home/ada/.codex/config.toml"));
+}
+
+#[cfg(not(feature = "toml"))]
+#[test]
+fn without_toml_a_codex_config_is_an_error_naming_the_file_and_feature() {
+    let text = "[mcp_servers.t]\ncommand = \"uvx\"\n";
+    let error = parse("/home/ada/.codex/config.toml", text).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ConfigError::NeedsFeature {
+                feature: "toml",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "/home/ada/.codex/config.toml: Codex's TOML needs feature `toml` of mcpdisco"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let added = add_server(&path, "t", &serde_json::json!({"command": "uvx"}), false);
+    assert!(
+        matches!(
+            added,
+            Err(ConfigError::NeedsFeature {
+                feature: "toml",
+                ..
+            })
+        ),
+        "{added:?}"
+    );
+    assert!(!path.exists(), "nothing is written");
+}
+
+#[cfg(not(feature = "yaml"))]
+#[test]
+fn without_yaml_a_goose_config_is_an_error_naming_the_file_and_feature() {
+    let text = "extensions:\n  t:\n    type: stdio\n    cmd: uvx\n";
+    for path in ["/home/ada/.config/goose/config.yaml", "/p/config.yml"] {
+        let error = parse(path, text).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{path}: Goose's YAML needs feature `yaml` of mcpdisco")
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.yaml");
+    let added = add_server(&path, "t", &serde_json::json!({"command": "uvx"}), false);
+    assert!(
+        matches!(
+            added,
+            Err(ConfigError::NeedsFeature {
+                feature: "yaml",
+                ..
+            })
+        ),
+        "{added:?}"
+    );
+    assert!(!path.exists(), "nothing is written");
+}

@@ -1,29 +1,40 @@
-//! The built-in connectors: `stdio` (a child process) and `http`
-//! (Streamable HTTP, legacy HTTP+SSE, or detect).
+//! The built-in connectors: `stdio` (a child process; feature `stdio`) and
+//! `http` (Streamable HTTP, legacy HTTP+SSE, or detect; feature `http`), and
+//! what stands in for one whose feature was left out ([`LeftOut`]).
 
+#[cfg(any(feature = "stdio", feature = "http"))]
 use std::sync::Arc;
 
 use async_trait::async_trait;
+#[cfg(feature = "stdio")]
 use mcpdisco_transport::codec::ndjson::SkipLog;
 #[cfg(feature = "oauth")]
 use mcpdisco_transport::http::RequestCredentials;
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpTransport};
-#[cfg(not(feature = "oauth"))]
+#[cfg(all(feature = "http", not(feature = "oauth")))]
 use mcpdisco_transport::secret::Masker;
 
 #[cfg(feature = "oauth")]
 use mcpdisco_client::auth::{AuthContext, AuthLayer, MemoryTokenStore, OAuthClient};
+#[cfg(feature = "stdio")]
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 
-use super::connection::{Connection, ConnectionDetails};
+use super::connection::Connection;
+#[cfg(feature = "stdio")]
+use super::connection::ConnectionDetails;
 use super::connector::{ConnectContext, Connector};
-use crate::config::{Launch, ServerConfig};
+#[cfg(any(feature = "stdio", feature = "http"))]
+use crate::config::Launch;
+use crate::config::ServerConfig;
 use mcpdisco_client::session::{ErrorKind, SessionError};
 
 /// Starts [`Launch::Stdio`] servers as child processes.
+#[cfg(feature = "stdio")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StdioConnector;
 
+#[cfg(feature = "stdio")]
 impl ConnectionDetails for StdioTransport {
     fn stderr_tail(&self) -> String {
         StdioTransport::stderr_tail(self)
@@ -34,6 +45,7 @@ impl ConnectionDetails for StdioTransport {
     }
 }
 
+#[cfg(any(feature = "stdio", feature = "http"))]
 fn wrong_launch(server: &ServerConfig, connector: &str) -> SessionError {
     SessionError::new(
         &server.name,
@@ -47,6 +59,7 @@ fn wrong_launch(server: &ServerConfig, connector: &str) -> SessionError {
     )
 }
 
+#[cfg(feature = "stdio")]
 #[async_trait]
 impl Connector for StdioConnector {
     async fn open(
@@ -81,9 +94,11 @@ impl Connector for StdioConnector {
 }
 
 /// Connects [`Launch::Http`] servers over the shared (or given) HTTP client.
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HttpConnector;
 
+#[cfg(feature = "http")]
 #[async_trait]
 impl Connector for HttpConnector {
     async fn open(
@@ -144,6 +159,7 @@ impl Connector for HttpConnector {
 
 /// Whether the server's config sends an `Authorization` header of its own
 /// (then no OAuth is tried).
+#[cfg(feature = "http")]
 fn sends_own_authorization(config: &HttpConfig) -> bool {
     config
         .headers
@@ -155,7 +171,7 @@ fn sends_own_authorization(config: &HttpConfig) -> bool {
 /// In a build without the `oauth` feature: `"auth"` settings are an error
 /// naming the missing feature; otherwise whether a refusal should say so
 /// (the server sends no `Authorization` of its own).
-#[cfg(not(feature = "oauth"))]
+#[cfg(all(feature = "http", not(feature = "oauth")))]
 fn without_oauth(server: &ServerConfig, config: &HttpConfig) -> Result<bool, SessionError> {
     if let Some(settings) = &server.auth {
         settings
@@ -202,7 +218,52 @@ fn authorization(
     })
 }
 
-#[cfg(all(test, not(feature = "oauth")))]
+/// Stands in for a built-in connector whose feature this build left out
+/// (`stdio`, `http`): a server of its type fails to start with an error
+/// naming the feature.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(all(feature = "stdio", feature = "http"), allow(dead_code))]
+pub(super) struct LeftOut(pub(super) &'static str);
+
+#[async_trait]
+impl Connector for LeftOut {
+    async fn open(
+        &self,
+        server: &ServerConfig,
+        _context: &ConnectContext,
+    ) -> Result<Connection, SessionError> {
+        let feature = self.0;
+        Err(SessionError::new(
+            &server.name,
+            "start",
+            ErrorKind::Unsupported {
+                reason: format!("{feature} servers need feature `{feature}` of mcpdisco"),
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod left_out_tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_type_whose_feature_was_left_out_fails_naming_the_server_and_feature() {
+        let server = ServerConfig::http("docs", "http://127.0.0.1:9/mcp");
+        let error = match LeftOut("http")
+            .open(&server, &ConnectContext::default())
+            .await
+        {
+            Ok(_) => panic!("a left-out connector opens nothing"),
+            Err(error) => error,
+        };
+        let text = error.to_string();
+        assert!(text.contains("docs"), "{text}");
+        assert!(text.contains("feature `http` of mcpdisco"), "{text}");
+    }
+}
+
+#[cfg(all(test, feature = "http", not(feature = "oauth")))]
 mod tests {
     use mcpdisco_client::auth::AuthSettings;
 

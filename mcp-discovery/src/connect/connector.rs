@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcpdisco_client::session::{SessionError, SessionOptions};
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::HttpClient;
 use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::trace::Tracer;
@@ -37,6 +38,8 @@ impl Default for StopGraces {
 #[non_exhaustive]
 pub struct ConnectContext {
     /// The pooled HTTP client; the process-wide shared one when `None`.
+    /// The `http` feature.
+    #[cfg(feature = "http")]
     pub http: Option<HttpClient>,
     /// How a child process is stopped.
     pub graces: StopGraces,
@@ -70,7 +73,9 @@ impl ConnectContext {
         }
     }
 
-    /// The pooled HTTP client (default: the process-wide shared one).
+    /// The pooled HTTP client (default: the process-wide shared one). The
+    /// `http` feature.
+    #[cfg(feature = "http")]
     pub fn http(mut self, http: impl Into<Option<HttpClient>>) -> Self {
         self.http = http.into();
         self

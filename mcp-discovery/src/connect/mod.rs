@@ -50,9 +50,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcpdisco_client::session::{ErrorKind, Session, SessionError, SessionOptions};
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::HttpClient;
 
-pub use builtin::{HttpConnector, StdioConnector};
+#[cfg(feature = "http")]
+pub use builtin::HttpConnector;
+#[cfg(feature = "stdio")]
+pub use builtin::StdioConnector;
 pub use connection::{Connection, ConnectionDetails};
 pub use connector::{ConnectContext, Connector, StopGraces};
 pub use memory::MemoryConnector;
@@ -81,11 +85,19 @@ impl std::fmt::Debug for Connectors {
 pub const BUILTIN_TYPES: [&str; 2] = ["stdio", "http"];
 
 impl Connectors {
-    /// `stdio` and `http` (which also serves `sse` and `streamable-http` configs).
+    /// `stdio` and `http` (which also serves `sse` and `streamable-http`
+    /// configs). In a build without the feature of one (`stdio`, `http`),
+    /// a server of that type fails to start with an error naming the feature.
     pub fn builtin() -> Self {
         let mut by_type: BTreeMap<String, Arc<dyn Connector>> = BTreeMap::new();
+        #[cfg(feature = "stdio")]
         by_type.insert("stdio".into(), Arc::new(StdioConnector));
+        #[cfg(not(feature = "stdio"))]
+        by_type.insert("stdio".into(), Arc::new(builtin::LeftOut("stdio")));
+        #[cfg(feature = "http")]
         by_type.insert("http".into(), Arc::new(HttpConnector));
+        #[cfg(not(feature = "http"))]
+        by_type.insert("http".into(), Arc::new(builtin::LeftOut("http")));
         Self { by_type }
     }
 
@@ -145,6 +157,8 @@ pub struct ConnectOptions {
     /// What starts the server, by transport `type`.
     pub connectors: Connectors,
     /// The pooled HTTP client; the process-wide shared one when `None`.
+    /// The `http` feature.
+    #[cfg(feature = "http")]
     pub http: Option<HttpClient>,
     /// How a child process is stopped.
     pub graces: StopGraces,
@@ -178,7 +192,9 @@ impl ConnectOptions {
         self
     }
 
-    /// The pooled HTTP client (default: the process-wide shared one).
+    /// The pooled HTTP client (default: the process-wide shared one). The
+    /// `http` feature.
+    #[cfg(feature = "http")]
     pub fn http(mut self, http: impl Into<Option<HttpClient>>) -> Self {
         self.http = http.into();
         self
@@ -199,9 +215,9 @@ impl ConnectOptions {
 
     /// What the connectors get.
     fn context(&self) -> ConnectContext {
-        let context = ConnectContext::for_session(&self.session)
-            .http(self.http.clone())
-            .graces(self.graces);
+        let context = ConnectContext::for_session(&self.session).graces(self.graces);
+        #[cfg(feature = "http")]
+        let context = context.http(self.http.clone());
         #[cfg(feature = "oauth")]
         let context = context.auth(self.auth.clone());
         context

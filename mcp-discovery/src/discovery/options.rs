@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcpdisco_client::session::SessionOptions;
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::HttpClient;
 
 use crate::cache::{Cache, CacheMode, Fingerprint};
@@ -65,7 +66,9 @@ pub struct DiscoveryOptions {
     pub cache: Option<Cache>,
     /// How the cache is used.
     pub cache_mode: CacheMode,
-    /// The HTTP client for HTTP servers; the process-wide shared one when `None`.
+    /// The HTTP client for HTTP servers; the process-wide shared one when
+    /// `None`. The `http` feature.
+    #[cfg(feature = "http")]
     pub http: Option<HttpClient>,
     /// How a stdio server is stopped after discovery or a failure.
     pub graces: StopGraces,
@@ -93,6 +96,7 @@ impl Default for DiscoveryOptions {
             session: SessionOptions::default(),
             cache: None,
             cache_mode: CacheMode::Use,
+            #[cfg(feature = "http")]
             http: None,
             // A session opened only for discovery: a short grace after stdin's
             // end, then SIGTERM (closing runs after the report is complete).
@@ -154,6 +158,8 @@ impl DiscoveryOptions {
     }
 
     /// The HTTP client for HTTP servers (default: the process-wide shared one).
+    /// The `http` feature.
+    #[cfg(feature = "http")]
     pub fn http(mut self, http: impl Into<Option<HttpClient>>) -> Self {
         self.http = http.into();
         self

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use mcpdisco_client::session::Session;
+#[cfg(feature = "http")]
 use mcpdisco_transport::http::HttpClient;
 use mcpdisco_transport::secret::Masker;
 use tokio::sync::Semaphore;
@@ -15,7 +16,9 @@ use super::options::{DiscoveryEvent, DiscoveryOptions};
 use super::probe::{ProbeSettings, probe};
 use crate::cache::{CacheMode, DEFAULT_STALE_MAX_AGE};
 use crate::clock::{millis, now_ms};
-use crate::config::{Launch, ServerConfig};
+#[cfg(feature = "http")]
+use crate::config::Launch;
+use crate::config::ServerConfig;
 use crate::connect::ConnectContext;
 use crate::report::{DiscoveryReport, ServerReport, ServerStatus};
 
@@ -101,6 +104,7 @@ impl Runner<'_> {
     /// What connectors get for this run.
     pub(crate) fn context(&self, options: &DiscoveryOptions) -> ConnectContext {
         ConnectContext {
+            #[cfg(feature = "http")]
             http: self.http.clone(),
             graces: options.graces,
             tracer: options.session.tracer.clone(),
@@ -115,6 +119,8 @@ impl Runner<'_> {
 pub(crate) struct Runner<'a> {
     options: &'a DiscoveryOptions,
     permits: Semaphore,
+    /// The pooled client of the run's HTTP servers.
+    #[cfg(feature = "http")]
     http: Option<HttpClient>,
     /// Sessions being closed after their last answer.
     closing: mcpdisco_transport::sync::Mutex<Vec<tokio::task::JoinHandle<(String, Duration)>>>,
@@ -123,17 +129,23 @@ pub(crate) struct Runner<'a> {
 impl<'a> Runner<'a> {
     pub(crate) fn new(servers: &[ServerConfig], options: &'a DiscoveryOptions) -> Self {
         // One pooled client for every HTTP server of the run.
-        let needs_http = servers
-            .iter()
-            .any(|server| server.enabled && matches!(server.launch, Launch::Http { .. }));
-        let http = match &options.http {
-            Some(client) => Some(client.clone()),
-            None if needs_http => HttpClient::shared().ok(),
-            None => None,
+        #[cfg(feature = "http")]
+        let http = {
+            let needs_http = servers
+                .iter()
+                .any(|server| server.enabled && matches!(server.launch, Launch::Http { .. }));
+            match &options.http {
+                Some(client) => Some(client.clone()),
+                None if needs_http => HttpClient::shared().ok(),
+                None => None,
+            }
         };
+        #[cfg(not(feature = "http"))]
+        let _ = servers;
         Self {
             options,
             permits: Semaphore::new(options.concurrency.max(1)),
+            #[cfg(feature = "http")]
             http,
             closing: Default::default(),
         }

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use hmac_sha256::Hash as Sha256;
 use mcpdisco_transport::fs::AtomicWrite;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::clock::now_ms;
 
@@ -43,7 +43,7 @@ impl ResponseCache {
     }
 
     fn path(&self, url: &str) -> PathBuf {
-        let name = hex::encode(Sha256::digest(url.as_bytes()));
+        let name = hex::encode(Sha256::hash(url.as_bytes()));
         self.dir.join(format!("{name}.json"))
     }
 

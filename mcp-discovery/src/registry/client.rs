@@ -16,8 +16,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use hmac_sha256::Hash as Sha256;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::cache::{Cached, ResponseCache};
 use super::error::RegistryError;
@@ -359,7 +359,7 @@ impl RegistryClient {
             });
         }
         let bytes = self.fetch(&parsed, MAX_BUNDLE, DOWNLOAD_TIMEOUT).await?;
-        let actual = hex::encode(Sha256::digest(&bytes));
+        let actual = hex::encode(Sha256::hash(&bytes));
         if actual != sha256 {
             return Err(RegistryError::Bundle {
                 url: shown(&parsed),

@@ -29,6 +29,9 @@ pub enum Mismatch {
     /// A frontmatter that is not YAML (or nests too deep).
     #[error("its YAML frontmatter cannot be read")]
     FrontmatterUnreadable,
+    /// A frontmatter this build cannot read: the `yaml` feature was left out.
+    #[error("its YAML frontmatter needs feature `yaml` of mcpdisco to be read")]
+    FrontmatterNeedsYaml,
     /// A frontmatter that is not a mapping.
     #[error("its YAML frontmatter is not a mapping")]
     FrontmatterNotMapping,

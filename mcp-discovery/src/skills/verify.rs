@@ -3,9 +3,9 @@
 //! bounds), then each file's size, digest and, for `SKILL.md`, its
 //! frontmatter.
 
+use hmac_sha256::Hash as Sha256;
 use mcpdisco_protocol::types::{Extra, SkillEntry, SkillFileSize};
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 
 use super::error::Mismatch;
 
@@ -154,7 +154,7 @@ pub fn parse_digest(digest: &str) -> Option<[u8; 32]> {
 
 /// `sha256:<hex>` of `bytes`.
 pub fn digest_of(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
+    format!("sha256:{}", hex::encode(Sha256::hash(bytes)))
 }
 
 /// Checks `bytes` against `expected`: the size first (a wrong size fails
@@ -169,7 +169,7 @@ pub fn verify_file(expected: &ExpectedFile, bytes: &[u8]) -> Result<(), Mismatch
             actual,
         });
     }
-    let sha256: [u8; 32] = Sha256::digest(bytes).into();
+    let sha256: [u8; 32] = Sha256::hash(bytes);
     if sha256 != expected.sha256 {
         return Err(Mismatch::Digest);
     }
@@ -178,7 +178,9 @@ pub fn verify_file(expected: &ExpectedFile, bytes: &[u8]) -> Result<(), Mismatch
 
 /// The YAML frontmatter of a `SKILL.md`, as JSON: the mapping between a
 /// first line `---` and the next line `---` (or `...`). Bounded by
-/// [`MAX_FRONTMATTER_BYTES`]; never panics.
+/// [`MAX_FRONTMATTER_BYTES`]; never panics. Reading the YAML takes the
+/// `yaml` feature: without it, a frontmatter that is not empty is
+/// [`Mismatch::FrontmatterNeedsYaml`].
 pub fn frontmatter_of(text: &str) -> Result<Extra, Mismatch> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
@@ -205,11 +207,14 @@ pub fn frontmatter_of(text: &str) -> Result<Extra, Mismatch> {
     if yaml.trim().is_empty() {
         return Ok(Extra::new());
     }
+    #[cfg(feature = "yaml")]
     match serde_yaml_ng::from_str::<Value>(yaml) {
         Ok(Value::Object(fields)) => Ok(fields),
         Ok(_) => Err(Mismatch::FrontmatterNotMapping),
         Err(_) => Err(Mismatch::FrontmatterUnreadable),
     }
+    #[cfg(not(feature = "yaml"))]
+    Err(Mismatch::FrontmatterNeedsYaml)
 }
 
 /// Compares a `SKILL.md`'s frontmatter with its entry's, field by field.
@@ -381,6 +386,34 @@ mod tests {
         );
     }
 
+    #[cfg(not(feature = "yaml"))]
+    #[test]
+    fn without_yaml_a_frontmatter_is_a_mismatch_naming_the_feature() {
+        assert_eq!(
+            frontmatter_of(SKILL_MD),
+            Err(Mismatch::FrontmatterNeedsYaml)
+        );
+        assert!(
+            Mismatch::FrontmatterNeedsYaml
+                .to_string()
+                .contains("feature `yaml` of mcpdisco")
+        );
+        // What is not YAML yet is judged as before.
+        assert_eq!(
+            frontmatter_of("no frontmatter"),
+            Err(Mismatch::NoFrontmatter)
+        );
+        assert_eq!(
+            frontmatter_of(
+                "---
+---
+body"
+            ),
+            Ok(Extra::new())
+        );
+    }
+
+    #[cfg(feature = "yaml")]
     #[test]
     fn frontmatter_is_read_and_compared_field_by_field() {
         let listed = fields(
@@ -414,6 +447,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "yaml")]
     #[test]
     fn malformed_frontmatter_is_a_mismatch_not_a_panic() {
         for text in [

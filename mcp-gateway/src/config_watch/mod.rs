@@ -4,8 +4,9 @@
 //! - [`ConfigWatch`] watches every config file read (through its parent
 //!   folder, so a file replaced by a rename, as editors and atomic writers
 //!   do, is still seen) and every `--dir` folder, with `notify` and a
-//!   debounce (`notify-debouncer-mini`, [`DEBOUNCE`]), and on Unix also
-//!   takes SIGHUP. Which paths concern the config is the pure [`Watched`].
+//!   debounce (`notify-debouncer-mini`, [`DEBOUNCE`]; feature `watch`), and
+//!   on Unix also takes SIGHUP, with or without `watch`. Which paths concern
+//!   the config is the pure [`Watched`].
 //! - [`reload_on_change`] reads the config again at each change (on a
 //!   blocking thread) and applies it with
 //!   [`Gateway::reload`](crate::serve::Gateway::reload). A config that does

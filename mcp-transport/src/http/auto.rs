@@ -13,22 +13,11 @@ use tokio_util::sync::CancellationToken;
 use super::body;
 use super::client::HttpClient;
 use super::config::HttpConfig;
+use super::kind::HttpKind;
 use super::legacy_sse::LegacySseTransport;
 use super::streamable::StreamableHttpTransport;
 use crate::error::TransportError;
 use crate::transport::Transport;
-
-/// Which HTTP transport to speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HttpKind {
-    /// Streamable HTTP, falling back to HTTP+SSE when `initialize` is refused with 400, 404 or 405.
-    #[default]
-    Auto,
-    /// Streamable HTTP only.
-    StreamableHttp,
-    /// The legacy 2024-11-05 HTTP+SSE transport only.
-    Sse,
-}
 
 /// An HTTP connection that picks its transport by the server's answers.
 pub struct HttpTransport {

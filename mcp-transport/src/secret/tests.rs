@@ -32,6 +32,7 @@ fn encoded_forms_of_a_secret_are_masked_too() {
     assert_eq!(masker.mask(r#"json "p@ss word/+\"x""#), r#"json "***""#);
 }
 
+#[cfg(feature = "url")]
 #[test]
 fn urls_give_their_userinfo_and_query_values() {
     let masker = Masker::builder()
@@ -122,6 +123,7 @@ fn union_knows_both_and_shares_when_it_can() {
     assert_eq!(a.union(&Masker::default()).len(), 1);
 }
 
+#[cfg(feature = "url")]
 #[test]
 fn secret_url_shows_only_its_redacted_form() {
     let url = SecretUrl::new("https://user:pw-123456@h.example/mcp?token=abcdef123&x=1");
@@ -137,6 +139,7 @@ fn secret_url_shows_only_its_redacted_form() {
     );
 }
 
+#[cfg(feature = "url")]
 #[test]
 fn redacted_urls_hide_long_and_secret_named_query_values() {
     assert_eq!(

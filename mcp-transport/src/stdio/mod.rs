@@ -1,4 +1,8 @@
-//! The stdio child-process transport.
+//! The stdio child-process transport ([`StdioTransport`], feature `stdio`),
+//! and what a host needs to describe one without starting it (always
+//! there): its settings ([`StdioConfig`], [`EnvPolicy`]), how its command is
+//! found ([`resolve`]), and how a skipped stdout line is shown
+//! ([`masked_preview`]).
 //!
 //! The server runs as a child process in its own process group; messages are
 //! newline-delimited JSON on its stdin and stdout. Its stderr is drained
@@ -8,32 +12,22 @@
 //! down and reaps it; dropping kills it.
 
 mod config;
+#[cfg(feature = "stdio")]
 mod process;
 pub mod resolve;
+#[cfg(feature = "stdio")]
 mod stderr;
-
-use crate::sync::Mutex;
-use std::collections::VecDeque;
-use std::time::Duration;
-
-use async_trait::async_trait;
-use futures::{SinkExt, StreamExt};
-use mcpdisco_protocol::Message;
-use tokio::process::{ChildStdin, ChildStdout};
-use tokio::task::JoinHandle;
-use tokio_util::codec::{FramedRead, FramedWrite};
-use tokio_util::sync::CancellationToken;
+#[cfg(feature = "stdio")]
+mod transport;
 
 pub use config::{
     ALSO_INHERITED, EnvPolicy, SDK_INHERITED_UNIX, SDK_INHERITED_WINDOWS, StdioConfig,
     is_inherited_by_default,
 };
+#[cfg(feature = "stdio")]
 pub use stderr::StderrTail;
-
-use crate::codec::ndjson::{NdjsonCodec, NdjsonFrame, SkipLog};
-use crate::error::{ExitStatus, TransportError};
-use crate::transport::Transport;
-use process::Process;
+#[cfg(feature = "stdio")]
+pub use transport::StdioTransport;
 
 /// The start of a skipped line, masked. A preview that was cut loses its
 /// last few bytes too, so a secret across the cut never shows its start.
@@ -48,236 +42,5 @@ pub fn masked_preview(
         )
     } else {
         masker.mask_string(line.preview.clone())
-    }
-}
-
-/// How long to wait for an exit after the server closed stdout.
-const EXIT_WAIT: Duration = Duration::from_millis(500);
-/// How long to wait for the rest of stderr after the server is gone.
-const STDERR_WAIT: Duration = Duration::from_secs(1);
-
-struct Reader {
-    frames: FramedRead<ChildStdout, NdjsonCodec>,
-    queue: VecDeque<Message>,
-}
-
-/// A stdio connection to a server process.
-pub struct StdioTransport {
-    name: String,
-    command_line: String,
-    shutdown_grace: Duration,
-    term_grace: Duration,
-    writer: tokio::sync::Mutex<Option<FramedWrite<ChildStdin, NdjsonCodec>>>,
-    reader: tokio::sync::Mutex<Reader>,
-    process: Process,
-    stderr: StderrTail,
-    stderr_task: Mutex<Option<JoinHandle<()>>>,
-    skipped: Mutex<SkipLog>,
-    exited: Mutex<Option<(ExitStatus, String)>>,
-    gone: tokio::sync::OnceCell<()>,
-    closing: CancellationToken,
-}
-
-impl StdioTransport {
-    /// Starts the server process.
-    pub fn spawn(config: StdioConfig) -> Result<Self, TransportError> {
-        let (process, pipes) = Process::spawn(&config)?;
-        let stderr = StderrTail::with_masker(config.masker.union(&config.own_masker()));
-        let stderr_task = tokio::spawn(stderr::drain(
-            config.name.clone(),
-            pipes.stderr,
-            stderr.clone(),
-        ));
-        tracing::debug!(server = %config.name, pid = ?process.pid(), command = %config.command, "started");
-        Ok(Self {
-            command_line: config.command_line(),
-            shutdown_grace: config.shutdown_grace,
-            term_grace: config.term_grace,
-            writer: tokio::sync::Mutex::new(Some(FramedWrite::new(
-                pipes.stdin,
-                NdjsonCodec::new(),
-            ))),
-            reader: tokio::sync::Mutex::new(Reader {
-                frames: FramedRead::new(
-                    pipes.stdout,
-                    NdjsonCodec::with_max_frame_len(config.max_frame_len),
-                ),
-                queue: VecDeque::new(),
-            }),
-            process,
-            stderr,
-            stderr_task: Mutex::new(Some(stderr_task)),
-            skipped: Mutex::new(SkipLog::default()),
-            exited: Mutex::new(None),
-            gone: tokio::sync::OnceCell::new(),
-            closing: CancellationToken::new(),
-            name: config.name,
-        })
-    }
-
-    /// The process id, which is also its process group id.
-    pub fn pid(&self) -> Option<u32> {
-        self.process.pid()
-    }
-
-    /// What the server wrote to stderr (the last 64 KiB).
-    pub fn stderr_tail(&self) -> String {
-        self.stderr.text()
-    }
-
-    /// The lines of stdout that were skipped (noise, invalid UTF-8, too long).
-    pub fn skipped(&self) -> SkipLog {
-        self.skipped.lock().clone()
-    }
-
-    fn exited_error(&self) -> Option<TransportError> {
-        let exited = self.exited.lock();
-        exited
-            .as_ref()
-            .map(|(status, tail)| TransportError::Exited {
-                server: self.name.clone(),
-                status: status.clone(),
-                stderr_tail: tail.clone(),
-            })
-    }
-
-    /// The server is gone (stdout closed or a write failed): find out how, once.
-    /// Concurrent callers (a failed write and a closed stdout) all wait for
-    /// the one inquiry, so none reports the exit before stderr is read.
-    async fn server_gone(&self) -> TransportError {
-        self.gone.get_or_init(|| self.inquire_exit()).await;
-        self.exited_error().unwrap_or(TransportError::Closed {
-            server: self.name.clone(),
-        })
-    }
-
-    async fn inquire_exit(&self) {
-        if self.exited_error().is_some() {
-            return;
-        }
-        let status = match self.process.wait_for(EXIT_WAIT).await {
-            Some(status) => status,
-            None => {
-                // Stdout closed but the process lives on: it is useless to us.
-                tracing::warn!(server = %self.name, "the server closed stdout; stopping it");
-                self.process.shutdown(Duration::ZERO, self.term_grace).await
-            }
-        };
-        let task = self.stderr_task.lock().take();
-        if let Some(task) = task {
-            let _ = tokio::time::timeout(STDERR_WAIT, task).await;
-        }
-        let tail = self.stderr.for_error();
-        let mut exited = self.exited.lock();
-        exited.get_or_insert((status, tail));
-    }
-
-    async fn read_next(&self) -> Result<Option<Message>, TransportError> {
-        let mut reader = self.reader.lock().await;
-        loop {
-            if let Some(message) = reader.queue.pop_front() {
-                return Ok(Some(message));
-            }
-            if let Some(error) = self.exited_error() {
-                return Err(error);
-            }
-            match reader.frames.next().await {
-                Some(Ok(NdjsonFrame::Message(message))) => return Ok(Some(message)),
-                Some(Ok(NdjsonFrame::Batch(items))) => {
-                    for item in items {
-                        match item {
-                            Ok(message) => reader.queue.push_back(message),
-                            Err(error) => {
-                                let error = self.stderr.masker().mask_string(error.to_string());
-                                tracing::warn!(server = %self.name, %error, "skipping an invalid batch element")
-                            }
-                        }
-                    }
-                }
-                Some(Ok(NdjsonFrame::Skipped(line))) => {
-                    let shown = masked_preview(self.stderr.masker(), &line);
-                    tracing::warn!(server = %self.name, reason = %line.reason, line = %shown, "skipping a line on stdout");
-                    self.skipped.lock().record(&line);
-                }
-                Some(Err(error)) => {
-                    tracing::debug!(server = %self.name, %error, "reading stdout failed");
-                    drop(reader);
-                    return Err(self.server_gone().await);
-                }
-                None => {
-                    drop(reader);
-                    return Err(self.server_gone().await);
-                }
-            }
-        }
-    }
-}
-
-#[async_trait]
-impl Transport for StdioTransport {
-    async fn send(&self, message: Message) -> Result<(), TransportError> {
-        if let Some(error) = self.exited_error() {
-            return Err(error);
-        }
-        let mut writer = self.writer.lock().await;
-        let Some(frames) = writer.as_mut() else {
-            return Err(TransportError::Closed {
-                server: self.name.clone(),
-            });
-        };
-        if let Err(error) = frames.send(message).await {
-            tracing::debug!(server = %self.name, %error, "writing to stdin failed");
-            writer.take();
-            drop(writer);
-            return Err(self.server_gone().await);
-        }
-        Ok(())
-    }
-
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
-        tokio::select! {
-            biased;
-            () = self.closing.cancelled() => Ok(None),
-            next = self.read_next() => next,
-        }
-    }
-
-    async fn close(&self) -> Result<(), TransportError> {
-        if self.closing.is_cancelled() {
-            return Ok(());
-        }
-        self.closing.cancel();
-        // Dropping the writer closes the child's stdin.
-        self.writer.lock().await.take();
-        let status = self
-            .process
-            .shutdown(self.shutdown_grace, self.term_grace)
-            .await;
-        tracing::debug!(server = %self.name, %status, "stopped");
-        let task = self.stderr_task.lock().take();
-        if let Some(task) = task
-            && tokio::time::timeout(STDERR_WAIT, &mut Box::pin(task))
-                .await
-                .is_err()
-        {
-            tracing::debug!(server = %self.name, "stderr stayed open after exit");
-        }
-        Ok(())
-    }
-
-    fn describe(&self) -> String {
-        format!("stdio: {}", self.command_line)
-    }
-
-    fn peer(&self) -> crate::transport::Peer {
-        crate::transport::Peer::Pipe
-    }
-}
-
-impl Drop for StdioTransport {
-    fn drop(&mut self) {
-        if let Some(task) = self.stderr_task.lock().take() {
-            task.abort();
-        }
     }
 }

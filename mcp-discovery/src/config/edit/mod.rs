@@ -4,15 +4,17 @@
 //! | file | written as | kept |
 //! |---|---|---|
 //! | JSON (`mcpServers`, `servers`, Zed's `context_servers`, VS Code's `mcp.servers`) | a new member, indented like its neighbours | every other byte: comments, order, trailing commas |
-//! | Codex CLI `config.toml` | a `[mcp_servers.<name>]` table | every other line, comments included (`toml_edit`) |
-//! | Goose `config.yaml` | an `extensions` entry | every value and its order; YAML comments are not kept |
+//! | Codex CLI `config.toml` (feature `toml`) | a `[mcp_servers.<name>]` table | every other line, comments included (`toml_edit`) |
+//! | Goose `config.yaml` (feature `yaml`) | an `extensions` entry | every value and its order; YAML comments are not kept |
 //!
 //! The entry is a [`ServerEntry`] (references such as `${env:TOKEN}` kept
 //! as written, so no secret is written), translated for the host. A new
 //! file is created in the shape its name suggests. The file is replaced
 //! atomically, keeping its permissions.
 
+#[cfg(feature = "toml")]
 mod codex;
+#[cfg(feature = "yaml")]
 mod goose;
 mod json;
 mod outcome;
@@ -35,6 +37,7 @@ pub fn add_server(
     entry: &ServerEntry,
     replace: bool,
 ) -> Result<Added, ConfigError> {
+    let syntax = Syntax::of(path)?;
     let existing = match std::fs::read_to_string(path) {
         Ok(text) => Some(text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
@@ -45,11 +48,12 @@ pub fn add_server(
             });
         }
     };
-    let syntax = Syntax::of(path);
     let (text, outcome) = match &existing {
         None => {
             let text = match syntax {
+                #[cfg(feature = "toml")]
                 Syntax::Toml => codex::codex_add(path, "", name, entry, false)?.0,
+                #[cfg(feature = "yaml")]
                 Syntax::Yaml => goose::goose_add(path, "", name, entry, false)?.0,
                 Syntax::Json => json::new_file(path, name, entry)?,
             };
@@ -58,7 +62,9 @@ pub fn add_server(
         Some(text) => {
             let text = text.strip_prefix('\u{feff}').unwrap_or(text);
             match syntax {
+                #[cfg(feature = "toml")]
                 Syntax::Toml => codex::codex_add(path, text, name, entry, replace)?,
+                #[cfg(feature = "yaml")]
                 Syntax::Yaml => goose::goose_add(path, text, name, entry, replace)?,
                 Syntax::Json => json::json_add(path, text, name, entry, replace)?,
             }

@@ -17,6 +17,7 @@ pub enum Added {
 
 impl Added {
     /// `Replaced` when a server of that name `existed`, else `Added`.
+    #[cfg(any(feature = "toml", feature = "yaml"))]
     pub(crate) fn when(existed: bool) -> Self {
         if existed { Self::Replaced } else { Self::Added }
     }

@@ -6,13 +6,15 @@
 //! | Claude Code | `~/.claude.json` | `mcpServers` + `projects[<dir>].mcpServers` | `mcpServers`, the project's entries winning |
 //! | VS Code user | `settings.json` | `mcp.servers` + `mcp.inputs` | `servers` + `inputs` |
 //! | Zed | `settings.json` | `context_servers` | `mcpServers` |
-//! | Codex CLI | `config.toml` | `[mcp_servers.<name>]` | `mcpServers` |
-//! | Goose | `config.yaml` | `extensions` | `mcpServers` |
+//! | Codex CLI (feature `toml`) | `config.toml` | `[mcp_servers.<name>]` | `mcpServers` |
+//! | Goose (feature `yaml`) | `config.yaml` | `extensions` | `mcpServers` |
 //!
 //! Entries are also made ours: Windsurf's `serverUrl` and Gemini's `httpUrl`
 //! become `url`, Gemini's `includeTools`/`excludeTools` a `tools` filter.
 
+#[cfg(feature = "toml")]
 pub(crate) mod codex;
+#[cfg(feature = "yaml")]
 pub(crate) mod goose;
 pub(crate) mod json;
 

@@ -33,7 +33,7 @@ pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, Te
 pub use extra::Extra;
 pub use implementation::{Icon, Implementation};
 pub use input::{Answer, InputRequest, InputRequiredResult};
-pub use item_list::{ItemList, ListItem, ListResult};
+pub use item_list::{IntoItems, ItemList, Items, ListResult, MalformedItem};
 pub use lifecycle::{
     CacheScope, DiscoverResult, EmptyResult, InitializeParams, InitializeResult, MetaParams,
     PaginatedParams,

@@ -5,8 +5,9 @@
 //!
 //! * ours: `FramedRead` with our [`NdjsonCodec`] (as the stdio transport reads
 //!   a server's stdout; results stay raw), then typed decoding straight from
-//!   the raw result: the 40 MB result into [`ListToolsResult`] (schemas kept
-//!   raw); each small line is already a typed [`Message`].
+//!   the raw result: the 40 MB result into [`ListToolsResult`] and every
+//!   tool of it read as a `Tool` (schemas kept raw); each small line is
+//!   already a typed [`Message`].
 //! * rmcp: its stdio transport, `AsyncRwTransport<RoleClient, _, _>`, whose
 //!   `receive` yields typed `ServerJsonRpcMessage`s.
 //! * raw (the limit): `serde_json::from_slice::<Value>` on the same bytes,
@@ -169,6 +170,11 @@ async fn ours(pipe: ChunkedPipe, workload: Workload) -> Result<usize, BenchError
                     .result
                     .decode()
                     .map_err(|e| BenchError::json("ours: tools/list result", e))?;
+                // Every tool read as a `Tool` (a list decodes its items
+                // when they are read), as rmcp decodes them all.
+                for tool in &result.tools {
+                    black_box(tool.map_err(|e| BenchError::Ours(e.to_string()))?);
+                }
                 items += result.tools.len();
                 black_box(result);
             }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
@@ -323,7 +323,7 @@ async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> 
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
         let listed = session
-            .list_all(ListKind::Tools)
+            .list_tools()
             .await
             .map_err(ours_error)?
             .len();

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
@@ -184,7 +184,7 @@ pub async fn memory(case: GatewayCase) -> Result<GatewayResult, BenchError> {
     let deadline = Instant::now() + Duration::from_secs(120);
     let listed = loop {
         let listed = session
-            .list_all(ListKind::Tools)
+            .list_tools()
             .await
             .map_err(ours_error)?
             .len();

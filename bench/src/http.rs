@@ -208,7 +208,7 @@ async fn ours(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
         .map_err(|e| ours_error(e.to_string()))?;
     let latencies = timed(case, || async {
         session
-            .list(ListKind::Tools, None)
+            .list_page(ListKind::Tools, None)
             .await
             .map(|page| page.items.len())
             .map_err(|e| ours_error(e.to_string()))

@@ -10,10 +10,9 @@ use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
     CacheScope, CallToolParams, CallToolResult, DiscoverResult, EmptyResult, GetPromptParams,
     GetPromptResult, InitializeParams, InitializeResult, ItemList, ListChangedCapability,
-    ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListResult, ListToolsResult, MetaParams,
-    PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
-    ServerCapabilities, Tool,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
+    ListToolsResult, MetaParams, PaginatedParams, ReadResourceParams, ReadResourceResult,
+    ResourcesCapability, ServerCapabilities, Tool,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};

@@ -89,7 +89,7 @@ pub fn export(
         let Some(server) = loaded.servers.iter().find(|s| s.name == server_report.name) else {
             continue;
         };
-        for tool in &server_report.tools {
+        for tool in server_report.tools.raw() {
             let Some(mut manifest) = mcpdisco::approval::manifest_of(server, tool) else {
                 continue;
             };
@@ -148,6 +148,7 @@ pub async fn introspect_outputs(context: &Context<'_>, report: &DiscoveryReport)
     {
         let tools: Vec<Value> = server_report
             .tools
+            .raw()
             .iter()
             .filter_map(|t| t.to_value().ok())
             .filter(introspect::eligible)

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use mcpdisco_client::protocol::types::Tool;
-//! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+//! use mcpdisco_client::session::{Session, SessionOptions};
 //! use mcpdisco_client::transport::stdio::{StdioConfig, StdioTransport};
 //!
 //! # /// The workspace's example server: the one the test command built
@@ -42,9 +42,9 @@
 //! # let config = StdioConfig::new("example", example_server).args(["stdio"]);
 //! let transport = StdioTransport::spawn(config)?;
 //! let session = Session::connect("example", transport, SessionOptions::default()).await?;
-//! for tool in session.list_all(ListKind::Tools).await? {
-//!     let tool: Tool = tool.decode()?;
-//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! for tool in &session.list_tools().await? {
+//!     let tool: &Tool = tool?;
+//!     println!("{}: {}", tool.name, tool.description.as_deref().unwrap_or_default());
 //! }
 //! session.close().await?;
 //! # Ok(())

@@ -162,7 +162,10 @@ fn check_result(method: &str, result: &RawJson, context: &str, seen: &mut Seen) 
         "server/discover" => check!(Discover),
         "ping" => check!(Ping),
         "tools/list" => {
-            items_round_trip(&typed_round_trip::<ListTools>(result, context).tools, context);
+            items_round_trip(
+                &typed_round_trip::<ListTools>(result, context).tools,
+                context,
+            );
             *seen.typed_results.entry("tools/list").or_default() += 1;
         }
         "tools/call" => check!(CallTool),
@@ -174,7 +177,10 @@ fn check_result(method: &str, result: &RawJson, context: &str, seen: &mut Seen) 
         "resources/templates/list" => {
             let typed = typed_round_trip::<ListResourceTemplates>(result, context);
             items_round_trip(&typed.resource_templates, context);
-            *seen.typed_results.entry("resources/templates/list").or_default() += 1;
+            *seen
+                .typed_results
+                .entry("resources/templates/list")
+                .or_default() += 1;
         }
         "prompts/list" => {
             let typed = typed_round_trip::<ListPrompts>(result, context);

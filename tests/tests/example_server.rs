@@ -4,17 +4,20 @@
 use mcp_example_server::{Server, ServerOptions, serve_http};
 use mcp_tests::tools::workspace_bin;
 use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
-use mcpdisco_protocol::types::{CallToolParams, GetPromptParams, ReadResourceParams};
+use mcpdisco_protocol::types::{
+    CallToolParams, GetPromptParams, MalformedItem, ReadResourceParams,
+};
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
-fn names(items: &[mcpdisco_protocol::RawJson], key: &str) -> Vec<String> {
-    items
-        .iter()
-        .map(|item| item.member::<String>(key).unwrap().unwrap())
-        .collect()
+/// The names (or URIs) of the items of a typed list, every item well-formed.
+fn names<'a, T: 'a>(
+    items: impl Iterator<Item = Result<&'a T, MalformedItem>>,
+    name: impl Fn(&T) -> &str,
+) -> Vec<String> {
+    items.map(|item| name(item.unwrap()).to_owned()).collect()
 }
 
 async fn stdio(args: &[&str]) -> Session {
@@ -37,11 +40,14 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     assert_eq!(modern.era(), Era::Modern);
     assert_eq!(modern.protocol_version(), ProtocolVersion::V2026_07_28);
     assert_eq!(modern.server_info().name, "mcp-example-server");
-    let first = modern.list(ListKind::Tools, None).await.unwrap();
+    let first = modern.list_page(ListKind::Tools, None).await.unwrap();
     assert_eq!(first.items.len(), 2);
     assert_eq!(first.next_cursor.as_deref(), Some("offset-2"));
-    let tools = modern.list_all(ListKind::Tools).await.unwrap();
-    assert_eq!(names(&tools, "name"), ["add", "echo", "word_count", "fail"]);
+    let tools = modern.list_tools().await.unwrap();
+    assert_eq!(
+        names(tools.iter(), |t| &t.name),
+        ["add", "echo", "word_count", "fail"]
+    );
     let sum = modern
         .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
         .await
@@ -57,14 +63,14 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     let legacy = stdio(&["--era", "legacy"]).await;
     assert_eq!(legacy.era(), Era::Legacy);
     assert_eq!(legacy.protocol_version(), ProtocolVersion::V2025_11_25);
-    let resources = legacy.list_all(ListKind::Resources).await.unwrap();
+    let resources = legacy.list_resources().await.unwrap();
     assert_eq!(
-        names(&resources, "uri"),
+        names(resources.iter(), |r| &r.uri),
         ["example://readme", "example://server-info"]
     );
-    let templates = legacy.list_all(ListKind::ResourceTemplates).await.unwrap();
+    let templates = legacy.list_resource_templates().await.unwrap();
     assert_eq!(
-        names(&templates, "uriTemplate"),
+        names(templates.iter(), |t| &t.uri_template),
         ["example://greeting/{name}"]
     );
     let greeting = legacy
@@ -106,8 +112,8 @@ async fn over_streamable_http_in_both_eras() {
         };
         let session = Session::connect("web", transport, options).await.unwrap();
         assert_eq!(session.era(), expected);
-        let prompts = session.list_all(ListKind::Prompts).await.unwrap();
-        assert_eq!(names(&prompts, "name"), ["greet", "summarize"]);
+        let prompts = session.list_prompts().await.unwrap();
+        assert_eq!(names(prompts.iter(), |p| &p.name), ["greet", "summarize"]);
         let prompt = session
             .get_prompt(GetPromptParams::new(
                 "greet",

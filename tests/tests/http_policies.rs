@@ -53,14 +53,7 @@ async fn a_rate_limit_with_retry_after_is_waited_out() {
         "Retry-After was not honoured"
     );
     assert_eq!(server.count("initialize"), 3);
-    assert_eq!(
-        session
-            .list_all(mcpdisco_client::session::ListKind::Tools)
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(session.list_tools().await.unwrap().len(), 1);
     session.close().await.unwrap();
 }
 
@@ -74,10 +67,7 @@ async fn a_passing_outage_is_retried() {
     })
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(server.count("tools/list"), 2);
     session.close().await.unwrap();
@@ -190,10 +180,7 @@ async fn a_session_that_expires_under_concurrent_requests_is_initialized_again_o
     })
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
-    let lists = futures::future::join_all(
-        (0..4).map(|_| session.list_all(mcpdisco_client::session::ListKind::Tools)),
-    )
-    .await;
+    let lists = futures::future::join_all((0..4).map(|_| session.list_tools())).await;
     for list in lists {
         assert_eq!(list.unwrap().len(), 1);
     }
@@ -249,10 +236,7 @@ async fn a_broken_stream_that_cannot_be_resumed_is_reissued_when_idempotent() {
             .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(server.count("tools/list"), 2);
     assert!(
@@ -385,10 +369,7 @@ async fn a_modern_stream_that_breaks_before_its_answer_is_reissued_when_idempote
     };
     let session = connect_to(&server.url, &options).await.unwrap();
     let started = Instant::now();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(server.count("tools/list"), 2);
     assert!(started.elapsed() < Duration::from_secs(10));

@@ -25,9 +25,9 @@ async fn counts(session: &Session) -> [usize; 4] {
     let mut counts = [0; 4];
     for (slot, kind) in counts.iter_mut().zip(ListKind::ALL) {
         *slot = session
-            .list_all(kind)
+            .list_complete(kind)
             .await
-            .map(|items| items.len())
+            .map(|list| list.items.len())
             .unwrap_or(usize::MAX);
     }
     counts
@@ -146,21 +146,15 @@ async fn fastmcp_paginated_lists_are_followed_to_the_end() {
         .with_env("PAGE_SIZE", "2")
         .with_env("EXTRA", "4");
     let session = stdio_session("fastmcp-paged", command).await;
-    let first = session.list(ListKind::Tools, None).await.unwrap();
+    let first = session.list_page(ListKind::Tools, None).await.unwrap();
     assert_eq!(first.items.len(), 2);
     assert_eq!(first.next_cursor.as_deref(), Some("eyJvIjogMn0="));
-    let all = session.list_all(ListKind::Tools).await.unwrap();
-    let names: Vec<_> = all
-        .iter()
-        .map(|t| t.member::<String>("name").unwrap().unwrap_or_default())
-        .collect();
+    let all = session.list_tools().await.unwrap();
+    let names: Vec<_> = all.iter().map(|t| t.unwrap().name.clone()).collect();
     assert_eq!(names.len(), 5, "{names:?}");
     assert!(names.contains(&"add".to_owned()));
-    assert_eq!(
-        session.list_all(ListKind::Resources).await.unwrap().len(),
-        5
-    );
-    assert_eq!(session.list_all(ListKind::Prompts).await.unwrap().len(), 5);
+    assert_eq!(session.list_resources().await.unwrap().valid().count(), 5);
+    assert_eq!(session.list_prompts().await.unwrap().valid().count(), 5);
     let sum = session
         .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
         .await

@@ -42,7 +42,8 @@ pub struct SessionOptions {
     pub request_timeout: Duration,
     /// The hard maximum of a request, even when progress keeps extending it.
     pub max_request_timeout: Duration,
-    /// The most pages `list_all` follows.
+    /// The most pages a whole list follows ([`Session::list_tools`](super::Session::list_tools)
+    /// and the others, [`Session::list_complete`](super::Session::list_complete)).
     pub page_cap: usize,
     /// The most `input_required` rounds of one modern request.
     pub max_input_rounds: usize,

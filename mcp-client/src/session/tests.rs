@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcpdisco_protocol::types::{
-    ElicitParams, ElicitResult, ListRootsResult, MetaParams, Root, SubscriptionFilter,
+    ElicitParams, ElicitResult, ListRootsResult, MalformedItem, MetaParams, Root,
+    SubscriptionFilter,
 };
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
@@ -119,12 +120,76 @@ async fn legacy_handshake_sends_initialized_before_any_request() {
     assert_eq!(session.era(), Era::Legacy);
     assert_eq!(session.protocol_version().as_str(), "2025-06-18");
     assert_eq!(session.server_info().name, "fake");
-    let tools = session.list_all(ListKind::Tools).await.unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
+    assert_eq!(tools.get(0).unwrap().unwrap().name, "a");
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn typed_lists_follow_every_page_and_keep_a_malformed_item_as_sent() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let first = server.next_request().await;
+        assert_eq!(first.method, "tools/list");
+        server
+            .reply(
+                first.id,
+                json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": "2"}),
+            )
+            .await;
+        let second = server.next_request().await;
+        assert_eq!(second.params.as_ref().unwrap()["cursor"], "2");
+        server
+            .reply(
+                second.id,
+                json!({"tools": [{"name": "b"}, {"name": "c", "inputSchema": {}}]}),
+            )
+            .await;
+        // Each typed list asks its own method and reads its own member.
+        for (method, key, item) in [
+            (
+                "resources/list",
+                "resources",
+                json!({"uri": "file:///r", "name": "r"}),
+            ),
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                json!({"uriTemplate": "file:///{p}", "name": "t"}),
+            ),
+            ("prompts/list", "prompts", json!({"name": "p"})),
+            (
+                "skills/list",
+                "skills",
+                json!({"uri": "skill://s/SKILL.md"}),
+            ),
+        ] {
+            let list = server.next_request().await;
+            assert_eq!(list.method, method);
+            server.reply(list.id, json!({ key: [item] })).await;
+        }
+    });
+    let session = Session::connect("paged", client, options()).await.unwrap();
+    let tools = session.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.valid().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["a", "c"]);
+    let malformed: Vec<MalformedItem> = tools.malformed().collect();
+    assert_eq!(malformed.len(), 1);
+    assert_eq!(malformed[0].index(), 1);
+    assert_eq!(malformed[0].raw().as_str(), r#"{"name":"b"}"#);
+    let resources = session.list_resources().await.unwrap();
+    assert_eq!(resources.get(0).unwrap().unwrap().uri, "file:///r");
+    let templates = session.list_resource_templates().await.unwrap();
     assert_eq!(
-        tools[0].member::<String>("name").unwrap().as_deref(),
-        Some("a")
+        templates.get(0).unwrap().unwrap().uri_template,
+        "file:///{p}"
     );
+    let prompts = session.list_prompts().await.unwrap();
+    assert_eq!(prompts.get(0).unwrap().unwrap().name, "p");
+    let skills = session.list_skills().await.unwrap();
+    assert_eq!(skills.get(0).unwrap().unwrap().uri, "skill://s/SKILL.md");
     server_task.await.unwrap();
 }
 
@@ -268,7 +333,7 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
     assert_eq!(session.server_info().name, "modern");
     assert_eq!(session.state().ttl_ms, Some(5000));
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
-    assert!(session.list_all(ListKind::Tools).await.unwrap().is_empty());
+    assert!(session.list_tools().await.unwrap().is_empty());
     server_task.await.unwrap();
 }
 
@@ -521,7 +586,7 @@ async fn repeated_cursor_is_an_error() {
         }
     });
     let session = Session::connect("loop", client, options()).await.unwrap();
-    let error = session.list_all(ListKind::Prompts).await.unwrap_err();
+    let error = session.list_prompts().await.unwrap_err();
     assert!(matches!(error.kind(), ErrorKind::ProtocolViolation { .. }));
     assert_eq!(
         error.to_string(),
@@ -558,7 +623,7 @@ async fn page_cap_stops_an_endless_list() {
     )
     .await
     .unwrap();
-    let error = session.list_all(ListKind::Tools).await.unwrap_err();
+    let error = session.list_tools().await.unwrap_err();
     assert!(error.to_string().contains("more than 3 pages"), "{error}");
     server_task.await.unwrap();
 }
@@ -1137,7 +1202,7 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
         (probe_parent, list_parent)
     });
     let session = Session::connect("modern", client, traced()).await.unwrap();
-    session.list_all(ListKind::Tools).await.unwrap();
+    session.list_tools().await.unwrap();
     let (probe_parent, list_parent) = modern.await.unwrap();
     assert_ne!(probe_parent, list_parent);
 

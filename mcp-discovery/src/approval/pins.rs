@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::dir::file_stem;
 use crate::config::ServerConfig;
 use crate::report::ServerReport;
+use mcpdisco_client::session::ListKind;
 
 pub use mcpdisco_capability::pins::LOCK_FILE;
 
@@ -42,13 +43,13 @@ pub fn scope_of(server: &ServerConfig) -> PinScope {
 pub fn items_of(report: &ServerReport) -> Vec<(ItemKind, Value)> {
     let mut items = Vec::new();
     for (kind, list) in [
-        (ItemKind::Tool, &report.tools),
-        (ItemKind::Prompt, &report.prompts),
-        (ItemKind::Resource, &report.resources),
-        (ItemKind::Template, &report.resource_templates),
-        (ItemKind::Skill, &report.skills),
+        (ItemKind::Tool, ListKind::Tools),
+        (ItemKind::Prompt, ListKind::Prompts),
+        (ItemKind::Resource, ListKind::Resources),
+        (ItemKind::Template, ListKind::ResourceTemplates),
+        (ItemKind::Skill, ListKind::Skills),
     ] {
-        for item in list {
+        for item in report.items(list) {
             if let Ok(value) = item.to_value() {
                 items.push((kind, value));
             }
@@ -78,6 +79,7 @@ pub fn pin_tools(
 ) -> Result<Vec<String>, Vec<String>> {
     let offered: Vec<Value> = report
         .tools
+        .raw()
         .iter()
         .filter_map(|tool| tool.to_value().ok())
         .collect();

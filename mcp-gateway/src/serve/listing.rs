@@ -331,9 +331,9 @@ mod tests {
             {"uri": "skill://pdf/FORMS.md", "digest": "sha256:bb", "size": 2}
         ]});
         let mut a = server("a", &[], &[], &[]);
-        a.skills = vec![skill.clone().into()];
+        a.skills = vec![skill.clone().into()].into();
         let mut b = server("b", &[], &[], &[]);
-        b.skills = vec![skill.into()];
+        b.skills = vec![skill.into()].into();
         let listing = Listing::build(Arc::new(Catalog::build(&[b, a])), false);
         let skills: Vec<&SkillEntry> = ListSkillsResult::items(&listing).valid().collect();
         assert_eq!(skills.len(), 2);
@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn an_item_our_types_cannot_read_is_still_served_under_its_served_name() {
         let mut report = server("a", &["good"], &[], &[]);
-        report.tools.push(
+        report.tools.push_raw(
             json!({"name": "odd", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}})
                 .into(),
         );

@@ -184,13 +184,15 @@ impl<T> ItemList<T> {
         self.raw = raw
             .into_iter()
             .enumerate()
-            .filter_map(|(index, item)| keep(index).then_some(item))
+            .filter(|(index, _)| keep(*index))
+            .map(|(_, item)| item)
             .collect();
         if let Some(cells) = cells {
             let kept: Arc<[Cell<T>]> = cells
                 .iter()
                 .enumerate()
-                .filter_map(|(index, cell)| keep(index).then(|| clone_cell(cell)))
+                .filter(|(index, _)| keep(*index))
+                .map(|(_, cell)| clone_cell(cell))
                 .collect();
             self.decoded = OnceLock::from(kept);
         }

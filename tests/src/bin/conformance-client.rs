@@ -16,11 +16,11 @@ use mcpdisco_client::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
 use mcpdisco_client::policy::LayerStack;
-use mcpdisco_client::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ClientHandler, EraPreference, Session, SessionOptions};
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::types::{
     CallToolParams, ElicitParams, ElicitResult, GetPromptParams, ListRootsResult, MetaParams,
-    ReadResourceParams, SkillEntry,
+    ReadResourceParams, Tool,
 };
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use serde_json::{Map, Value, json};
@@ -165,17 +165,16 @@ fn tool_call(name: &str, arguments: Value) -> CallToolParams {
     CallToolParams::new(name, Some(arguments))
 }
 
-/// List items, read as JSON values.
-fn values(items: Vec<mcpdisco_protocol::RawJson>) -> Result<Vec<Value>> {
-    items
-        .iter()
-        .map(|item| item.to_value().context("an item is not readable JSON"))
-        .collect()
+/// A tool's input schema, as a JSON value.
+fn input_schema(tool: &Tool) -> Result<Value> {
+    tool.input_schema
+        .to_value()
+        .context("an input schema is not readable JSON")
 }
 
 async fn drive(session: &Session, scenario: &str) -> Result<()> {
-    let tools = values(session.list_all(ListKind::Tools).await?)?;
-    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
+    let tools = session.list_tools().await?;
+    let tool = |name: &str| tools.valid().find(|t| t.name == name);
     match scenario {
         "initialize" | "json-schema-ref-no-deref" | "request-metadata" => {}
         "tools_call" => {
@@ -196,29 +195,27 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
         "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
             // Invalid tools never reach us: the transport drops them from tools/list.
             for tool in &tools {
-                let name = tool["name"].as_str().unwrap_or_default();
-                let arguments = sample_arguments(&tool["inputSchema"]);
-                if let Err(error) = session.call_tool(tool_call(name, arguments)).await {
+                let tool = tool?;
+                let arguments = sample_arguments(&input_schema(tool)?);
+                if let Err(error) = session.call_tool(tool_call(&tool.name, arguments)).await {
                     eprintln!("{error}");
                 }
             }
         }
         "http-standard-headers" => {
-            if let Some(first) = tools.first() {
-                let name = first["name"].as_str().unwrap_or_default();
+            if let Some(first) = tools.get(0) {
+                let first = first?;
+                let arguments = sample_arguments(&input_schema(first)?);
+                session.call_tool(tool_call(&first.name, arguments)).await?;
+            }
+            for resource in &session.list_resources().await? {
                 session
-                    .call_tool(tool_call(name, sample_arguments(&first["inputSchema"])))
+                    .read_resource(ReadResourceParams::new(&resource?.uri))
                     .await?;
             }
-            for resource in values(session.list_all(ListKind::Resources).await?)? {
-                if let Some(uri) = resource["uri"].as_str() {
-                    session.read_resource(ReadResourceParams::new(uri)).await?;
-                }
-            }
-            if let Some(prompt) = values(session.list_all(ListKind::Prompts).await?)?.first() {
-                let name = prompt["name"].as_str().unwrap_or_default();
+            if let Some(prompt) = session.list_prompts().await?.get(0) {
                 session
-                    .get_prompt(GetPromptParams::new(name, Some(Map::new())))
+                    .get_prompt(GetPromptParams::new(&prompt?.name, Some(Map::new())))
                     .await?;
             }
         }
@@ -242,7 +239,7 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             session
                 .call_tool(tool_call(
                     "json_schema_echo",
-                    json!({"schema": focal["inputSchema"]}),
+                    json!({"schema": focal.input_schema}),
                 ))
                 .await?;
         }
@@ -258,13 +255,11 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             // loader, which must refuse a SKILL.md that does not match its
             // entry (and so never read the supporting files).
             let (report, _) = mcpdisco::discovery::describe(session).await?;
-            let Some(first) = report.skills.first() else {
+            let Some(first) = report.skills.get(0) else {
                 bail!("the server lists no skill");
             };
-            let entry: SkillEntry = first
-                .decode()
-                .context("the first skill entry is malformed")?;
-            match mcpdisco::skills::load_skill(session, &entry).await {
+            let entry = first.context("the first skill entry is malformed")?;
+            match mcpdisco::skills::load_skill(session, entry).await {
                 Ok(loaded) => eprintln!("loaded {} file(s) of {}", loaded.files.len(), entry.uri),
                 Err(refused) => eprintln!("refused: {refused}"),
             }

@@ -55,7 +55,11 @@ fn an_item_is_decoded_when_read_and_only_once() {
     assert_eq!(decoded() - before, 1, "one item read, one decoded");
     assert_eq!(names(items.valid()), ["a", "b"]);
     assert_eq!(names(items.valid()), ["a", "b"]);
-    assert_eq!(decoded() - before, 2, "each decoded once, however often read");
+    assert_eq!(
+        decoded() - before,
+        2,
+        "each decoded once, however often read"
+    );
     let copy = items.clone();
     assert_eq!(names(copy.valid()), ["a", "b"]);
     let owned = copy.into_valid();
@@ -78,7 +82,9 @@ fn a_malformed_item_is_reported_with_its_place_and_reason_and_kept_as_sent() {
     assert_eq!(error.raw().as_str(), r#"{"name": 7, "uri": "x://odd"}"#);
     assert!(error.reason().contains("invalid type"), "{error}");
     assert!(
-        error.to_string().starts_with("item 1 (\"x://odd\") of the list is malformed: "),
+        error
+            .to_string()
+            .starts_with("item 1 (\"x://odd\") of the list is malformed: "),
         "{error}"
     );
     assert_eq!(names(items.valid()), ["a", "c"]);
@@ -99,7 +105,10 @@ fn a_malformed_item_is_reported_with_its_place_and_reason_and_kept_as_sent() {
     assert_eq!(first_names(&good).unwrap(), ["a"]);
     let bad = list(&[r#"{"name":"a"}"#, "[1]"]);
     let error = first_names(&bad).unwrap_err();
-    assert!(error.to_string().starts_with("item 1 of the list"), "{error}");
+    assert!(
+        error.to_string().starts_with("item 1 of the list"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -109,7 +118,11 @@ fn owned_items_are_decoded_once_each_and_moved_when_not_shared() {
     assert_eq!(items.get(0).unwrap().unwrap().name, "a");
     let owned: Vec<Named> = items.into_iter().map(Result::unwrap).collect();
     assert_eq!(names(owned.iter()), ["a", "b"]);
-    assert_eq!(decoded() - before, 2, "the one read before is not read again");
+    assert_eq!(
+        decoded() - before,
+        2,
+        "the one read before is not read again"
+    );
     let back = items_of_iterating_backwards();
     assert_eq!(back, ["b", "a"]);
 }
@@ -150,7 +163,10 @@ fn clones_and_slices_share_the_text() {
     assert_eq!(names(page.valid()), ["b", "c"]);
     assert!(items.slice(5..9).is_empty());
     assert_eq!(decoded() - before, 3, "a page keeps what was decoded");
-    assert_eq!(format!("{page:?}"), r#"[RawJson({"name":"b"}), RawJson({"name":"c"})]"#);
+    assert_eq!(
+        format!("{page:?}"),
+        r#"[RawJson({"name":"b"}), RawJson({"name":"c"})]"#
+    );
 }
 
 #[test]
@@ -176,7 +192,10 @@ fn encoded_values_are_text_and_already_decoded() {
     assert_eq!(items.raw()[1].as_str(), r#"{"name":"b"}"#);
     assert_eq!(names(items.valid()), ["a", "b"]);
     assert_eq!(decoded() - before, 0);
-    assert_eq!(serde_json::to_string(&items).unwrap(), r#"[{"name":"a"},{"name":"b"}]"#);
+    assert_eq!(
+        serde_json::to_string(&items).unwrap(),
+        r#"[{"name":"a"},{"name":"b"}]"#
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 use mcpdisco_protocol::methods::{CallTool, Cancelled, ListTools, Ping};
 use mcpdisco_protocol::types::{
     Answer, CallToolParams, CallToolResult, CancelledParams, ContentBlock, EmptyResult,
-    InputRequest, InputRequiredResult, ItemList, ListToolsResult, MetaParams, PaginatedParams, Tool,
+    InputRequest, InputRequiredResult, ItemList, ListToolsResult, MetaParams, PaginatedParams,
+    Tool,
 };
 use mcpdisco_protocol::{ErrorCode, ErrorObject, RawJson};
 use serde_json::{Value, json};

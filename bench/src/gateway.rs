@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, RequestOptions, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
@@ -70,12 +70,10 @@ pub struct GatewayResult {
 }
 
 fn options() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
+    SessionOptions::default()
+        .era(EraPreference::Legacy)
         // The client's own policy is not what is measured.
-        stack: LayerStack::empty().retry(RetryPolicy::default()),
-        ..SessionOptions::default()
-    }
+        .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
 fn ours_error(error: impl std::fmt::Display) -> BenchError {
@@ -144,7 +142,7 @@ pub async fn latency(case: GatewayCase) -> Result<GatewayResult, BenchError> {
         let name = name.clone();
         async move {
             let result = session
-                .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))))
+                .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))), RequestOptions::default())
                 .await
                 .map_err(ours_error)?;
             if result.content.first().and_then(|block| block.as_text()) == Some("done") {

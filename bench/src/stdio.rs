@@ -285,14 +285,12 @@ fn share(total: usize, worker: usize) -> usize {
 }
 
 fn legacy_options() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
+    SessionOptions::default()
+        .era(EraPreference::Legacy)
         // The bench measures the client, not a policy: no rate limit (its
         // default of 10 requests per second would be the whole result).
         // Retry stays on, as a host has it.
-        stack: LayerStack::empty().retry(RetryPolicy::default()),
-        ..SessionOptions::default()
-    }
+        .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
 fn ours_error(error: impl std::fmt::Display) -> BenchError {

@@ -12,7 +12,7 @@ use mcpdisco::secret::Masker;
 use mcpdisco::trace::{JsonLinesTrace, Tracer};
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -255,16 +255,13 @@ pub(crate) fn session_options(
     if let Some(telemetry) = telemetry {
         options.stack = options.stack.telemetry(telemetry.clone());
     }
-    options
-        .stack
-        .set_retry((global.retries > 0).then(|| RetryPolicy {
-            max_retries: global.retries,
-            ..RetryPolicy::default()
-        }));
-    options.stack.set_rate_limit(Some(RateLimit {
-        requests_per_second: global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
-        burst: global.burst,
-    }));
+    options.stack.set_retry(
+        (global.retries > 0).then(|| RetryPolicy::default().max_retries(global.retries)),
+    );
+    options.stack.set_rate_limit(Some(RateLimit::new(
+        global.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT),
+        global.burst,
+    )));
     if let Some(path) = &global.trace {
         let sink = JsonLinesTrace::create(path).map_err(|source| UsageError::Trace {
             path: path.clone(),
@@ -337,7 +334,10 @@ async fn call(
         Err(code) => return code,
     };
     let result = span
-        .run(session.call_tool(CallToolParams::new(tool, Some(arguments))))
+        .run(session.call_tool(
+            CallToolParams::new(tool, Some(arguments)),
+            RequestOptions::default(),
+        ))
         .await;
     let _ = session.close().await;
     drop(span);

@@ -159,10 +159,7 @@ pub async fn serve(
                 );
             }
             let http = HttpEndpointsOptions {
-                server: HttpServerOptions {
-                    name: "mcp-cli serve".into(),
-                    ..HttpServerOptions::default()
-                },
+                server: HttpServerOptions::default().name("mcp-cli serve"),
                 access,
                 public_url: options.public_url,
             };

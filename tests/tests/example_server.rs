@@ -3,7 +3,7 @@
 
 use mcp_example_server::{Server, ServerOptions, serve_http};
 use mcp_tests::tools::workspace_bin;
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, ListKind, RequestOptions, Session, SessionOptions};
 use mcpdisco_protocol::types::{
     CallToolParams, GetPromptParams, MalformedItem, ReadResourceParams,
 };
@@ -49,12 +49,18 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
         ["add", "echo", "word_count", "fail"]
     );
     let sum = modern
-        .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
+        .call_tool(
+            CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(sum.content[0].as_text(), Some("5"));
     let failed = modern
-        .call_tool(CallToolParams::new("fail", Some(json!({}))))
+        .call_tool(
+            CallToolParams::new("fail", Some(json!({}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert!(failed.is_error());
@@ -74,7 +80,10 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
         ["example://greeting/{name}"]
     );
     let greeting = legacy
-        .read_resource(ReadResourceParams::new("example://greeting/Ada"))
+        .read_resource(
+            ReadResourceParams::new("example://greeting/Ada"),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(greeting.contents[0].to_value()["text"], "Hello, Ada!");
@@ -106,19 +115,16 @@ async fn over_streamable_http_in_both_eras() {
         )
         .await
         .unwrap();
-        let options = SessionOptions {
-            era,
-            ..SessionOptions::default()
-        };
+        let options = SessionOptions::default().era(era);
         let session = Session::connect("web", transport, options).await.unwrap();
         assert_eq!(session.era(), expected);
         let prompts = session.list_prompts().await.unwrap();
         assert_eq!(names(prompts.iter(), |p| &p.name), ["greet", "summarize"]);
         let prompt = session
-            .get_prompt(GetPromptParams::new(
-                "greet",
-                json!({"name": "Ada"}).as_object().cloned(),
-            ))
+            .get_prompt(
+                GetPromptParams::new("greet", json!({"name": "Ada"}).as_object().cloned()),
+                RequestOptions::default(),
+            )
             .await
             .unwrap();
         assert!(
@@ -129,10 +135,10 @@ async fn over_streamable_http_in_both_eras() {
                 .contains("Ada")
         );
         let words = session
-            .call_tool(CallToolParams::new(
-                "word_count",
-                Some(json!({"text": "one two three"})),
-            ))
+            .call_tool(
+                CallToolParams::new("word_count", Some(json!({"text": "one two three"}))),
+                RequestOptions::default(),
+            )
             .await
             .unwrap();
         assert_eq!(words.structured_content.unwrap()["words"], 3);

@@ -13,17 +13,14 @@ use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest, legacy_answer
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::connect;
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
+use mcpdisco_client::session::{EraPreference, RequestOptions, SessionError, SessionOptions};
 use mcpdisco_protocol::types::CallToolParams;
 use mcpdisco_transport::{Delivery, TransportError};
 use serde_json::json;
 
 /// Legacy only, so the probe does not muddle the counts.
 fn legacy() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
-        ..SessionOptions::default()
-    }
+    SessionOptions::default().era(EraPreference::Legacy)
 }
 
 fn server(url: &str) -> ServerConfig {
@@ -105,7 +102,10 @@ async fn a_tool_call_whose_connection_drops_after_sending_is_not_retried() {
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let error = session
-        .call_tool(CallToolParams::new("echo", Some(json!({}))))
+        .call_tool(
+            CallToolParams::new("echo", Some(json!({}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap_err();
     assert_eq!(server.count("tools/call"), 1, "the call was sent again");
@@ -255,7 +255,10 @@ async fn a_broken_stream_fails_a_tool_call_at_once_and_says_it_may_have_run() {
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
     let error = session
-        .call_tool(CallToolParams::new("echo", Some(json!({}))))
+        .call_tool(
+            CallToolParams::new("echo", Some(json!({}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -363,10 +366,7 @@ async fn a_modern_stream_that_breaks_before_its_answer_is_reissued_when_idempote
         }
     })
     .await;
-    let options = SessionOptions {
-        era: EraPreference::Modern,
-        ..SessionOptions::default()
-    };
+    let options = SessionOptions::default().era(EraPreference::Modern);
     let session = connect_to(&server.url, &options).await.unwrap();
     let started = Instant::now();
     let tools = session.list_tools().await.unwrap();

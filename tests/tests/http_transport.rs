@@ -137,10 +137,7 @@ async fn start() -> (String, Arc<Server>) {
 }
 
 fn legacy() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
-        ..SessionOptions::default()
-    }
+    SessionOptions::default().era(EraPreference::Legacy)
 }
 
 async fn connect(url: &str, client: &HttpClient) -> Session {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use mcp_tests::tools::{
     BackgroundServer as Server, FastMcpTransport, Tools, free_port, require_tools,
 };
-use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionOptions};
 use mcpdisco_protocol::types::CallToolParams;
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
@@ -60,7 +60,10 @@ async fn everything_over_stdio_is_legacy_with_13_tools() {
     assert!(session.instructions().is_some_and(|i| !i.is_empty()));
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool(CallToolParams::new("echo", Some(json!({"message": "hi"}))))
+        .call_tool(
+            CallToolParams::new("echo", Some(json!({"message": "hi"}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text().unwrap(), "Echo: hi");
@@ -78,10 +81,10 @@ async fn everything_over_streamable_http() {
     assert_eq!(session.protocol_version(), ProtocolVersion::V2025_11_25);
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool(CallToolParams::new(
-            "echo",
-            Some(json!({"message": "over http"})),
-        ))
+        .call_tool(
+            CallToolParams::new("echo", Some(json!({"message": "over http"}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text().unwrap(), "Echo: over http");
@@ -109,10 +112,10 @@ async fn time_server_is_modern() {
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
     assert_eq!(counts(&session).await, [2, 0, 0, 0]);
     let result = session
-        .call_tool(CallToolParams::new(
-            "get_current_time",
-            Some(json!({"timezone": "UTC"})),
-        ))
+        .call_tool(
+            CallToolParams::new("get_current_time", Some(json!({"timezone": "UTC"}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -127,10 +130,7 @@ async fn a_probe_that_times_out_on_a_slow_modern_server_still_connects() {
     let Some(tools) = tools() else { return };
     let transport =
         StdioTransport::spawn(tools.time_command().stdio_config("time-slow-probe")).unwrap();
-    let options = SessionOptions {
-        probe_timeout: Duration::from_millis(50),
-        ..SessionOptions::default()
-    };
+    let options = SessionOptions::default().probe_timeout(Duration::from_millis(50));
     let session = Session::connect("time-slow-probe", transport, options)
         .await
         .unwrap();
@@ -156,7 +156,10 @@ async fn fastmcp_paginated_lists_are_followed_to_the_end() {
     assert_eq!(session.list_resources().await.unwrap().valid().count(), 5);
     assert_eq!(session.list_prompts().await.unwrap().valid().count(), 5);
     let sum = session
-        .call_tool(CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))))
+        .call_tool(
+            CallToolParams::new("add", Some(json!({"a": 2, "b": 3}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 5);
@@ -182,7 +185,10 @@ async fn fastmcp_over_http_in_every_mode() {
         );
         assert_eq!(counts(&session).await[0], 1);
         let sum = session
-            .call_tool(CallToolParams::new("add", Some(json!({"a": 20, "b": 22}))))
+            .call_tool(
+                CallToolParams::new("add", Some(json!({"a": 20, "b": 22}))),
+                RequestOptions::default(),
+            )
             .await
             .unwrap();
         assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 42);

@@ -442,15 +442,11 @@ impl Session {
         .map(drop)
     }
 
-    /// `tools/call`. A tool's failure is a result with `isError` (see
-    /// [`CallToolResult::is_error`]), not an error. Never sent twice once it
-    /// may have reached the server.
-    pub async fn call_tool(&self, params: CallToolParams) -> Result<CallToolResult, SessionError> {
-        self.call_tool_with(params, RequestOptions::default()).await
-    }
-
-    /// `tools/call` with request options (progress, timeout).
-    pub async fn call_tool_with(
+    /// `tools/call`, with [`RequestOptions`] for this call (a timeout,
+    /// progress; `RequestOptions::default()` for the session's). A tool's
+    /// failure is a result with `isError` (see [`CallToolResult::is_error`]),
+    /// not an error. Never sent twice once it may have reached the server.
+    pub async fn call_tool(
         &self,
         params: CallToolParams,
         options: RequestOptions,
@@ -458,17 +454,8 @@ impl Session {
         self.request::<CallTool>(&params, options).await
     }
 
-    /// `resources/read`.
+    /// `resources/read`, with [`RequestOptions`] for this read.
     pub async fn read_resource(
-        &self,
-        params: ReadResourceParams,
-    ) -> Result<ReadResourceResult, SessionError> {
-        self.read_resource_with(params, RequestOptions::default())
-            .await
-    }
-
-    /// `resources/read` with request options.
-    pub async fn read_resource_with(
         &self,
         params: ReadResourceParams,
         options: RequestOptions,
@@ -476,17 +463,8 @@ impl Session {
         self.request::<ReadResource>(&params, options).await
     }
 
-    /// `prompts/get`.
+    /// `prompts/get`, with [`RequestOptions`] for this request.
     pub async fn get_prompt(
-        &self,
-        params: GetPromptParams,
-    ) -> Result<GetPromptResult, SessionError> {
-        self.get_prompt_with(params, RequestOptions::default())
-            .await
-    }
-
-    /// `prompts/get` with request options.
-    pub async fn get_prompt_with(
         &self,
         params: GetPromptParams,
         options: RequestOptions,

@@ -390,7 +390,7 @@ async fn timeout_sends_cancel_and_late_answer_is_ignored() {
         .request_raw(
             "tools/call",
             Some(json!({"name": "sleep"})),
-            RequestOptions::with_timeout(Duration::from_millis(100)),
+            RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
         .unwrap_err();
@@ -460,7 +460,7 @@ async fn a_send_that_never_finishes_times_out_and_is_cancelled() {
         .request_raw(
             "tools/call",
             Some(json!({"name": "x"})),
-            RequestOptions::with_timeout(Duration::from_millis(100)),
+            RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
         .unwrap_err();
@@ -486,7 +486,7 @@ async fn dropping_a_call_cancels_it() {
         assert_eq!(cancel.params.unwrap()["requestId"], request.id.to_value());
     });
     let session = Session::connect("d", client, options()).await.unwrap();
-    let call = session.call_tool(call("forever"));
+    let call = session.call_tool(call("forever"), RequestOptions::default());
     // Poll long enough for the request to go out, then drop the future.
     let _ = tokio::time::timeout(Duration::from_millis(50), call).await;
     server_task.await.unwrap();
@@ -516,7 +516,11 @@ async fn concurrent_requests_match_out_of_order_answers() {
     let session = Session::connect("c", client, options()).await.unwrap();
     let calls = (0..10).map(|i| {
         let session = session.clone();
-        async move { session.call_tool(call(&format!("t{i}"))).await }
+        async move {
+            session
+                .call_tool(call(&format!("t{i}")), RequestOptions::default())
+                .await
+        }
     });
     let results = futures::future::join_all(calls).await;
     for (i, result) in results.into_iter().enumerate() {
@@ -554,7 +558,10 @@ async fn typed_results_keep_the_members_they_do_not_know() {
     });
     let session = Session::connect("typed", client, options()).await.unwrap();
     let result = session
-        .call_tool(CallToolParams::new("add", Some(json!({"a": 1}))))
+        .call_tool(
+            CallToolParams::new("add", Some(json!({"a": 1}))),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(result.extra["x-vendor"], json!({"kept": true}));
@@ -563,7 +570,10 @@ async fn typed_results_keep_the_members_they_do_not_know() {
         json!({"type": "text", "text": "1", "x-hint": 2})
     );
     let read = session
-        .read_resource(ReadResourceParams::new("file:///a"))
+        .read_resource(
+            ReadResourceParams::new("file:///a"),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(read.extra["x-vendor"], 3);
@@ -728,7 +738,10 @@ async fn every_request_goes_through_the_options_stack() {
     let session = Session::connect("stacked", client, options).await.unwrap();
     // The probe and `initialize` (the notification takes no request path).
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2);
-    session.call_tool(call("t")).await.unwrap();
+    session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap();
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 3);
     server_task.await.unwrap();
 }
@@ -811,7 +824,10 @@ async fn input_required_rounds_echo_state_with_new_ids() {
         ..options()
     };
     let session = Session::connect("mrtr", client, options).await.unwrap();
-    let result = session.call_tool(call("deploy")).await.unwrap();
+    let result = session
+        .call_tool(call("deploy"), RequestOptions::default())
+        .await
+        .unwrap();
     assert_eq!(result.content[0].as_text(), Some("done"));
     server_task.await.unwrap();
 }
@@ -847,7 +863,10 @@ async fn input_rounds_are_bounded() {
     )
     .await
     .unwrap();
-    let error = session.call_tool(call("t")).await.unwrap_err();
+    let error = session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap_err();
     assert!(
         error
             .to_string()
@@ -874,7 +893,10 @@ async fn unknown_result_type_is_invalid() {
             .await;
     });
     let session = Session::connect("odd", client, options()).await.unwrap();
-    let error = session.call_tool(call("t")).await.unwrap_err();
+    let error = session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.kind(), ErrorKind::ProtocolViolation { .. }),
         "{error}"
@@ -917,7 +939,7 @@ async fn notifications_and_progress_reach_the_caller() {
         .request_raw(
             "tools/call",
             Some(json!({"name": "long"})),
-            RequestOptions::with_progress(tx),
+            RequestOptions::new().progress(tx),
         )
         .await
         .unwrap();
@@ -946,7 +968,10 @@ async fn a_dead_connection_fails_pending_and_later_calls() {
         server.end.close().await.unwrap();
     });
     let session = Session::connect("gone", client, options()).await.unwrap();
-    let error = session.call_tool(call("t")).await.unwrap_err();
+    let error = session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.kind(), ErrorKind::ConnectionLost { .. }),
         "{error}"
@@ -1179,7 +1204,10 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
         seen
     });
     let session = Session::connect("legacy", client, traced()).await.unwrap();
-    session.call_tool(call("echo")).await.unwrap();
+    session
+        .call_tool(call("echo"), RequestOptions::default())
+        .await
+        .unwrap();
     let seen = legacy.await.unwrap();
     assert_eq!(seen.len(), 3);
 

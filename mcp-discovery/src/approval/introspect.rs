@@ -149,9 +149,9 @@ pub async fn introspect(session: &Session, tool: &Value) -> Option<TypeExpr> {
         .get("inputSchema")
         .map_or_else(|| Value::Object(Map::new()), minimal_arguments);
     let result = session
-        .call_tool_with(
+        .call_tool(
             CallToolParams::new(name, Some(arguments)),
-            RequestOptions::with_timeout(INTROSPECTION_TIMEOUT),
+            RequestOptions::new().timeout(INTROSPECTION_TIMEOUT),
         )
         .await
         .ok()?;

@@ -4,7 +4,7 @@
 //! file that fails is dropped: the caller only ever holds verified content.
 
 use base64::Engine as _;
-use mcpdisco_client::session::Session;
+use mcpdisco_client::session::{RequestOptions, Session};
 use mcpdisco_protocol::types::{ReadResourceParams, ResourceContents, SkillEntry};
 use serde::Serialize;
 
@@ -142,7 +142,10 @@ async fn read_verified(
     budget: &mut u64,
 ) -> Result<Result<SkillFile, Mismatch>, SkillError> {
     let result = session
-        .read_resource(ReadResourceParams::new(expected.uri.clone()))
+        .read_resource(
+            ReadResourceParams::new(expected.uri.clone()),
+            RequestOptions::default(),
+        )
         .await?;
     let Some(contents) = result.contents.into_iter().find(|contents| match contents {
         ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => {

@@ -202,10 +202,7 @@ where
     );
     let supervisor = SupervisorOptions {
         connectors,
-        session: SessionOptions {
-            era: EraPreference::Legacy,
-            ..SessionOptions::default()
-        },
+        session: SessionOptions::default().era(EraPreference::Legacy),
         ..SupervisorOptions::default()
     };
     Gateway::new(vec![server], supervisor, options)

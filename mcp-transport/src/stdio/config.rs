@@ -115,8 +115,11 @@ pub fn is_inherited_by_default(name: &str) -> bool {
     sdk.iter().any(matches) || ALSO_INHERITED.iter().any(matches)
 }
 
-/// How to start one stdio server. `Debug` never shows environment values.
+/// How to start one stdio server: [`StdioConfig::new`], then a setter per
+/// field. `Debug` never shows environment values. New fields may be added,
+/// so the struct cannot be built as a literal outside this crate.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct StdioConfig {
     /// The server's name, for errors and logs.
     pub name: String,
@@ -173,6 +176,42 @@ impl StdioConfig {
         let value: String = value.into();
         self.masker = self.masker.union(&Masker::new([value.as_str()]));
         self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets [`env_policy`](Self::env_policy): which of our variables the child sees.
+    pub fn env_policy(mut self, policy: EnvPolicy) -> Self {
+        self.env_policy = policy;
+        self
+    }
+
+    /// Sets [`masker`](Self::masker): known secrets masked in what the server writes.
+    pub fn masker(mut self, masker: Masker) -> Self {
+        self.masker = masker;
+        self
+    }
+
+    /// Sets [`cwd`](Self::cwd): the child's working directory.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets [`max_frame_len`](Self::max_frame_len): the bound on one line.
+    pub fn max_frame_len(mut self, bytes: usize) -> Self {
+        self.max_frame_len = bytes;
+        self
+    }
+
+    /// Sets [`shutdown_grace`](Self::shutdown_grace): the wait after closing stdin.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Sets [`term_grace`](Self::term_grace): the wait after SIGTERM.
+    pub fn term_grace(mut self, grace: Duration) -> Self {
+        self.term_grace = grace;
         self
     }
 

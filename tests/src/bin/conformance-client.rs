@@ -16,7 +16,9 @@ use mcpdisco_client::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
 use mcpdisco_client::policy::LayerStack;
-use mcpdisco_client::session::{ClientHandler, EraPreference, Session, SessionOptions};
+use mcpdisco_client::session::{
+    ClientHandler, EraPreference, RequestOptions, Session, SessionOptions,
+};
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::types::{
     CallToolParams, ElicitParams, ElicitResult, GetPromptParams, ListRootsResult, MetaParams,
@@ -89,15 +91,12 @@ fn auth_settings(scenario: &str) -> Result<AuthSettings> {
         Err(_) => Value::Null,
     };
     let text = |name: &str| context[name].as_str().map(str::to_owned);
-    let mut settings = AuthSettings {
-        client_id: text("client_id"),
-        client_secret: text("client_secret").map(SecretString::from),
-        private_key: text("private_key_pem").map(SecretString::from),
-        signing_algorithm: text("signing_algorithm"),
-        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
-        issuer: text("issuer"),
-        ..AuthSettings::default()
-    };
+    let mut settings = AuthSettings::default().client_metadata_url(CLIENT_METADATA_URL);
+    settings.client_id = text("client_id");
+    settings.client_secret = text("client_secret").map(SecretString::from);
+    settings.private_key = text("private_key_pem").map(SecretString::from);
+    settings.signing_algorithm = text("signing_algorithm");
+    settings.issuer = text("issuer");
     match scenario {
         "auth/client-credentials-jwt" | "auth/client-credentials-basic" => {
             settings.grant = Grant::ClientCredentials;
@@ -134,24 +133,22 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     )?;
     config.credentials = Some(oauth.clone());
     let transport = HttpTransport::connect(config, &HttpClient::shared()?, HttpKind::Auto).await?;
-    let options = SessionOptions {
-        stack: LayerStack::default().layer(AuthLayer::new(oauth)),
-        era: if modern {
+    let options = SessionOptions::default()
+        .stack(LayerStack::default().layer(AuthLayer::new(oauth)))
+        .era(if modern {
             EraPreference::Modern
         } else {
             EraPreference::Legacy
-        },
-        capabilities: serde_json::from_value(
+        })
+        .capabilities(serde_json::from_value(
             json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
-        )?,
-        client_info: mcpdisco_protocol::types::Implementation::new(
+        )?)
+        .client_info(mcpdisco_protocol::types::Implementation::new(
             "mcp-discovery-conformance",
             env!("CARGO_PKG_VERSION"),
-        ),
-        handler: Arc::new(ConformanceHandler),
-        request_timeout: Duration::from_secs(20),
-        ..SessionOptions::default()
-    };
+        ))
+        .handler(ConformanceHandler)
+        .request_timeout(Duration::from_secs(20));
     let session = Session::connect("conformance", transport, options).await?;
     let outcome = drive(&session, scenario).await;
     let closed = session.close().await;
@@ -179,17 +176,26 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
         "initialize" | "json-schema-ref-no-deref" | "request-metadata" => {}
         "tools_call" => {
             session
-                .call_tool(tool_call("add_numbers", json!({"a": 1, "b": 2})))
+                .call_tool(
+                    tool_call("add_numbers", json!({"a": 1, "b": 2})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "elicitation-sep1034-client-defaults" => {
             session
-                .call_tool(tool_call("test_client_elicitation_defaults", json!({})))
+                .call_tool(
+                    tool_call("test_client_elicitation_defaults", json!({})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "sse-retry" => {
             session
-                .call_tool(tool_call("test_reconnection", json!({})))
+                .call_tool(
+                    tool_call("test_reconnection", json!({})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
@@ -197,7 +203,10 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             for tool in &tools {
                 let tool = tool?;
                 let arguments = sample_arguments(&input_schema(tool)?);
-                if let Err(error) = session.call_tool(tool_call(&tool.name, arguments)).await {
+                if let Err(error) = session
+                    .call_tool(tool_call(&tool.name, arguments), RequestOptions::default())
+                    .await
+                {
                     eprintln!("{error}");
                 }
             }
@@ -206,16 +215,24 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             if let Some(first) = tools.get(0) {
                 let first = first?;
                 let arguments = sample_arguments(&input_schema(first)?);
-                session.call_tool(tool_call(&first.name, arguments)).await?;
+                session
+                    .call_tool(tool_call(&first.name, arguments), RequestOptions::default())
+                    .await?;
             }
             for resource in &session.list_resources().await? {
                 session
-                    .read_resource(ReadResourceParams::new(&resource?.uri))
+                    .read_resource(
+                        ReadResourceParams::new(&resource?.uri),
+                        RequestOptions::default(),
+                    )
                     .await?;
             }
             if let Some(prompt) = session.list_prompts().await?.get(0) {
                 session
-                    .get_prompt(GetPromptParams::new(&prompt?.name, Some(Map::new())))
+                    .get_prompt(
+                        GetPromptParams::new(&prompt?.name, Some(Map::new())),
+                        RequestOptions::default(),
+                    )
                     .await?;
             }
         }
@@ -228,7 +245,10 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             for call in context["toolCalls"].as_array().into_iter().flatten() {
                 let name = call["name"].as_str().unwrap_or_default();
                 session
-                    .call_tool(tool_call(name, call["arguments"].clone()))
+                    .call_tool(
+                        tool_call(name, call["arguments"].clone()),
+                        RequestOptions::default(),
+                    )
                     .await?;
             }
         }
@@ -237,10 +257,10 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
                 bail!("the server lists no json_schema_2020_12_tool");
             };
             session
-                .call_tool(tool_call(
-                    "json_schema_echo",
-                    json!({"schema": focal.input_schema}),
-                ))
+                .call_tool(
+                    tool_call("json_schema_echo", json!({"schema": focal.input_schema})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "sep-2640-client-no-prefetch" => {
@@ -268,7 +288,9 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             // What a host does once authorized: list, then call (a step-up
             // or a changed authorization server shows on the call).
             if tool("test-tool").is_some() {
-                session.call_tool(tool_call("test-tool", json!({}))).await?;
+                session
+                    .call_tool(tool_call("test-tool", json!({})), RequestOptions::default())
+                    .await?;
             }
         }
         other => eprintln!("unknown scenario {other:?}: listed tools only"),

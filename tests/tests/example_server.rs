@@ -3,6 +3,7 @@
 
 use mcp_example_server::{Server, ServerOptions, serve_http};
 use mcp_tests::tools::workspace_bin;
+use mcpdisco_client::Client;
 use mcpdisco_client::session::{EraPreference, ListKind, RequestOptions, Session, SessionOptions};
 use mcpdisco_protocol::types::{
     CallToolParams, GetPromptParams, MalformedItem, ReadResourceParams,
@@ -89,6 +90,66 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     assert_eq!(greeting.contents[0].to_value()["text"], "Hello, Ada!");
     legacy.ping().await.unwrap();
     legacy.close().await.unwrap();
+}
+
+/// The text of the `echo` tool's answer to `text`.
+async fn echo(session: &Session, text: &str) -> String {
+    let echoed = session
+        .call_tool(
+            CallToolParams::new("echo", Some(json!({"text": text}))),
+            RequestOptions::default(),
+        )
+        .await
+        .unwrap();
+    echoed.content[0].as_text().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_short_form_lists_typed_tools_and_masks_the_secrets_it_was_given() {
+    let binary = workspace_bin("mcp-example-server");
+    let session = Client::stdio(binary.to_string_lossy())
+        .args(["stdio"])
+        .env("EXAMPLE_TOKEN", "sk-example-0123456789")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(session.name(), "mcp-example-server");
+    let tools = session.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.valid().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["add", "echo", "word_count", "fail"]);
+    assert_eq!(tools.malformed().count(), 0);
+    assert_eq!(
+        echo(&session, "token sk-example-0123456789 here").await,
+        "token *** here"
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_short_form_reaches_an_http_endpoint_and_masks_its_headers() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve_http(
+        listener,
+        Server::new(ServerOptions::default()),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let session = Client::http(url)
+        .header("X-Api-Key", "hdr-secret-0123456789")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(session.name(), "127.0.0.1");
+    assert_eq!(session.era(), Era::Modern);
+    let prompts = session.list_prompts().await.unwrap();
+    assert_eq!(names(prompts.iter(), |p| &p.name), ["greet", "summarize"]);
+    assert_eq!(echo(&session, "key hdr-secret-0123456789").await, "key ***");
+    session.close().await.unwrap();
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
 }
 
 #[tokio::test]

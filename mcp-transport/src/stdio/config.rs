@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::stderr::StderrLines;
 use crate::secret::{ExposeSecret, Masker, SecretString};
 
 /// The variables the reference TypeScript SDK passes to a server on Unix.
@@ -142,6 +143,8 @@ pub struct StdioConfig {
     pub shutdown_grace: Duration,
     /// How long to wait after SIGTERM before SIGKILL.
     pub term_grace: Duration,
+    /// Where the lines the server writes to stderr go (masked).
+    pub stderr: StderrLines,
 }
 
 impl StdioConfig {
@@ -158,6 +161,7 @@ impl StdioConfig {
             max_frame_len: crate::codec::ndjson::DEFAULT_MAX_FRAME_LEN,
             shutdown_grace: Duration::from_secs(2),
             term_grace: Duration::from_secs(2),
+            stderr: StderrLines::default(),
         }
     }
 
@@ -215,6 +219,12 @@ impl StdioConfig {
         self
     }
 
+    /// Sets [`stderr`](Self::stderr): where the server's stderr lines go.
+    pub fn stderr(mut self, lines: StderrLines) -> Self {
+        self.stderr = lines;
+        self
+    }
+
     /// The masker of this configuration alone: its env values, and the
     /// arguments that follow token-like flags or look like credentials.
     pub fn own_masker(&self) -> Masker {
@@ -252,6 +262,7 @@ impl fmt::Debug for StdioConfig {
             )
             .field("env_policy", &self.env_policy)
             .field("cwd", &self.cwd)
+            .field("stderr", &self.stderr)
             .finish_non_exhaustive()
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! The server runs as a child process in its own process group; messages are
 //! newline-delimited JSON on its stdin and stdout. Its stderr is drained
-//! continuously, forwarded to `tracing` and its tail kept for errors. When the
+//! continuously, each line passed on masked ([`StderrLines`]: to `tracing`
+//! by default) and its tail kept for errors. When the
 //! process exits or closes stdout, every pending and later call fails at once
 //! with the exit status and the end of stderr. Closing shuts the whole group
 //! down and reaps it; dropping kills it.
@@ -28,7 +29,7 @@ pub use config::{
     ALSO_INHERITED, EnvPolicy, SDK_INHERITED_UNIX, SDK_INHERITED_WINDOWS, StdioConfig,
     is_inherited_by_default,
 };
-pub use stderr::StderrTail;
+pub use stderr::{LineSink, StderrLines, StderrTail};
 
 use crate::codec::ndjson::{NdjsonCodec, NdjsonFrame, SkipLog};
 use crate::error::{ExitStatus, TransportError};
@@ -87,6 +88,7 @@ impl StdioTransport {
             config.name.clone(),
             pipes.stderr,
             stderr.clone(),
+            config.stderr.clone(),
         ));
         tracing::debug!(server = %config.name, pid = ?process.pid(), command = %config.command, "started");
         Ok(Self {

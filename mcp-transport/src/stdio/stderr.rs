@@ -1,6 +1,7 @@
-//! Draining a child's stderr: forwarded to `tracing` line by line, the last
-//! 64 KiB kept for error messages. Both go through the masker: a server that
-//! prints the API key it was given shows `***`.
+//! Draining a child's stderr: each line passed on where [`StderrLines`]
+//! says (to `tracing` by default), the last 64 KiB kept for error messages.
+//! Both go through the masker: a server that prints the API key it was
+//! given shows `***`.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -17,6 +18,58 @@ const ERROR_TAIL_LEN: usize = 2048;
 const LOG_LINE_LEN: usize = 2000;
 
 use crate::secret::Masker;
+
+/// Where the lines a server writes to stderr go, each masked and cut at
+/// 2000 bytes. The tail quoted in error messages is kept whichever is chosen.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub enum StderrLines {
+    /// To `tracing`, at debug level, target
+    /// `mcpdisco_transport::stdio::stderr`, with the server's name.
+    #[default]
+    Trace,
+    /// To this process's stderr, each line after `[server] `: what a
+    /// command-line host shows its user.
+    Forward,
+    /// To a function, given the server's name and the line.
+    Call(LineSink),
+}
+
+/// A function given each stderr line: the server's name, then the line.
+pub type LineSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
+
+impl StderrLines {
+    /// Lines go to `line`, given the server's name and the line.
+    pub fn call(line: impl Fn(&str, &str) + Send + Sync + 'static) -> Self {
+        Self::Call(Arc::new(line))
+    }
+
+    /// Passes one masked line on.
+    async fn pass(&self, server: &str, line: &str) {
+        match self {
+            Self::Trace => {
+                tracing::debug!(target: "mcpdisco_transport::stdio::stderr", server, "{line}");
+            }
+            Self::Forward => {
+                use tokio::io::AsyncWriteExt as _;
+                let text = format!("[{server}] {line}\n");
+                // Our own stderr gone: nothing left to show the line to.
+                let _ = tokio::io::stderr().write_all(text.as_bytes()).await;
+            }
+            Self::Call(call) => call(server, line),
+        }
+    }
+}
+
+impl std::fmt::Debug for StderrLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Trace => "Trace",
+            Self::Forward => "Forward",
+            Self::Call(_) => "Call(..)",
+        })
+    }
+}
 
 /// The end of what a server wrote to stderr, read back masked.
 #[derive(Debug, Clone, Default)]
@@ -100,8 +153,14 @@ impl StderrTail {
     }
 }
 
-/// Reads `stream` to its end, logging each line for `server` and keeping the tail.
-pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, tail: StderrTail) {
+/// Reads `stream` to its end, passing each line of `server` on to `lines`
+/// and keeping the tail.
+pub(crate) async fn drain(
+    server: String,
+    mut stream: impl AsyncRead + Unpin,
+    tail: StderrTail,
+    lines: StderrLines,
+) {
     let mut chunk = vec![0u8; 8192];
     let mut line: Vec<u8> = Vec::new();
     loop {
@@ -113,7 +172,7 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
         tail.push(data);
         for &byte in data {
             if byte == b'\n' {
-                log_line(&server, &line, &tail.masker);
+                pass_line(&server, &line, &tail.masker, &lines).await;
                 line.clear();
             } else if line.len() < LOG_LINE_LEN + tail.masker.longest_secret() {
                 line.push(byte);
@@ -121,16 +180,16 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
         }
     }
     if !line.is_empty() {
-        log_line(&server, &line, &tail.masker);
+        pass_line(&server, &line, &tail.masker, &lines).await;
     }
 }
 
-fn log_line(server: &str, line: &[u8], masker: &Masker) {
+async fn pass_line(server: &str, line: &[u8], masker: &Masker, lines: &StderrLines) {
     let text = String::from_utf8_lossy(line);
     // Masked before the cut, so a secret across it never shows its start.
     let text = masker.mask_prefix(text.trim_end(), LOG_LINE_LEN);
     if !text.is_empty() {
-        tracing::debug!(target: "mcpdisco_transport::stdio::stderr", server, "{text}");
+        lines.pass(server, &text).await;
     }
 }
 
@@ -160,6 +219,7 @@ mod tests {
             "s".into(),
             &b"starting with key=sk-live-0815abc\nfatal: bad key sk-live-0815abc\n"[..],
             tail.clone(),
+            StderrLines::Trace,
         )
         .await;
         assert_eq!(
@@ -171,7 +231,32 @@ mod tests {
     #[tokio::test]
     async fn drain_reads_to_the_end() {
         let tail = StderrTail::default();
-        drain("s".into(), &b"fatal: missing API_TOKEN\n"[..], tail.clone()).await;
+        drain(
+            "s".into(),
+            &b"fatal: missing API_TOKEN\n"[..],
+            tail.clone(),
+            StderrLines::default(),
+        )
+        .await;
         assert_eq!(tail.for_error(), "fatal: missing API_TOKEN");
+    }
+
+    #[tokio::test]
+    async fn lines_go_where_they_are_sent_masked_and_the_tail_is_kept() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let lines = StderrLines::call(move |server, line| {
+            sink.lock().push(format!("{server}: {line}"));
+        });
+        let tail = StderrTail::with_masker(Masker::new(["sk-live-0815abc"]));
+        drain(
+            "s".into(),
+            &b"key=sk-live-0815abc\n\nlast without newline"[..],
+            tail.clone(),
+            lines,
+        )
+        .await;
+        assert_eq!(*seen.lock(), ["s: key=***", "s: last without newline"]);
+        assert_eq!(tail.for_error(), "key=***\n\nlast without newline");
     }
 }

@@ -3,7 +3,8 @@
 //! Every struct keeps the fields it does not know in `extra` and writes them
 //! back, so a round trip through these types loses nothing. Unknown enum
 //! values and unknown content types are kept too, never an error. JSON
-//! Schemas are raw JSON values, never dereferenced.
+//! Schemas are raw JSON values, never dereferenced. The items of a list
+//! result are an [`ItemList`]: kept as sent, each decoded when first read.
 
 mod capabilities;
 mod completion;

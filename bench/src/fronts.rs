@@ -304,7 +304,10 @@ fn tool(front: Front) -> String {
 
 async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
     let result = session
-        .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))), RequestOptions::default())
+        .call_tool(
+            CallToolParams::new(name, Some(json!({"path": "/"}))),
+            RequestOptions::default(),
+        )
         .await
         .map_err(ours_error)?;
     if result.content.first().and_then(|block| block.as_text()) == Some("done") {
@@ -320,11 +323,7 @@ async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
 async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
-        let listed = session
-            .list_tools()
-            .await
-            .map_err(ours_error)?
-            .len();
+        let listed = session.list_tools().await.map_err(ours_error)?.len();
         if listed >= expected {
             return Ok(listed);
         }

@@ -142,7 +142,10 @@ pub async fn latency(case: GatewayCase) -> Result<GatewayResult, BenchError> {
         let name = name.clone();
         async move {
             let result = session
-                .call_tool(CallToolParams::new(name, Some(json!({"path": "/"}))), RequestOptions::default())
+                .call_tool(
+                    CallToolParams::new(name, Some(json!({"path": "/"}))),
+                    RequestOptions::default(),
+                )
                 .await
                 .map_err(ours_error)?;
             if result.content.first().and_then(|block| block.as_text()) == Some("done") {
@@ -181,11 +184,7 @@ pub async fn memory(case: GatewayCase) -> Result<GatewayResult, BenchError> {
     let expected = case.servers * case.tools;
     let deadline = Instant::now() + Duration::from_secs(120);
     let listed = loop {
-        let listed = session
-            .list_tools()
-            .await
-            .map_err(ours_error)?
-            .len();
+        let listed = session.list_tools().await.map_err(ours_error)?.len();
         if listed >= expected || Instant::now() > deadline {
             break listed;
         }

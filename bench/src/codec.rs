@@ -4,9 +4,11 @@
 //! and 100 000 small messages (pings and short results) fed in 64 KiB chunks.
 //!
 //! * ours: `FramedRead` with our [`NdjsonCodec`] (as the stdio transport reads
-//!   a server's stdout; results stay raw), then typed decoding straight from
-//!   the raw result: the 40 MB result into [`ListToolsResult`] (schemas kept
-//!   raw); each small line is already a typed [`Message`].
+//!   a server's stdout; results stay raw), then the typed list a session
+//!   gives: the 40 MB result split into an [`ItemList`] of its tools (slices
+//!   of the line, from what the decoder recorded) and every tool read as a
+//!   [`Tool`] (schemas kept raw); each small line is already a typed
+//!   [`Message`].
 //! * rmcp: its stdio transport, `AsyncRwTransport<RoleClient, _, _>`, whose
 //!   `receive` yields typed `ServerJsonRpcMessage`s.
 //! * raw (the limit): `serde_json::from_slice::<Value>` on the same bytes,
@@ -21,7 +23,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use futures::StreamExt;
 use mcpdisco_protocol::Message;
-use mcpdisco_protocol::types::ListToolsResult;
+use mcpdisco_protocol::types::{ItemList, Tool};
 use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use rmcp::RoleClient;
 use rmcp::model::{JsonRpcMessage, ServerResult};
@@ -165,12 +167,19 @@ async fn ours(pipe: ChunkedPipe, workload: Workload) -> Result<usize, BenchError
         };
         match (workload, message) {
             (Workload::Big, Message::Response(response)) => {
-                let result: ListToolsResult = response
-                    .result
-                    .decode()
-                    .map_err(|e| BenchError::json("ours: tools/list result", e))?;
-                items += result.tools.len();
-                black_box(result);
+                // The typed list a session gives (`Session::list_tools`):
+                // the result split into its tools without parsing them (from
+                // what the decoder recorded), then every tool read as a
+                // `Tool`, as rmcp decodes them all.
+                let page = response.result.list_page("tools").ok_or_else(|| {
+                    BenchError::Unexpected("ours: the result has no tools".into())
+                })?;
+                let tools = ItemList::<Tool>::from_raw(page.items);
+                for tool in &tools {
+                    black_box(tool.map_err(|e| BenchError::Ours(e.to_string()))?);
+                }
+                items += tools.len();
+                black_box(tools);
             }
             (Workload::Small, message) => {
                 items += 1;

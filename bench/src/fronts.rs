@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, RequestOptions, Session, SessionOptions};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
@@ -97,12 +97,10 @@ fn ours_error(error: impl std::fmt::Display) -> BenchError {
 }
 
 fn options() -> SessionOptions {
-    SessionOptions {
+    SessionOptions::default()
         // The era every front speaks.
-        era: EraPreference::Legacy,
-        stack: LayerStack::empty().retry(RetryPolicy::default()),
-        ..SessionOptions::default()
-    }
+        .era(EraPreference::Legacy)
+        .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
 /// A front running in a process of its own (HTTP), killed when dropped.
@@ -306,7 +304,10 @@ fn tool(front: Front) -> String {
 
 async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
     let result = session
-        .call_tool(CallToolParams::new(name, json!({"path": "/"}).as_object().cloned()))
+        .call_tool(
+            CallToolParams::new(name, json!({"path": "/"}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .map_err(ours_error)?;
     if result.content.first().and_then(|block| block.as_text()) == Some("done") {
@@ -322,11 +323,7 @@ async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
 async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
-        let listed = session
-            .list_all(ListKind::Tools)
-            .await
-            .map_err(ours_error)?
-            .len();
+        let listed = session.list_tools().await.map_err(ours_error)?.len();
         if listed >= expected {
             return Ok(listed);
         }

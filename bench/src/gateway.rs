@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, RequestOptions, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
@@ -70,12 +70,10 @@ pub struct GatewayResult {
 }
 
 fn options() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
+    SessionOptions::default()
+        .era(EraPreference::Legacy)
         // The client's own policy is not what is measured.
-        stack: LayerStack::empty().retry(RetryPolicy::default()),
-        ..SessionOptions::default()
-    }
+        .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
 fn ours_error(error: impl std::fmt::Display) -> BenchError {
@@ -144,7 +142,10 @@ pub async fn latency(case: GatewayCase) -> Result<GatewayResult, BenchError> {
         let name = name.clone();
         async move {
             let result = session
-                .call_tool(CallToolParams::new(name, json!({"path": "/"}).as_object().cloned()))
+                .call_tool(
+                    CallToolParams::new(name, json!({"path": "/"}).as_object().cloned()),
+                    RequestOptions::default(),
+                )
                 .await
                 .map_err(ours_error)?;
             if result.content.first().and_then(|block| block.as_text()) == Some("done") {
@@ -183,11 +184,7 @@ pub async fn memory(case: GatewayCase) -> Result<GatewayResult, BenchError> {
     let expected = case.servers * case.tools;
     let deadline = Instant::now() + Duration::from_secs(120);
     let listed = loop {
-        let listed = session
-            .list_all(ListKind::Tools)
-            .await
-            .map_err(ours_error)?
-            .len();
+        let listed = session.list_tools().await.map_err(ours_error)?.len();
         if listed >= expected || Instant::now() > deadline {
             break listed;
         }

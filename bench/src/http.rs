@@ -195,20 +195,18 @@ async fn ours(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     )
     .await
     .map_err(|e| ours_error(e.to_string()))?;
-    let options = SessionOptions {
-        era: EraPreference::Legacy,
+    let options = SessionOptions::default()
+        .era(EraPreference::Legacy)
         // The bench measures the client, not a policy: no rate limit (its
         // default of 10 requests per second would be the whole result).
         // Retry stays on, as a host has it.
-        stack: LayerStack::empty().retry(RetryPolicy::default()),
-        ..SessionOptions::default()
-    };
+        .stack(LayerStack::empty().retry(RetryPolicy::default()));
     let session = Session::connect("bench", transport, options)
         .await
         .map_err(|e| ours_error(e.to_string()))?;
     let latencies = timed(case, || async {
         session
-            .list(ListKind::Tools, None)
+            .list_page(ListKind::Tools, None)
             .await
             .map(|page| page.items.len())
             .map_err(|e| ours_error(e.to_string()))

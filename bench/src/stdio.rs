@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use rmcp::model::{ClientRequest, PingRequest};
 use rmcp::service::RunningService;
@@ -215,12 +215,11 @@ impl Handle {
             (Handle::Ours(session), Method::Ping) => {
                 return session.ping().await.map_err(ours_error);
             }
-            (Handle::Ours(session), Method::Tools) => session
-                .list(ListKind::Tools, None)
-                .await
-                .map_err(ours_error)?
-                .items
-                .len(),
+            // The typed list, as a caller meets it: its tools are decoded
+            // only when read (rmcp's are decoded as they arrive).
+            (Handle::Ours(session), Method::Tools) => {
+                session.list_tools().await.map_err(ours_error)?.len()
+            }
             (Handle::Rmcp(peer), Method::Ping) => {
                 return peer
                     .send_request(ClientRequest::PingRequest(PingRequest::default()))
@@ -286,14 +285,12 @@ fn share(total: usize, worker: usize) -> usize {
 }
 
 fn legacy_options() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
+    SessionOptions::default()
+        .era(EraPreference::Legacy)
         // The bench measures the client, not a policy: no rate limit (its
         // default of 10 requests per second would be the whole result).
         // Retry stays on, as a host has it.
-        stack: LayerStack::empty().retry(RetryPolicy::default()),
-        ..SessionOptions::default()
-    }
+        .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
 fn ours_error(error: impl std::fmt::Display) -> BenchError {

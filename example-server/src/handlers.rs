@@ -9,14 +9,15 @@ use mcpdisco_protocol::methods::{
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
     CacheScope, CallToolParams, CallToolResult, DiscoverResult, EmptyResult, GetPromptParams,
-    GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListResult, ListToolsResult, MetaParams,
-    PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
-    ServerCapabilities, Tool,
+    GetPromptResult, InitializeParams, InitializeResult, ItemList, ListChangedCapability,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
+    ListToolsResult, MetaParams, PaginatedParams, ReadResourceParams, ReadResourceResult,
+    ResourcesCapability, ServerCapabilities, Tool,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
+use serde::Serialize;
 
 use crate::catalog;
 use crate::conformance;
@@ -111,9 +112,11 @@ pub(crate) fn page<L>(
 ) -> Result<L, ErrorObject>
 where
     L: ListResult,
-    L::Item: Clone,
+    L::Item: Clone + Serialize,
 {
-    let page: L = server::list_page(items, params.cursor.as_deref(), context.options.page_size)?;
+    let items = ItemList::encode(items.iter().cloned())
+        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+    let page: L = server::list_page(&items, params.cursor.as_deref(), context.options.page_size)?;
     Ok(page.cached(TTL_MS, CacheScope::Public))
 }
 

@@ -19,11 +19,11 @@ use crate::stdio::serve_transport;
 /// The axum router of the MCP endpoint, for embedding in another app; its
 /// connections are served on the current tokio runtime.
 pub fn router(server: Server) -> Router {
-    let (router, mut connections) = HttpServer::routes(HttpServerOptions {
-        name: "mcp-example-server".into(),
-        param_headers: Some(param_headers(&handlers::tools(server.options()))),
-        ..HttpServerOptions::default()
-    });
+    let (router, mut connections) = HttpServer::routes(
+        HttpServerOptions::default()
+            .name("mcp-example-server")
+            .param_headers(param_headers(&handlers::tools(server.options()))),
+    );
     tokio::spawn(async move {
         while let Some(connection) = connections.accept().await {
             tokio::spawn(serve_transport(server.clone(), connection));

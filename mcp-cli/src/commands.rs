@@ -11,7 +11,7 @@ use mcpdisco::config::ServerConfig;
 use mcpdisco::doctor::DoctorOptions;
 use mcpdisco_client::policy::{RateLimit, RetryPolicy};
 use mcpdisco_client::protocol::types::CallToolParams;
-use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionOptions};
 use mcpdisco_client::telemetry::{SpanScope, Telemetry};
 use mcpdisco_client::transport::secret::Masker;
 use mcpdisco_client::transport::trace::{JsonLinesTrace, Tracer};
@@ -348,17 +348,15 @@ pub(crate) fn session_options(
         options.stack = options.stack.telemetry(telemetry.clone());
     }
     // The policies are the client's defaults, but for what the flags say.
-    options
-        .stack
-        .set_retry((global.retries > 0).then(|| RetryPolicy {
-            max_retries: global.retries,
-            ..RetryPolicy::default()
-        }));
-    let defaults = RateLimit::default();
-    options.stack.set_rate_limit(Some(RateLimit {
-        requests_per_second: global.rate_limit.unwrap_or(defaults.requests_per_second),
-        burst: global.burst,
-    }));
+    options.stack.set_retry(
+        (global.retries > 0).then(|| RetryPolicy::default().max_retries(global.retries)),
+    );
+    options.stack.set_rate_limit(Some(RateLimit::new(
+        global
+            .rate_limit
+            .unwrap_or(RateLimit::default().requests_per_second),
+        global.burst,
+    )));
     if let Some(path) = &global.trace {
         let sink = JsonLinesTrace::create(path).map_err(|source| UsageError::Trace {
             path: path.clone(),
@@ -431,7 +429,10 @@ async fn call(
         Err(code) => return code,
     };
     let result = span
-        .run(session.call_tool(CallToolParams::new(tool, Some(arguments))))
+        .run(session.call_tool(
+            CallToolParams::new(tool, Some(arguments)),
+            RequestOptions::default(),
+        ))
         .await;
     let _ = session.close().await;
     drop(span);

@@ -59,7 +59,7 @@ pub fn tool_names(current: &OsStr) -> Vec<CompletionCandidate> {
         let Some(entry) = cache.get(&Fingerprint::of(server, &options)) else {
             continue;
         };
-        for tool in &entry.report.tools {
+        for tool in entry.report.tools.raw() {
             if let Some(name) = ToolView::of(tool).name()
                 && name.starts_with(typed.as_ref())
                 && !names.contains(&name.to_string())

@@ -11,7 +11,7 @@ use mcpdisco::connect::{ConnectOptions, connect};
 use mcpdisco_client::auth::{
     AuthContext, AuthStatus, LoopbackBrowser, TokenStore, canonical_resource,
 };
-use mcpdisco_client::session::{ListKind, SessionOptions};
+use mcpdisco_client::session::SessionOptions;
 use mcpdisco_client::transport::secret::redact_url;
 use serde_json::json;
 
@@ -74,7 +74,7 @@ pub async fn login(
     };
     // Listing may ask for more scope (a step-up) on some servers.
     let listed = if session.capabilities().tools.is_some() {
-        session.list_all(ListKind::Tools).await.map(|_| ())
+        session.list_tools().await.map(drop)
     } else {
         Ok(())
     };

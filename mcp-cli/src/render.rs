@@ -459,7 +459,7 @@ mod tests {
         let mut ready = ServerReport::empty("notes", ServerStatus::Ready);
         ready.tools = vec![
             json!({"name": "add", "description": "Adds.\nMore.", "inputSchema": {"properties": {"a": {"type": "number"}}, "required": ["a"]}}).into(),
-        ];
+        ].into();
         ready.server_info = Some(mcpdisco::protocol::types::Implementation::new(
             "example", "1.0",
         ));
@@ -504,7 +504,8 @@ mod tests {
         ready.tools = vec![
             json!({"name": "a\nb", "description": "tab\there \u{1b}[2Jcleared"}).into(),
             json!({"name": "plain"}).into(),
-        ];
+        ]
+        .into();
         let report = DiscoveryReport {
             servers: vec![ready],
         };

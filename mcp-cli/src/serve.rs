@@ -171,10 +171,7 @@ pub async fn serve(
                 );
             }
             let http = HttpEndpointsOptions::default()
-                .server(HttpServerOptions {
-                    name: "mcp-cli serve".into(),
-                    ..HttpServerOptions::default()
-                })
+                .server(HttpServerOptions::default().name("mcp-cli serve"))
                 .access(access)
                 .public_url(options.public_url);
             let served = http_endpoints::serve(&gateway, listener, http, stop).await;

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use mcpdisco::config::ServerConfig;
-use mcpdisco::skills::{LoadedSkill, SkillError, find_skill, list_skills, load_skill};
+use mcpdisco::skills::{LoadedSkill, SkillError, find_skill, load_skill};
 use mcpdisco_client::session::Session;
 
 use crate::commands::{Opened, open};
@@ -49,7 +49,8 @@ pub async fn load(context: &Context<'_>, server: &ServerConfig, name: &str) -> E
 }
 
 async fn find_and_load(session: &Session, name: &str) -> Result<LoadedSkill, SkillError> {
-    let skills = list_skills(session).await?;
+    // A malformed entry cannot be loaded: it is left out of the search.
+    let skills = session.list_skills().await?.into_valid();
     let entry = find_skill(session.name(), &skills, name)?;
     load_skill(session, &entry).await
 }

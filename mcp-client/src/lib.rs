@@ -1,12 +1,10 @@
 //! An MCP client for both protocol eras, over any
 //! [`Transport`](mcpdisco_transport::Transport).
 //!
-//! Start a server over stdio, list its tools, print them:
+//! Start a server, list its tools, print them:
 //!
 //! ```
-//! use mcpdisco_client::protocol::types::Tool;
-//! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
-//! use mcpdisco_client::transport::stdio::{StdioConfig, StdioTransport};
+//! use mcpdisco_client::Client;
 //!
 //! # /// The workspace's example server: the one the test command built
 //! # /// (`MCP_EXAMPLE_SERVER`), else built by cargo when missing or stale;
@@ -35,22 +33,43 @@
 //! #             String::from_utf8_lossy(&built.stderr)).into()),
 //! #     }
 //! # }
-//! # #[tokio::main]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let Some(example_server) = example_server().await? else { return Ok(()) };
-//! let config = StdioConfig::new("example", "mcp-example-server").args(["stdio"]);
-//! # let config = StdioConfig::new("example", example_server).args(["stdio"]);
-//! let transport = StdioTransport::spawn(config)?;
-//! let session = Session::connect("example", transport, SessionOptions::default()).await?;
-//! for tool in session.list_all(ListKind::Tools).await? {
-//!     let tool: Tool = tool.decode()?;
-//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! # #[cfg(not(feature = "stdio"))]
+//! # fn main() {}
+//! # #[cfg(feature = "stdio")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # // Found (or built) on a runtime of this thread alone, then put on PATH
+//! # // while no other thread exists, so changing the environment races
+//! # // nothing: found by its name, as an installed server is.
+//! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! # let Some(example_server) = runtime.block_on(example_server())? else { return Ok(()) };
+//! # drop(runtime);
+//! # let dir = std::path::Path::new(&example_server).parent().ok_or("no directory")?;
+//! # let path = std::env::var_os("PATH").unwrap_or_default();
+//! # let path = std::env::join_paths(std::iter::once(dir.to_path_buf())
+//! #     .chain(std::env::split_paths(&path)))?;
+//! # unsafe { std::env::set_var("PATH", path) };
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! let session = Client::stdio("mcp-example-server").args(["stdio"]).connect().await?;
+//! let tools = session.list_tools().await?;
+//! for tool in &tools {
+//!     println!("{}", tool?.name);
 //! }
-//! session.close().await?;
-//! # Ok(())
+//! # session.close().await?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })
 //! # }
 //! ```
 //!
+//! Each tool is a [`Tool`](protocol::types::Tool), decoded when first read;
+//! one the server sent malformed is a
+//! [`MalformedItem`](protocol::types::MalformedItem) naming it and why (the
+//! `?` above stops there; `tools.valid()` skips it). [`Client`] starts a
+//! program ([`Client::stdio`]), reaches an HTTP endpoint ([`Client::http`])
+//! or takes any transport ([`Client::transport`]), with the session's
+//! settings on the way; [`Session::close`](session::Session::close) stops
+//! and reaps the server (dropping the session kills it).
+//!
+//! * [`client`]: [`Client`], a connected session in one expression.
 //! * [`session`]: the session. [`Session::connect`](session::Session::connect)
 //!   detects the era (the modern `server/discover`, else the legacy
 //!   `initialize` handshake) and offers typed requests in the
@@ -92,6 +111,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod auth;
+pub mod client;
 pub mod error;
 pub mod notification;
 pub mod policy;
@@ -99,6 +119,8 @@ pub mod request;
 pub mod session;
 #[cfg(feature = "otel")]
 pub mod telemetry;
+
+pub use client::Client;
 
 /// The protocol types this crate speaks ([`mcpdisco_protocol`]).
 pub use mcpdisco_protocol as protocol;

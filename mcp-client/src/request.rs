@@ -187,8 +187,21 @@ pub(crate) trait SessionFacts: Send + Sync {
     fn http_session_id(&self) -> Option<String>;
 }
 
-/// Options for one request.
+/// Options for one request: [`RequestOptions::new()`] (the session's
+/// defaults), then a setter per field:
+///
+/// ```
+/// use std::time::Duration;
+/// use mcpdisco_client::request::RequestOptions;
+///
+/// let options = RequestOptions::new().timeout(Duration::from_secs(5));
+/// assert_eq!(options.timeout, Some(Duration::from_secs(5)));
+/// ```
+///
+/// New fields may be added, so the struct cannot be built as a literal
+/// outside this crate.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct RequestOptions {
     /// Overrides the session's request timeout.
     pub timeout: Option<Duration>,
@@ -246,20 +259,60 @@ impl SentId {
 }
 
 impl RequestOptions {
-    /// Options with this timeout.
-    pub fn with_timeout(timeout: Duration) -> Self {
-        Self {
-            timeout: Some(timeout),
-            ..Self::default()
-        }
+    /// The session's defaults: its timeout, no progress, no deadline of its own.
+    pub fn new() -> Self {
+        Self::default()
     }
 
-    /// Options that report progress to `sender` and let it extend the timeout.
-    pub fn with_progress(sender: mpsc::UnboundedSender<Progress>) -> Self {
-        Self {
-            progress: Some(sender),
-            progress_extends_timeout: true,
-            ..Self::default()
-        }
+    /// Sets [`timeout`](Self::timeout): this request's, instead of the session's.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets [`progress`](Self::progress): `notifications/progress` of this
+    /// request go to `sender`, and each restarts the timeout (up to the
+    /// session's hard maximum; see
+    /// [`progress_extends_timeout`](Self::progress_extends_timeout)).
+    pub fn progress(mut self, sender: mpsc::UnboundedSender<Progress>) -> Self {
+        self.progress = Some(sender);
+        self.progress_extends_timeout = true;
+        self
+    }
+
+    /// Sets [`progress_extends_timeout`](Self::progress_extends_timeout).
+    pub fn progress_extends_timeout(mut self, extends: bool) -> Self {
+        self.progress_extends_timeout = extends;
+        self
+    }
+
+    /// Sets [`deadline`](Self::deadline): no retry of this request starts past it.
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Sets [`sent_id`](Self::sent_id): where the JSON-RPC id it is sent with is written.
+    pub fn sent_id(mut self, sent_id: SentId) -> Self {
+        self.sent_id = Some(sent_id);
+        self
+    }
+
+    /// Sets [`meta`](Self::meta): `_meta` entries that win over the session's.
+    pub fn meta(mut self, meta: serde_json::Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// Sets [`relay_input_required`](Self::relay_input_required).
+    pub fn relay_input_required(mut self, relay: bool) -> Self {
+        self.relay_input_required = relay;
+        self
+    }
+
+    /// Sets [`input_retry`](Self::input_retry): the answers to an earlier round.
+    pub fn input_retry(mut self, retry: InputRetry) -> Self {
+        self.input_retry = Some(retry);
+        self
     }
 }

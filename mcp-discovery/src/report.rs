@@ -3,15 +3,23 @@
 //! stores them, the catalog and the hub read them.
 //!
 //! The JSON form (serde, camelCase) is what `mcp-cli discover --json` prints.
-//! Items (tools, resources, templates, prompts, skills) are kept exactly as the
-//! server sent them, as [`RawJson`]: cloning a report copies no item, and
-//! writing one (to the cache, to `--json` output) writes each item's text as is.
+//! Items (tools, resources, templates, prompts, skills) are typed lists
+//! ([`ItemList`]) that keep each item exactly as the server sent it:
+//! `report.tools.valid()` reads them as [`Tool`]s, each decoded when first
+//! read; [`ServerReport::items`] gives any list's items as sent, for a
+//! borrowed view ([`ToolView`](mcpdisco_protocol::ToolView) and the
+//! others) that reads a name without decoding. Cloning a report copies no
+//! item, and writing one (to the cache, to `--json` output) writes each
+//! item's text as is.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcpdisco_protocol::RawJson;
-use mcpdisco_protocol::types::{Implementation, ServerCapabilities};
+use mcpdisco_protocol::types::{
+    Implementation, ItemList, Prompt, Resource, ResourceTemplate, ServerCapabilities, SkillEntry,
+    Tool,
+};
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::secret::Masker;
 use serde::{Deserialize, Serialize};
@@ -101,22 +109,22 @@ pub struct ServerReport {
     /// The server's instructions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// `tools/list`, every page, as sent.
+    /// `tools/list`, every page, kept as sent.
     #[serde(default)]
-    pub tools: Vec<RawJson>,
-    /// `resources/list`, every page, as sent.
+    pub tools: ItemList<Tool>,
+    /// `resources/list`, every page, kept as sent.
     #[serde(default)]
-    pub resources: Vec<RawJson>,
-    /// `resources/templates/list`, every page, as sent.
+    pub resources: ItemList<Resource>,
+    /// `resources/templates/list`, every page, kept as sent.
     #[serde(default)]
-    pub resource_templates: Vec<RawJson>,
-    /// `prompts/list`, every page, as sent.
+    pub resource_templates: ItemList<ResourceTemplate>,
+    /// `prompts/list`, every page, kept as sent.
     #[serde(default)]
-    pub prompts: Vec<RawJson>,
+    pub prompts: ItemList<Prompt>,
     /// `skills/list` (extension `io.modelcontextprotocol/skills`), every
-    /// page, as sent; absent from the JSON when empty.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skills: Vec<RawJson>,
+    /// page, kept as sent; absent from the JSON when empty.
+    #[serde(default, skip_serializing_if = "ItemList::is_empty")]
+    pub skills: ItemList<SkillEntry>,
     /// Lists that failed without failing the server (a -32601, say), by method.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub list_errors: BTreeMap<String, Failure>,
@@ -155,11 +163,11 @@ impl ServerReport {
             server_info: None,
             capabilities: None,
             instructions: None,
-            tools: Vec::new(),
-            resources: Vec::new(),
-            resource_templates: Vec::new(),
-            prompts: Vec::new(),
-            skills: Vec::new(),
+            tools: ItemList::new(),
+            resources: ItemList::new(),
+            resource_templates: ItemList::new(),
+            prompts: ItemList::new(),
+            skills: ItemList::new(),
             list_errors: BTreeMap::new(),
             from_cache: false,
             stale: false,
@@ -185,25 +193,26 @@ impl ServerReport {
         report
     }
 
-    /// The items of one list.
+    /// The items of one list, exactly as sent (for a view, or to pass
+    /// them on); the typed lists are the fields.
     pub fn items(&self, kind: ListKind) -> &[RawJson] {
         match kind {
-            ListKind::Tools => &self.tools,
-            ListKind::Resources => &self.resources,
-            ListKind::ResourceTemplates => &self.resource_templates,
-            ListKind::Prompts => &self.prompts,
-            ListKind::Skills => &self.skills,
+            ListKind::Tools => self.tools.raw(),
+            ListKind::Resources => self.resources.raw(),
+            ListKind::ResourceTemplates => self.resource_templates.raw(),
+            ListKind::Prompts => self.prompts.raw(),
+            ListKind::Skills => self.skills.raw(),
         }
     }
 
-    /// The items of one list, to fill in.
-    pub(crate) fn items_mut(&mut self, kind: ListKind) -> &mut Vec<RawJson> {
+    /// Replaces the items of one list with `items`, as sent.
+    pub fn set_items(&mut self, kind: ListKind, items: Vec<RawJson>) {
         match kind {
-            ListKind::Tools => &mut self.tools,
-            ListKind::Resources => &mut self.resources,
-            ListKind::ResourceTemplates => &mut self.resource_templates,
-            ListKind::Prompts => &mut self.prompts,
-            ListKind::Skills => &mut self.skills,
+            ListKind::Tools => self.tools = ItemList::from_raw(items),
+            ListKind::Resources => self.resources = ItemList::from_raw(items),
+            ListKind::ResourceTemplates => self.resource_templates = ItemList::from_raw(items),
+            ListKind::Prompts => self.prompts = ItemList::from_raw(items),
+            ListKind::Skills => self.skills = ItemList::from_raw(items),
         }
     }
 
@@ -217,9 +226,16 @@ impl ServerReport {
         }
     }
 
-    /// Keeps the items of one list for which `keep` says so.
+    /// Keeps the items of one list for which `keep` (given each item as
+    /// sent) says so.
     pub fn items_retain(&mut self, kind: ListKind, keep: impl FnMut(&RawJson) -> bool) {
-        self.items_mut(kind).retain(keep);
+        match kind {
+            ListKind::Tools => self.tools.retain_raw(keep),
+            ListKind::Resources => self.resources.retain_raw(keep),
+            ListKind::ResourceTemplates => self.resource_templates.retain_raw(keep),
+            ListKind::Prompts => self.prompts.retain_raw(keep),
+            ListKind::Skills => self.skills.retain_raw(keep),
+        }
     }
 
     /// This (good) report, kept after `failure`: the last good catalog,
@@ -314,7 +330,8 @@ mod tests {
         report.server_info =
             Some(serde_json::from_value(json!({"name": "mcp-time", "version": "1"})).unwrap());
         report.capabilities = Some(serde_json::from_value(json!({"tools": {}})).unwrap());
-        report.tools = vec![json!({"name": "get_current_time", "x-extra": [1, 2]}).into()];
+        let tool = r#"{"name": "get_current_time","inputSchema":{}, "x-extra": [1, 2]}"#;
+        report.tools = ItemList::from_raw(vec![RawJson::parse(tool).unwrap()]);
         report.duration_ms = 12;
         let value = serde_json::to_value(&report).unwrap();
         assert_eq!(value["status"], "ready");
@@ -326,8 +343,15 @@ mod tests {
         assert_eq!(value["fromCache"], false);
         assert_eq!(value["durationMs"], 12);
         assert!(value.get("error").is_none());
-        let back: ServerReport = serde_json::from_value(value).unwrap();
+        let back: ServerReport = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), value);
+        // Written and read as text (the cache, `--json`): each item byte for byte.
+        let text = serde_json::to_string(&report).unwrap();
+        assert!(text.contains(&format!(r#""tools":[{tool}]"#)), "{text}");
+        let back: ServerReport = serde_json::from_str(&text).unwrap();
         assert_eq!(back, report);
+        assert_eq!(back.tools.raw()[0].as_str(), tool);
+        assert_eq!(back.tools.get(0).unwrap().unwrap().name, "get_current_time");
     }
 
     #[test]

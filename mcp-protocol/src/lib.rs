@@ -6,7 +6,10 @@
 //!
 //! Results, list items and JSON Schemas are kept as [`RawJson`]: the text the
 //! peer sent, decoded only when asked (see [`raw`]). A decoded JSON Schema
-//! is read keyword by keyword through [`schema::Schema`].
+//! is read keyword by keyword through [`schema::Schema`]. A list of items
+//! ([`types::ItemList`]: the tools of `tools/list`, say) reads each item as
+//! its type when first asked, at most once, and reports a malformed one as
+//! a [`types::MalformedItem`] without losing the others.
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]

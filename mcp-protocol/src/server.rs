@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ErrorObject};
 use crate::meta::{PROTOCOL_VERSION_KEY, ResultType, SERVER_INFO_KEY};
-use crate::types::{Implementation, ListItem, ListResult};
+use crate::types::{Implementation, ItemList, ListResult};
 use crate::version::{Era, ProtocolVersion};
 
 /// The era a request is in: modern when its `_meta` names a modern version
@@ -102,19 +102,15 @@ pub fn page(
     Ok((start..end, next))
 }
 
-/// The page at `cursor` of `items` as a list result (see [`page`]).
-pub fn list_page<L, I>(
-    items: &[I],
+/// The page at `cursor` of `items` as a list result (see [`page`]): the
+/// page shares the items' text, and writes it as it is.
+pub fn list_page<L: ListResult>(
+    items: &ItemList<L::Item>,
     cursor: Option<&str>,
     page_size: Option<usize>,
-) -> Result<L, ErrorObject>
-where
-    L: ListResult,
-    I: Clone + Into<ListItem<L::Item>>,
-{
+) -> Result<L, ErrorObject> {
     let (range, next) = page(items.len(), cursor, page_size)?;
-    let page = items[range].iter().cloned().map(Into::into).collect();
-    Ok(L::page(page, next))
+    Ok(L::page(items.slice(range), next))
 }
 
 #[cfg(test)]
@@ -150,8 +146,8 @@ mod tests {
         let (range, next) = page(5, Some("offset-4"), Some(2)).unwrap();
         assert_eq!((range, next), (4..5, None));
         assert!(page(5, Some("offset-9"), None).is_err());
-        let tools: ListToolsResult =
-            list_page(&["a", "b", "c"].map(tool), Some("offset-1"), Some(1)).unwrap();
+        let tools = ItemList::encode(["a", "b", "c"].map(tool)).unwrap();
+        let tools: ListToolsResult = list_page(&tools, Some("offset-1"), Some(1)).unwrap();
         let names: Vec<&str> = tools.tools.valid().map(|t| t.name.as_str()).collect();
         assert_eq!(
             (names, tools.next_cursor.as_deref()),

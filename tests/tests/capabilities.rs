@@ -80,19 +80,9 @@ fn gateway_tools(setup: &Setup) -> Vec<String> {
             mcpdisco::connect::connect(&server, &mcpdisco::connect::ConnectOptions::default())
                 .await
                 .unwrap();
-        let tools = session
-            .list_all(mcpdisco_client::session::ListKind::Tools)
-            .await
-            .unwrap();
+        let tools = session.list_tools().await.unwrap();
         session.close().await.unwrap();
-        let mut names: Vec<String> = tools
-            .iter()
-            .filter_map(|t| {
-                mcpdisco::protocol::raw::ToolView::of(t)
-                    .name()
-                    .map(|n| n.into_owned())
-            })
-            .collect();
+        let mut names: Vec<String> = tools.valid().map(|t| t.name.clone()).collect();
         names.sort();
         names
     })

@@ -62,10 +62,7 @@ async fn broken_servers_fail_with_their_cause_and_do_not_hold_back_the_others() 
     assert_eq!(good.status, ServerStatus::Ready);
     assert_eq!(good.era, Some(Era::Legacy));
     assert_eq!(good.tools.len(), 3);
-    assert_eq!(
-        good.tools[0].member::<String>("name").unwrap().as_deref(),
-        Some("echo")
-    );
+    assert_eq!(good.tools.get(0).unwrap().unwrap().name, "echo");
     assert!(
         good.duration_ms < deadline.as_millis() as u64,
         "a hanging neighbour delayed a good server: {} ms",
@@ -375,15 +372,9 @@ async fn a_hundred_pages_under_the_default_policy_never_wait_for_the_rate_limit(
     )
     .await
     .unwrap();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1000);
-    assert_eq!(
-        tools[999].member::<String>("name").unwrap().as_deref(),
-        Some("tool_0999")
-    );
+    assert_eq!(tools.get(999).unwrap().unwrap().name, "tool_0999");
     assert_eq!(session.rate_limit_waits(), 0, "a page waited for a token");
     // Operations still take tokens: forty in a row outrun the bucket
     // (a burst of 20, refilled at 10 per second).

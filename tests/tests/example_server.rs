@@ -3,18 +3,22 @@
 
 use mcp_example_server::{Server, ServerOptions, serve_http};
 use mcp_tests::tools::workspace_bin;
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
-use mcpdisco_protocol::types::{CallToolParams, GetPromptParams, ReadResourceParams};
+use mcpdisco_client::Client;
+use mcpdisco_client::session::{EraPreference, ListKind, RequestOptions, Session, SessionOptions};
+use mcpdisco_protocol::types::{
+    CallToolParams, GetPromptParams, MalformedItem, ReadResourceParams,
+};
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::json;
 
-fn names(items: &[mcpdisco_protocol::RawJson], key: &str) -> Vec<String> {
-    items
-        .iter()
-        .map(|item| item.member::<String>(key).unwrap().unwrap())
-        .collect()
+/// The names (or URIs) of the items of a typed list, every item well-formed.
+fn names<'a, T: 'a>(
+    items: impl Iterator<Item = Result<&'a T, MalformedItem>>,
+    name: impl Fn(&T) -> &str,
+) -> Vec<String> {
+    items.map(|item| name(item.unwrap()).to_owned()).collect()
 }
 
 async fn stdio(args: &[&str]) -> Session {
@@ -37,21 +41,27 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     assert_eq!(modern.era(), Era::Modern);
     assert_eq!(modern.protocol_version(), ProtocolVersion::V2026_07_28);
     assert_eq!(modern.server_info().name, "mcp-example-server");
-    let first = modern.list(ListKind::Tools, None).await.unwrap();
+    let first = modern.list_page(ListKind::Tools, None).await.unwrap();
     assert_eq!(first.items.len(), 2);
     assert_eq!(first.next_cursor.as_deref(), Some("offset-2"));
-    let tools = modern.list_all(ListKind::Tools).await.unwrap();
-    assert_eq!(names(&tools, "name"), ["add", "echo", "word_count", "fail"]);
+    let tools = modern.list_tools().await.unwrap();
+    assert_eq!(
+        names(tools.iter(), |t| &t.name),
+        ["add", "echo", "word_count", "fail"]
+    );
     let sum = modern
-        .call_tool(CallToolParams::new(
-            "add",
-            json!({"a": 2, "b": 3}).as_object().cloned(),
-        ))
+        .call_tool(
+            CallToolParams::new("add", json!({"a": 2, "b": 3}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(sum.content[0].as_text(), Some("5"));
     let failed = modern
-        .call_tool(CallToolParams::new("fail", json!({}).as_object().cloned()))
+        .call_tool(
+            CallToolParams::new("fail", json!({}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert!(failed.is_error());
@@ -60,23 +70,86 @@ async fn over_stdio_both_eras_are_detected_and_pages_are_followed() {
     let legacy = stdio(&["--era", "legacy"]).await;
     assert_eq!(legacy.era(), Era::Legacy);
     assert_eq!(legacy.protocol_version(), ProtocolVersion::V2025_11_25);
-    let resources = legacy.list_all(ListKind::Resources).await.unwrap();
+    let resources = legacy.list_resources().await.unwrap();
     assert_eq!(
-        names(&resources, "uri"),
+        names(resources.iter(), |r| &r.uri),
         ["example://readme", "example://server-info"]
     );
-    let templates = legacy.list_all(ListKind::ResourceTemplates).await.unwrap();
+    let templates = legacy.list_resource_templates().await.unwrap();
     assert_eq!(
-        names(&templates, "uriTemplate"),
+        names(templates.iter(), |t| &t.uri_template),
         ["example://greeting/{name}"]
     );
     let greeting = legacy
-        .read_resource(ReadResourceParams::new("example://greeting/Ada"))
+        .read_resource(
+            ReadResourceParams::new("example://greeting/Ada"),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(greeting.contents[0].to_value()["text"], "Hello, Ada!");
     legacy.ping().await.unwrap();
     legacy.close().await.unwrap();
+}
+
+/// The text of the `echo` tool's answer to `text`.
+async fn echo(session: &Session, text: &str) -> String {
+    let echoed = session
+        .call_tool(
+            CallToolParams::new("echo", json!({"text": text}).as_object().cloned()),
+            RequestOptions::default(),
+        )
+        .await
+        .unwrap();
+    echoed.content[0].as_text().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_short_form_lists_typed_tools_and_masks_the_secrets_it_was_given() {
+    let binary = workspace_bin("mcp-example-server");
+    let session = Client::stdio(binary.to_string_lossy())
+        .args(["stdio"])
+        .env("EXAMPLE_TOKEN", "sk-example-0123456789")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(session.name(), "mcp-example-server");
+    let tools = session.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.valid().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["add", "echo", "word_count", "fail"]);
+    assert_eq!(tools.malformed().count(), 0);
+    assert_eq!(
+        echo(&session, "token sk-example-0123456789 here").await,
+        "token *** here"
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_short_form_reaches_an_http_endpoint_and_masks_its_headers() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve_http(
+        listener,
+        Server::new(ServerOptions::default()),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let session = Client::http(url)
+        .header("X-Api-Key", "hdr-secret-0123456789")
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(session.name(), "127.0.0.1");
+    assert_eq!(session.era(), Era::Modern);
+    let prompts = session.list_prompts().await.unwrap();
+    assert_eq!(names(prompts.iter(), |p| &p.name), ["greet", "summarize"]);
+    assert_eq!(echo(&session, "key hdr-secret-0123456789").await, "key ***");
+    session.close().await.unwrap();
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
 }
 
 #[tokio::test]
@@ -103,19 +176,19 @@ async fn over_streamable_http_in_both_eras() {
         )
         .await
         .unwrap();
-        let options = SessionOptions {
-            era,
-            ..SessionOptions::default()
-        };
+        let options = SessionOptions::default().era(era);
         let session = Session::connect("web", transport, options).await.unwrap();
         assert_eq!(session.era(), expected);
-        let prompts = session.list_all(ListKind::Prompts).await.unwrap();
-        assert_eq!(names(&prompts, "name"), ["greet", "summarize"]);
+        let prompts = session.list_prompts().await.unwrap();
+        assert_eq!(names(prompts.iter(), |p| &p.name), ["greet", "summarize"]);
         let prompt = session
-            .get_prompt(GetPromptParams::new(
-                "greet",
-                Some([("name".to_owned(), "Ada".to_owned())].into()),
-            ))
+            .get_prompt(
+                GetPromptParams::new(
+                    "greet",
+                    Some([("name".to_owned(), "Ada".to_owned())].into()),
+                ),
+                RequestOptions::default(),
+            )
             .await
             .unwrap();
         assert!(
@@ -126,10 +199,13 @@ async fn over_streamable_http_in_both_eras() {
                 .contains("Ada")
         );
         let words = session
-            .call_tool(CallToolParams::new(
-                "word_count",
-                json!({"text": "one two three"}).as_object().cloned(),
-            ))
+            .call_tool(
+                CallToolParams::new(
+                    "word_count",
+                    json!({"text": "one two three"}).as_object().cloned(),
+                ),
+                RequestOptions::default(),
+            )
             .await
             .unwrap();
         assert_eq!(words.structured_content.unwrap()["words"], 3);

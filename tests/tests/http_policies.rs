@@ -13,17 +13,14 @@ use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest, legacy_answer
 use mcpdisco::config::ServerConfig;
 use mcpdisco::connect::{ConnectOptions, connect};
 use mcpdisco::discovery::{DiscoveryOptions, ServerStatus, discover};
-use mcpdisco_client::session::{EraPreference, SessionError, SessionOptions};
+use mcpdisco_client::session::{EraPreference, RequestOptions, SessionError, SessionOptions};
 use mcpdisco_protocol::types::CallToolParams;
 use mcpdisco_transport::{Delivery, TransportError};
 use serde_json::json;
 
 /// Legacy only, so the probe does not muddle the counts.
 fn legacy() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
-        ..SessionOptions::default()
-    }
+    SessionOptions::default().era(EraPreference::Legacy)
 }
 
 fn server(url: &str) -> ServerConfig {
@@ -57,14 +54,7 @@ async fn a_rate_limit_with_retry_after_is_waited_out() {
         "Retry-After was not honoured"
     );
     assert_eq!(server.count("initialize"), 3);
-    assert_eq!(
-        session
-            .list_all(mcpdisco_client::session::ListKind::Tools)
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(session.list_tools().await.unwrap().len(), 1);
     session.close().await.unwrap();
 }
 
@@ -78,10 +68,7 @@ async fn a_passing_outage_is_retried() {
     })
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(server.count("tools/list"), 2);
     session.close().await.unwrap();
@@ -119,7 +106,10 @@ async fn a_tool_call_whose_connection_drops_after_sending_is_not_retried() {
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let error = session
-        .call_tool(CallToolParams::new("echo", json!({}).as_object().cloned()))
+        .call_tool(
+            CallToolParams::new("echo", json!({}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap_err();
     assert_eq!(server.count("tools/call"), 1, "the call was sent again");
@@ -194,10 +184,7 @@ async fn a_session_that_expires_under_concurrent_requests_is_initialized_again_o
     })
     .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
-    let lists = futures::future::join_all(
-        (0..4).map(|_| session.list_all(mcpdisco_client::session::ListKind::Tools)),
-    )
-    .await;
+    let lists = futures::future::join_all((0..4).map(|_| session.list_tools())).await;
     for list in lists {
         assert_eq!(list.unwrap().len(), 1);
     }
@@ -253,10 +240,7 @@ async fn a_broken_stream_that_cannot_be_resumed_is_reissued_when_idempotent() {
             .await;
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(server.count("tools/list"), 2);
     assert!(
@@ -275,7 +259,10 @@ async fn a_broken_stream_fails_a_tool_call_at_once_and_says_it_may_have_run() {
     let session = connect_to(&server.url, &legacy()).await.unwrap();
     let started = Instant::now();
     let error = session
-        .call_tool(CallToolParams::new("echo", json!({}).as_object().cloned()))
+        .call_tool(
+            CallToolParams::new("echo", json!({}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -380,16 +367,10 @@ async fn a_modern_stream_that_breaks_before_its_answer_is_reissued_when_idempote
         }
     })
     .await;
-    let options = SessionOptions {
-        era: EraPreference::Modern,
-        ..SessionOptions::default()
-    };
+    let options = SessionOptions::default().era(EraPreference::Modern);
     let session = connect_to(&server.url, &options).await.unwrap();
     let started = Instant::now();
-    let tools = session
-        .list_all(mcpdisco_client::session::ListKind::Tools)
-        .await
-        .unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
     assert_eq!(server.count("tools/list"), 2);
     assert!(started.elapsed() < Duration::from_secs(10));

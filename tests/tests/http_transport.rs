@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest};
-use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
 use mcpdisco_protocol::{Message, Request, RequestId};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
 use mcpdisco_transport::{Transport, TransportError};
@@ -137,10 +137,7 @@ async fn start() -> (String, Arc<Server>) {
 }
 
 fn legacy() -> SessionOptions {
-    SessionOptions {
-        era: EraPreference::Legacy,
-        ..SessionOptions::default()
-    }
+    SessionOptions::default().era(EraPreference::Legacy)
 }
 
 async fn connect(url: &str, client: &HttpClient) -> Session {
@@ -154,9 +151,9 @@ async fn connect(url: &str, client: &HttpClient) -> Session {
 async fn session_id_is_sent_and_an_expired_session_is_reinitialized_once() {
     let (url, server) = start().await;
     let session = connect(&url, &HttpClient::new().unwrap()).await;
-    assert_eq!(session.list_all(ListKind::Tools).await.unwrap().len(), 1);
+    assert_eq!(session.list_tools().await.unwrap().len(), 1);
     server.expire_next.store(true, Ordering::SeqCst);
-    assert_eq!(session.list_all(ListKind::Tools).await.unwrap().len(), 1);
+    assert_eq!(session.list_tools().await.unwrap().len(), 1);
     assert_eq!(server.sessions_started.load(Ordering::SeqCst), 2);
     let seen = server.seen();
     let posts: Vec<(&str, Option<&str>)> = seen

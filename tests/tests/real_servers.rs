@@ -7,7 +7,7 @@ use std::time::Duration;
 use mcp_tests::tools::{
     BackgroundServer as Server, FastMcpTransport, Tools, free_port, require_tools,
 };
-use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionOptions};
 use mcpdisco_protocol::types::CallToolParams;
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
@@ -25,9 +25,9 @@ async fn counts(session: &Session) -> [usize; 4] {
     let mut counts = [0; 4];
     for (slot, kind) in counts.iter_mut().zip(ListKind::ALL) {
         *slot = session
-            .list_all(kind)
+            .list_complete(kind)
             .await
-            .map(|items| items.len())
+            .map(|list| list.items.len())
             .unwrap_or(usize::MAX);
     }
     counts
@@ -60,10 +60,10 @@ async fn everything_over_stdio_is_legacy_with_13_tools() {
     assert!(session.instructions().is_some_and(|i| !i.is_empty()));
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool(CallToolParams::new(
-            "echo",
-            json!({"message": "hi"}).as_object().cloned(),
-        ))
+        .call_tool(
+            CallToolParams::new("echo", json!({"message": "hi"}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text().unwrap(), "Echo: hi");
@@ -81,10 +81,10 @@ async fn everything_over_streamable_http() {
     assert_eq!(session.protocol_version(), ProtocolVersion::V2025_11_25);
     assert_eq!(counts(&session).await, [13, 7, 2, 4]);
     let result = session
-        .call_tool(CallToolParams::new(
-            "echo",
-            json!({"message": "over http"}).as_object().cloned(),
-        ))
+        .call_tool(
+            CallToolParams::new("echo", json!({"message": "over http"}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(result.content[0].as_text().unwrap(), "Echo: over http");
@@ -112,10 +112,13 @@ async fn time_server_is_modern() {
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
     assert_eq!(counts(&session).await, [2, 0, 0, 0]);
     let result = session
-        .call_tool(CallToolParams::new(
-            "get_current_time",
-            json!({"timezone": "UTC"}).as_object().cloned(),
-        ))
+        .call_tool(
+            CallToolParams::new(
+                "get_current_time",
+                json!({"timezone": "UTC"}).as_object().cloned(),
+            ),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -130,10 +133,7 @@ async fn a_probe_that_times_out_on_a_slow_modern_server_still_connects() {
     let Some(tools) = tools() else { return };
     let transport =
         StdioTransport::spawn(tools.time_command().stdio_config("time-slow-probe")).unwrap();
-    let options = SessionOptions {
-        probe_timeout: Duration::from_millis(50),
-        ..SessionOptions::default()
-    };
+    let options = SessionOptions::default().probe_timeout(Duration::from_millis(50));
     let session = Session::connect("time-slow-probe", transport, options)
         .await
         .unwrap();
@@ -149,26 +149,20 @@ async fn fastmcp_paginated_lists_are_followed_to_the_end() {
         .with_env("PAGE_SIZE", "2")
         .with_env("EXTRA", "4");
     let session = stdio_session("fastmcp-paged", command).await;
-    let first = session.list(ListKind::Tools, None).await.unwrap();
+    let first = session.list_page(ListKind::Tools, None).await.unwrap();
     assert_eq!(first.items.len(), 2);
     assert_eq!(first.next_cursor.as_deref(), Some("eyJvIjogMn0="));
-    let all = session.list_all(ListKind::Tools).await.unwrap();
-    let names: Vec<_> = all
-        .iter()
-        .map(|t| t.member::<String>("name").unwrap().unwrap_or_default())
-        .collect();
+    let all = session.list_tools().await.unwrap();
+    let names: Vec<_> = all.iter().map(|t| t.unwrap().name.clone()).collect();
     assert_eq!(names.len(), 5, "{names:?}");
     assert!(names.contains(&"add".to_owned()));
-    assert_eq!(
-        session.list_all(ListKind::Resources).await.unwrap().len(),
-        5
-    );
-    assert_eq!(session.list_all(ListKind::Prompts).await.unwrap().len(), 5);
+    assert_eq!(session.list_resources().await.unwrap().valid().count(), 5);
+    assert_eq!(session.list_prompts().await.unwrap().valid().count(), 5);
     let sum = session
-        .call_tool(CallToolParams::new(
-            "add",
-            json!({"a": 2, "b": 3}).as_object().cloned(),
-        ))
+        .call_tool(
+            CallToolParams::new("add", json!({"a": 2, "b": 3}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 5);
@@ -194,10 +188,10 @@ async fn fastmcp_over_http_in_every_mode() {
         );
         assert_eq!(counts(&session).await[0], 1);
         let sum = session
-            .call_tool(CallToolParams::new(
-                "add",
-                json!({"a": 20, "b": 22}).as_object().cloned(),
-            ))
+            .call_tool(
+                CallToolParams::new("add", json!({"a": 20, "b": 22}).as_object().cloned()),
+                RequestOptions::default(),
+            )
             .await
             .unwrap();
         assert_eq!(sum.structured_content.as_ref().unwrap()["result"], 42);

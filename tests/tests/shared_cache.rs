@@ -131,7 +131,7 @@ fn an_unreachable_redis_falls_back_to_the_file_cache() {
 
 fn report(name: &str) -> ServerReport {
     let mut report = ServerReport::empty(name, ServerStatus::Ready);
-    report.tools = vec![json!({"name": "echo"}).into()];
+    report.tools = vec![json!({"name": "echo"}).into()].into();
     report
 }
 

@@ -2,9 +2,9 @@
 //! ([`server_key`]), and the two together as the scope its pins are filed
 //! under ([`PinScope`]).
 
+use hmac_sha256::Hash as Sha256;
 use serde::Serialize;
 use serde_json::Value;
-use hmac_sha256::Hash as Sha256;
 
 /// What identifies a server for its pins, as shown (secrets masked): its
 /// name, and how it is launched. Rotating an API key keeps the pins, while

@@ -10,11 +10,11 @@
 //! unless its server sent `null` for an optional member (decoding drops
 //! it): to verify what a server sent, pin and check its views.
 
+use hmac_sha256::Hash as Sha256;
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::raw::{JsonView, PromptView, ResourceView, SkillView, ToolView};
 use mcpdisco_protocol::types::{Prompt, Resource, ResourceTemplate, SkillEntry, Tool};
 use serde_json::{Map, Value};
-use hmac_sha256::Hash as Sha256;
 
 use super::{ItemKind, Pin};
 

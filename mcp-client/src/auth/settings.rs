@@ -27,8 +27,12 @@ pub enum Grant {
     Enterprise,
 }
 
-/// A server's `"auth"` configuration.
+/// A server's `"auth"` configuration: [`AuthSettings::default()`] (the
+/// authorization code grant, nothing pre-registered), then a setter per
+/// field. New fields may be added, so the struct cannot be built as a
+/// literal outside this crate.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct AuthSettings {
     /// A pre-registered client id.
     pub client_id: Option<String>,
@@ -65,6 +69,88 @@ pub struct AuthSettings {
 }
 
 impl AuthSettings {
+    /// Sets [`client_id`](Self::client_id): a pre-registered client.
+    pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets [`client_secret`](Self::client_secret).
+    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.client_secret = Some(SecretString::from(secret.into()));
+        self
+    }
+
+    /// Sets [`private_key`](Self::private_key) (PEM), for `private_key_jwt`.
+    pub fn private_key(mut self, pem: impl Into<String>) -> Self {
+        self.private_key = Some(SecretString::from(pem.into()));
+        self
+    }
+
+    /// Sets [`signing_algorithm`](Self::signing_algorithm) (`RS256`, `ES256`, …).
+    pub fn signing_algorithm(mut self, algorithm: impl Into<String>) -> Self {
+        self.signing_algorithm = Some(algorithm.into());
+        self
+    }
+
+    /// Sets [`scopes`](Self::scopes).
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets [`client_metadata_url`](Self::client_metadata_url).
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Sets [`grant`](Self::grant).
+    pub fn grant(mut self, grant: Grant) -> Self {
+        self.grant = grant;
+        self
+    }
+
+    /// Sets [`assertion`](Self::assertion): the JWT of the `JwtBearer` grant.
+    pub fn assertion(mut self, jwt: impl Into<String>) -> Self {
+        self.assertion = Some(SecretString::from(jwt.into()));
+        self
+    }
+
+    /// Sets [`assertion_file`](Self::assertion_file).
+    pub fn assertion_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.assertion_file = Some(path.into());
+        self
+    }
+
+    /// Sets [`idp_token_endpoint`](Self::idp_token_endpoint) (`Enterprise`).
+    pub fn idp_token_endpoint(mut self, url: impl Into<String>) -> Self {
+        self.idp_token_endpoint = Some(url.into());
+        self
+    }
+
+    /// Sets [`idp_id_token`](Self::idp_id_token) (`Enterprise`).
+    pub fn idp_id_token(mut self, token: impl Into<String>) -> Self {
+        self.idp_id_token = Some(SecretString::from(token.into()));
+        self
+    }
+
+    /// Sets [`idp_client_id`](Self::idp_client_id) (`Enterprise`).
+    pub fn idp_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.idp_client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets [`issuer`](Self::issuer): the authorization server the credentials belong to.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
     /// Whether the settings hold credentials of their own (beyond a public client id).
     pub fn has_credentials(&self) -> bool {
         self.client_secret.is_some()

@@ -28,7 +28,12 @@ use crate::request::{McpRequest, ResponseFuture};
 /// How fast operations may go to one server. An operation is a whole
 /// discovery, a `tools/call`, a `resources/read`, a `prompts/get` (any
 /// request but the handshake and the pages of a listing).
+///
+/// Made by [`RateLimit::new`] (or [`Default`]: 10 per second, bursts of
+/// 20); new fields may be added, so the struct cannot be built as a
+/// literal outside this crate.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct RateLimit {
     /// The sustained rate, in operations per second (the name is the
     /// config's `requestsPerSecond`).
@@ -47,6 +52,14 @@ impl Default for RateLimit {
 }
 
 impl RateLimit {
+    /// `requests_per_second` sustained, `burst` at once after a quiet spell.
+    pub fn new(requests_per_second: f64, burst: u32) -> Self {
+        Self {
+            requests_per_second,
+            burst,
+        }
+    }
+
     /// The time between two tokens: one over the rate, at most a day (the
     /// number may come from a config; a rate that is not a positive number
     /// is one per second).

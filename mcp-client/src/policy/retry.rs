@@ -33,8 +33,12 @@ use mcpdisco_transport::sync::Mutex;
 use crate::error::{ErrorKind, SessionError};
 use crate::request::{McpRequest, ResponseFuture};
 
-/// When and how often to try again.
+/// When and how often to try again: [`RetryPolicy::default()`] (3 retries,
+/// 1 s doubling up to 30 s, 10 % jitter), then a setter per field. New
+/// fields may be added, so the struct cannot be built as a literal outside
+/// this crate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// How many times a request is sent again at most.
     pub max_retries: usize,
@@ -61,6 +65,36 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// Sets [`max_retries`](Self::max_retries).
+    pub fn max_retries(mut self, retries: usize) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// Sets [`initial_delay`](Self::initial_delay).
+    pub fn initial_delay(mut self, delay: Duration) -> Self {
+        self.initial_delay = delay;
+        self
+    }
+
+    /// Sets [`max_delay`](Self::max_delay).
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.max_delay = delay;
+        self
+    }
+
+    /// Sets [`factor`](Self::factor): how much each delay grows.
+    pub fn factor(mut self, factor: f32) -> Self {
+        self.factor = factor;
+        self
+    }
+
+    /// Sets [`jitter`](Self::jitter) (0 to 1).
+    pub fn jitter(mut self, jitter: f32) -> Self {
+        self.jitter = jitter;
+        self
+    }
+
     /// The delays before each retry, jittered.
     pub fn delays(&self) -> impl Iterator<Item = Duration> + Send + use<> {
         let jitter = self.jitter.clamp(0.0, 1.0);

@@ -350,7 +350,7 @@ async fn discover(
         let mut request = encode::<Discover>(
             engine,
             &MetaParams::default(),
-            RequestOptions::with_timeout(timeout),
+            RequestOptions::new().timeout(timeout),
         )?;
         request.params = with_meta(request.params, &modern_meta(options, version));
         match path.send(options, request).await {
@@ -516,7 +516,7 @@ async fn initialize(
     let request = encode::<Initialize>(
         engine,
         &params,
-        RequestOptions::with_timeout(options.initialize_timeout),
+        RequestOptions::new().timeout(options.initialize_timeout),
     )?;
     let raw = path.send(options, request).await?;
     let result: InitializeResult = read_result::<Initialize>(engine, &raw)?;

@@ -7,13 +7,19 @@
 //!
 //! ```no_run
 //! # async fn demo(transport: mcpdisco_transport::memory::MemoryTransport) -> Result<(), mcpdisco_client::session::SessionError> {
-//! use mcpdisco_client::session::{ListKind, Session, SessionOptions};
+//! use mcpdisco_client::session::{Session, SessionOptions};
 //! let session = Session::connect("demo", transport, SessionOptions::default()).await?;
-//! let tools = session.list_all(ListKind::Tools).await?;
+//! let tools = session.list_tools().await?;
 //! println!("{} speaks {} and has {} tools", session.name(), session.protocol_version(), tools.len());
 //! session.close().await?;
 //! # Ok(()) }
 //! ```
+//!
+//! Lists come typed and whole: [`Session::list_tools`] and its siblings
+//! follow every page and return an [`ItemList`](mcpdisco_protocol::types::ItemList)
+//! of the protocol type, each item decoded when first read. For passing
+//! items on as they came, [`Session::list_page`] and
+//! [`Session::list_complete`] give the raw pages.
 
 mod engine;
 pub(crate) mod handler;
@@ -22,20 +28,18 @@ mod list;
 mod options;
 mod request_path;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
-    CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
-    ListSkills, ListTools, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
-    Unsubscribe,
+    CallTool, Complete, Discover, GetPrompt, Ping, ReadResource, SetLevel, Subscribe,
+    SubscriptionsListen, Unsubscribe,
 };
 use mcpdisco_protocol::types::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
-    GetPromptResult, Implementation, MetaParams, PaginatedParams, ReadResourceParams,
-    ReadResourceResult, ServerCapabilities, SetLevelParams, SubscribeParams, SubscriptionFilter,
+    GetPromptResult, Implementation, MetaParams, ReadResourceParams, ReadResourceResult,
+    ServerCapabilities, SetLevelParams, SubscribeParams, SubscriptionFilter,
     SubscriptionsListenParams,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
@@ -438,76 +442,11 @@ impl Session {
         .map(drop)
     }
 
-    /// One page of a list.
-    pub async fn list(
-        &self,
-        kind: ListKind,
-        cursor: Option<&str>,
-    ) -> Result<ListPage, SessionError> {
-        let params = PaginatedParams::after(cursor.map(str::to_owned));
-        let options = RequestOptions::default();
-        let result = match kind {
-            ListKind::Tools => self.send::<ListTools>(&params, options).await,
-            ListKind::Resources => self.send::<ListResources>(&params, options).await,
-            ListKind::ResourceTemplates => {
-                self.send::<ListResourceTemplates>(&params, options).await
-            }
-            ListKind::Prompts => self.send::<ListPrompts>(&params, options).await,
-            ListKind::Skills => self.send::<ListSkills>(&params, options).await,
-        }?;
-        ListPage::from_result(kind, &result).ok_or_else(|| {
-            self.violation(
-                kind.method(),
-                format!("result has no \"{}\" array", kind.items_key()),
-            )
-        })
-    }
-
-    /// Every page of a list, following cursors up to the page cap; a repeated cursor is an error.
-    pub async fn list_all(&self, kind: ListKind) -> Result<Vec<RawJson>, SessionError> {
-        self.list_complete(kind).await.map(|list| list.items)
-    }
-
-    /// Like [`list_all`](Self::list_all), also telling how many pages it took
-    /// and the smallest `ttlMs` any page carried.
-    pub async fn list_complete(&self, kind: ListKind) -> Result<CompleteList, SessionError> {
-        let mut list = CompleteList::default();
-        let mut seen = HashSet::new();
-        let mut cursor: Option<String> = None;
-        let page_cap = self.options().page_cap;
-        for _ in 0..page_cap {
-            let page = self.list(kind, cursor.as_deref()).await?;
-            list.items.extend(page.items);
-            list.pages += 1;
-            list.ttl_ms = match (list.ttl_ms, page.ttl_ms) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            match page.next_cursor {
-                None => return Ok(list),
-                Some(next) => {
-                    if !seen.insert(next.clone()) {
-                        return Err(self.violation(
-                            kind.method(),
-                            format!("the server repeated cursor {next:?}"),
-                        ));
-                    }
-                    cursor = Some(next);
-                }
-            }
-        }
-        Err(self.violation(kind.method(), format!("more than {page_cap} pages")))
-    }
-
-    /// `tools/call`. A tool's failure is a result with `isError` (see
-    /// [`CallToolResult::is_error`]), not an error. Never sent twice once it
-    /// may have reached the server.
-    pub async fn call_tool(&self, params: CallToolParams) -> Result<CallToolResult, SessionError> {
-        self.call_tool_with(params, RequestOptions::default()).await
-    }
-
-    /// `tools/call` with request options (progress, timeout).
-    pub async fn call_tool_with(
+    /// `tools/call`, with [`RequestOptions`] for this call (a timeout,
+    /// progress; `RequestOptions::default()` for the session's). A tool's
+    /// failure is a result with `isError` (see [`CallToolResult::is_error`]),
+    /// not an error. Never sent twice once it may have reached the server.
+    pub async fn call_tool(
         &self,
         params: CallToolParams,
         options: RequestOptions,
@@ -515,17 +454,8 @@ impl Session {
         self.request::<CallTool>(&params, options).await
     }
 
-    /// `resources/read`.
+    /// `resources/read`, with [`RequestOptions`] for this read.
     pub async fn read_resource(
-        &self,
-        params: ReadResourceParams,
-    ) -> Result<ReadResourceResult, SessionError> {
-        self.read_resource_with(params, RequestOptions::default())
-            .await
-    }
-
-    /// `resources/read` with request options.
-    pub async fn read_resource_with(
         &self,
         params: ReadResourceParams,
         options: RequestOptions,
@@ -533,17 +463,8 @@ impl Session {
         self.request::<ReadResource>(&params, options).await
     }
 
-    /// `prompts/get`.
+    /// `prompts/get`, with [`RequestOptions`] for this request.
     pub async fn get_prompt(
-        &self,
-        params: GetPromptParams,
-    ) -> Result<GetPromptResult, SessionError> {
-        self.get_prompt_with(params, RequestOptions::default())
-            .await
-    }
-
-    /// `prompts/get` with request options.
-    pub async fn get_prompt_with(
         &self,
         params: GetPromptParams,
         options: RequestOptions,

@@ -24,8 +24,23 @@ pub enum EraPreference {
     Modern,
 }
 
-/// Options for a whole session.
+/// Options for a whole session: [`SessionOptions::default()`], then a
+/// setter per field, each consuming and returning the options:
+///
+/// ```
+/// use std::time::Duration;
+/// use mcpdisco_client::session::{EraPreference, SessionOptions};
+///
+/// let options = SessionOptions::default()
+///     .era(EraPreference::Legacy)
+///     .request_timeout(Duration::from_secs(10));
+/// assert_eq!(options.era, EraPreference::Legacy);
+/// ```
+///
+/// The fields stay public to read and to assign; new ones may be added, so
+/// the struct cannot be built as a literal outside this crate.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct SessionOptions {
     /// Our `Implementation`: name, version, and so on.
     pub client_info: Implementation,
@@ -42,7 +57,8 @@ pub struct SessionOptions {
     pub request_timeout: Duration,
     /// The hard maximum of a request, even when progress keeps extending it.
     pub max_request_timeout: Duration,
-    /// The most pages `list_all` follows.
+    /// The most pages a whole list follows ([`Session::list_tools`](super::Session::list_tools)
+    /// and the others, [`Session::list_complete`](super::Session::list_complete)).
     pub page_cap: usize,
     /// The most `input_required` rounds of one modern request.
     pub max_input_rounds: usize,
@@ -85,6 +101,103 @@ impl Default for SessionOptions {
             tracer: None,
             deadline: None,
         }
+    }
+}
+
+impl SessionOptions {
+    /// The default options (as [`Default`]).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`client_info`](Self::client_info): our name and version.
+    pub fn client_info(mut self, client_info: Implementation) -> Self {
+        self.client_info = client_info;
+        self
+    }
+
+    /// Sets [`capabilities`](Self::capabilities): what we declare.
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets [`era`](Self::era): which era to speak.
+    pub fn era(mut self, era: EraPreference) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// Sets [`probe_timeout`](Self::probe_timeout).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Sets [`initialize_timeout`](Self::initialize_timeout).
+    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.initialize_timeout = timeout;
+        self
+    }
+
+    /// Sets [`request_timeout`](Self::request_timeout): each request's default.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_request_timeout`](Self::max_request_timeout).
+    pub fn max_request_timeout(mut self, timeout: Duration) -> Self {
+        self.max_request_timeout = timeout;
+        self
+    }
+
+    /// Sets [`page_cap`](Self::page_cap): the most pages of one list.
+    pub fn page_cap(mut self, pages: usize) -> Self {
+        self.page_cap = pages;
+        self
+    }
+
+    /// Sets [`max_input_rounds`](Self::max_input_rounds).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// Sets [`handler`](Self::handler): what answers the server's requests.
+    pub fn handler(mut self, handler: impl ClientHandler) -> Self {
+        self.handler = Arc::new(handler);
+        self
+    }
+
+    /// Sets [`log_level`](Self::log_level): the modern per-request log level.
+    pub fn log_level(mut self, level: impl Into<String>) -> Self {
+        self.log_level = Some(level.into());
+        self
+    }
+
+    /// Sets [`masker`](Self::masker): the secrets masked in what the server sends.
+    pub fn masker(mut self, masker: Masker) -> Self {
+        self.masker = masker;
+        self
+    }
+
+    /// Sets [`stack`](Self::stack): the layers every request goes through.
+    pub fn stack(mut self, stack: LayerStack) -> Self {
+        self.stack = stack;
+        self
+    }
+
+    /// Sets [`tracer`](Self::tracer): every message in and out is traced.
+    pub fn tracer(mut self, tracer: Tracer) -> Self {
+        self.tracer = Some(tracer);
+        self
+    }
+
+    /// Sets [`deadline`](Self::deadline): no retry past it.
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
     }
 }
 

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcpdisco_protocol::types::{
-    ElicitParams, ElicitResult, ListRootsResult, MetaParams, Root, SubscriptionFilter,
+    ElicitParams, ElicitResult, ListRootsResult, MalformedItem, MetaParams, Root,
+    SubscriptionFilter,
 };
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
@@ -119,12 +120,76 @@ async fn legacy_handshake_sends_initialized_before_any_request() {
     assert_eq!(session.era(), Era::Legacy);
     assert_eq!(session.protocol_version().as_str(), "2025-06-18");
     assert_eq!(session.server_info().name, "fake");
-    let tools = session.list_all(ListKind::Tools).await.unwrap();
+    let tools = session.list_tools().await.unwrap();
     assert_eq!(tools.len(), 1);
+    assert_eq!(tools.get(0).unwrap().unwrap().name, "a");
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn typed_lists_follow_every_page_and_keep_a_malformed_item_as_sent() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let first = server.next_request().await;
+        assert_eq!(first.method, "tools/list");
+        server
+            .reply(
+                first.id,
+                json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "nextCursor": "2"}),
+            )
+            .await;
+        let second = server.next_request().await;
+        assert_eq!(second.params.as_ref().unwrap()["cursor"], "2");
+        server
+            .reply(
+                second.id,
+                json!({"tools": [{"name": "b"}, {"name": "c", "inputSchema": {}}]}),
+            )
+            .await;
+        // Each typed list asks its own method and reads its own member.
+        for (method, key, item) in [
+            (
+                "resources/list",
+                "resources",
+                json!({"uri": "file:///r", "name": "r"}),
+            ),
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                json!({"uriTemplate": "file:///{p}", "name": "t"}),
+            ),
+            ("prompts/list", "prompts", json!({"name": "p"})),
+            (
+                "skills/list",
+                "skills",
+                json!({"uri": "skill://s/SKILL.md"}),
+            ),
+        ] {
+            let list = server.next_request().await;
+            assert_eq!(list.method, method);
+            server.reply(list.id, json!({ key: [item] })).await;
+        }
+    });
+    let session = Session::connect("paged", client, options()).await.unwrap();
+    let tools = session.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.valid().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["a", "c"]);
+    let malformed: Vec<MalformedItem> = tools.malformed().collect();
+    assert_eq!(malformed.len(), 1);
+    assert_eq!(malformed[0].index(), 1);
+    assert_eq!(malformed[0].raw().as_str(), r#"{"name":"b"}"#);
+    let resources = session.list_resources().await.unwrap();
+    assert_eq!(resources.get(0).unwrap().unwrap().uri, "file:///r");
+    let templates = session.list_resource_templates().await.unwrap();
     assert_eq!(
-        tools[0].member::<String>("name").unwrap().as_deref(),
-        Some("a")
+        templates.get(0).unwrap().unwrap().uri_template,
+        "file:///{p}"
     );
+    let prompts = session.list_prompts().await.unwrap();
+    assert_eq!(prompts.get(0).unwrap().unwrap().name, "p");
+    let skills = session.list_skills().await.unwrap();
+    assert_eq!(skills.get(0).unwrap().unwrap().uri, "skill://s/SKILL.md");
     server_task.await.unwrap();
 }
 
@@ -268,7 +333,7 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
     assert_eq!(session.server_info().name, "modern");
     assert_eq!(session.state().ttl_ms, Some(5000));
     assert_eq!(session.state().cache_scope.as_deref(), Some("private"));
-    assert!(session.list_all(ListKind::Tools).await.unwrap().is_empty());
+    assert!(session.list_tools().await.unwrap().is_empty());
     server_task.await.unwrap();
 }
 
@@ -325,7 +390,7 @@ async fn timeout_sends_cancel_and_late_answer_is_ignored() {
         .request_raw(
             "tools/call",
             Some(json!({"name": "sleep"})),
-            RequestOptions::with_timeout(Duration::from_millis(100)),
+            RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
         .unwrap_err();
@@ -395,7 +460,7 @@ async fn a_send_that_never_finishes_times_out_and_is_cancelled() {
         .request_raw(
             "tools/call",
             Some(json!({"name": "x"})),
-            RequestOptions::with_timeout(Duration::from_millis(100)),
+            RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
         .unwrap_err();
@@ -421,7 +486,7 @@ async fn dropping_a_call_cancels_it() {
         assert_eq!(cancel.params.unwrap()["requestId"], request.id.to_value());
     });
     let session = Session::connect("d", client, options()).await.unwrap();
-    let call = session.call_tool(call("forever"));
+    let call = session.call_tool(call("forever"), RequestOptions::default());
     // Poll long enough for the request to go out, then drop the future.
     let _ = tokio::time::timeout(Duration::from_millis(50), call).await;
     server_task.await.unwrap();
@@ -451,7 +516,11 @@ async fn concurrent_requests_match_out_of_order_answers() {
     let session = Session::connect("c", client, options()).await.unwrap();
     let calls = (0..10).map(|i| {
         let session = session.clone();
-        async move { session.call_tool(call(&format!("t{i}"))).await }
+        async move {
+            session
+                .call_tool(call(&format!("t{i}")), RequestOptions::default())
+                .await
+        }
     });
     let results = futures::future::join_all(calls).await;
     for (i, result) in results.into_iter().enumerate() {
@@ -489,10 +558,10 @@ async fn typed_results_keep_the_members_they_do_not_know() {
     });
     let session = Session::connect("typed", client, options()).await.unwrap();
     let result = session
-        .call_tool(CallToolParams::new(
-            "add",
-            json!({"a": 1}).as_object().cloned(),
-        ))
+        .call_tool(
+            CallToolParams::new("add", json!({"a": 1}).as_object().cloned()),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(result.extra["x-vendor"], json!({"kept": true}));
@@ -501,7 +570,10 @@ async fn typed_results_keep_the_members_they_do_not_know() {
         json!({"type": "text", "text": "1", "x-hint": 2})
     );
     let read = session
-        .read_resource(ReadResourceParams::new("file:///a"))
+        .read_resource(
+            ReadResourceParams::new("file:///a"),
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(read.extra["x-vendor"], 3);
@@ -524,7 +596,7 @@ async fn repeated_cursor_is_an_error() {
         }
     });
     let session = Session::connect("loop", client, options()).await.unwrap();
-    let error = session.list_all(ListKind::Prompts).await.unwrap_err();
+    let error = session.list_prompts().await.unwrap_err();
     assert!(matches!(error.kind(), ErrorKind::ProtocolViolation { .. }));
     assert_eq!(
         error.to_string(),
@@ -561,7 +633,7 @@ async fn page_cap_stops_an_endless_list() {
     )
     .await
     .unwrap();
-    let error = session.list_all(ListKind::Tools).await.unwrap_err();
+    let error = session.list_tools().await.unwrap_err();
     assert!(error.to_string().contains("more than 3 pages"), "{error}");
     server_task.await.unwrap();
 }
@@ -666,7 +738,10 @@ async fn every_request_goes_through_the_options_stack() {
     let session = Session::connect("stacked", client, options).await.unwrap();
     // The probe and `initialize` (the notification takes no request path).
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2);
-    session.call_tool(call("t")).await.unwrap();
+    session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap();
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 3);
     server_task.await.unwrap();
 }
@@ -749,7 +824,10 @@ async fn input_required_rounds_echo_state_with_new_ids() {
         ..options()
     };
     let session = Session::connect("mrtr", client, options).await.unwrap();
-    let result = session.call_tool(call("deploy")).await.unwrap();
+    let result = session
+        .call_tool(call("deploy"), RequestOptions::default())
+        .await
+        .unwrap();
     assert_eq!(result.content[0].as_text(), Some("done"));
     server_task.await.unwrap();
 }
@@ -785,7 +863,10 @@ async fn input_rounds_are_bounded() {
     )
     .await
     .unwrap();
-    let error = session.call_tool(call("t")).await.unwrap_err();
+    let error = session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap_err();
     assert!(
         error
             .to_string()
@@ -812,7 +893,10 @@ async fn unknown_result_type_is_invalid() {
             .await;
     });
     let session = Session::connect("odd", client, options()).await.unwrap();
-    let error = session.call_tool(call("t")).await.unwrap_err();
+    let error = session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.kind(), ErrorKind::ProtocolViolation { .. }),
         "{error}"
@@ -855,7 +939,7 @@ async fn notifications_and_progress_reach_the_caller() {
         .request_raw(
             "tools/call",
             Some(json!({"name": "long"})),
-            RequestOptions::with_progress(tx),
+            RequestOptions::new().progress(tx),
         )
         .await
         .unwrap();
@@ -884,7 +968,10 @@ async fn a_dead_connection_fails_pending_and_later_calls() {
         server.end.close().await.unwrap();
     });
     let session = Session::connect("gone", client, options()).await.unwrap();
-    let error = session.call_tool(call("t")).await.unwrap_err();
+    let error = session
+        .call_tool(call("t"), RequestOptions::default())
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.kind(), ErrorKind::ConnectionLost { .. }),
         "{error}"
@@ -1117,7 +1204,10 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
         seen
     });
     let session = Session::connect("legacy", client, traced()).await.unwrap();
-    session.call_tool(call("echo")).await.unwrap();
+    session
+        .call_tool(call("echo"), RequestOptions::default())
+        .await
+        .unwrap();
     let seen = legacy.await.unwrap();
     assert_eq!(seen.len(), 3);
 
@@ -1140,7 +1230,7 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
         (probe_parent, list_parent)
     });
     let session = Session::connect("modern", client, traced()).await.unwrap();
-    session.list_all(ListKind::Tools).await.unwrap();
+    session.list_tools().await.unwrap();
     let (probe_parent, list_parent) = modern.await.unwrap();
     assert_ne!(probe_parent, list_parent);
 

@@ -137,14 +137,18 @@ pub async fn introspect(session: &Session, tool: &Tool) -> Option<TypeExpr> {
     if !eligible(tool) {
         return None;
     }
-    let arguments = match tool.input_schema.to_value().map(|schema| minimal_arguments(&schema)) {
+    let arguments = match tool
+        .input_schema
+        .to_value()
+        .map(|schema| minimal_arguments(&schema))
+    {
         Ok(Value::Object(arguments)) => arguments,
         _ => Map::new(),
     };
     let result = session
-        .call_tool_with(
+        .call_tool(
             CallToolParams::new(&tool.name, Some(arguments)),
-            RequestOptions::with_timeout(INTROSPECTION_TIMEOUT),
+            RequestOptions::new().timeout(INTROSPECTION_TIMEOUT),
         )
         .await
         .ok()?;

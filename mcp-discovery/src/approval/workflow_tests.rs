@@ -21,7 +21,7 @@ fn search(description: &str) -> Value {
 fn report(tools: &[Value]) -> DiscoveryReport {
     let mut found = ServerReport::empty("code", ServerStatus::Ready);
     found.tools = tools.iter().map(RawJson::from_value).collect();
-    found.prompts = vec![RawJson::from_value(&json!({"name": "review"}))];
+    found.prompts = vec![RawJson::from_value(&json!({"name": "review"}))].into();
     DiscoveryReport {
         servers: vec![found],
     }

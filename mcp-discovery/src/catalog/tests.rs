@@ -1,4 +1,5 @@
 use super::*;
+use mcpdisco_protocol::types::ItemList;
 use serde_json::json;
 use std::collections::HashSet;
 
@@ -60,8 +61,9 @@ fn names(catalog: &Catalog) -> Vec<&str> {
 #[test]
 fn names_are_namespaced_and_items_kept_whole() {
     let mut a = ready("github", &["create_issue"]);
-    a.tools[0] =
-        RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#).unwrap();
+    a.tools = ItemList::from_raw(vec![
+        RawJson::parse(r#"{"inputSchema": {"type": "object"}, "name": "create_issue"}"#).unwrap(),
+    ]);
     let catalog = Catalog::build(&[a, ServerReport::disabled("off")], &Naming::default());
     assert_eq!(names(&catalog), ["github__create_issue"]);
     assert_eq!(
@@ -102,8 +104,9 @@ fn resources_fall_back_to_their_uri_and_failed_servers_are_left_out() {
         json!(["file:///array", "named"]).into(),
         RawJson::parse(r#"{"name": "first", "uri": "file:///c", "name": "last"}"#).unwrap(),
         json!({"name": 5, "uri": "file:///d"}).into(),
-    ];
-    r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()];
+    ]
+    .into();
+    r.resource_templates = vec![json!({"uriTemplate": "file:///{p}"}).into()].into();
     let broken = ServerReport::empty("broken", ServerStatus::Failed);
     let catalog = Catalog::build(&[r, broken], &Naming::default());
     let qualified: Vec<_> = catalog
@@ -130,9 +133,9 @@ fn resources_fall_back_to_their_uri_and_failed_servers_are_left_out() {
 #[test]
 fn plain_servers_keep_their_names_and_a_clash_names_both_servers() {
     let mut docs = ready("docs", &["search", "read"]);
-    docs.resources = vec![json!({"uri": "file:///same", "name": "same"}).into()];
+    docs.resources = vec![json!({"uri": "file:///same", "name": "same"}).into()].into();
     let mut wiki = ready("wiki", &["search", "edit"]);
-    wiki.resources = vec![json!({"uri": "file:///same", "name": "other"}).into()];
+    wiki.resources = vec![json!({"uri": "file:///same", "name": "other"}).into()].into();
     let other = ready("a", &["search"]);
     let naming = Naming::with_plain("__", ["docs".to_owned(), "wiki".to_owned()]);
     let catalog = Catalog::build(&[wiki, other, docs], &naming);

@@ -136,8 +136,9 @@ mod tests {
         report.tools = vec![
             json!({"name": "create_issue"}).into(),
             json!({"name": "delete_issue"}).into(),
-        ];
-        report.resources = vec![json!({"uri": "file:///secret/x", "name": "x"}).into()];
+        ]
+        .into();
+        report.resources = vec![json!({"uri": "file:///secret/x", "name": "x"}).into()].into();
         let filters = Filters {
             tools: filter,
             resources: Filter {

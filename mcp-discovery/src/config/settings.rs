@@ -160,10 +160,7 @@ pub(crate) fn rate_limit(
     if burst.is_none() {
         problems.error(Some("rateLimit.burst"), "must be a positive integer");
     }
-    Some(RateLimit {
-        requests_per_second: rate?,
-        burst: burst?,
-    })
+    Some(RateLimit::new(rate?, burst?))
 }
 
 /// `health`: `{"pingInterval": seconds, "pingTimeout": seconds}`.
@@ -255,21 +252,19 @@ pub(crate) fn auth(
     warn_unknown(&entry.unknown, "auth", problems);
     let mut text = |value: Field<String>, field: &str| auth_text(value, field, expander, problems);
     let grant = text(entry.grant, "grant");
-    let settings = AuthSettings {
-        client_id: text(entry.client_id, "clientId"),
-        client_secret: text(entry.client_secret, "clientSecret").map(SecretString::from),
-        private_key: text(entry.private_key, "privateKey").map(SecretString::from),
-        signing_algorithm: text(entry.signing_algorithm, "signingAlgorithm"),
-        scopes: None,
-        client_metadata_url: text(entry.client_metadata_url, "clientMetadataUrl"),
-        grant: Grant::AuthorizationCode,
-        assertion: text(entry.assertion, "assertion").map(SecretString::from),
-        assertion_file: text(entry.assertion_file, "assertionFile").map(std::path::PathBuf::from),
-        idp_token_endpoint: text(entry.idp_token_endpoint, "idpTokenEndpoint"),
-        idp_id_token: text(entry.idp_id_token, "idpIdToken").map(SecretString::from),
-        idp_client_id: text(entry.idp_client_id, "idpClientId"),
-        issuer: text(entry.issuer, "issuer"),
-    };
+    let mut settings = AuthSettings::default();
+    settings.client_id = text(entry.client_id, "clientId");
+    settings.client_secret = text(entry.client_secret, "clientSecret").map(SecretString::from);
+    settings.private_key = text(entry.private_key, "privateKey").map(SecretString::from);
+    settings.signing_algorithm = text(entry.signing_algorithm, "signingAlgorithm");
+    settings.client_metadata_url = text(entry.client_metadata_url, "clientMetadataUrl");
+    settings.assertion = text(entry.assertion, "assertion").map(SecretString::from);
+    settings.assertion_file =
+        text(entry.assertion_file, "assertionFile").map(std::path::PathBuf::from);
+    settings.idp_token_endpoint = text(entry.idp_token_endpoint, "idpTokenEndpoint");
+    settings.idp_id_token = text(entry.idp_id_token, "idpIdToken").map(SecretString::from);
+    settings.idp_client_id = text(entry.idp_client_id, "idpClientId");
+    settings.issuer = text(entry.issuer, "issuer");
     let grant = match grant.as_deref() {
         None | Some("authorization_code") => Grant::AuthorizationCode,
         Some("client_credentials") => Grant::ClientCredentials,
@@ -283,11 +278,8 @@ pub(crate) fn auth(
             Grant::AuthorizationCode
         }
     };
-    Some(AuthSettings {
-        scopes: scopes(entry.scopes, problems),
-        grant,
-        ..settings
-    })
+    settings.scopes = scopes(entry.scopes, problems);
+    Some(settings.grant(grant))
 }
 
 /// Text field `field` of `auth`, its references expanded.

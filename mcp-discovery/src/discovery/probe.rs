@@ -225,7 +225,7 @@ async fn list_everything(session: &Session) -> Result<ServerReport, SessionError
     for (kind, list) in kinds.into_iter().zip(lists) {
         match list {
             Ok(list) => {
-                *report.items_mut(kind) = list.items;
+                report.set_items(kind, list.items);
                 report.ttl_ms = match (report.ttl_ms, list.ttl_ms) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),

@@ -4,7 +4,7 @@
 //! file that fails is dropped: the caller only ever holds verified content.
 
 use base64::Engine as _;
-use mcpdisco_client::session::{ListKind, Session};
+use mcpdisco_client::session::{RequestOptions, Session};
 use mcpdisco_protocol::types::{ReadResourceParams, ResourceContents, SkillEntry};
 use serde::Serialize;
 
@@ -45,16 +45,6 @@ pub struct LoadedSkill {
     pub entry: SkillEntry,
     /// Its files, `SKILL.md` first, then in the entry's order.
     pub files: Vec<SkillFile>,
-}
-
-/// Every skill `session` lists (`skills/list`, every page), malformed
-/// entries left out. Reads no skill file.
-pub async fn list_skills(session: &Session) -> Result<Vec<SkillEntry>, SkillError> {
-    let items = session.list_all(ListKind::Skills).await?;
-    Ok(items
-        .iter()
-        .filter_map(|item| item.decode::<SkillEntry>().ok())
-        .collect())
 }
 
 /// The entry among `skills` called `name`: its frontmatter's `name`, its
@@ -152,7 +142,10 @@ async fn read_verified(
     budget: &mut u64,
 ) -> Result<Result<SkillFile, Mismatch>, SkillError> {
     let result = session
-        .read_resource(ReadResourceParams::new(expected.uri.clone()))
+        .read_resource(
+            ReadResourceParams::new(expected.uri.clone()),
+            RequestOptions::default(),
+        )
         .await?;
     let Some(contents) = result.contents.into_iter().find(|contents| match contents {
         ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => {

@@ -3,7 +3,8 @@
 //!
 //! Discovery lists skills like the other items (`skills/list` into
 //! [`ServerReport::skills`](crate::report::ServerReport::skills)) and reads
-//! none of their files. [`load_skill`] is the one path that reads them:
+//! none of their files; a session lists them with
+//! [`Session::list_skills`](mcpdisco_client::session::Session::list_skills). [`load_skill`] is the one path that reads them:
 //! `SKILL.md` first, its size then its digest then its frontmatter field by
 //! field; the other files only when it passed. A mismatch is a
 //! [`SkillError`] naming the file and what differed, never its content.
@@ -14,4 +15,4 @@ mod load;
 pub mod verify;
 
 pub use error::{Mismatch, SkillError};
-pub use load::{LoadedSkill, SkillFile, find_skill, list_skills, load_skill};
+pub use load::{LoadedSkill, SkillFile, find_skill, load_skill};

@@ -244,7 +244,7 @@ where
         Some(token) => {
             let (sender, receiver) = mpsc::unbounded_channel();
             (
-                RequestOptions::with_progress(sender),
+                RequestOptions::new().progress(sender),
                 Some((token, receiver)),
             )
         }
@@ -261,12 +261,10 @@ where
     {
         own_meta.insert(LOG_LEVEL_KEY.to_owned(), Value::from(wish.level.as_str()));
     }
-    let options = RequestOptions {
-        meta: Some(own_meta),
-        relay_input_required: request.era == Era::Modern,
-        input_retry: retry,
-        ..options
-    };
+    let mut options = options
+        .meta(own_meta)
+        .relay_input_required(request.era == Era::Modern);
+    options.input_retry = retry;
     let work = call(options);
     let progress_link = Arc::clone(&request.link);
     // Progress is passed on as it comes, and all of it before the answer.

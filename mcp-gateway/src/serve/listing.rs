@@ -21,11 +21,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcpdisco_protocol::types::{
-    ListItem, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
+    ItemList, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
     ListSkillsResult, ListToolsResult, Prompt, Resource, ResourceTemplate, SkillEntry, Tool,
 };
 use mcpdisco_protocol::{JsonView, RawJson, ResourceView};
-use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 
 use mcpdisco::catalog::{Catalog, CatalogEntry, namespace_of};
@@ -50,13 +50,13 @@ pub struct ResourceRoute {
 pub(crate) struct Listing {
     /// The tools served: every server's, or (tool search) the two tools
     /// that search and call them.
-    tools: Vec<ListItem<Tool>>,
+    tools: ItemList<Tool>,
     /// In tool-search mode, the index of every server's tools.
     search: Option<ToolIndex>,
-    prompts: Vec<ListItem<Prompt>>,
-    resources: Vec<ListItem<Resource>>,
-    templates: Vec<ListItem<ResourceTemplate>>,
-    skills: Vec<ListItem<SkillEntry>>,
+    prompts: ItemList<Prompt>,
+    resources: ItemList<Resource>,
+    templates: ItemList<ResourceTemplate>,
+    skills: ItemList<SkillEntry>,
     /// Served resource URIs (skill files included), to their servers.
     uris: HashMap<String, ResourceRoute>,
     /// Served templates' literal prefixes (before the first `{`), longest first.
@@ -69,14 +69,14 @@ impl Listing {
     /// The lists of `catalog`; with `tool_search`, the tools served are
     /// `search_tools` and `call_tool`, and every server's tools are indexed.
     pub(crate) fn build(catalog: Arc<Catalog>, tool_search: bool) -> Self {
-        fn named<T: DeserializeOwned>(entries: &[CatalogEntry]) -> Vec<ListItem<T>> {
+        fn named<T>(entries: &[CatalogEntry]) -> ItemList<T> {
             entries
                 .iter()
                 .filter_map(|entry| {
                     let mut item = entry.item.to_value().ok()?;
                     item.as_object_mut()?
                         .insert("name".into(), Value::from(entry.qualified_name.as_str()));
-                    Some(ListItem::decode(RawJson::from_value(&item)))
+                    Some(RawJson::from_value(&item))
                 })
                 .collect()
         }
@@ -110,14 +110,9 @@ impl Listing {
         template_prefixes.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
         let tools = named(&catalog.tools);
         let (tools, search) = if tool_search {
-            let index = ToolIndex::build(tools.into_iter().filter_map(|item| match item {
-                ListItem::Valid(tool) => Some(tool),
-                ListItem::Invalid { .. } => None,
-            }));
-            let served = search_tools::definitions()
-                .into_iter()
-                .map(ListItem::Valid)
-                .collect();
+            // A tool our types cannot read is served as it is, but cannot be searched.
+            let index = ToolIndex::build(tools.into_valid());
+            let served = encoded(search_tools::definitions(), "tool-search tools");
             (served, Some(index))
         } else {
             (tools, None)
@@ -171,35 +166,35 @@ impl Listing {
 /// A list the gateway serves: which items of a listing it pages.
 pub(crate) trait ServedList: ListResult {
     /// The items of `listing` this list shows.
-    fn items(listing: &Listing) -> &[ListItem<Self::Item>];
+    fn items(listing: &Listing) -> &ItemList<Self::Item>;
 }
 
 impl ServedList for ListToolsResult {
-    fn items(listing: &Listing) -> &[ListItem<Tool>] {
+    fn items(listing: &Listing) -> &ItemList<Tool> {
         &listing.tools
     }
 }
 
 impl ServedList for ListPromptsResult {
-    fn items(listing: &Listing) -> &[ListItem<Prompt>] {
+    fn items(listing: &Listing) -> &ItemList<Prompt> {
         &listing.prompts
     }
 }
 
 impl ServedList for ListResourcesResult {
-    fn items(listing: &Listing) -> &[ListItem<Resource>] {
+    fn items(listing: &Listing) -> &ItemList<Resource> {
         &listing.resources
     }
 }
 
 impl ServedList for ListResourceTemplatesResult {
-    fn items(listing: &Listing) -> &[ListItem<ResourceTemplate>] {
+    fn items(listing: &Listing) -> &ItemList<ResourceTemplate> {
         &listing.templates
     }
 }
 
 impl ServedList for ListSkillsResult {
-    fn items(listing: &Listing) -> &[ListItem<SkillEntry>] {
+    fn items(listing: &Listing) -> &ItemList<SkillEntry> {
         &listing.skills
     }
 }
@@ -207,11 +202,18 @@ impl ServedList for ListSkillsResult {
 impl Listing {
     /// The served skill whose `SKILL.md` is at the served URI `uri`.
     pub(crate) fn skill(&self, uri: &str) -> Option<&SkillEntry> {
-        self.skills.iter().find_map(|item| match item {
-            ListItem::Valid(skill) if skill.uri == uri => Some(skill),
-            _ => None,
-        })
+        self.skills.valid().find(|skill| skill.uri == uri)
     }
+}
+
+/// The list of `items`, which the gateway made itself. Writing them cannot
+/// fail (no I/O; every map key is a string); if it ever did, the list is
+/// served empty and the failure logged.
+fn encoded<T: Serialize>(items: Vec<T>, what: &str) -> ItemList<T> {
+    ItemList::encode(items).unwrap_or_else(|error| {
+        tracing::error!(%error, "cannot write the gateway's {what}; serving none");
+        ItemList::new()
+    })
 }
 
 /// The served skills: a skill keeps its URIs unless an earlier server (in
@@ -221,7 +223,7 @@ impl Listing {
 fn served_skills(
     entries: &[CatalogEntry],
     mut route: impl FnMut(&str, ResourceRoute),
-) -> Vec<ListItem<SkillEntry>> {
+) -> ItemList<SkillEntry> {
     let mut owner: HashMap<String, &str> = HashMap::new();
     let mut items = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -249,20 +251,20 @@ fn served_skills(
         for file in skill.resources.iter_mut().flatten() {
             serve(&mut file.uri);
         }
-        items.push(ListItem::Valid(skill));
+        items.push(skill);
     }
-    items
+    encoded(items, "skills")
 }
 
 /// The served items of resources or templates: URIs offered by one server
 /// stay as they are; of a URI offered by several, the first server (in
 /// name order) keeps it and the others qualify it. Calls `route` with each
 /// served URI and its route.
-fn served_uris<T: DeserializeOwned>(
+fn served_uris<T>(
     entries: &[CatalogEntry],
     template: bool,
     mut route: impl FnMut(&str, ResourceRoute),
-) -> Vec<ListItem<T>> {
+) -> ItemList<T> {
     let key = if template { "uriTemplate" } else { "uri" };
     let mut owner: HashMap<String, &str> = HashMap::new();
     let mut items = Vec::with_capacity(entries.len());
@@ -292,9 +294,9 @@ fn served_uris<T: DeserializeOwned>(
                 uri,
             },
         );
-        items.push(ListItem::decode(RawJson::from_value(&item)));
+        items.push(RawJson::from_value(&item));
     }
-    items
+    ItemList::from_raw(items)
 }
 
 #[cfg(test)]
@@ -329,20 +331,14 @@ mod tests {
             {"uri": "skill://pdf/FORMS.md", "digest": "sha256:bb", "size": 2}
         ]});
         let mut a = server("a", &[], &[], &[]);
-        a.skills = vec![skill.clone().into()];
+        a.skills = vec![skill.clone().into()].into();
         let mut b = server("b", &[], &[], &[]);
-        b.skills = vec![skill.into()];
+        b.skills = vec![skill.into()].into();
         let listing = Listing::build(
             Arc::new(Catalog::build(&[b, a], &Default::default())),
             false,
         );
-        let skills: Vec<&SkillEntry> = ListSkillsResult::items(&listing)
-            .iter()
-            .filter_map(|item| match item {
-                ListItem::Valid(skill) => Some(skill),
-                ListItem::Invalid { .. } => None,
-            })
-            .collect();
+        let skills: Vec<&SkillEntry> = ListSkillsResult::items(&listing).valid().collect();
         assert_eq!(skills.len(), 2);
         assert_eq!(skills[0].uri, "skill://pdf/SKILL.md");
         assert_eq!(skills[0].name(), Some("pdf"));
@@ -383,25 +379,13 @@ mod tests {
             &Default::default(),
         ));
         let listing = Listing::build(catalog, false);
-        let valid = |items: &[ListItem<Tool>]| -> Vec<Tool> {
-            items
-                .iter()
-                .filter_map(|item| match item {
-                    ListItem::Valid(tool) => Some(tool.clone()),
-                    ListItem::Invalid { .. } => None,
-                })
-                .collect()
-        };
-        let tools = valid(ListToolsResult::items(&listing));
+        let tools: Vec<&Tool> = ListToolsResult::items(&listing).valid().collect();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a__echo", "b__echo"]);
         assert_eq!(tools[0].input_schema.to_value().unwrap()["type"], "object");
         let uris: Vec<&str> = ListResourcesResult::items(&listing)
-            .iter()
-            .filter_map(|item| match item {
-                ListItem::Valid(resource) => Some(resource.uri.as_str()),
-                ListItem::Invalid { .. } => None,
-            })
+            .valid()
+            .map(|resource| resource.uri.as_str())
             .collect();
         assert_eq!(
             uris,
@@ -428,7 +412,7 @@ mod tests {
     #[test]
     fn an_item_our_types_cannot_read_is_still_served_under_its_served_name() {
         let mut report = server("a", &["good"], &[], &[]);
-        report.tools.push(
+        report.tools.push_raw(
             json!({"name": "odd", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}})
                 .into(),
         );
@@ -438,10 +422,9 @@ mod tests {
         );
         let served = ListToolsResult::items(&listing);
         assert_eq!(served.len(), 2);
-        let ListItem::Invalid { raw, .. } = &served[1] else {
-            panic!("{:?}", served[1]);
-        };
-        let odd = raw.to_value().unwrap();
+        let odd = served.get(1).unwrap().unwrap_err();
+        assert_eq!(odd.index(), 1);
+        let odd = odd.raw().to_value().unwrap();
         assert_eq!(
             (&odd["name"], &odd["annotations"]["readOnlyHint"]),
             (&json!("a__odd"), &json!("yes"))

@@ -25,7 +25,6 @@ pub(crate) async fn list<M>(
 where
     M: RequestMethod<Params = PaginatedParams>,
     M::Result: ServedList,
-    <M::Result as ListResult>::Item: Clone,
 {
     let listing = request.shared.listing(request.profile.as_ref()).await;
     let items = <M::Result as ServedList>::items(&listing);

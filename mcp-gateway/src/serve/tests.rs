@@ -216,10 +216,7 @@ where
     );
     let supervisor = SupervisorOptions {
         connectors,
-        session: SessionOptions {
-            era,
-            ..SessionOptions::default()
-        },
+        session: SessionOptions::default().era(era),
         ..SupervisorOptions::default()
     };
     Gateway::new(vec![server], supervisor, options)

@@ -92,7 +92,7 @@ mod tests {
                 RawJson::parse(format!(r#"{{"name":"{tool}","inputSchema":{{}}}}"#)).unwrap()
             })
             .collect();
-        report.prompts = vec![RawJson::parse(r#"{"name":"p"}"#).unwrap()];
+        report.prompts = vec![RawJson::parse(r#"{"name":"p"}"#).unwrap()].into();
         report
     }
 

@@ -153,14 +153,7 @@ impl Catalogs {
 fn keep_good_lists(previous: &ServerReport, mut fresh: ServerReport) -> ServerReport {
     for kind in ListKind::ALL {
         if fresh.list_errors.contains_key(kind.method()) {
-            let kept = previous.items(kind).to_vec();
-            match kind {
-                ListKind::Tools => fresh.tools = kept,
-                ListKind::Resources => fresh.resources = kept,
-                ListKind::ResourceTemplates => fresh.resource_templates = kept,
-                ListKind::Prompts => fresh.prompts = kept,
-                ListKind::Skills => fresh.skills = kept,
-            }
+            fresh.set_items(kind, previous.items(kind).to_vec());
         }
     }
     fresh

@@ -178,10 +178,7 @@ fn supervised_with(script: &Arc<Script>, filters: Filters, ready_wait: Duration)
     server.filters = filters;
     let options = SupervisorOptions {
         connectors,
-        session: SessionOptions {
-            era: mcpdisco_client::session::EraPreference::Legacy,
-            ..SessionOptions::default()
-        },
+        session: SessionOptions::default().era(mcpdisco_client::session::EraPreference::Legacy),
         ready_wait,
         ..SupervisorOptions::default()
     };

@@ -10,7 +10,8 @@
 //! ([`SamplingMessage`], [`SamplingContent`]) and their tools
 //! ([`ToolUseContent`], [`ToolResultContent`], [`ToolChoice`]), model
 //! preferences, completion references and results, [`Annotations`],
-//! [`ToolExecution`].
+//! [`ToolExecution`]. The items of a list result are an [`ItemList`]: kept
+//! as sent, each decoded when first read.
 //!
 //! A member the specification types as an object (`annotations`,
 //! `execution`) that comes as `null` is not read as absent: the content
@@ -54,7 +55,7 @@ pub use elicitation::{ElicitAction, ElicitParams, ElicitResult, ElicitationCompl
 pub use extra::Extra;
 pub use implementation::{Icon, Implementation};
 pub use input::{Answer, InputRequest, InputRequiredResult};
-pub use item_list::{ItemList, ListItem, ListResult};
+pub use item_list::{IntoItems, ItemList, Items, ListResult, MalformedItem};
 pub use lifecycle::{
     CacheScope, DiscoverResult, EmptyResult, InitializeParams, InitializeResult, MetaParams,
     PaginatedParams,

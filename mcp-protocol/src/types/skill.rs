@@ -221,7 +221,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(result.skills.len(), 2);
-        assert_eq!(result.skills.errors().len(), 1);
+        assert_eq!(result.skills.malformed().count(), 1);
         assert_eq!(result.next_cursor.as_deref(), Some("2"));
         let skill = result.skills.valid().next().unwrap();
         assert_eq!(skill.resources, None);

@@ -323,8 +323,8 @@ mod tests {
         let list: ListToolsResult = serde_json::from_value(raw.clone()).unwrap();
         let names: Vec<_> = list.tools.valid().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["good", "good2"]);
-        assert_eq!(list.tools.errors().len(), 1);
-        assert_eq!(list.tools.errors()[0].0, 1);
+        let malformed: Vec<usize> = list.tools.malformed().map(|item| item.index()).collect();
+        assert_eq!(malformed, [1]);
         assert_eq!(serde_json::to_value(&list).unwrap(), raw);
     }
 }

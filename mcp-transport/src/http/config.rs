@@ -10,8 +10,11 @@ use crate::error::TransportError;
 use crate::secret::{ExposeSecret, Masker, SecretString, SecretUrl};
 use crate::trace::Tracer;
 
-/// How to reach one HTTP server.
+/// How to reach one HTTP server: [`HttpConfig::new`], then a setter per
+/// field. New fields may be added, so the struct cannot be built as a
+/// literal outside this crate.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// The server's name, for errors and logs.
     pub name: String,
@@ -62,6 +65,54 @@ impl HttpConfig {
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers
             .push((name.into(), SecretString::from(value.into())));
+        self
+    }
+
+    /// Sets [`bearer_token`](Self::bearer_token): `Authorization: Bearer …` on every request.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(SecretString::from(token.into()));
+        self
+    }
+
+    /// Sets [`credentials`](Self::credentials): headers computed for each request.
+    pub fn credentials(mut self, credentials: Arc<dyn RequestCredentials>) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// Sets [`masker`](Self::masker): known secrets masked in what is passed on.
+    pub fn masker(mut self, masker: Masker) -> Self {
+        self.masker = masker;
+        self
+    }
+
+    /// Sets [`tracer`](Self::tracer): where HTTP events are reported.
+    pub fn tracer(mut self, tracer: Tracer) -> Self {
+        self.tracer = Some(tracer);
+        self
+    }
+
+    /// Sets [`request_timeout`](Self::request_timeout): the wait for response headers.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets [`open_get_stream`](Self::open_get_stream).
+    pub fn open_get_stream(mut self, open: bool) -> Self {
+        self.open_get_stream = open;
+        self
+    }
+
+    /// Sets [`max_message_len`](Self::max_message_len): the bound on one body or event.
+    pub fn max_message_len(mut self, bytes: usize) -> Self {
+        self.max_message_len = bytes;
+        self
+    }
+
+    /// Sets [`max_resumptions`](Self::max_resumptions).
+    pub fn max_resumptions(mut self, resumptions: u32) -> Self {
+        self.max_resumptions = resumptions;
         self
     }
 

@@ -56,8 +56,12 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// The longest a POST waits for its answer.
 const ANSWER_WAIT: Duration = Duration::from_secs(600);
 
-/// How the HTTP server behaves.
+/// How the HTTP server behaves: [`HttpServerOptions::default()`] (named
+/// `mcp`, no token, bodies up to 4 MiB), then a setter per field. New
+/// fields may be added, so the struct cannot be built as a literal outside
+/// this crate.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpServerOptions {
     /// The server's name, for logs.
     pub name: String,
@@ -109,6 +113,32 @@ impl Default for HttpServerOptions {
             max_body: 4 * 1024 * 1024,
             param_headers: None,
         }
+    }
+}
+
+impl HttpServerOptions {
+    /// Sets [`name`](Self::name): the server's name, for logs.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets [`token`](Self::token): the bearer token clients must send.
+    pub fn token(mut self, token: SecretString) -> Self {
+        self.token = Some(token);
+        self
+    }
+
+    /// Sets [`max_body`](Self::max_body): the largest request body accepted.
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// Sets [`param_headers`](Self::param_headers): the `x-mcp-header` rules of each tool.
+    pub fn param_headers(mut self, rules: ToolParamHeaders) -> Self {
+        self.param_headers = Some(rules);
+        self
     }
 }
 

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::StderrLines;
 use crate::secret::{ExposeSecret, Masker, SecretString};
 
 /// The variables the reference TypeScript SDK passes to a server on Unix.
@@ -115,8 +116,11 @@ pub fn is_inherited_by_default(name: &str) -> bool {
     sdk.iter().any(matches) || ALSO_INHERITED.iter().any(matches)
 }
 
-/// How to start one stdio server. `Debug` never shows environment values.
+/// How to start one stdio server: [`StdioConfig::new`], then a setter per
+/// field. `Debug` never shows environment values. New fields may be added,
+/// so the struct cannot be built as a literal outside this crate.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct StdioConfig {
     /// The server's name, for errors and logs.
     pub name: String,
@@ -139,6 +143,8 @@ pub struct StdioConfig {
     pub shutdown_grace: Duration,
     /// How long to wait after SIGTERM before SIGKILL.
     pub term_grace: Duration,
+    /// Where the lines the server writes to stderr go (masked).
+    pub stderr: StderrLines,
 }
 
 impl StdioConfig {
@@ -155,6 +161,7 @@ impl StdioConfig {
             max_frame_len: crate::codec::ndjson::DEFAULT_MAX_FRAME_LEN,
             shutdown_grace: Duration::from_secs(2),
             term_grace: Duration::from_secs(2),
+            stderr: StderrLines::default(),
         }
     }
 
@@ -173,6 +180,48 @@ impl StdioConfig {
         let value: String = value.into();
         self.masker = self.masker.union(&Masker::new([value.as_str()]));
         self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets [`env_policy`](Self::env_policy): which of our variables the child sees.
+    pub fn env_policy(mut self, policy: EnvPolicy) -> Self {
+        self.env_policy = policy;
+        self
+    }
+
+    /// Sets [`masker`](Self::masker): known secrets masked in what the server writes.
+    pub fn masker(mut self, masker: Masker) -> Self {
+        self.masker = masker;
+        self
+    }
+
+    /// Sets [`cwd`](Self::cwd): the child's working directory.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets [`max_frame_len`](Self::max_frame_len): the bound on one line.
+    pub fn max_frame_len(mut self, bytes: usize) -> Self {
+        self.max_frame_len = bytes;
+        self
+    }
+
+    /// Sets [`shutdown_grace`](Self::shutdown_grace): the wait after closing stdin.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Sets [`term_grace`](Self::term_grace): the wait after SIGTERM.
+    pub fn term_grace(mut self, grace: Duration) -> Self {
+        self.term_grace = grace;
+        self
+    }
+
+    /// Sets [`stderr`](Self::stderr): where the server's stderr lines go.
+    pub fn stderr(mut self, lines: StderrLines) -> Self {
+        self.stderr = lines;
         self
     }
 
@@ -213,6 +262,7 @@ impl fmt::Debug for StdioConfig {
             )
             .field("env_policy", &self.env_policy)
             .field("cwd", &self.cwd)
+            .field("stderr", &self.stderr)
             .finish_non_exhaustive()
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! The server runs as a child process in its own process group; messages are
 //! newline-delimited JSON on its stdin and stdout. Its stderr is drained
-//! continuously, forwarded to `tracing` and its tail kept for errors. When the
+//! continuously, each line passed on masked ([`StderrLines`]: to `tracing`
+//! by default) and its tail kept for errors. When the
 //! process exits or closes stdout, every pending and later call fails at once
 //! with the exit status and the end of stderr. Closing shuts the whole group
 //! down and reaps it; dropping kills it.
@@ -17,6 +18,7 @@ mod process;
 pub mod resolve;
 #[cfg(feature = "stdio")]
 mod stderr;
+mod stderr_lines;
 #[cfg(feature = "stdio")]
 mod transport;
 
@@ -26,6 +28,7 @@ pub use config::{
 };
 #[cfg(feature = "stdio")]
 pub use stderr::StderrTail;
+pub use stderr_lines::{LineSink, StderrLines};
 #[cfg(feature = "stdio")]
 pub use transport::StdioTransport;
 

@@ -1,6 +1,7 @@
-//! Draining a child's stderr: forwarded to `tracing` line by line, the last
-//! 64 KiB kept for error messages. Both go through the masker: a server that
-//! prints the API key it was given shows `***`.
+//! Draining a child's stderr: each line passed on where [`StderrLines`]
+//! says (to `tracing` by default), the last 64 KiB kept for error messages.
+//! Both go through the masker: a server that prints the API key it was
+//! given shows `***`.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -17,6 +18,8 @@ const ERROR_TAIL_LEN: usize = 2048;
 const LOG_LINE_LEN: usize = 2000;
 
 use crate::secret::Masker;
+
+use super::StderrLines;
 
 /// The end of what a server wrote to stderr, read back masked.
 #[derive(Debug, Clone, Default)]
@@ -100,8 +103,14 @@ impl StderrTail {
     }
 }
 
-/// Reads `stream` to its end, logging each line for `server` and keeping the tail.
-pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, tail: StderrTail) {
+/// Reads `stream` to its end, passing each line of `server` on to `lines`
+/// and keeping the tail.
+pub(crate) async fn drain(
+    server: String,
+    mut stream: impl AsyncRead + Unpin,
+    tail: StderrTail,
+    lines: StderrLines,
+) {
     let mut chunk = vec![0u8; 8192];
     let mut line: Vec<u8> = Vec::new();
     loop {
@@ -113,7 +122,7 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
         tail.push(data);
         for &byte in data {
             if byte == b'\n' {
-                log_line(&server, &line, &tail.masker);
+                pass_line(&server, &line, &tail.masker, &lines).await;
                 line.clear();
             } else if line.len() < LOG_LINE_LEN + tail.masker.longest_secret() {
                 line.push(byte);
@@ -121,16 +130,16 @@ pub(crate) async fn drain(server: String, mut stream: impl AsyncRead + Unpin, ta
         }
     }
     if !line.is_empty() {
-        log_line(&server, &line, &tail.masker);
+        pass_line(&server, &line, &tail.masker, &lines).await;
     }
 }
 
-fn log_line(server: &str, line: &[u8], masker: &Masker) {
+async fn pass_line(server: &str, line: &[u8], masker: &Masker, lines: &StderrLines) {
     let text = String::from_utf8_lossy(line);
     // Masked before the cut, so a secret across it never shows its start.
     let text = masker.mask_prefix(text.trim_end(), LOG_LINE_LEN);
     if !text.is_empty() {
-        tracing::debug!(target: "mcpdisco_transport::stdio::stderr", server, "{text}");
+        lines.pass(server, &text).await;
     }
 }
 
@@ -160,6 +169,7 @@ mod tests {
             "s".into(),
             &b"starting with key=sk-live-0815abc\nfatal: bad key sk-live-0815abc\n"[..],
             tail.clone(),
+            StderrLines::Trace,
         )
         .await;
         assert_eq!(
@@ -171,7 +181,32 @@ mod tests {
     #[tokio::test]
     async fn drain_reads_to_the_end() {
         let tail = StderrTail::default();
-        drain("s".into(), &b"fatal: missing API_TOKEN\n"[..], tail.clone()).await;
+        drain(
+            "s".into(),
+            &b"fatal: missing API_TOKEN\n"[..],
+            tail.clone(),
+            StderrLines::default(),
+        )
+        .await;
         assert_eq!(tail.for_error(), "fatal: missing API_TOKEN");
+    }
+
+    #[tokio::test]
+    async fn lines_go_where_they_are_sent_masked_and_the_tail_is_kept() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let lines = StderrLines::call(move |server, line| {
+            sink.lock().push(format!("{server}: {line}"));
+        });
+        let tail = StderrTail::with_masker(Masker::new(["sk-live-0815abc"]));
+        drain(
+            "s".into(),
+            &b"key=sk-live-0815abc\n\nlast without newline"[..],
+            tail.clone(),
+            lines,
+        )
+        .await;
+        assert_eq!(*seen.lock(), ["s: key=***", "s: last without newline"]);
+        assert_eq!(tail.for_error(), "key=***\n\nlast without newline");
     }
 }

@@ -56,6 +56,7 @@ impl StdioTransport {
             config.name.clone(),
             pipes.stderr,
             stderr.clone(),
+            config.stderr.clone(),
         ));
         tracing::debug!(server = %config.name, pid = ?process.pid(), command = %config.command, "started");
         Ok(Self {

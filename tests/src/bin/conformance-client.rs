@@ -16,12 +16,14 @@ use mcpdisco_client::auth::{
     AuthContext, AuthLayer, AuthSettings, Grant, HeadlessRedirect, MemoryTokenStore, OAuthClient,
 };
 use mcpdisco_client::policy::LayerStack;
-use mcpdisco_client::session::{ClientHandler, EraPreference, ListKind, Session, SessionOptions};
+use mcpdisco_client::session::{
+    ClientHandler, EraPreference, RequestOptions, Session, SessionOptions,
+};
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::schema::{Schema, SchemaType};
 use mcpdisco_protocol::types::{
     CallToolParams, ElicitParams, ElicitResult, GetPromptParams, ListRootsResult, MetaParams,
-    ReadResourceParams, SkillEntry,
+    ReadResourceParams, Tool,
 };
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::secret::SecretString;
@@ -84,15 +86,12 @@ fn auth_settings(scenario: &str) -> Result<AuthSettings> {
         Err(_) => Value::Null,
     };
     let text = |name: &str| context[name].as_str().map(str::to_owned);
-    let mut settings = AuthSettings {
-        client_id: text("client_id"),
-        client_secret: text("client_secret").map(SecretString::from),
-        private_key: text("private_key_pem").map(SecretString::from),
-        signing_algorithm: text("signing_algorithm"),
-        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
-        issuer: text("issuer"),
-        ..AuthSettings::default()
-    };
+    let mut settings = AuthSettings::default().client_metadata_url(CLIENT_METADATA_URL);
+    settings.client_id = text("client_id");
+    settings.client_secret = text("client_secret").map(SecretString::from);
+    settings.private_key = text("private_key_pem").map(SecretString::from);
+    settings.signing_algorithm = text("signing_algorithm");
+    settings.issuer = text("issuer");
     match scenario {
         "auth/client-credentials-jwt" | "auth/client-credentials-basic" => {
             settings.grant = Grant::ClientCredentials;
@@ -129,24 +128,22 @@ async fn run(url: &str, scenario: &str, revision: &str) -> Result<()> {
     )?;
     config.credentials = Some(oauth.clone());
     let transport = HttpTransport::connect(config, &HttpClient::shared()?, HttpKind::Auto).await?;
-    let options = SessionOptions {
-        stack: LayerStack::default().layer(AuthLayer::new(oauth)),
-        era: if modern {
+    let options = SessionOptions::default()
+        .stack(LayerStack::default().layer(AuthLayer::new(oauth)))
+        .era(if modern {
             EraPreference::Modern
         } else {
             EraPreference::Legacy
-        },
-        capabilities: serde_json::from_value(
+        })
+        .capabilities(serde_json::from_value(
             json!({"elicitation": {"form": {"applyDefaults": true}}, "roots": {}}),
-        )?,
-        client_info: mcpdisco_protocol::types::Implementation::new(
+        )?)
+        .client_info(mcpdisco_protocol::types::Implementation::new(
             "mcp-discovery-conformance",
             env!("CARGO_PKG_VERSION"),
-        ),
-        handler: Arc::new(ConformanceHandler),
-        request_timeout: Duration::from_secs(20),
-        ..SessionOptions::default()
-    };
+        ))
+        .handler(ConformanceHandler)
+        .request_timeout(Duration::from_secs(20));
     let session = Session::connect("conformance", transport, options).await?;
     let outcome = drive(&session, scenario).await;
     let closed = session.close().await;
@@ -165,60 +162,77 @@ fn tool_call(name: &str, arguments: Value) -> CallToolParams {
     CallToolParams::new(name, Some(arguments))
 }
 
-/// List items, read as JSON values.
-fn values(items: Vec<mcpdisco_protocol::RawJson>) -> Result<Vec<Value>> {
-    items
-        .iter()
-        .map(|item| item.to_value().context("an item is not readable JSON"))
-        .collect()
+/// A tool's input schema, as a JSON value.
+fn input_schema(tool: &Tool) -> Result<Value> {
+    tool.input_schema
+        .to_value()
+        .context("an input schema is not readable JSON")
 }
 
 async fn drive(session: &Session, scenario: &str) -> Result<()> {
-    let tools = values(session.list_all(ListKind::Tools).await?)?;
-    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
+    let tools = session.list_tools().await?;
+    let tool = |name: &str| tools.valid().find(|t| t.name == name);
     match scenario {
         "initialize" | "json-schema-ref-no-deref" | "request-metadata" => {}
         "tools_call" => {
             session
-                .call_tool(tool_call("add_numbers", json!({"a": 1, "b": 2})))
+                .call_tool(
+                    tool_call("add_numbers", json!({"a": 1, "b": 2})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "elicitation-sep1034-client-defaults" => {
             session
-                .call_tool(tool_call("test_client_elicitation_defaults", json!({})))
+                .call_tool(
+                    tool_call("test_client_elicitation_defaults", json!({})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "sse-retry" => {
             session
-                .call_tool(tool_call("test_reconnection", json!({})))
+                .call_tool(
+                    tool_call("test_reconnection", json!({})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
             // Invalid tools never reach us: the transport drops them from tools/list.
             for tool in &tools {
-                let name = tool["name"].as_str().unwrap_or_default();
-                let arguments = sample_arguments(&tool["inputSchema"]);
-                if let Err(error) = session.call_tool(tool_call(name, arguments)).await {
+                let tool = tool?;
+                let arguments = sample_arguments(&input_schema(tool)?);
+                if let Err(error) = session
+                    .call_tool(tool_call(&tool.name, arguments), RequestOptions::default())
+                    .await
+                {
                     eprintln!("{error}");
                 }
             }
         }
         "http-standard-headers" => {
-            if let Some(first) = tools.first() {
-                let name = first["name"].as_str().unwrap_or_default();
+            if let Some(first) = tools.get(0) {
+                let first = first?;
+                let arguments = sample_arguments(&input_schema(first)?);
                 session
-                    .call_tool(tool_call(name, sample_arguments(&first["inputSchema"])))
+                    .call_tool(tool_call(&first.name, arguments), RequestOptions::default())
                     .await?;
             }
-            for resource in values(session.list_all(ListKind::Resources).await?)? {
-                if let Some(uri) = resource["uri"].as_str() {
-                    session.read_resource(ReadResourceParams::new(uri)).await?;
-                }
-            }
-            if let Some(prompt) = values(session.list_all(ListKind::Prompts).await?)?.first() {
-                let name = prompt["name"].as_str().unwrap_or_default();
+            for resource in &session.list_resources().await? {
                 session
-                    .get_prompt(GetPromptParams::new(name, Some(BTreeMap::new())))
+                    .read_resource(
+                        ReadResourceParams::new(&resource?.uri),
+                        RequestOptions::default(),
+                    )
+                    .await?;
+            }
+            if let Some(prompt) = session.list_prompts().await?.get(0) {
+                session
+                    .get_prompt(
+                        GetPromptParams::new(&prompt?.name, Some(BTreeMap::new())),
+                        RequestOptions::default(),
+                    )
                     .await?;
             }
         }
@@ -231,7 +245,10 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             for call in context["toolCalls"].as_array().into_iter().flatten() {
                 let name = call["name"].as_str().unwrap_or_default();
                 session
-                    .call_tool(tool_call(name, call["arguments"].clone()))
+                    .call_tool(
+                        tool_call(name, call["arguments"].clone()),
+                        RequestOptions::default(),
+                    )
                     .await?;
             }
         }
@@ -240,10 +257,10 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
                 bail!("the server lists no json_schema_2020_12_tool");
             };
             session
-                .call_tool(tool_call(
-                    "json_schema_echo",
-                    json!({"schema": focal["inputSchema"]}),
-                ))
+                .call_tool(
+                    tool_call("json_schema_echo", json!({"schema": focal.input_schema})),
+                    RequestOptions::default(),
+                )
                 .await?;
         }
         "sep-2640-client-no-prefetch" => {
@@ -258,13 +275,11 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             // loader, which must refuse a SKILL.md that does not match its
             // entry (and so never read the supporting files).
             let (report, _) = mcpdisco::discovery::describe(session).await?;
-            let Some(first) = report.skills.first() else {
+            let Some(first) = report.skills.get(0) else {
                 bail!("the server lists no skill");
             };
-            let entry: SkillEntry = first
-                .decode()
-                .context("the first skill entry is malformed")?;
-            match mcpdisco::skills::load_skill(session, &entry).await {
+            let entry = first.context("the first skill entry is malformed")?;
+            match mcpdisco::skills::load_skill(session, entry).await {
                 Ok(loaded) => eprintln!("loaded {} file(s) of {}", loaded.files.len(), entry.uri),
                 Err(refused) => eprintln!("refused: {refused}"),
             }
@@ -273,7 +288,9 @@ async fn drive(session: &Session, scenario: &str) -> Result<()> {
             // What a host does once authorized: list, then call (a step-up
             // or a changed authorization server shows on the call).
             if tool("test-tool").is_some() {
-                session.call_tool(tool_call("test-tool", json!({}))).await?;
+                session
+                    .call_tool(tool_call("test-tool", json!({})), RequestOptions::default())
+                    .await?;
             }
         }
         other => eprintln!("unknown scenario {other:?}: listed tools only"),

@@ -191,10 +191,7 @@ fn supervised(fakes: &Arc<Fakes>, servers: Vec<ServerConfig>) -> Supervisor {
     );
     let options = SupervisorOptions {
         connectors,
-        session: SessionOptions {
-            era: mcpdisco_client::session::EraPreference::Legacy,
-            ..SessionOptions::default()
-        },
+        session: SessionOptions::default().era(mcpdisco_client::session::EraPreference::Legacy),
         ..SupervisorOptions::default()
     };
     Supervisor::new(servers, options)

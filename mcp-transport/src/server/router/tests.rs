@@ -1,7 +1,8 @@
 use mcpdisco_protocol::methods::{CallTool, Cancelled, ListTools, Ping};
 use mcpdisco_protocol::types::{
     Answer, CallToolParams, CallToolResult, CancelledParams, ContentBlock, EmptyResult,
-    InputRequest, InputRequiredResult, ListToolsResult, MetaParams, PaginatedParams, Tool,
+    InputRequest, InputRequiredResult, ItemList, ListToolsResult, MetaParams, PaginatedParams,
+    Tool,
 };
 use mcpdisco_protocol::{ErrorCode, ErrorObject, RawJson};
 use serde_json::{Value, json};
@@ -29,7 +30,8 @@ async fn list_tools(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListToolsResult, ErrorObject> {
-    let tools = [Tool::new(context.name, RawJson::empty_object())];
+    let tools = ItemList::encode([Tool::new(context.name, RawJson::empty_object())])
+        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
     mcpdisco_protocol::server::list_page(&tools, params.cursor.as_deref(), Some(1))
 }
 

@@ -4,9 +4,10 @@
 //! server over HTTP on a free port, runs `mcp-cli --config
 //! examples/mcp_config.json ARGS…` (default `discover`) against it and the
 //! stdio example servers, then stops the HTTP server. ARGS that need a
-//! left-out feature (`login`, `registry`, …) fail, naming it. It builds in
-//! `target/demo`: the `mcp-cli` of `target/debug`, which the tests run, stays
-//! the whole CLI of the workspace build.
+//! left-out feature (`login`, `registry`, …) fail, naming it. Its binaries
+//! go to `target/demo`: the `mcp-cli` of `target/debug`, which the tests
+//! run, stays the whole CLI of the workspace build; they are built in
+//! `target`'s build folder (cargo's `build-dir`), beside xtask's own build.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -48,7 +49,13 @@ impl Drop for Running {
 pub fn run(ws: &Workspace, args: &[String]) -> Result<ExitCode> {
     let target = ws.target_dir().join("demo");
     let mut build = ws.cargo();
-    build.args(DEMO_BUILD).env("CARGO_TARGET_DIR", &target);
+    // The binaries go to `target/demo`; what they are built from stays in
+    // `target`'s build folder, where xtask's own build left the proc macros
+    // and crates they share (syn, serde, clap): nothing is compiled twice.
+    build
+        .args(DEMO_BUILD)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_BUILD_BUILD_DIR", ws.target_dir());
     println!("demo: {}", process::describe(&build));
     process::run_checked(&mut build, BUILD_TIMEOUT)?;
 

@@ -125,8 +125,13 @@ impl Expander<'_> {
 /// The environment variable that answers `${input:id}`: `MCP_INPUT_` plus the id
 /// uppercased, anything but letters and digits as `_`.
 pub fn input_variable(id: &str) -> String {
-    let tail: String = id
-        .chars()
+    format!("MCP_INPUT_{}", upper_snake(id))
+}
+
+/// `text` as an environment variable's name is written: letters and digits
+/// uppercased, anything else `_`.
+pub(crate) fn upper_snake(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
                 c.to_ascii_uppercase()
@@ -134,8 +139,7 @@ pub fn input_variable(id: &str) -> String {
                 '_'
             }
         })
-        .collect();
-    format!("MCP_INPUT_{tail}")
+        .collect()
 }
 
 fn check_name(name: &str) -> Result<(), String> {

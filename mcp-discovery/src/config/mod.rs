@@ -83,6 +83,7 @@ pub use detect::{Candidate, Host, candidates, candidates_in, detect};
 pub use edit::{Added, add_server};
 pub use error::{ConfigError, ConfigWarning};
 pub use expand::{ProcessEnv, VarSource, input_variable};
+pub(crate) use expand::upper_snake;
 pub use filter::{Filter, Filters};
 pub use format::ConfigFormat;
 pub use launch::Launch;

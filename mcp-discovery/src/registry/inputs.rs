@@ -37,17 +37,7 @@ impl Needs {
 
 /// An environment variable name for an input labelled `label`.
 fn env_name(label: &str) -> String {
-    let name: String = label
-        .trim_start_matches('-')
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = crate::config::upper_snake(label.trim_start_matches('-'));
     if name.starts_with(|c: char| c.is_ascii_digit()) || name.is_empty() {
         format!("MCP_{name}")
     } else {

@@ -330,10 +330,7 @@ pub fn judge(budget: &Budget, tree: &Tree) -> Verdict {
 /// against its budget; fails naming every package over its budget and every
 /// crate it must never hold, with the path that pulled it in.
 pub fn run(ws: &Workspace) -> Result<()> {
-    let path = ws.root().join(BUDGET_FILE);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let budgets = parse_budgets(&text).with_context(|| path.display().to_string())?;
+    let budgets = read_budgets(ws)?;
     let mut failures = Vec::new();
     for budget in &budgets {
         let tree = Tree::parse(&cargo_tree(ws, budget)?)
@@ -357,19 +354,38 @@ pub fn run(ws: &Workspace) -> Result<()> {
     Ok(())
 }
 
-/// The output of `budget`'s `cargo tree`: offline when the registry already
-/// holds every crate of the lock file, else with the network.
+/// The budgets of the workspace's budget file.
+pub fn read_budgets(ws: &Workspace) -> Result<Vec<Budget>> {
+    let path = ws.root().join(BUDGET_FILE);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    parse_budgets(&text).with_context(|| path.display().to_string())
+}
+
+/// The output of `budget`'s `cargo tree`.
 fn cargo_tree(ws: &Workspace, budget: &Budget) -> Result<String> {
-    let args = budget.tree_args();
-    let mut offline = ws.cargo();
-    offline.args(&args).arg("--offline");
+    let mut cmd = ws.cargo();
+    cmd.args(budget.tree_args());
+    tree_output_offline_first(&mut cmd)
+}
+
+/// The output of the `cargo tree` `cmd`: offline when the registry already
+/// holds every crate it needs, else with the network.
+pub fn tree_output_offline_first(cmd: &mut Command) -> Result<String> {
+    let mut offline = Command::new(cmd.get_program());
+    offline.args(cmd.get_args()).arg("--offline");
+    if let Some(dir) = cmd.get_current_dir() {
+        offline.current_dir(dir);
+    }
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => offline.env(key, value),
+            None => offline.env_remove(key),
+        };
+    }
     match tree_output(&mut offline) {
         Ok(output) => Ok(output),
-        Err(_) => {
-            let mut online = ws.cargo();
-            online.args(&args);
-            tree_output(&mut online)
-        }
+        Err(_) => tree_output(cmd),
     }
 }
 

@@ -3,6 +3,8 @@
 //! * `test`: setup, fmt, the dependency budget, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
 //! * `deps`: the dependency budget of `xtask/deps-budget.toml` (each package's crate count, and the
 //!   crates it must never hold, with the path that pulled one in).
+//! * `fresh-client`: a project of its own using `mcpdisco-client` with only `stdio` lists the
+//!   example server's tools (needs the example server built; `test` runs it after the build).
 //! * `conformance`: the MCP conformance suite against our client, for every requirement set, then the
 //!   extra client scenarios (outside the sets) one by one, then the server scenarios of every set
 //!   against `mcp-example-server http --conformance` (`--servers-only`: just those).
@@ -16,6 +18,7 @@ mod bench;
 mod conformance;
 mod demo;
 mod deps;
+mod fresh_client;
 mod fuzz;
 mod pipeline;
 mod process;
@@ -46,6 +49,9 @@ enum Cmd {
     Test,
     /// Check the dependency budget of xtask/deps-budget.toml.
     Deps,
+    /// Build and run a project of its own that lists the example server's tools with
+    /// mcpdisco-client and only its `stdio` feature.
+    FreshClient,
     /// Run the MCP conformance suite against the conformance client and the example server.
     Conformance {
         /// Client command to test instead of the built `conformance-client` (e.g. `true`).
@@ -124,6 +130,7 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Deps => report(deps::run(&ws), "deps"),
+        Cmd::FreshClient => report(fresh_client::run(&ws), "fresh-client"),
         Cmd::Fuzz { seconds } => report(
             fuzz::run(&ws, &tools, seconds, fuzz::Build::Thorough),
             "fuzz",

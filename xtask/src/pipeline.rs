@@ -3,7 +3,9 @@
 //! fmt check -> the dependency budget (`cargo tree`, no build) -> clippy +
 //! build (one compilation, linted as it builds) ->
 //! publishable (package, install, man page) -> the MSRV check, the feature
-//! combinations, the Windows check and the fuzz build side by side -> tests
+//! combinations, the fresh client project (`mcpdisco-client` with only
+//! `stdio`, from outside the workspace), the Windows check and the fuzz
+//! build side by side -> tests
 //! (nextest when installed, then the doc tests)
 //! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
@@ -19,6 +21,7 @@ use anyhow::Result;
 
 use crate::conformance;
 use crate::deps;
+use crate::fresh_client;
 use crate::fuzz;
 use crate::process::{self, Stream};
 use crate::release;
@@ -89,10 +92,12 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
                     let windows = scope.spawn(|| release::check_windows(ws));
                     let fuzz = scope.spawn(|| fuzz::prepare(ws, tools, fuzz::Build::Smoke));
                     let features = scope.spawn(|| release::check_feature_combinations(ws));
+                    let fresh = scope.spawn(|| fresh_client::run(ws));
                     let msrv = release::check_on_msrv(ws);
                     [
                         ("the MSRV check", msrv),
                         ("the feature combinations", joined(features)),
+                        ("the fresh client project", joined(fresh)),
                         ("the Windows check", joined(windows)),
                         ("the fuzz build", joined(fuzz)),
                     ]

@@ -63,3 +63,8 @@ pub use pins::{
     ItemCheck, ItemKind, PinFile, PinItem, PinScope, PinStatus, Pinnable, ServerIdentity,
 };
 pub use types::{Field, TypeExpr};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

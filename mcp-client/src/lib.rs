@@ -131,3 +131,8 @@ pub use mcpdisco_transport as transport;
 /// The OpenTelemetry API this crate's telemetry speaks (feature `otel`).
 #[cfg(feature = "otel")]
 pub use opentelemetry;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

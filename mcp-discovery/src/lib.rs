@@ -96,3 +96,8 @@ pub use mcpdisco_protocol as protocol;
 /// stdio and HTTP), so a host that depends on this crate alone can name
 /// what its API takes and gives.
 pub use mcpdisco_client as client;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -29,3 +29,8 @@ pub mod operations;
 pub mod resource_server;
 pub mod serve;
 pub mod supervisor;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

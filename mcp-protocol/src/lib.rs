@@ -31,3 +31,8 @@ pub use jsonrpc::{
     ErrorResponse, Incoming, Message, MessageError, Notification, Request, RequestId, Response,
 };
 pub use raw::{JsonView, PromptView, RawJson, RawPage, ResourceView, SkillView, ToolView};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

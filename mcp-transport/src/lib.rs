@@ -104,3 +104,8 @@ pub mod transport;
 pub use error::{ConnectCause, Delivery, ExitStatus, TransportError};
 pub use memory::MemoryTransport;
 pub use transport::{LOST_ANSWER_CODE, Peer, Transport, is_lost_answer, lost_answer};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -7,11 +7,23 @@ use mcpdisco::config::{ConfigError, SourceError};
 #[cfg(feature = "registry")]
 use mcpdisco::registry::{AddError, RegistryError};
 
+/// What a user of the CLI does about a config format this build left out:
+/// the library's feature has a namesake among the CLI's.
+fn feature_hint(error: &ConfigError) -> String {
+    match error {
+        ConfigError::NeedsFeature { feature, .. } => format!(
+            "\nThis mcp-cli was built without it: install it with feature `{feature}` of mcpdisco-cli (on by default)."
+        ),
+        _ => String::new(),
+    }
+}
+
 /// A usage or configuration problem: exit status 1.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
-    /// A config file could not be read or is invalid.
-    #[error(transparent)]
+    /// A config file could not be read or is invalid; one in a format this
+    /// build left out names the CLI's feature that reads it.
+    #[error("{0}{hint}", hint = feature_hint(.0))]
     Config(#[from] ConfigError),
     /// No `--config` and nothing found where hosts keep theirs (a
     /// [`SourceError::NoConfig`]), with what to do about it.
@@ -124,6 +136,21 @@ impl From<AddError> for UsageError {
 mod tests {
     use super::*;
     use mcpdisco::config::{ProcessEnv, SourceSelection};
+
+    #[test]
+    fn a_config_format_left_out_names_the_clis_feature() {
+        let error = UsageError::from(ConfigError::NeedsFeature {
+            path: PathBuf::from("/home/ada/.codex/config.toml"),
+            format: "Codex's TOML",
+            feature: "toml",
+        });
+        assert_eq!(
+            error.to_string(),
+            "/home/ada/.codex/config.toml: Codex's TOML needs feature `toml` of mcpdisco\n\
+             This mcp-cli was built without it: install it with feature `toml` of \
+             mcpdisco-cli (on by default)."
+        );
+    }
 
     #[test]
     fn a_left_out_feature_is_named() {

@@ -2,7 +2,7 @@
 //!
 //! fmt check -> the dependency budget (`cargo tree`, no build) -> clippy +
 //! build (one compilation, linted as it builds) ->
-//! publishable (package, install, man page) -> the MSRV check, the feature
+//! publishable (package, man page) -> the MSRV check, the feature
 //! combinations, the fresh client project (`mcpdisco-client` with only
 //! `stdio`, from outside the workspace), the Windows check and the fuzz
 //! build side by side -> tests

@@ -51,7 +51,7 @@
 //!   Settings or a server asking for something the build lacks fail with
 //!   an [`AuthError`] naming the server and the missing feature
 //!   ([`AuthSettings::check_features`]); nothing is silently ignored.
-//! * `oauth` (default): the flow above: `OAuthClient`, `AuthLayer`,
+//! * `oauth` (off by default; implies `http`): the flow above: `OAuthClient`, `AuthLayer`,
 //!   `AuthContext`; the authorization code grant with PKCE, client
 //!   credentials, refresh, metadata discovery, dynamic registration and
 //!   client ID metadata documents; client authentication with a secret; the

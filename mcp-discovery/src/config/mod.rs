@@ -82,6 +82,7 @@ pub use config_file::ConfigFile;
 pub use detect::{Candidate, Host, candidates, candidates_in, detect};
 pub use edit::{Added, add_server};
 pub use error::{ConfigError, ConfigWarning};
+#[cfg(feature = "registry")]
 pub(crate) use expand::upper_snake;
 pub use expand::{ProcessEnv, VarSource, input_variable};
 pub use filter::{Filter, Filters};

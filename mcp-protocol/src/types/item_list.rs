@@ -42,8 +42,9 @@ use crate::raw::{JsonView, RawJson};
 /// What one item decoded to: the value, or why it is not one.
 type Decoded<T> = Result<T, String>;
 
-/// One item's decoding, done at most once.
-type Cell<T> = OnceLock<Arc<Decoded<T>>>;
+/// One item's decoding, done at most once, kept inline (no allocation of
+/// its own: a 40 MB list read whole costs little more than its `Vec<T>`).
+type Cell<T> = OnceLock<Decoded<T>>;
 
 /// A list kept as its items' text, each item decoded into `T` when first
 /// read (and at most once; clones share what was decoded).
@@ -59,6 +60,9 @@ type Cell<T> = OnceLock<Arc<Decoded<T>>>;
 /// * Serde writes the items as sent, byte for byte (a malformed one too),
 ///   and reads them without decoding any.
 /// * Cloning copies no text and no decoded item.
+///
+/// The first typed read makes room for every item's decoded value at once
+/// (one allocation); items are then decoded one by one as read.
 pub struct ItemList<T> {
     /// The items, exactly as sent.
     raw: Vec<RawJson>,
@@ -140,11 +144,13 @@ impl<T> ItemList<T> {
     pub fn into_raw(self) -> Vec<RawJson> {
         self.raw
     }
+}
 
+impl<T: Clone> ItemList<T> {
     /// Adds an item as sent.
     pub fn push_raw(&mut self, item: RawJson) {
         if let Some(cells) = self.decoded.take() {
-            let mut kept: Vec<Cell<T>> = cells.iter().map(clone_cell).collect();
+            let mut kept = take_cells(cells, |_| true);
             kept.push(OnceLock::new());
             self.decoded = OnceLock::from(Arc::<[Cell<T>]>::from(kept));
         }
@@ -155,11 +161,21 @@ impl<T> ItemList<T> {
     /// what was decoded of them stays decoded.
     pub fn retain_raw(&mut self, mut keep: impl FnMut(&RawJson) -> bool) {
         let kept: Vec<bool> = self.raw.iter().map(&mut keep).collect();
-        self.select(|index| kept[index]);
+        let raw = std::mem::take(&mut self.raw);
+        self.raw = raw
+            .into_iter()
+            .zip(&kept)
+            .filter(|(_, keep)| **keep)
+            .map(|(item, _)| item)
+            .collect();
+        if let Some(cells) = self.decoded.take() {
+            let cells = take_cells(cells, |index| kept[index]);
+            self.decoded = OnceLock::from(Arc::<[Cell<T>]>::from(cells));
+        }
     }
 
-    /// The items in `range` (clamped to the list), sharing their text and
-    /// what was decoded of them: a page to serve.
+    /// The items in `range` (clamped to the list), sharing their text; what
+    /// was decoded of them is copied: a page to serve.
     pub fn slice(&self, range: Range<usize>) -> Self {
         let end = range.end.min(self.raw.len());
         let start = range.start.min(end);
@@ -169,40 +185,41 @@ impl<T> ItemList<T> {
                 Some(cells) => OnceLock::from(
                     cells[start..end]
                         .iter()
-                        .map(clone_cell)
+                        .map(copy_cell)
                         .collect::<Arc<[Cell<T>]>>(),
                 ),
                 None => OnceLock::new(),
             },
         }
     }
+}
 
-    /// Keeps the items whose index `keep` says so, and their cells.
-    fn select(&mut self, keep: impl Fn(usize) -> bool) {
-        let raw = std::mem::take(&mut self.raw);
-        let cells = self.decoded.take();
-        self.raw = raw
-            .into_iter()
+/// The cells whose index `keep` says so: moved out when `cells` is this
+/// list's alone, copied when a clone shares them.
+fn take_cells<T: Clone>(mut cells: Arc<[Cell<T>]>, keep: impl Fn(usize) -> bool) -> Vec<Cell<T>> {
+    match Arc::get_mut(&mut cells) {
+        Some(own) => own
+            .iter_mut()
             .enumerate()
             .filter(|(index, _)| keep(*index))
-            .map(|(_, item)| item)
-            .collect();
-        if let Some(cells) = cells {
-            let kept: Arc<[Cell<T>]> = cells
-                .iter()
-                .enumerate()
-                .filter(|(index, _)| keep(*index))
-                .map(|(_, cell)| clone_cell(cell))
-                .collect();
-            self.decoded = OnceLock::from(kept);
-        }
+            .map(|(_, cell)| match cell.take() {
+                Some(decoded) => OnceLock::from(decoded),
+                None => OnceLock::new(),
+            })
+            .collect(),
+        None => cells
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| keep(*index))
+            .map(|(_, cell)| copy_cell(cell))
+            .collect(),
     }
 }
 
-/// A cell holding what `cell` holds (the same decoded item, shared).
-fn clone_cell<T>(cell: &Cell<T>) -> Cell<T> {
+/// A cell holding a copy of what `cell` holds.
+fn copy_cell<T: Clone>(cell: &Cell<T>) -> Cell<T> {
     match cell.get() {
-        Some(decoded) => OnceLock::from(Arc::clone(decoded)),
+        Some(decoded) => OnceLock::from(decoded.clone()),
         None => OnceLock::new(),
     }
 }
@@ -259,7 +276,7 @@ impl<T: Serialize> ItemList<T> {
         let mut cells = Vec::new();
         for item in items {
             raw.push(RawJson::encode(&item)?);
-            cells.push(OnceLock::from(Arc::new(Ok(item))));
+            cells.push(OnceLock::from(Ok(item)));
         }
         Ok(Self {
             raw,
@@ -274,8 +291,8 @@ fn read<'a, T: DeserializeOwned>(
     raw: &RawJson,
     cell: &'a Cell<T>,
 ) -> Result<&'a T, MalformedItem> {
-    let decoded = cell.get_or_init(|| Arc::new(raw.decode().map_err(|e| e.to_string())));
-    match decoded.as_ref() {
+    let decoded = cell.get_or_init(|| raw.decode().map_err(|e| e.to_string()));
+    match decoded {
         Ok(value) => Ok(value),
         Err(reason) => Err(malformed(index, raw, reason)),
     }
@@ -356,14 +373,8 @@ impl<T: DeserializeOwned + Clone> Iterator for IntoItems<T> {
             None => None,
         };
         Some(match decoded {
-            Some(decoded) => match Arc::try_unwrap(decoded) {
-                Ok(Ok(value)) => Ok(value),
-                Ok(Err(reason)) => Err(malformed(index, &raw, &reason)),
-                Err(shared) => match shared.as_ref() {
-                    Ok(value) => Ok(value.clone()),
-                    Err(reason) => Err(malformed(index, &raw, reason)),
-                },
-            },
+            Some(Ok(value)) => Ok(value),
+            Some(Err(reason)) => Err(malformed(index, &raw, &reason)),
             None => raw.decode().map_err(|e| MalformedItem {
                 index,
                 reason: e.to_string(),
@@ -458,7 +469,7 @@ impl<'de, T> Deserialize<'de> for ItemList<T> {
 /// cursor of the next, so a server can page any of them the same way.
 pub trait ListResult: Sized {
     /// The listed item.
-    type Item;
+    type Item: Clone;
 
     /// The page `items`, followed by the page at `next_cursor` when there is one.
     fn page(items: ItemList<Self::Item>, next_cursor: Option<String>) -> Self;

@@ -25,8 +25,10 @@ mod engine;
 pub(crate) mod handler;
 mod handshake;
 mod list;
+mod negotiation;
 mod options;
 mod request_path;
+mod server_state;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -55,9 +57,9 @@ pub use crate::notification::{Progress, ServerNotification};
 pub use crate::policy::LayerStack;
 pub use crate::request::{InputRetry, McpRequest, RequestOptions, RequestService, ResponseFuture};
 pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
-pub use handshake::{Negotiation, ServerState};
 pub use list::{CompleteList, ListKind, ListPage};
 pub use options::{EraPreference, SessionOptions};
+pub use server_state::{Negotiation, ServerState};
 
 use engine::Engine;
 use request_path::Connection;

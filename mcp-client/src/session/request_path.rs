@@ -29,8 +29,9 @@ use mcpdisco_transport::sync::RwLock;
 use tower::Service;
 
 use super::engine::Engine;
-use super::handshake::{self, ServerState};
+use super::handshake;
 use super::options::SessionOptions;
+use super::server_state::ServerState;
 use crate::error::{ErrorKind, SessionError};
 use crate::policy::stack::{BuiltStack, SessionBinding};
 use crate::request::{McpRequest, RequestService, ResponseFuture};

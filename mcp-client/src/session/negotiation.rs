@@ -112,6 +112,20 @@ struct Probe {
     strict: bool,
 }
 
+impl Probe {
+    /// The first probe of [`EraPreference::Auto`]: anything but a modern
+    /// answer means legacy.
+    const MAY_FALL_BACK: Self = Self {
+        retried: false,
+        strict: false,
+    };
+    /// The first probe of a server that must be modern.
+    const STRICT: Self = Self {
+        retried: false,
+        strict: true,
+    };
+}
+
 /// The negotiation of one handshake: its phase, and what it has found.
 #[derive(Debug)]
 pub(crate) struct Negotiator {
@@ -149,8 +163,8 @@ impl Negotiator {
     pub(crate) fn step(&mut self, event: Event, now: Instant) -> Vec<Action> {
         match (std::mem::replace(&mut self.phase, Phase::Over), event) {
             (Phase::Idle, Event::Start) => match self.preference {
-                EraPreference::Auto => self.probe(MODERN_VERSIONS[0], false, false, now),
-                EraPreference::Modern => self.probe(MODERN_VERSIONS[0], false, true, now),
+                EraPreference::Auto => self.probe(MODERN_VERSIONS[0], Probe::MAY_FALL_BACK, now),
+                EraPreference::Modern => self.probe(MODERN_VERSIONS[0], Probe::STRICT, now),
                 EraPreference::Legacy => self.initialize(None, now),
             },
             (Phase::Probing(probe), Event::Answered(raw)) => self.discovered(probe, &raw, now),
@@ -171,20 +185,14 @@ impl Negotiator {
     }
 
     /// Sends a `server/discover` offering `version`.
-    fn probe(
-        &mut self,
-        version: ProtocolVersion,
-        retried: bool,
-        strict: bool,
-        now: Instant,
-    ) -> Vec<Action> {
+    fn probe(&mut self, version: ProtocolVersion, probe: Probe, now: Instant) -> Vec<Action> {
         self.record.offered = vec![version.to_string()];
-        let timeout = if strict {
+        let timeout = if probe.strict {
             self.initialize_timeout
         } else {
             self.probe_timeout
         };
-        self.phase = Phase::Probing(Probe { retried, strict });
+        self.phase = Phase::Probing(probe);
         vec![Action::Send {
             request: Outgoing::Discover(version),
             deadline: now + timeout,
@@ -225,7 +233,13 @@ impl Negotiator {
         if let Some(supported) = supported_from_error(&error) {
             self.record.answered = supported.clone();
             return match version::choose_version(&MODERN_VERSIONS, &supported) {
-                Ok(chosen) if !probe.retried => self.probe(chosen, true, probe.strict, now),
+                Ok(chosen) if !probe.retried => {
+                    let retry = Probe {
+                        retried: true,
+                        ..probe
+                    };
+                    self.probe(chosen, retry, now)
+                }
                 _ if !probe.strict && supported.iter().any(|v| is_legacy(v)) => self.fall_back(now),
                 _ => fail(self.mismatch(Discover::METHOD, &supported)),
             };
@@ -310,7 +324,7 @@ impl Negotiator {
             {
                 tracing::debug!(server = %self.server, "initialize refused in favour of 2026-07-28; discovering again");
                 self.record = found;
-                self.probe(MODERN_VERSIONS[0], false, true, now)
+                self.probe(MODERN_VERSIONS[0], Probe::STRICT, now)
             }
             _ => fail(error),
         }

@@ -10,6 +10,10 @@
 //! `server_watches` module). A server's update goes to each
 //! client subscribed to that resource, under the URI the client
 //! subscribed with. Modern clients have no such methods (-32601).
+//!
+//! The handlers here take the parts they need; the state they change
+//! (who is subscribed to what, and how each server is) lives in `state`,
+//! the part of what the connections share that this feature owns.
 
 pub(super) mod state;
 

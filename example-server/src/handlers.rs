@@ -9,25 +9,21 @@ use mcpdisco_protocol::methods::{
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
     CacheScope, CallToolParams, CallToolResult, DiscoverResult, EmptyResult, GetPromptParams,
-    GetPromptResult, InitializeParams, InitializeResult, ItemList, ListChangedCapability,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListResult,
-    ListToolsResult, MetaParams, PaginatedParams, ReadResourceParams, ReadResourceResult,
-    ResourcesCapability, ServerCapabilities, Tool,
+    GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaParams, PaginatedParams,
+    ReadResourceParams, ReadResourceResult, ResourcesCapability, ServerCapabilities, Tool,
 };
-use mcpdisco_protocol::version::{Era, ProtocolVersion};
+use mcpdisco_protocol::version::ProtocolVersion;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
-use serde::Serialize;
 
 use crate::catalog;
 use crate::conformance;
 use crate::context::Context;
 use crate::options::{EraSupport, ServerOptions};
+use crate::results::{TTL_MS, cached_read, page};
 
 const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two resources, a greeting template and two prompts.";
-
-/// How long lists and the discovery stay fresh (an hour: they never change).
-const TTL_MS: i64 = 3_600_000;
 
 /// The handlers of a server with `options`: the handshake of each era it
 /// speaks (the other's is -32601), ping, the lists, calls, reads and
@@ -104,22 +100,6 @@ async fn ping(_: MetaParams, _: Context) -> Result<EmptyResult, ErrorObject> {
     Ok(EmptyResult::default())
 }
 
-/// The page of `items` that `params` asks for; the cursor is the offset, written as text.
-pub(crate) fn page<L>(
-    items: &[L::Item],
-    params: &PaginatedParams,
-    context: &Context,
-) -> Result<L, ErrorObject>
-where
-    L: ListResult,
-    L::Item: Clone + Serialize,
-{
-    let items = ItemList::encode(items.iter().cloned())
-        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
-    let page: L = server::list_page(&items, params.cursor.as_deref(), context.options.page_size)?;
-    Ok(page.cached(TTL_MS, CacheScope::Public))
-}
-
 /// The tools a server with `options` offers.
 pub(crate) fn tools(options: &ServerOptions) -> Vec<Tool> {
     if options.conformance {
@@ -155,14 +135,6 @@ async fn list_prompts(
     context: Context,
 ) -> Result<ListPromptsResult, ErrorObject> {
     page(&catalog::prompts(), &params, &context)
-}
-
-/// A read result with its caching hints, which modern results carry (SEP-2549).
-pub(crate) fn cached_read(read: ReadResourceResult, context: &Context) -> ReadResourceResult {
-    match context.request.era {
-        Era::Modern => read.cached(TTL_MS, CacheScope::Public),
-        Era::Legacy => read,
-    }
 }
 
 fn invalid_params(reason: catalog::ParamError) -> ErrorObject {

@@ -26,6 +26,7 @@ mod handlers;
 mod http;
 mod options;
 mod peer;
+mod results;
 mod server;
 mod shared;
 mod stdio;

@@ -23,6 +23,7 @@ mod load;
 mod logging;
 #[cfg(feature = "oauth")]
 mod login;
+mod opened;
 mod output;
 mod progress;
 #[cfg(feature = "registry")]

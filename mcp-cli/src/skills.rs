@@ -7,9 +7,9 @@ use mcpdisco::config::ServerConfig;
 use mcpdisco::skills::{LoadedSkill, SkillError, find_skill, load_skill};
 use mcpdisco_client::session::Session;
 
-use crate::commands::{Opened, open};
 use crate::context::Context;
 use crate::exit;
+use crate::opened::{Opened, open};
 use crate::output::print_json;
 use crate::render;
 

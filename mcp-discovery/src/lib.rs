@@ -81,6 +81,7 @@ pub mod connect;
 pub mod discovery;
 pub mod doctor;
 mod fnv;
+mod item_name;
 #[cfg(feature = "registry")]
 pub mod registry;
 pub mod report;

@@ -2,9 +2,9 @@
 //!
 //! It implements [`Transport`] on top of a `tokio` `TcpStream` and this
 //! crate's [`NdjsonCodec`], then talks to a tiny in-process "server" on
-//! 127.0.0.1. Run it with `cargo run -p mcp-transport --example tcp_transport`.
+//! 127.0.0.1. Run it with `cargo run -p mcpdisco-transport --example tcp_transport`.
 //! Nothing else in the workspace had to change for this transport to exist:
-//! the session in `mcp-discovery` accepts any `Transport`.
+//! the session in `mcp-client` accepts any `Transport`.
 
 use std::collections::VecDeque;
 

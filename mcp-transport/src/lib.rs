@@ -2,7 +2,7 @@
 //!
 //! This crate owns the connection to a server (a child process or an HTTP
 //! endpoint) and nothing above it: no handshake, no request ids, no timeouts
-//! on requests. Those live in the session, in `mcp-discovery`.
+//! on requests. Those live in the session, in `mcp-client`.
 //!
 //! | module | what it holds |
 //! |---|---|
@@ -41,7 +41,7 @@
 //! # Adding a transport
 //!
 //! A transport is any type that implements [`Transport`]'s four methods; the
-//! session in `mcp-discovery` accepts it as it is, and no other crate changes.
+//! session in `mcp-client` accepts it as it is, and no other crate changes.
 //! The contract:
 //!
 //! - `send` may be called from many tasks at once, and returns once the

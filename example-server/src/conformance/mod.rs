@@ -30,7 +30,7 @@ use mcpdisco_transport::server::Router;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::handlers;
+use crate::results::{cached_read, page};
 use crate::shared::ListChange;
 
 /// Completion values offered for any argument.
@@ -88,7 +88,7 @@ async fn list_tools(
     if let Some(trigger) = tools.iter_mut().find(|tool| tool.name == TOOL_TRIGGER) {
         mark_revision(&mut trigger.meta, revision);
     }
-    handlers::page(&tools, &params, &context)
+    page(&tools, &params, &context)
 }
 
 /// The tool that changes the tool list.
@@ -109,14 +109,14 @@ async fn list_resources(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListResourcesResult, ErrorObject> {
-    handlers::page(&catalog::resources(), &params, &context)
+    page(&catalog::resources(), &params, &context)
 }
 
 async fn list_resource_templates(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListResourceTemplatesResult, ErrorObject> {
-    handlers::page(&catalog::resource_templates(), &params, &context)
+    page(&catalog::resource_templates(), &params, &context)
 }
 
 async fn list_prompts(
@@ -130,7 +130,7 @@ async fn list_prompts(
             context.shared.revision(ListChange::Prompts),
         );
     }
-    handlers::page(&prompts, &params, &context)
+    page(&prompts, &params, &context)
 }
 
 /// Reads a resource; an unknown URI is -32602 naming it (SEP-2164).
@@ -140,7 +140,7 @@ async fn read_resource(
 ) -> Result<ReadResourceResult, ErrorObject> {
     let uri = params.uri;
     content::read(&uri)
-        .map(|read| handlers::cached_read(read, &context))
+        .map(|read| cached_read(read, &context))
         .ok_or_else(|| {
             ErrorObject::for_resource(ErrorCode::INVALID_PARAMS, "Resource not found", &uri)
         })

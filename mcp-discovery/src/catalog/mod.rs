@@ -18,13 +18,13 @@
 
 mod naming;
 
+pub use crate::item_name::item_name;
 use naming::flatten;
 pub use naming::{MAX_NAME_LEN, NameClash, Naming, kind_noun, model_safe, namespace_of};
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use mcpdisco_protocol::{JsonView, PromptView, RawJson, ResourceView, SkillView, ToolView};
+use mcpdisco_protocol::RawJson;
 use serde::Serialize;
 
 use crate::report::{ServerReport, ServerStatus, StatusSummary};
@@ -173,23 +173,6 @@ impl Catalog {
         }
         groups
     }
-}
-
-/// The own name of an item: `name` (a skill's: its frontmatter's), else
-/// the URI (template), else `?`.
-/// Reads only those members; the rest of the item is skipped, not parsed.
-pub fn item_name(kind: ListKind, item: &RawJson) -> String {
-    // A member of another type counts as absent; a repeated one, the last counts.
-    let name = match kind {
-        ListKind::Tools => ToolView::of(item).name(),
-        ListKind::Prompts => PromptView::of(item).name(),
-        ListKind::Resources | ListKind::ResourceTemplates => {
-            ResourceView::read(JsonView::of(item), kind == ListKind::ResourceTemplates)
-                .name_or_uri()
-        }
-        ListKind::Skills => SkillView::of(item).name_or_uri(),
-    };
-    name.map_or_else(|| "?".to_owned(), Cow::into_owned)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 use glob::Pattern;
 
+use crate::item_name::item_name;
 use crate::report::ServerReport;
 use mcpdisco_client::session::ListKind;
 
@@ -76,7 +77,7 @@ impl Filters {
                 continue;
             }
             report.items_retain(kind, |item| {
-                let name = crate::catalog::item_name(kind, item);
+                let name = item_name(kind, item);
                 let uri = match kind {
                     ListKind::Resources | ListKind::ResourceTemplates => {
                         mcpdisco_protocol::ResourceView::read(

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use super::client::{RegistryClient, shown};
 use super::error::RegistryError;
-use super::options::SearchQuery;
-use super::resolve::{ResolveOptions, resolve};
+use super::options::{ResolveOptions, SearchQuery};
+use super::resolve::resolve;
 use super::resolved::{Choice, RequiredEnv, ResolveError, Resolved, ResolvedEntry};
 use super::types::RegistryEntry;
 use super::warning::{LeftOutReason, RegistryWarning};

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::resolve::ResolveOptions;
+use super::options::ResolveOptions;
 use super::types::{Argument, Input, KeyValueInput};
 
 /// The environment variables a resolution refers to.

@@ -53,9 +53,10 @@ pub use client::{RegistryClient, SearchResults};
 pub use error::RegistryError;
 pub use import::{AddError, AddOptions, Addition, Lookup, RegistryServers};
 pub use options::{
-    DEFAULT_MAX_PAGES, DEFAULT_REGISTRY, REGISTRY_URL_ENV, RegistryOptions, SearchQuery,
+    DEFAULT_MAX_PAGES, DEFAULT_REGISTRY, REGISTRY_URL_ENV, RegistryOptions, ResolveOptions,
+    SearchQuery,
 };
-pub use resolve::{ResolveOptions, local_name, resolve};
+pub use resolve::{local_name, resolve};
 pub use resolved::{
     Choice, McpbDownload, PendingBundle, RequiredEnv, ResolveError, Resolved, ResolvedEntry,
 };

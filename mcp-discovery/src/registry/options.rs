@@ -1,6 +1,8 @@
 //! [`RegistryOptions`]: which registry, its cache, and where bundles go;
-//! [`SearchQuery`]: what a search asks for.
+//! [`SearchQuery`]: what a search asks for; [`ResolveOptions`]: how a
+//! `server.json` is made a config entry.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// The official registry.
@@ -128,6 +130,46 @@ impl SearchQuery {
     /// Whether deprecated and deleted entries are kept too.
     pub fn include_inactive(mut self, include_inactive: bool) -> Self {
         self.include_inactive = include_inactive;
+        self
+    }
+}
+
+/// How to resolve a `server.json`. Built from [`ResolveOptions::default`] (the first stdio
+/// package of a known type, no values given) and the setters below (a new
+/// option is then no breaking change).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ResolveOptions {
+    /// Take a remote endpoint when the server has one.
+    pub prefer_remote: bool,
+    /// Take the package of this registry type (`npm`, `pypi`, …).
+    pub registry_type: Option<String>,
+    /// Values for `{variables}` and inputs, by name.
+    pub values: BTreeMap<String, String>,
+}
+
+impl ResolveOptions {
+    /// Whether a remote endpoint is taken when the server has one.
+    pub fn prefer_remote(mut self, prefer_remote: bool) -> Self {
+        self.prefer_remote = prefer_remote;
+        self
+    }
+
+    /// Takes the package of this registry type (`npm`, `pypi`, …).
+    pub fn registry_type(mut self, registry_type: impl Into<Option<String>>) -> Self {
+        self.registry_type = registry_type.into();
+        self
+    }
+
+    /// Values for `{variables}` and inputs, by name (added to those given).
+    pub fn values<I, K, V>(mut self, values: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.values
+            .extend(values.into_iter().map(|(k, v)| (k.into(), v.into())));
         self
     }
 }

@@ -23,56 +23,15 @@
 //! argument of `format: boolean` is a bare flag when true; a required one that is still missing becomes an
 //! `${env:NAME}` reference in an argument or header, and an error in a URL.
 
-use std::collections::BTreeMap;
-
 use mcpdisco_transport::http::HttpKind;
 
 use super::inputs::{
     Needs, arguments, environment, fill_variables, input_value, template_variables,
 };
+use super::options::ResolveOptions;
 use super::resolved::{Choice, McpbDownload, PendingBundle, ResolveError, Resolved, ResolvedEntry};
 use super::types::{Package, Remote, ServerJson};
 use crate::config::{EntryLaunch, ServerEntry};
-
-/// How to resolve. Built from [`ResolveOptions::default`] (the first stdio
-/// package of a known type, no values given) and the setters below (a new
-/// option is then no breaking change).
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct ResolveOptions {
-    /// Take a remote endpoint when the server has one.
-    pub prefer_remote: bool,
-    /// Take the package of this registry type (`npm`, `pypi`, …).
-    pub registry_type: Option<String>,
-    /// Values for `{variables}` and inputs, by name.
-    pub values: BTreeMap<String, String>,
-}
-
-impl ResolveOptions {
-    /// Whether a remote endpoint is taken when the server has one.
-    pub fn prefer_remote(mut self, prefer_remote: bool) -> Self {
-        self.prefer_remote = prefer_remote;
-        self
-    }
-
-    /// Takes the package of this registry type (`npm`, `pypi`, …).
-    pub fn registry_type(mut self, registry_type: impl Into<Option<String>>) -> Self {
-        self.registry_type = registry_type.into();
-        self
-    }
-
-    /// Values for `{variables}` and inputs, by name (added to those given).
-    pub fn values<I, K, V>(mut self, values: I) -> Self
-    where
-        I: IntoIterator<Item = (K, V)>,
-        K: Into<String>,
-        V: Into<String>,
-    {
-        self.values
-            .extend(values.into_iter().map(|(k, v)| (k.into(), v.into())));
-        self
-    }
-}
 
 const KNOWN_TYPES: &[&str] = &["npm", "pypi", "oci", "nuget", "mcpb"];
 

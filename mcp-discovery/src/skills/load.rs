@@ -8,7 +8,8 @@ use mcpdisco_client::session::{RequestOptions, Session};
 use mcpdisco_protocol::types::{ReadResourceParams, ResourceContents, SkillEntry};
 use serde::Serialize;
 
-use super::error::{Mismatch, SkillError};
+use super::error::SkillError;
+use super::mismatch::Mismatch;
 use super::verify::{
     ExpectedFile, MAX_SKILL_BYTES, compare_frontmatter, digest_of, frontmatter_of, plan,
     verify_file,

@@ -12,7 +12,9 @@
 
 mod error;
 mod load;
+mod mismatch;
 pub mod verify;
 
-pub use error::{Mismatch, SkillError};
+pub use error::SkillError;
 pub use load::{LoadedSkill, SkillFile, find_skill, load_skill};
+pub use mismatch::Mismatch;

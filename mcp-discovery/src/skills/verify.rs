@@ -7,7 +7,7 @@ use hmac_sha256::Hash as Sha256;
 use mcpdisco_protocol::types::{Extra, SkillEntry, SkillFileSize};
 use serde_json::Value;
 
-use super::error::Mismatch;
+use super::mismatch::Mismatch;
 
 /// The most a skill's files may weigh together (16 MiB).
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;

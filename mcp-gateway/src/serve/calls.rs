@@ -40,11 +40,18 @@ pub(crate) async fn call_tool(
         return request.shared.inputs.drive::<CallTool>(resumed).await;
     }
     let retry = relayed_retry(&request, state, responses);
-    let view = request.shared.view(request.profile.as_deref());
-    if view.tool_search(request.shared.options.tool_search) {
+    if request
+        .shared
+        .listings
+        .tool_search(request.profile.as_deref())
+    {
         match params.name.as_str() {
             search_tools::SEARCH_TOOLS => {
-                let listing = request.shared.listing(request.profile.as_ref()).await;
+                let listing = request
+                    .shared
+                    .listings
+                    .listing(request.profile.as_ref())
+                    .await;
                 let index = listing.search().ok_or_else(|| {
                     ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the tool index is missing")
                 })?;
@@ -98,6 +105,7 @@ pub(crate) async fn read_resource(
     let retry = relayed_retry(&request, state, responses);
     let route = request
         .shared
+        .listings
         .route_resource(request.profile.as_ref(), &params.uri)
         .await
         .ok_or_else(|| {
@@ -149,7 +157,7 @@ pub(super) async fn resolve_in_view(
         .resolve(kind, name)
         .await
         .map_err(upstream::to_error)?;
-    let view = request.shared.view(request.profile.as_deref());
+    let view = request.shared.listings.view(request.profile.as_deref());
     let shown = match kind {
         ListKind::Tools => view.shows_tool(&server, name),
         _ => view.shows_server(&server),

@@ -30,6 +30,7 @@ pub(crate) async fn complete(
         CompletionReference::Resource { uri, extra } => {
             let ResourceRoute { server, uri: own } = request
                 .shared
+                .listings
                 .route_resource(request.profile.as_ref(), &uri)
                 .await
                 .ok_or_else(|| {

@@ -55,7 +55,8 @@ pub(crate) async fn serve(
                 // (a modern connection of one other request never does).
                 if stop.announcer.is_none() && hears_list_changes(&message) {
                     let announcer = tokio::spawn(subscriptions::announce_changes(
-                        Arc::clone(&shared),
+                        shared.supervisor.clone(),
+                        Arc::clone(&shared.listings),
                         Arc::clone(&link),
                         profile.clone(),
                     ));
@@ -163,7 +164,7 @@ async fn on_request(
         let outcome = routes.immediate.request(&method, params, context);
         #[cfg(feature = "otel")]
         let outcome = telemetry::within(span.as_ref(), outcome);
-        let outcome = operation::measured(shared, &method, outcome).await;
+        let outcome = operation::measured(shared.meter(), &method, outcome).await;
         let answer = in_era(outcome, era, &server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
@@ -176,7 +177,7 @@ async fn on_request(
     let measuring = (Arc::clone(shared), method.clone());
     let answer = async move {
         let (shared, method) = measuring;
-        let outcome = operation::measured(&shared, &method, work).await;
+        let outcome = operation::measured(shared.meter(), &method, work).await;
         let answer = in_era(outcome, era, &server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);

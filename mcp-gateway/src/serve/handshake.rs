@@ -20,7 +20,7 @@ use super::offered::Offered;
 /// for legacy clients; see the `offered` module). Tasks are not offered.
 fn capabilities(request: &RequestContext, era: Era) -> ServerCapabilities {
     let supervisor = &request.shared.supervisor;
-    let view = request.shared.view(request.profile.as_deref());
+    let view = request.shared.listings.view(request.profile.as_deref());
     let offered = Offered::of(
         supervisor
             .servers()

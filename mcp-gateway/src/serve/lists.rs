@@ -26,7 +26,11 @@ where
     M: RequestMethod<Params = PaginatedParams>,
     M::Result: ServedList,
 {
-    let listing = request.shared.listing(request.profile.as_ref()).await;
+    let listing = request
+        .shared
+        .listings
+        .listing(request.profile.as_ref())
+        .await;
     let items = <M::Result as ServedList>::items(&listing);
     let page_size = Some(request.shared.options.page_size);
     let page: M::Result = server::list_page(items, params.cursor.as_deref(), page_size)?;
@@ -42,7 +46,11 @@ pub(crate) async fn get_skill(
     params: GetSkillParams,
     request: RequestContext,
 ) -> Result<GetSkillResult, ErrorObject> {
-    let listing = request.shared.listing(request.profile.as_ref()).await;
+    let listing = request
+        .shared
+        .listings
+        .listing(request.profile.as_ref())
+        .await;
     match listing.skill(&params.uri) {
         Some(skill) => Ok(GetSkillResult {
             skill: skill.clone(),

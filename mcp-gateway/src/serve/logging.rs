@@ -29,9 +29,11 @@ use mcpdisco_protocol::types::{EmptyResult, LoggingLevel, LoggingMessageParams, 
 use mcpdisco_protocol::version::Era;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
+use super::bridge::Bridge;
 use super::client::{ClientLink, LogWish};
 use super::context::RequestContext;
-use super::shared::Shared;
+use super::listings::Listings;
+use crate::supervisor::Supervisor;
 
 /// How long one client may take to take one log message.
 const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -75,18 +77,17 @@ pub(crate) async fn set_level(
         level: params.level,
         profile: request.profile.clone(),
     });
-    let shared = &request.shared;
-    if let Some(level) = wanted_by_clients(shared) {
-        forward_level(shared, &level, shared.supervisor.servers()).await;
+    let supervisor = &request.shared.supervisor;
+    if let Some(level) = wanted_by_clients(&request.shared.bridge) {
+        forward_level(supervisor, &level, supervisor.servers()).await;
     }
     Ok(EmptyResult::default())
 }
 
-/// The most verbose level any connected legacy client set.
-pub(crate) fn wanted_by_clients(shared: &Shared) -> Option<LoggingLevel> {
+/// The most verbose level any legacy client connected to `bridge` set.
+pub(crate) fn wanted_by_clients(bridge: &Bridge) -> Option<LoggingLevel> {
     most_verbose(
-        shared
-            .bridge
+        bridge
             .clients()
             .iter()
             .filter(|link| link.is_legacy())
@@ -96,8 +97,11 @@ pub(crate) fn wanted_by_clients(shared: &Shared) -> Option<LoggingLevel> {
 
 /// Sends `level` to each of `servers` that is connected, legacy, and
 /// declares `logging`; a server that refuses is logged, not an error.
-pub(crate) async fn forward_level(shared: &Shared, level: &LoggingLevel, servers: Vec<String>) {
-    let supervisor = &shared.supervisor;
+pub(crate) async fn forward_level(
+    supervisor: &Supervisor,
+    level: &LoggingLevel,
+    servers: Vec<String>,
+) {
     let takers = servers.into_iter().filter(|server| {
         supervisor.connected_session(server).is_some_and(|session| {
             session.era() == Era::Legacy && session.capabilities().logging.is_some()
@@ -111,15 +115,21 @@ pub(crate) async fn forward_level(shared: &Shared, level: &LoggingLevel, servers
     futures::future::join_all(sends).await;
 }
 
-/// Passes `message`, from `server`, on to the clients that get it.
-pub(crate) async fn deliver(shared: &Shared, server: &str, message: LoggingMessageParams) {
-    let callers = shared.bridge.legacy_callers(server);
+/// Passes `message`, from `server`, on to the clients of `bridge` that get
+/// it (a client that set a level only when its view, of `listings`, shows
+/// the server).
+pub(crate) async fn deliver(
+    bridge: &Bridge,
+    listings: &Listings,
+    server: &str,
+    message: LoggingMessageParams,
+) {
+    let callers = bridge.legacy_callers(server);
     let (recipients, own_calls) = if callers.is_empty() {
-        let listening = shared
-            .bridge
+        let listening = bridge
             .clients()
             .into_iter()
-            .filter(|link| link.is_legacy() && sees(shared, link, server))
+            .filter(|link| link.is_legacy() && sees(listings, link, server))
             .collect();
         (listening, false)
     } else {
@@ -146,9 +156,9 @@ pub(crate) async fn deliver(shared: &Shared, server: &str, message: LoggingMessa
 }
 
 /// Whether the client `link`, which set a level, sees `server` in its profile.
-fn sees(shared: &Shared, link: &Arc<ClientLink>, server: &str) -> bool {
+fn sees(listings: &Listings, link: &Arc<ClientLink>, server: &str) -> bool {
     link.log_wish()
-        .is_some_and(|wish| shared.view(wish.profile.as_deref()).shows_server(server))
+        .is_some_and(|wish| listings.view(wish.profile.as_deref()).shows_server(server))
 }
 
 #[cfg(test)]

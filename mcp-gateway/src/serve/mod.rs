@@ -66,6 +66,7 @@ mod handshake;
 pub(crate) mod http_views;
 mod input;
 pub mod listing;
+mod listings;
 mod lists;
 mod logging;
 mod offered;
@@ -242,7 +243,7 @@ impl Gateway {
 
     /// The profiles, as of the last config.
     pub fn profiles(&self) -> Arc<Profiles> {
-        self.shared.profiles()
+        self.shared.listings.profiles()
     }
 
     /// Applies a new config without dropping a client: servers as
@@ -252,7 +253,7 @@ impl Gateway {
         // Before any new server runs: its secrets are masked from the first span.
         self.shared.learn_secrets(&servers);
         let summary = self.shared.supervisor.reload(servers).await;
-        self.shared.set_profiles(profiles);
+        self.shared.listings.set_profiles(profiles);
         // Views may have changed with the profiles alone.
         self.shared.supervisor.republish();
         summary

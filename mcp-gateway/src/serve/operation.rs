@@ -10,7 +10,14 @@ use std::future::Future;
 use mcpdisco_protocol::ErrorObject;
 use serde_json::Value;
 
-use super::shared::Shared;
+/// What counts the operations: the gateway's metrics (feature `metrics`);
+/// nothing without it.
+#[cfg(feature = "metrics")]
+pub(crate) type Meter = crate::operations::metrics::GatewayMetrics;
+/// What counts the operations: the gateway's metrics (feature `metrics`);
+/// nothing without it.
+#[cfg(not(feature = "metrics"))]
+pub(crate) type Meter = ();
 
 tokio::task_local! {
     /// The server the current request was routed to, if any.
@@ -23,8 +30,8 @@ pub(crate) fn routed_to(server: &str) {
     let _ = ROUTED_TO.try_with(|routed| *routed.borrow_mut() = Some(server.to_owned()));
 }
 
-/// Runs `work`, the handler of one `method` request, and records it.
-pub(crate) async fn measured<F>(shared: &Shared, method: &str, work: F) -> F::Output
+/// Runs `work`, the handler of one `method` request, and records it on `meter`.
+pub(crate) async fn measured<F>(meter: &Meter, method: &str, work: F) -> F::Output
 where
     F: Future<Output = Result<Value, ErrorObject>>,
 {
@@ -38,7 +45,7 @@ where
                 (answer, server)
             })
             .await;
-        shared.metrics.record(
+        meter.record(
             server.as_deref().unwrap_or_default(),
             method,
             outcome_of(&answer),
@@ -48,7 +55,7 @@ where
     }
     #[cfg(not(feature = "metrics"))]
     {
-        let _ = shared;
+        let _ = meter;
         let _ = method;
         ROUTED_TO.scope(RefCell::new(None), work).await
     }

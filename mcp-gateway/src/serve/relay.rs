@@ -45,10 +45,10 @@ pub(crate) async fn run(shared: Weak<Shared>, mut events: broadcast::Receiver<Su
                     meta: None,
                     extra: Extra::new(),
                 };
-                logging::deliver(&shared, &server, message).await;
+                logging::deliver(&shared.bridge, &shared.listings, &server, message).await;
             }
             SupervisorEvent::ResourceUpdated { server, uri } => {
-                resource_subscriptions::deliver(&shared, &server, uri).await;
+                resource_subscriptions::deliver(&shared.resource_subscriptions, &server, uri).await;
             }
             SupervisorEvent::Status {
                 server,
@@ -56,10 +56,12 @@ pub(crate) async fn run(shared: Weak<Shared>, mut events: broadcast::Receiver<Su
             } => {
                 // In a task of its own: the server is asked, and may be slow.
                 tokio::spawn(async move {
-                    if let Some(level) = logging::wanted_by_clients(&shared) {
-                        logging::forward_level(&shared, &level, vec![server.clone()]).await;
+                    let supervisor = &shared.supervisor;
+                    if let Some(level) = logging::wanted_by_clients(&shared.bridge) {
+                        logging::forward_level(supervisor, &level, vec![server.clone()]).await;
                     }
-                    resource_subscriptions::resubscribe(&shared, &server).await;
+                    let subscriptions = &shared.resource_subscriptions;
+                    resource_subscriptions::resubscribe(subscriptions, supervisor, &server).await;
                 });
             }
             _ => {}

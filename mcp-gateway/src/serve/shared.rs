@@ -1,29 +1,21 @@
 //! What every client connection of a gateway shares: the supervisor, the
-//! bridge and parked calls, the resource subscriptions, the profiles, and
-//! the lists of the current catalog in each view.
+//! options, and the state each feature owns, each part in the feature's
+//! own module: the bridge, the parked calls (`input`), the lists of each
+//! view (`listings`), the resource subscriptions, the metrics and the
+//! telemetry. The features take the parts they need, not this whole.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcpdisco::catalog::Catalog;
-use mcpdisco::config::Profiles;
-use mcpdisco_transport::sync::{Mutex, RwLock};
-use tokio::sync::OnceCell;
+#[cfg(feature = "otel")]
+use mcpdisco_transport::sync::RwLock;
 
 use super::bridge::Bridge;
 use super::input::Inputs;
-use super::listing::{Listing, ResourceRoute};
+use super::listings::Listings;
+use super::operation::Meter;
 use super::options::GatewayOptions;
-use super::resource_subscriptions::ResourceSubscriptions;
-use super::view::View;
+use super::resource_subscriptions::state::ResourceSubscriptions;
 use crate::supervisor::Supervisor;
-
-/// The lists of one view, and what they were built from.
-struct CachedListing {
-    catalog: Arc<Catalog>,
-    profiles: Arc<Profiles>,
-    listing: Arc<Listing>,
-}
 
 /// What every client connection of a gateway shares.
 pub(crate) struct Shared {
@@ -31,18 +23,13 @@ pub(crate) struct Shared {
     pub(crate) options: GatewayOptions,
     pub(crate) bridge: Arc<Bridge>,
     pub(crate) inputs: Arc<Inputs>,
+    /// The profiles, and the lists of each view.
+    pub(crate) listings: Arc<Listings>,
     /// The legacy clients' resource subscriptions.
     pub(crate) resource_subscriptions: ResourceSubscriptions,
     /// The gateway's metrics (feature `metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Arc<crate::operations::metrics::GatewayMetrics>,
-    /// The profiles, as of the last config.
-    profiles: RwLock<Arc<Profiles>>,
-    /// The lists of each view (`None`: every item), rebuilt when the
-    /// catalog or the profiles change.
-    listings: Mutex<HashMap<Option<Arc<str>>, CachedListing>>,
-    /// Set once the servers' first starts have settled.
-    warmed: OnceCell<()>,
     /// The sessions' telemetry, and the masker of every server's secrets
     /// (feature `otel`): the SERVER spans of the clients' requests.
     /// The masker grows with each reload (a new server's secrets).
@@ -77,14 +64,16 @@ impl Shared {
             telemetry,
             #[cfg(feature = "metrics")]
             metrics: Arc::default(),
-            supervisor,
             bridge,
             inputs: Arc::new(Inputs::new(options.input_wait)),
+            listings: Arc::new(Listings::new(
+                supervisor.clone(),
+                options.profiles.clone(),
+                options.tool_search,
+            )),
             resource_subscriptions: ResourceSubscriptions::default(),
-            profiles: RwLock::new(Arc::new(options.profiles.clone())),
             options,
-            listings: Mutex::new(HashMap::new()),
-            warmed: OnceCell::new(),
+            supervisor,
         }
     }
 
@@ -101,66 +90,15 @@ impl Shared {
         }
     }
 
-    /// The profiles, as of the last config.
-    pub(crate) fn profiles(&self) -> Arc<Profiles> {
-        Arc::clone(&self.profiles.read())
-    }
-
-    /// Replaces the profiles (a reload); the lists of every view are rebuilt.
-    pub(crate) fn set_profiles(&self, profiles: Profiles) {
-        *self.profiles.write() = Arc::new(profiles);
-        self.listings.lock().clear();
-    }
-
-    /// What a client of `profile` sees (every item when `None`).
-    pub(crate) fn view(&self, profile: Option<&str>) -> View {
-        View::of(&self.profiles(), profile)
-    }
-
-    /// The lists of the current catalog in the view of `profile` (built
-    /// once per catalog and profiles). The first call waits until the
-    /// servers' first starts have settled.
-    pub(crate) async fn listing(&self, profile: Option<&Arc<str>>) -> Arc<Listing> {
-        self.warmed
-            .get_or_init(|| self.supervisor.start_stopped())
-            .await;
-        let catalog = self.supervisor.catalog();
-        let profiles = self.profiles();
-        let mut cached = self.listings.lock();
-        if let Some(entry) = cached.get(&profile.cloned())
-            && Arc::ptr_eq(&entry.catalog, &catalog)
-            && Arc::ptr_eq(&entry.profiles, &profiles)
+    /// What counts the clients' requests: the metrics (feature `metrics`).
+    pub(crate) fn meter(&self) -> &Meter {
+        #[cfg(feature = "metrics")]
         {
-            return Arc::clone(&entry.listing);
+            &self.metrics
         }
-        let view = View::of(&profiles, profile.map(|name| &**name));
-        let tool_search = view.tool_search(self.options.tool_search);
-        let listing = Arc::new(Listing::build(view.catalog(&catalog), tool_search));
-        cached.insert(
-            profile.cloned(),
-            CachedListing {
-                catalog,
-                profiles,
-                listing: Arc::clone(&listing),
-            },
-        );
-        listing
-    }
-
-    /// The server of a resource URI in the view of `profile`: among ready
-    /// servers, else among the last lists of servers that are down (the
-    /// call then waits for them).
-    pub(crate) async fn route_resource(
-        &self,
-        profile: Option<&Arc<str>>,
-        uri: &str,
-    ) -> Option<ResourceRoute> {
-        if let Some(route) = self.listing(profile).await.route(uri) {
-            return Some(route);
+        #[cfg(not(feature = "metrics"))]
+        {
+            &()
         }
-        let view = self.view(profile.map(|name| &**name));
-        Listing::build(view.catalog(&self.supervisor.routes()), false)
-            .route(uri)
-            .filter(|route| view.shows_server(&route.server))
     }
 }

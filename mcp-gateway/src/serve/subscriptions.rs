@@ -22,8 +22,8 @@ use tokio::sync::broadcast;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
-use super::shared::Shared;
-use crate::supervisor::SupervisorEvent;
+use super::listings::Listings;
+use crate::supervisor::{Supervisor, SupervisorEvent};
 use mcpdisco::catalog::Catalog;
 use mcpdisco_client::session::ListKind;
 
@@ -66,16 +66,17 @@ fn subscription_meta(id: &RequestId) -> Extra {
 }
 
 /// Tells `link`, a client of `profile` (every item when `None`), of
-/// changes of the lists it sees as the supervisor's catalog (or the
-/// profiles) change, until the supervisor goes away.
+/// changes of the lists it sees (its view, of `listings`) as `supervisor`'s
+/// catalog (or the profiles) change, until the supervisor goes away.
 pub(crate) async fn announce_changes(
-    shared: Arc<Shared>,
+    supervisor: Supervisor,
+    listings: Arc<Listings>,
     link: Arc<ClientLink>,
     profile: Option<Arc<str>>,
 ) {
-    let mut events = shared.supervisor.subscribe();
-    let seen = |catalog: &Arc<Catalog>| shared.view(profile.as_deref()).catalog(catalog);
-    let mut announced = seen(&shared.supervisor.catalog());
+    let mut events = supervisor.subscribe();
+    let seen = |catalog: &Arc<Catalog>| listings.view(profile.as_deref()).catalog(catalog);
+    let mut announced = seen(&supervisor.catalog());
     loop {
         let catalog = match events.recv().await {
             Ok(SupervisorEvent::Catalog(catalog)) => catalog,

@@ -1,10 +1,11 @@
 //! The gateway in process, on tokio's paused clock: a test client on one end
 //! of an in-memory connection, a scripted server behind the supervisor.
 //! Progress and cancellation in both directions, and modern subscriptions.
-//! Tool search in `search.rs`.
+//! Tool search in `search.rs`, profiles in `profiles.rs`.
 
 mod legacy_features;
 mod pass_through;
+mod profiles;
 mod search;
 
 use std::sync::Arc;

@@ -5,13 +5,12 @@
 //! raw JSON.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::annotations::Annotations;
 use super::extra::Extra;
 use super::resource::ResourceLink;
 use super::resource_contents::ResourceContents;
-use super::tool_use::{ToolResultContent, ToolUseContent};
 
 super::extra::struct_with_extra! {
     /// Text content.
@@ -72,6 +71,50 @@ super::extra::struct_with_extra! {
             skip_serializing_if = "Option::is_none"
         )]
         pub annotations: Option<Annotations>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
+}
+
+super::extra::struct_with_extra! {
+    /// A `tool_use` block: the model asks for a call of a tool the server
+    /// offered in `sampling/createMessage`.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ToolUseContent {
+        /// The call's id, which its `tool_result` names.
+        pub id: String,
+        /// The tool.
+        pub name: String,
+        /// Its arguments (a JSON object, free as a tool's arguments are).
+        pub input: Map<String, Value>,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        pub meta: Option<Extra>,
+    }
+}
+
+super::extra::struct_with_extra! {
+    /// A `tool_result` block: what a `tool_use` call returned, given back
+    /// to the model in the next user message.
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ToolResultContent {
+        /// The `id` of the `tool_use` this answers.
+        pub tool_use_id: String,
+        /// The unstructured result.
+        pub content: Vec<ContentBlock>,
+        /// The structured result, free JSON.
+        #[serde(
+            default,
+            deserialize_with = "super::present_field::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub structured_content: Option<Value>,
+        /// Whether the call failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
         /// Metadata.
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         pub meta: Option<Extra>,
@@ -167,6 +210,33 @@ impl ContentBlock {
     }
 }
 
+impl ToolUseContent {
+    /// A call `id` of tool `name` with `input`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Map<String, Value>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl ToolResultContent {
+    /// The result `content` of the `tool_use` `tool_use_id`.
+    pub fn new(tool_use_id: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        Self {
+            tool_use_id: tool_use_id.into(),
+            content,
+            structured_content: None,
+            is_error: None,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 /// A known block as it is written: its `type`, then its own fields.
 #[derive(Serialize)]
 struct Tagged<'a, T> {
@@ -209,6 +279,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::types::Resource;
+
     #[test]
     fn known_and_unknown_blocks_round_trip() {
         for value in [
@@ -241,5 +313,23 @@ mod tests {
             serde_json::from_value::<ContentBlock>(json!({"type": "text"})).unwrap(),
             ContentBlock::Unknown(_)
         ));
+    }
+
+    #[test]
+    fn a_null_or_malformed_annotation_keeps_its_holder_as_sent() {
+        for value in [
+            json!({"type": "text", "text": "t", "annotations": null}),
+            json!({"type": "text", "text": "t", "annotations": {"priority": "high"}}),
+        ] {
+            let block: ContentBlock = serde_json::from_value(value.clone()).unwrap();
+            assert!(matches!(block, ContentBlock::Unknown(_)), "{block:?}");
+            assert_eq!(serde_json::to_value(&block).unwrap(), value);
+        }
+        assert!(
+            serde_json::from_value::<Resource>(
+                json!({"uri": "a:b", "name": "b", "annotations": null})
+            )
+            .is_err()
+        );
     }
 }

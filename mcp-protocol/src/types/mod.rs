@@ -28,18 +28,20 @@ mod implementation;
 mod input;
 pub(crate) mod item_list;
 mod lifecycle;
+mod list_result;
 mod logging;
 mod notifications;
 mod present_field;
 mod prompt;
 mod resource;
 mod resource_contents;
+mod role;
 mod roots;
 mod sampling;
 mod skill;
 mod string_enum;
 mod tool;
-mod tool_use;
+mod tool_choice;
 
 pub use annotations::Annotations;
 pub use capabilities::{
@@ -50,7 +52,10 @@ pub use completion::{
     CompleteParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
     CompletionReference,
 };
-pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
+pub use content::{
+    AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent, ToolResultContent,
+    ToolUseContent,
+};
 pub use elicitation::{ElicitAction, ElicitParams, ElicitResult, ElicitationCompleteParams};
 pub use extra::Extra;
 pub use implementation::{Icon, Implementation};
@@ -67,13 +72,13 @@ pub use notifications::{
 };
 pub use prompt::{
     GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage,
-    Role,
 };
 pub use resource::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
     Resource, ResourceLink, ResourceTemplate, SubscribeParams,
 };
 pub use resource_contents::ResourceContents;
+pub use role::Role;
 pub use roots::{ListRootsResult, Root};
 pub use sampling::{
     CreateMessageParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
@@ -87,4 +92,4 @@ pub use tool::{
     CallToolParams, CallToolResult, ListToolsResult, TaskSupport, Tool, ToolAnnotations,
     ToolExecution, ToolNameWarning, check_tool_name,
 };
-pub use tool_use::{ToolChoice, ToolChoiceMode, ToolResultContent, ToolUseContent};
+pub use tool_choice::{ToolChoice, ToolChoiceMode};

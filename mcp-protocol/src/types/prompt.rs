@@ -7,7 +7,8 @@ use super::extra::Extra;
 use super::implementation::Icon;
 use super::item_list::ItemList;
 use super::lifecycle::CacheScope;
-use super::resource::list_result;
+use super::list_result::list_result;
+use super::role::Role;
 
 super::extra::struct_with_extra! {
     /// An argument a prompt takes.
@@ -72,16 +73,6 @@ impl Prompt {
         self.title.as_deref().unwrap_or(&self.name)
     }
 }
-
-super::string_enum::open_string_enum!(
-    /// Who speaks a message. Unknown roles are kept.
-    Role {
-        /// The user.
-        User => "user",
-        /// The assistant.
-        Assistant => "assistant",
-    }
-);
 
 super::extra::struct_with_extra! {
     /// One message of a prompt.

@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use super::content::ContentBlock;
 use super::extra::Extra;
-use super::prompt::Role;
+use super::role::Role;
 use super::tool::Tool;
-use super::tool_use::ToolChoice;
+use super::tool_choice::ToolChoice;
 
 /// What one sampling message says: one content block, or (2025-11-25)
 /// several. Written in the shape it came in.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::extra::Extra;
 use super::item_list::ItemList;
 use super::lifecycle::CacheScope;
-use super::resource::list_result;
+use super::list_result::list_result;
 
 /// The extension's identifier, the key under `capabilities.extensions`.
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";

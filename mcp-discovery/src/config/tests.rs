@@ -665,7 +665,7 @@ fn without_toml_a_codex_config_is_an_error_naming_the_file_and_feature() {
     );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
-    let added = add_server(&path, "t", &serde_json::json!({"command": "uvx"}), false);
+    let added = add_server(&path, "t", &ServerEntry::stdio("uvx", [""; 0]), false);
     assert!(
         matches!(
             added,
@@ -692,7 +692,7 @@ fn without_yaml_a_goose_config_is_an_error_naming_the_file_and_feature() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.yaml");
-    let added = add_server(&path, "t", &serde_json::json!({"command": "uvx"}), false);
+    let added = add_server(&path, "t", &ServerEntry::stdio("uvx", [""; 0]), false);
     assert!(
         matches!(
             added,

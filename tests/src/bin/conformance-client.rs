@@ -4,7 +4,7 @@
 //! `MCP_CONFORMANCE_SCENARIO`, the wire revision in
 //! `MCP_CONFORMANCE_PROTOCOL_VERSION`, and extra scenario data in
 //! `MCP_CONFORMANCE_CONTEXT`. The client does what a real host would do for the
-//! scenario, through `mcp-discovery`'s session and `mcp-transport`'s HTTP transport.
+//! scenario, through `mcp-client`'s session and `mcp-transport`'s HTTP transport.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

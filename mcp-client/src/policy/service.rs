@@ -30,6 +30,16 @@
 //!         PolicyService::new(self.clone(), inner)
 //!     }
 //! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use mcpdisco_client::request::{RequestOptions, RequestService};
+//! use tower::{Layer, ServiceExt};
+//!
+//! let core = RequestService::from_fn(|_| Box::pin(async { Ok(RawJson::empty_object()) }));
+//! let ping = McpRequest::untyped("ping", None, RequestOptions::new());
+//! assert!(PassOn.layer(core).oneshot(ping).await.is_ok());
+//! # }
 //! ```
 //!
 //! **Readiness, as tower intends.** `poll_ready` polls the inner service,

@@ -50,11 +50,15 @@ struct Attempts(Arc<AttemptsOf>);
 /// The shared part of [`Attempts`].
 struct AttemptsOf {
     count: AtomicU32,
-    request: Described,
+    /// The request's span name.
+    name: Cow<'static, str>,
+    /// The request's attributes.
+    attributes: Vec<KeyValue>,
+    /// Whether it is a `tools/call`.
+    is_call: bool,
 }
 
 /// A request as its spans name and describe it.
-#[derive(Clone)]
 struct Described {
     /// `{mcp.method.name} {target}`.
     name: Cow<'static, str>,
@@ -289,31 +293,33 @@ impl Service<McpRequest> for RequestSpans {
         let masker = self.masker.clone();
         let tracer = telemetry.tracer();
         let parent = Context::current();
-        let described = describe(&request, self.facts.as_deref(), &telemetry, &masker);
-        let kind = if self.attempts_inside {
-            SpanKind::Internal
-        } else {
-            SpanKind::Client
-        };
-        let span = tracer
-            .span_builder(described.name.clone())
-            .with_kind(kind)
-            .with_attributes(described.attributes.clone())
-            .start_with_context(tracer, &parent);
         let Described {
-            is_call,
+            name,
+            attributes,
             mut metric,
-            ..
-        } = described.clone();
+            is_call,
+        } = describe(&request, self.facts.as_deref(), &telemetry, &masker);
+        let builder = tracer.span_builder(name.clone());
         let context = if self.attempts_inside {
-            // The attempts' CLIENT spans go on the wire.
+            // INTERNAL, over the attempts: their CLIENT spans go on the wire.
+            let span = builder
+                .with_kind(SpanKind::Internal)
+                .with_attributes(attributes.clone())
+                .start_with_context(tracer, &parent);
             parent
                 .with_span(span)
                 .with_value(Attempts(Arc::new(AttemptsOf {
                     count: AtomicU32::new(0),
-                    request: described,
+                    name,
+                    attributes,
+                    is_call,
                 })))
         } else {
+            // One attempt: this CLIENT span goes on the wire.
+            let span = builder
+                .with_kind(SpanKind::Client)
+                .with_attributes(attributes)
+                .start_with_context(tracer, &parent);
             let context = parent.with_span(span);
             if let Some(carried) = to_carrier(context.span().span_context()) {
                 request.params = carried.apply(request.params.take());
@@ -382,12 +388,12 @@ impl Service<McpRequest> for AttemptSpans {
             return self.inner.call(request);
         };
         let number = attempts.0.count.fetch_add(1, Ordering::Relaxed) + 1;
-        let described = &attempts.0.request;
-        let mut attributes = described.attributes.clone();
+        let request_of = &attempts.0;
+        let mut attributes = request_of.attributes.clone();
         attributes.push(KeyValue::new(names::MCP_REQUEST_ATTEMPT, i64::from(number)));
         let tracer = self.telemetry.tracer();
         let span = tracer
-            .span_builder(described.name.clone())
+            .span_builder(request_of.name.clone())
             .with_kind(SpanKind::Client)
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);
@@ -399,7 +405,7 @@ impl Service<McpRequest> for AttemptSpans {
         let outer = request.options.sent_id.replace(sent.clone());
         let telemetry = self.telemetry.clone();
         let masker = self.masker.clone();
-        let is_call = described.is_call;
+        let is_call = request_of.is_call;
         let future = {
             let _attached = context.clone().attach();
             self.inner.call(request)

@@ -2,8 +2,9 @@
 //! (`mcp_tests::otlp`, decoding with `opentelemetry-proto`): the span tree
 //! of a discovery over a legacy and a modern server, calls that succeed,
 //! fail as tools and fail as JSON-RPC, the `traceparent` a server
-//! received, the gateway's chain from a client's `traceparent` down to the
-//! backend, the metrics, no secret in any exported byte, and nothing sent
+//! received (always a CLIENT span's), the gateway's chain from a client's
+//! `traceparent` down to the backend and from `mcp-cli call` through `serve`
+//! (each SERVER span the child of a CLIENT span), the metrics, no secret in any exported byte, and nothing sent
 //! without the environment or with `OTEL_SDK_DISABLED=true`.
 
 use std::io::{BufRead, BufReader, Write};
@@ -129,7 +130,7 @@ fn split_traceparent(traceparent: &str) -> (String, String) {
 }
 
 #[test]
-fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() {
+fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_attempt() {
     let receiver = OtlpReceiver::start();
     let setup = Setup::new(json!({}));
     std::fs::write(
@@ -166,11 +167,12 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
         assert_eq!(attribute(span, "mcp.server.name"), Some(server));
     }
 
-    // Legacy: the probe refused (-32601), then initialize and the lists.
+    // Legacy: the probe refused (-32601), then initialize and the lists;
+    // with retry on, each request an INTERNAL span over its attempts.
     let legacy_span = find(&spans, "server legacy");
     let requests = children(&spans, legacy_span);
     assert!(
-        requests.iter().all(|span| span.kind == CLIENT),
+        requests.iter().all(|span| span.kind == INTERNAL),
         "{requests:#?}"
     );
     let probe = requests
@@ -199,11 +201,16 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
         attribute(initialize, "mcp.protocol.version"),
         Some("2025-11-25")
     );
-    // Under retry, one span per attempt.
+    // Under retry, one CLIENT span per attempt, described as the request.
     let attempts = children(&spans, list);
     assert_eq!(attempts.len(), 1, "{attempts:#?}");
-    assert_eq!(attempts[0].name, "attempt");
+    assert_eq!(attempts[0].name, "tools/list");
+    assert_eq!(attempts[0].kind, CLIENT);
     assert_eq!(attribute(attempts[0], "mcp.request.attempt"), Some("1"));
+    assert_eq!(
+        attribute(attempts[0], "mcp.method.name"),
+        Some("tools/list")
+    );
     assert_eq!(
         attribute(attempts[0], "jsonrpc.request.id"),
         attribute(list, "jsonrpc.request.id")
@@ -232,7 +239,8 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
             .all(|span| attribute(span, "mcp.session.id").is_none())
     );
 
-    // The fixture server received each attempt's context in `_meta`.
+    // The fixture server received each attempt's context in `_meta`: the
+    // parent of its SERVER span is a CLIENT span, for every request it read.
     let received = setup.received_meta();
     let (_, meta) = received
         .iter()
@@ -240,16 +248,18 @@ fn discover_exports_one_trace_a_span_per_server_and_a_client_span_per_request() 
         .expect("the server read tools/list");
     let (trace, parent) = split_traceparent(meta["traceparent"].as_str().unwrap());
     assert_eq!(trace, root.trace_id);
-    let attempt = spans
-        .iter()
-        .find(|span| span.span_id == parent)
-        .expect("the parent the server was given is an exported span");
-    assert_eq!(attempt.name, "attempt");
-    assert!(
-        received
+    assert_eq!(parent, attempts[0].span_id);
+    for (method, meta) in &received {
+        let traceparent = meta["traceparent"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} carried no traceparent"));
+        let (_, parent) = split_traceparent(traceparent);
+        let parent = spans
             .iter()
-            .all(|(_, meta)| meta["traceparent"].is_string())
-    );
+            .find(|span| span.span_id == parent)
+            .unwrap_or_else(|| panic!("{method}: its parent is no exported span"));
+        assert_eq!(parent.kind, CLIENT, "{method}: {parent:#?}");
+    }
 
     // The metrics.
     let points = receiver.points();
@@ -414,9 +424,17 @@ fn calls_are_spans_that_say_success_tool_error_and_jsonrpc_error_with_no_secret_
     let roots: Vec<&SpanView> = spans.iter().filter(|span| span.name == "call").collect();
     assert_eq!(roots.len(), 4, "one trace per run");
     for call in &calls {
-        let server = spans
+        // Each call's attempt (CLIENT) under the call (INTERNAL) under its server.
+        let request = spans
             .iter()
             .find(|span| span.span_id == call.parent_span_id)
+            .expect("the attempt's parent");
+        assert_eq!(request.kind, INTERNAL, "{request:?}");
+        assert_eq!(request.name, call.name);
+        assert_eq!(attribute(call, "mcp.request.attempt"), Some("1"));
+        let server = spans
+            .iter()
+            .find(|span| span.span_id == request.parent_span_id)
             .expect("the call's parent");
         assert!(server.name.starts_with("server "), "{server:?}");
         assert!(
@@ -563,17 +581,21 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
     assert_eq!(server.parent_span_id, caller_span);
     assert_eq!(attribute(server, "jsonrpc.request.id"), Some("2"));
     assert_eq!(attribute(server, "gen_ai.tool.name"), Some("backend__echo"));
-    // The CLIENT span to the backend is its child.
-    let client = find(&spans, "tools/call echo");
-    assert_eq!(client.kind, CLIENT);
-    assert_eq!(client.trace_id, caller_trace);
-    assert_eq!(client.parent_span_id, server.span_id);
-    let attempt = children(&spans, client)
+    // The request to the backend is its child (INTERNAL, over its attempts).
+    let request = spans
+        .iter()
+        .find(|span| span.name == "tools/call echo" && span.parent_span_id == server.span_id)
+        .expect("the backend request under the SERVER span");
+    assert_eq!(request.kind, INTERNAL);
+    assert_eq!(request.trace_id, caller_trace);
+    let attempt = children(&spans, request)
         .into_iter()
         .next()
         .expect("an attempt span");
+    assert_eq!(attempt.kind, CLIENT);
+    assert_eq!(attribute(attempt, "gen_ai.tool.name"), Some("echo"));
     // The backend received a traceparent of the same trace, whose parent
-    // is the attempt, and the caller's tracestate.
+    // is the attempt, a CLIENT span, and the caller's tracestate.
     let received = setup.received_meta();
     let (_, meta) = received
         .iter()
@@ -620,6 +642,57 @@ fn the_gateway_continues_the_callers_trace_down_to_the_backend() {
             == Some("ready")
             && point.value == 1.0
     }));
+}
+
+#[test]
+fn a_served_requests_server_span_is_the_child_of_its_callers_client_span() {
+    // `mcp-cli call` through a gateway (`mcp-cli serve` over stdio) to the
+    // backend, both processes exporting to one receiver.
+    let (receiver, backend) = gateway_setup();
+    let endpoint = receiver.endpoint();
+    let caller = Setup::new(json!({"gateway": {
+        "command": workspace_bin("mcp-cli"),
+        "args": ["--config", backend.config, "--no-cache", "serve"],
+        "env": {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+            "OTEL_TEST_SECRET": SECRET,
+            "MCP_DISCOVERY_CACHE_DIR": backend.dir.path().join("cache"),
+        },
+    }}));
+    let output = caller.run(
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)],
+        &[
+            "call",
+            "gateway",
+            "backend__echo",
+            "--args",
+            r#"{"text":"hi"}"#,
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    let spans = receiver.spans();
+    let served: Vec<&SpanView> = spans.iter().filter(|span| span.kind == SERVER).collect();
+    assert!(
+        served
+            .iter()
+            .any(|span| span.name == "tools/call backend__echo"),
+        "{:#?}",
+        names(&spans)
+    );
+    // Every request the gateway served hangs under the caller's CLIENT span.
+    for server in &served {
+        let parent = spans
+            .iter()
+            .find(|span| span.span_id == server.parent_span_id)
+            .unwrap_or_else(|| panic!("{}: its parent is no exported span", server.name));
+        assert_eq!(parent.kind, CLIENT, "{}: {parent:#?}", server.name);
+        assert_eq!(parent.trace_id, server.trace_id);
+        assert_eq!(
+            attribute(parent, "mcp.method.name"),
+            attribute(server, "mcp.method.name")
+        );
+    }
 }
 
 #[test]

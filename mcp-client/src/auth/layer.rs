@@ -5,14 +5,14 @@
 //! whatever its method.
 
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use mcpdisco_protocol::RawJson;
 use mcpdisco_transport::TransportError;
-use tower::{Layer, Service, ServiceExt};
+use tower::{Layer, Service};
 
 use super::client::OAuthClient;
 use crate::error::{AuthError, ErrorKind, SessionError};
+use crate::policy::{Inner, Policy, PolicyService};
 use crate::request::{McpRequest, ResponseFuture};
 
 /// Rounds of "refused, new token, again" for one request (a refresh, a
@@ -39,35 +39,20 @@ impl<S> Layer<S> for AuthLayer {
     type Service = Authorized<S>;
 
     fn layer(&self, inner: S) -> Authorized<S> {
-        Authorized {
-            inner,
-            client: Arc::clone(&self.client),
-        }
+        PolicyService::new(self.clone(), inner)
     }
 }
 
 /// A request service whose refused requests get a new token and go again.
-#[derive(Debug, Clone)]
-pub struct Authorized<S> {
-    inner: S,
-    client: Arc<OAuthClient>,
-}
+pub type Authorized<S> = PolicyService<AuthLayer, S>;
 
-impl<S> Service<McpRequest> for Authorized<S>
-where
-    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = RawJson;
-    type Error = SessionError;
-    type Future = ResponseFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: McpRequest) -> ResponseFuture {
-        Box::pin(send(Arc::clone(&self.client), self.inner.clone(), request))
+impl Policy for AuthLayer {
+    fn send<S>(&self, inner: Inner<S>, request: McpRequest) -> ResponseFuture
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError> + Send + 'static,
+        S::Future: Send,
+    {
+        Box::pin(send(Arc::clone(&self.client), inner, request))
     }
 }
 
@@ -86,11 +71,11 @@ fn refusal(error: &SessionError) -> Option<(u16, Option<String>, Option<String>)
 
 async fn send<S>(
     client: Arc<OAuthClient>,
-    inner: S,
+    mut inner: Inner<S>,
     request: McpRequest,
 ) -> Result<RawJson, SessionError>
 where
-    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Send + 'static,
     S::Future: Send,
 {
     client.refresh_if_expiring().await;
@@ -98,7 +83,7 @@ where
     let mut step_ups = 0;
     loop {
         let seen = client.generation();
-        let result = inner.clone().oneshot(request.clone()).await;
+        let result = inner.send(request.clone()).await;
         let error = match result {
             Ok(value) => return Ok(value),
             Err(error) => error,

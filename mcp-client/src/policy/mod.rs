@@ -2,6 +2,9 @@
 //! ([`RequestService`](crate::request::RequestService)), each an ordinary
 //! `tower::Layer` of its own with its own tests, and the [`LayerStack`] that
 //! states their order. The session and the transports stay policy-free.
+//! Each is written the same way ([`service`]): a [`Policy`] says what it does
+//! with a request, and [`PolicyService`] makes it a `tower::Service` that
+//! handles readiness as tower intends.
 //!
 //! | policy | what it does | default |
 //! |---|---|---|
@@ -19,10 +22,12 @@
 
 pub mod rate_limit;
 pub mod retry;
+pub mod service;
 pub mod stack;
 pub mod trace;
 
 pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use retry::{Deadline, RetryLayer, RetryPolicy};
+pub use service::{Inner, Policy, PolicyService};
 pub use stack::{LayerStack, RequestLayer};
 pub use trace::TraceLayer;

@@ -13,15 +13,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::RequestKind;
 use mcpdisco_transport::sync::Mutex;
 use tokio::time::Instant;
-use tower::{Layer, Service, ServiceExt};
+use tower::{Layer, Service};
 
+use super::service::{Inner, Policy, PolicyService};
 use crate::error::SessionError;
 use crate::request::{McpRequest, ResponseFuture};
 
@@ -155,49 +155,33 @@ impl<S> Layer<S> for RateLimitLayer {
     type Service = RateLimited<S>;
 
     fn layer(&self, inner: S) -> RateLimited<S> {
-        RateLimited {
-            inner,
-            bucket: Arc::clone(&self.bucket),
-            waits: Arc::clone(&self.waits),
-            discovery_charged: Arc::clone(&self.discovery_charged),
-        }
+        PolicyService::new(self.clone(), inner)
     }
 }
 
 /// A request service that takes a token before each operation, waiting for
 /// one; a handshake takes one only if it is there, a listing's page none.
-#[derive(Clone)]
-pub struct RateLimited<S> {
-    inner: S,
-    bucket: Arc<Bucket>,
-    waits: Arc<AtomicU64>,
-    discovery_charged: Arc<AtomicBool>,
-}
+/// Services made by one layer share its bucket. An operation waits for its
+/// token after the inner service was polled ready: in a session's stack the
+/// inner service is ready at once and reserves nothing, so no capacity is
+/// held while it waits.
+pub type RateLimited<S> = PolicyService<RateLimitLayer, S>;
 
-impl<S> Service<McpRequest> for RateLimited<S>
-where
-    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = RawJson;
-    type Error = SessionError;
-    type Future = ResponseFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let inner = self.inner.clone();
+impl Policy for RateLimitLayer {
+    fn send<S>(&self, mut inner: Inner<S>, request: McpRequest) -> ResponseFuture
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError> + Send + 'static,
+        S::Future: Send,
+    {
         match request.kind {
-            RequestKind::Listing => return Box::pin(inner.oneshot(request)),
+            RequestKind::Listing => return Box::pin(async move { inner.send(request).await }),
             RequestKind::Handshake => {
                 // The discovery's token, at the first handshake request:
                 // counted when there, never waited for.
                 if !self.discovery_charged.swap(true, Ordering::Relaxed) {
                     let _ = self.bucket.take();
                 }
-                return Box::pin(inner.oneshot(request));
+                return Box::pin(async move { inner.send(request).await });
             }
             RequestKind::Operation => {}
         }
@@ -225,13 +209,17 @@ where
                     )],
                 );
             }
-            inner.oneshot(request).await
+            inner.send(request).await
         })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::task::{Context, Poll};
+
+    use tower::ServiceExt;
+
     use super::*;
     use crate::request::RequestOptions;
     use tokio::time::Instant;

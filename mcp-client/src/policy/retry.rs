@@ -18,18 +18,18 @@
 //! `[0, 2 × delay]`.
 
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 use mcpdisco_protocol::RawJson;
 use mcpdisco_transport::Delivery;
 use tokio::time::Instant;
-use tower::{Layer, Service, ServiceExt};
+use tower::{Layer, Service};
 
 use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::sync::Mutex;
 
+use super::service::{Inner, Policy, PolicyService};
 use crate::error::{ErrorKind, SessionError};
 use crate::request::{McpRequest, ResponseFuture};
 
@@ -208,41 +208,25 @@ impl<S> Layer<S> for RetryLayer {
     type Service = Retry<S>;
 
     fn layer(&self, inner: S) -> Retry<S> {
-        Retry {
-            inner,
-            layer: self.clone(),
-        }
+        PolicyService::new(self.clone(), inner)
     }
 }
 
 /// A request service whose failed requests are sent again by a [`RetryPolicy`].
-#[derive(Debug, Clone)]
-pub struct Retry<S> {
-    inner: S,
-    layer: RetryLayer,
-}
+pub type Retry<S> = PolicyService<RetryLayer, S>;
 
-impl<S> Service<McpRequest> for Retry<S>
-where
-    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = RawJson;
-    type Error = SessionError;
-    type Future = ResponseFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        let layer = self.layer.clone();
+impl Policy for RetryLayer {
+    fn send<S>(&self, mut inner: Inner<S>, request: McpRequest) -> ResponseFuture
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError> + Send + 'static,
+        S::Future: Send,
+    {
+        let layer = self.clone();
         Box::pin(async move {
             // The first attempt costs nothing extra; the retry loop (its
             // backoff, its timer) lives in a box of its own, made on the
             // first failure, so every request's future stays small.
-            match inner.clone().oneshot(request.clone()).await {
+            match inner.send(request.clone()).await {
                 Ok(result) => Ok(result),
                 Err(error) => Box::pin(retry_after_failure(inner, layer, request, error)).await,
             }
@@ -252,13 +236,13 @@ where
 
 /// Sends `request` again while the policy allows, after the first `error`.
 async fn retry_after_failure<S>(
-    inner: S,
+    mut inner: Inner<S>,
     layer: RetryLayer,
     request: McpRequest,
     mut error: SessionError,
 ) -> Result<RawJson, SessionError>
 where
-    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
+    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Send + 'static,
     S::Future: Send,
 {
     let deadline = request.options.deadline.or_else(|| layer.deadline.get());
@@ -305,7 +289,7 @@ where
             ],
         );
         tokio::time::sleep(delay).await;
-        let again = inner.clone().oneshot(request.clone());
+        let again = inner.send(request.clone());
         let outcome = match deadline {
             // A retried attempt ends at the deadline too.
             Some(deadline) => match tokio::time::timeout_at(deadline, again).await {

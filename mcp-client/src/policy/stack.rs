@@ -14,15 +14,18 @@
 //! ```
 //!
 //! With [`telemetry`](LayerStack::telemetry) (feature `otel`), the request
-//! spans and their metric stand outermost, and every retry layer gets the
-//! attempt spans just inside it:
+//! spans and their metric stand outermost, and the innermost retry layer
+//! that may retry gets the attempt spans just inside it:
 //!
 //! ```text
-//!   telemetry      telemetry::layer    the CLIENT span of a request, its duration
+//!   telemetry      telemetry::layer    the INTERNAL span of a request, its duration
 //!   retry          policy::retry       one call, however many attempts
-//!     attempt      telemetry::layer    one span per attempt; `_meta.traceparent`
+//!     attempt      telemetry::layer    a CLIENT span per attempt; `_meta.traceparent`
 //!   rate limit ...
 //! ```
+//!
+//! Without such a retry layer a request is one attempt: one CLIENT span,
+//! carried in `_meta.traceparent`.
 //!
 //! Where a layer stands decides what it sees. Outside retry it sees each
 //! call once, with its whole time (backoff included); inside retry it sees
@@ -90,7 +93,7 @@ enum Entry {
     /// Built per session: [`TraceLayer`].
     Trace,
     /// Built per session: the request spans, and the attempt spans inside
-    /// every retry layer that stands inside it.
+    /// the innermost retry layer that stands inside it.
     #[cfg(feature = "otel")]
     Telemetry(crate::telemetry::Telemetry),
     /// A layer of the caller's (authorization is one).
@@ -186,8 +189,8 @@ impl LayerStack {
         self
     }
 
-    /// Puts telemetry outermost (feature `otel`): the CLIENT span and the
-    /// duration of every request, and one span per attempt inside each
+    /// Puts telemetry outermost (feature `otel`): the span and the duration
+    /// of every request, and a CLIENT span per attempt inside the innermost
     /// retry layer (see [the module](self) and [`crate::telemetry`]). A
     /// stack has one: this replaces any it had.
     #[cfg(feature = "otel")]
@@ -314,6 +317,26 @@ impl LayerStack {
         self.entries.is_empty()
     }
 
+    /// Where the attempt spans go (feature `otel`): just inside the
+    /// innermost retry layer that stands inside telemetry and may retry.
+    /// `None` when there is none: a request is then one attempt.
+    #[cfg(feature = "otel")]
+    fn attempts_at(&self) -> Option<usize> {
+        let telemetry_at = self
+            .entries
+            .iter()
+            .position(|entry| matches!(entry, Entry::Telemetry(_)))?;
+        self.entries
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(at, entry)| {
+                *at > telemetry_at
+                    && matches!(entry, Entry::Retry(policy) if policy.max_retries > 0)
+            })
+            .map(|(at, _)| at)
+    }
+
     /// Wraps `inner` in the layers, outermost first, outside any session
     /// (as `tower::ServiceBuilder::service` does): no deadline, no name in
     /// log lines, a new bucket for each rate limit.
@@ -333,21 +356,14 @@ impl LayerStack {
     pub(crate) fn build(&self, core: RequestService, session: &SessionBinding) -> BuiltStack {
         let mut service = core;
         let mut rate_limits = Vec::new();
+        // The attempt spans stand just inside the innermost retry layer
+        // that telemetry wraps and that may retry at all.
         #[cfg(feature = "otel")]
-        let telemetry = self
-            .entries
-            .iter()
-            .enumerate()
-            .find_map(|(at, entry)| match entry {
-                Entry::Telemetry(telemetry) => Some((at, telemetry)),
-                _ => None,
-            });
+        let attempts_at = self.attempts_at();
         for (_at, entry) in self.entries.iter().enumerate().rev() {
-            // Attempt spans just inside each retry layer that telemetry wraps.
             #[cfg(feature = "otel")]
-            if matches!(entry, Entry::Retry(_))
-                && let Some((telemetry_at, telemetry)) = telemetry
-                && telemetry_at < _at
+            if Some(_at) == attempts_at
+                && let Some(telemetry) = self.telemetry_handle()
             {
                 service = RequestService::from_ready(crate::telemetry::layer::AttemptSpans::new(
                     service,
@@ -381,6 +397,7 @@ impl LayerStack {
                         telemetry.clone(),
                         session.masker.clone(),
                         session.facts.clone(),
+                        attempts_at.is_some(),
                     ))
                 }
                 Entry::Layer { layer, .. } => layer.wrap(service),

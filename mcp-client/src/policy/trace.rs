@@ -10,13 +10,13 @@
 //! ([`mcpdisco_transport::trace::TracedTransport`]).
 
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use mcpdisco_protocol::RawJson;
 use mcpdisco_transport::secret::Masker;
-use tower::{Layer, Service, ServiceExt};
+use tower::{Layer, Service};
 use tracing::Instrument;
 
+use super::service::{Inner, Policy, PolicyService};
 use crate::error::SessionError;
 use crate::request::{McpRequest, ResponseFuture};
 
@@ -55,44 +55,28 @@ impl<S> Layer<S> for TraceLayer {
     type Service = Traced<S>;
 
     fn layer(&self, inner: S) -> Traced<S> {
-        Traced {
-            inner,
-            layer: self.clone(),
-        }
+        PolicyService::new(self.clone(), inner)
     }
 }
 
 /// A request service whose requests each run in a span of their own.
-#[derive(Debug, Clone)]
-pub struct Traced<S> {
-    inner: S,
-    layer: TraceLayer,
-}
+pub type Traced<S> = PolicyService<TraceLayer, S>;
 
-impl<S> Service<McpRequest> for Traced<S>
-where
-    S: Service<McpRequest, Response = RawJson, Error = SessionError> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = RawJson;
-    type Error = SessionError;
-    type Future = ResponseFuture;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SessionError>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
+impl Policy for TraceLayer {
+    fn send<S>(&self, mut inner: Inner<S>, request: McpRequest) -> ResponseFuture
+    where
+        S: Service<McpRequest, Response = RawJson, Error = SessionError> + Send + 'static,
+        S::Future: Send,
+    {
         let span = tracing::debug_span!(
             SPAN_NAME,
-            server = %self.layer.server,
+            server = %self.server,
             method = %request.method,
         );
-        let inner = self.inner.clone();
-        let masker = self.layer.masker.clone();
+        let masker = self.masker.clone();
         Box::pin(
             async move {
-                let outcome = inner.oneshot(request).await;
+                let outcome = inner.send(request).await;
                 match &outcome {
                     Ok(_) => tracing::debug!("answered"),
                     Err(error) => {

@@ -1234,7 +1234,7 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
     let (probe_parent, list_parent) = modern.await.unwrap();
     assert_ne!(probe_parent, list_parent);
 
-    // Each parent the servers were given is an exported attempt span.
+    // Each parent the servers were given is an exported CLIENT span: an attempt's.
     let spans = exporter.get_finished_spans().unwrap();
     for traceparent in seen.iter().chain([&probe_parent, &list_parent]) {
         let context = crate::telemetry::from_carrier(&TraceContext {
@@ -1246,6 +1246,13 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
             .iter()
             .find(|span| span.span_context.span_id() == context.span_id())
             .unwrap_or_else(|| panic!("{traceparent} names no exported span"));
-        assert_eq!(parent.name, "attempt");
+        assert_eq!(parent.span_kind, opentelemetry::trace::SpanKind::Client);
+        assert!(
+            parent
+                .attributes
+                .iter()
+                .any(|kv| kv.key.as_str() == crate::telemetry::names::MCP_REQUEST_ATTEMPT),
+            "{parent:?}"
+        );
     }
 }

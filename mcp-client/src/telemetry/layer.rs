@@ -1,14 +1,20 @@
 //! The request path's telemetry, two layers of the
 //! [`LayerStack`](crate::policy::LayerStack):
 //!
-//! - [`RequestSpans`], outside retry: the CLIENT span of each request
+//! - [`RequestSpans`], outside retry: the span of each request
 //!   (`{mcp.method.name} {target}`), its attributes by the MCP conventions,
 //!   `error.type` and an ERROR status on failure, and the request's
 //!   `mcp.client.operation.duration`;
-//! - [`AttemptSpans`], inside retry: one child span per attempt, whose
-//!   context the attempt carries to the server in `params._meta`
-//!   (`traceparent`, `tracestate`). Without a retry layer the request's own
-//!   span is carried.
+//! - [`AttemptSpans`], just inside the innermost retry layer: one span per
+//!   attempt, with the request's name and attributes and the attempt's number.
+//!
+//! The span that goes on the wire, whose context the request carries to the
+//! server in `params._meta` (`traceparent`, `tracestate`), is a CLIENT span,
+//! so a server's SERVER span hangs under a CLIENT span. Without retry (no
+//! retry layer inside telemetry, or one that never retries) the request has
+//! one attempt and is one CLIENT span. With retry the request's span is
+//! INTERNAL, over all its attempts (the retries' events are on it), and each
+//! attempt is a CLIENT span under it.
 //!
 //! Every attribute value passes the session's masker first.
 
@@ -36,32 +42,62 @@ use super::names;
 use crate::error::SessionError;
 use crate::request::{McpRequest, RequestService, ResponseFuture, SentId, SessionFacts};
 
-/// What a request's span lends its attempts (a context value).
-#[derive(Clone, Default)]
-struct Attempts(Arc<AtomicU32>);
+/// What a request's INTERNAL span lends its attempts (a context value):
+/// their count, and the name and attributes each attempt's CLIENT span takes.
+#[derive(Clone)]
+struct Attempts(Arc<AttemptsOf>);
 
-/// The CLIENT span and the duration of each request (see [the module](self)).
+/// The shared part of [`Attempts`].
+struct AttemptsOf {
+    count: AtomicU32,
+    /// The request's span name.
+    name: Cow<'static, str>,
+    /// The request's attributes.
+    attributes: Vec<KeyValue>,
+    /// Whether it is a `tools/call`.
+    is_call: bool,
+}
+
+/// A request as its spans name and describe it.
+struct Described {
+    /// `{mcp.method.name} {target}`.
+    name: Cow<'static, str>,
+    /// The span's attributes.
+    attributes: Vec<KeyValue>,
+    /// Of them, those its duration metric carries.
+    metric: Vec<KeyValue>,
+    /// Whether it is a `tools/call` (whose `isError` fails it).
+    is_call: bool,
+}
+
+/// The span and the duration of each request (see [the module](self)).
 #[derive(Clone)]
 pub(crate) struct RequestSpans {
     inner: RequestService,
     telemetry: Telemetry,
     masker: Masker,
     facts: Option<Arc<dyn SessionFacts>>,
+    attempts_inside: bool,
 }
 
 impl RequestSpans {
-    /// `inner`, with a span around each request.
+    /// `inner`, with a span around each request: a CLIENT span carried to
+    /// the server, or, when `attempts_inside` (a retry layer with
+    /// [`AttemptSpans`] inside it stands in `inner`), an INTERNAL span over
+    /// the attempts' CLIENT spans.
     pub(crate) fn new(
         inner: RequestService,
         telemetry: Telemetry,
         masker: Masker,
         facts: Option<Arc<dyn SessionFacts>>,
+        attempts_inside: bool,
     ) -> Self {
         Self {
             inner,
             telemetry,
             masker,
             facts,
+            attempts_inside,
         }
     }
 }
@@ -179,12 +215,76 @@ fn failure_of(
     }
 }
 
+/// How the spans of `request` are named and described.
+fn describe(
+    request: &McpRequest,
+    facts: Option<&dyn SessionFacts>,
+    telemetry: &Telemetry,
+    masker: &Masker,
+) -> Described {
+    // A typed method's name is ours; another's is masked like any text.
+    let method = match &request.method {
+        Cow::Borrowed(name) => Cow::Borrowed(*name),
+        Cow::Owned(name) => Cow::Owned(masker.mask(name).into_owned()),
+    };
+    let target = methods::target_of(&request.method, request.params.as_ref());
+    let mut attributes = Vec::with_capacity(12);
+    attributes.push(KeyValue::new(names::MCP_METHOD_NAME, method.clone()));
+    attributes.push(KeyValue::new(names::JSONRPC_PROTOCOL_VERSION, "2.0"));
+    session_attributes(facts, request, masker, &mut attributes);
+    // The metric's attributes: few, and of few values.
+    let metric = metric_attributes(&attributes);
+    target_attributes_of(target, masker, &mut attributes);
+    if telemetry.records_arguments()
+        && let Some(arguments) = methods::call_arguments(&request.method, request.params.as_ref())
+    {
+        let text = masker.mask_json_text(&arguments.to_string());
+        attributes.push(KeyValue::new(names::GEN_AI_TOOL_CALL_ARGUMENTS, text));
+    }
+    Described {
+        is_call: method == CallTool::METHOD,
+        name: span_name(method, target, masker),
+        attributes,
+        metric,
+    }
+}
+
+/// Ends the span of `context` with `outcome`: the JSON-RPC id it was sent
+/// with, a tool's result when asked for, and the failure, which it returns.
+fn finish(
+    context: &Context,
+    outcome: &Result<RawJson, SessionError>,
+    sent: Option<mcpdisco_protocol::RequestId>,
+    is_call: bool,
+    telemetry: &Telemetry,
+    masker: &Masker,
+) -> Option<Failure> {
+    let span = context.span();
+    if let Some(id) = sent {
+        span.set_attribute(KeyValue::new(names::JSONRPC_REQUEST_ID, id.to_string()));
+    }
+    if is_call
+        && telemetry.records_results()
+        && let Ok(result) = outcome
+    {
+        let text = masker.mask_json_text(result.as_str());
+        span.set_attribute(KeyValue::new(names::GEN_AI_TOOL_CALL_RESULT, text));
+    }
+    let failure = failure_of(outcome, is_call, masker).map(|(failure, description)| {
+        record_failure(context, &failure, description);
+        failure
+    });
+    span.end();
+    failure
+}
+
 impl Service<McpRequest> for RequestSpans {
     type Response = RawJson;
     type Error = SessionError;
     type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), SessionError>> {
+        // The inner service is a `RequestService`, ready at once.
         Poll::Ready(Ok(()))
     }
 
@@ -193,36 +293,39 @@ impl Service<McpRequest> for RequestSpans {
         let masker = self.masker.clone();
         let tracer = telemetry.tracer();
         let parent = Context::current();
-        // A typed method's name is ours; another's is masked like any text.
-        let method = match &request.method {
-            Cow::Borrowed(name) => Cow::Borrowed(*name),
-            Cow::Owned(name) => Cow::Owned(masker.mask(name).into_owned()),
+        let Described {
+            name,
+            attributes,
+            mut metric,
+            is_call,
+        } = describe(&request, self.facts.as_deref(), &telemetry, &masker);
+        let builder = tracer.span_builder(name.clone());
+        let context = if self.attempts_inside {
+            // INTERNAL, over the attempts: their CLIENT spans go on the wire.
+            let span = builder
+                .with_kind(SpanKind::Internal)
+                .with_attributes(attributes.clone())
+                .start_with_context(tracer, &parent);
+            parent
+                .with_span(span)
+                .with_value(Attempts(Arc::new(AttemptsOf {
+                    count: AtomicU32::new(0),
+                    name,
+                    attributes,
+                    is_call,
+                })))
+        } else {
+            // One attempt: this CLIENT span goes on the wire.
+            let span = builder
+                .with_kind(SpanKind::Client)
+                .with_attributes(attributes)
+                .start_with_context(tracer, &parent);
+            let context = parent.with_span(span);
+            if let Some(carried) = to_carrier(context.span().span_context()) {
+                request.params = carried.apply(request.params.take());
+            }
+            context
         };
-        let target = methods::target_of(&request.method, request.params.as_ref());
-        let mut attributes = Vec::with_capacity(12);
-        attributes.push(KeyValue::new(names::MCP_METHOD_NAME, method.clone()));
-        attributes.push(KeyValue::new(names::JSONRPC_PROTOCOL_VERSION, "2.0"));
-        session_attributes(self.facts.as_deref(), &request, &masker, &mut attributes);
-        // The metric's attributes: few, and of few values.
-        let mut metric = metric_attributes(&attributes);
-        target_attributes_of(target, &masker, &mut attributes);
-        let is_call = method == CallTool::METHOD;
-        if telemetry.records_arguments()
-            && let Some(arguments) =
-                methods::call_arguments(&request.method, request.params.as_ref())
-        {
-            let text = masker.mask_json_text(&arguments.to_string());
-            attributes.push(KeyValue::new(names::GEN_AI_TOOL_CALL_ARGUMENTS, text));
-        }
-        let span = tracer
-            .span_builder(span_name(method.clone(), target, &masker))
-            .with_kind(SpanKind::Client)
-            .with_attributes(attributes)
-            .start_with_context(tracer, &parent);
-        let context = parent.with_span(span).with_value(Attempts::default());
-        if let Some(carried) = to_carrier(context.span().span_context()) {
-            request.params = carried.apply(request.params.take());
-        }
         let sent = request
             .options
             .sent_id
@@ -235,22 +338,11 @@ impl Service<McpRequest> for RequestSpans {
         };
         Box::pin(async move {
             let outcome = future.with_context(context.clone()).await;
-            let span = context.span();
-            if let Some(id) = sent.get() {
-                span.set_attribute(KeyValue::new(names::JSONRPC_REQUEST_ID, id.to_string()));
-            }
-            if is_call
-                && telemetry.records_results()
-                && let Ok(result) = &outcome
+            if let Some(failure) =
+                finish(&context, &outcome, sent.get(), is_call, &telemetry, &masker)
             {
-                let text = masker.mask_json_text(result.as_str());
-                span.set_attribute(KeyValue::new(names::GEN_AI_TOOL_CALL_RESULT, text));
-            }
-            if let Some((failure, description)) = failure_of(&outcome, is_call, &masker) {
-                record_failure(&context, &failure, description);
                 metric.push(KeyValue::new(names::ERROR_TYPE, failure.error_type));
             }
-            span.end();
             telemetry
                 .instruments()
                 .client_operation_duration
@@ -260,7 +352,7 @@ impl Service<McpRequest> for RequestSpans {
     }
 }
 
-/// One span per attempt, inside retry (see [the module](self)).
+/// A CLIENT span per attempt, just inside retry (see [the module](self)).
 #[derive(Clone)]
 pub(crate) struct AttemptSpans {
     inner: RequestService,
@@ -285,21 +377,25 @@ impl Service<McpRequest> for AttemptSpans {
     type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), SessionError>> {
+        // The inner service is a `RequestService`, ready at once.
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, mut request: McpRequest) -> ResponseFuture {
         let parent = Context::current();
         // Attempts only of a request that has its span.
-        let Some(attempts) = parent.get::<Attempts>() else {
+        let Some(attempts) = parent.get::<Attempts>().cloned() else {
             return self.inner.call(request);
         };
-        let number = attempts.0.fetch_add(1, Ordering::Relaxed) + 1;
+        let number = attempts.0.count.fetch_add(1, Ordering::Relaxed) + 1;
+        let request_of = &attempts.0;
+        let mut attributes = request_of.attributes.clone();
+        attributes.push(KeyValue::new(names::MCP_REQUEST_ATTEMPT, i64::from(number)));
         let tracer = self.telemetry.tracer();
         let span = tracer
-            .span_builder("attempt")
-            .with_kind(SpanKind::Internal)
-            .with_attributes([KeyValue::new(names::MCP_REQUEST_ATTEMPT, i64::from(number))])
+            .span_builder(request_of.name.clone())
+            .with_kind(SpanKind::Client)
+            .with_attributes(attributes)
             .start_with_context(tracer, &parent);
         let context = parent.with_span(span);
         if let Some(carried) = to_carrier(context.span().span_context()) {
@@ -307,29 +403,20 @@ impl Service<McpRequest> for AttemptSpans {
         }
         let sent = SentId::new();
         let outer = request.options.sent_id.replace(sent.clone());
+        let telemetry = self.telemetry.clone();
         let masker = self.masker.clone();
+        let is_call = request_of.is_call;
         let future = {
             let _attached = context.clone().attach();
             self.inner.call(request)
         };
         Box::pin(async move {
             let outcome = future.with_context(context.clone()).await;
-            if let Some(id) = sent.get() {
-                context
-                    .span()
-                    .set_attribute(KeyValue::new(names::JSONRPC_REQUEST_ID, id.to_string()));
-                if let Some(outer) = &outer {
-                    outer.set(id);
-                }
+            let id = sent.get();
+            if let (Some(id), Some(outer)) = (&id, &outer) {
+                outer.set(id.clone());
             }
-            if let Err(error) = &outcome {
-                record_failure(
-                    &context,
-                    &Failure::of(error),
-                    masker.mask_string(error.to_string()),
-                );
-            }
-            context.span().end();
+            finish(&context, &outcome, id, is_call, &telemetry, &masker);
             outcome
         })
     }

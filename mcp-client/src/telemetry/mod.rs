@@ -8,15 +8,20 @@
 //!
 //! ```text
 //! outermost first:
-//!   telemetry      the CLIENT span `{mcp.method.name} {target}` of each request,
-//!                  its attributes, error.type and status; mcp.client.operation.duration
+//!   telemetry      the span `{mcp.method.name} {target}` of each request, its
+//!                  attributes, error.type and status; mcp.client.operation.duration.
+//!                  CLIENT, carried as `_meta.traceparent`, when the request has
+//!                  one attempt; INTERNAL, over the attempts, with retry
 //!   retry          events `retry` (with the delay) on the request's span
-//!     attempt      (inside every retry layer below telemetry) one span per attempt;
-//!                  its context goes to the server as `_meta.traceparent`
+//!     attempt      (inside the innermost retry layer below telemetry) a CLIENT
+//!                  span per attempt, with the request's attributes; its context
+//!                  goes to the server as `_meta.traceparent`
 //!   rate limit     event `rate_limit.wait` when a request waited for a token
 //!   authorization  event `auth.refresh` when a refusal made it refresh or authorize
 //!   core
 //! ```
+//!
+//! So a server's SERVER span is always the child of a CLIENT span.
 //!
 //! A host opens its own spans around its work with [`SpanScope`] (the root
 //! span of a command, a server's span); a server answering requests (the

@@ -100,7 +100,7 @@ fn fast_retry() -> RetryPolicy {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_retried_request_is_one_client_span_with_a_span_per_attempt() {
+async fn a_retried_request_is_an_internal_span_over_a_client_span_per_attempt() {
     let harness = harness();
     let stack = LayerStack::empty()
         .retry(fast_retry())
@@ -113,15 +113,13 @@ async fn a_retried_request_is_one_client_span_with_a_span_per_attempt() {
     stack.service(inner).oneshot(request).await.unwrap();
 
     let spans = harness.spans.get_finished_spans().unwrap();
-    let request = spans.iter().find(|span| span.name == "tools/list").unwrap();
-    assert_eq!(request.span_kind, SpanKind::Client);
+    let request = spans
+        .iter()
+        .find(|span| span.name == "tools/list" && span.span_kind == SpanKind::Internal)
+        .unwrap();
     assert_eq!(
         attribute(request, names::MCP_METHOD_NAME).as_deref(),
         Some("tools/list")
-    );
-    assert_eq!(
-        attribute(request, names::JSONRPC_PROTOCOL_VERSION).as_deref(),
-        Some("2.0")
     );
     assert_eq!(request.status, Status::Unset);
     assert!(
@@ -135,16 +133,30 @@ async fn a_retried_request_is_one_client_span_with_a_span_per_attempt() {
         .filter(|span| span.parent_span_id == request.span_context.span_id())
         .collect();
     assert_eq!(attempts.len(), 2);
+    for (number, attempt) in attempts.iter().enumerate() {
+        // Each attempt is the CLIENT span, named and described as the request.
+        assert_eq!(attempt.span_kind, SpanKind::Client);
+        assert_eq!(attempt.name, "tools/list");
+        assert_eq!(
+            attribute(attempt, names::MCP_METHOD_NAME).as_deref(),
+            Some("tools/list")
+        );
+        assert_eq!(
+            attribute(attempt, names::JSONRPC_PROTOCOL_VERSION).as_deref(),
+            Some("2.0")
+        );
+        assert_eq!(
+            attribute(attempt, names::MCP_REQUEST_ATTEMPT),
+            Some((number + 1).to_string())
+        );
+    }
     assert_eq!(
         attribute(attempts[0], names::ERROR_TYPE).as_deref(),
         Some("connection_reset")
     );
     assert!(matches!(attempts[0].status, Status::Error { .. }));
-    assert_eq!(
-        attribute(attempts[1], names::MCP_REQUEST_ATTEMPT).as_deref(),
-        Some("2")
-    );
-    // Each attempt carried its own span's context to the server.
+    assert_eq!(attempts[1].status, Status::Unset);
+    // Each attempt carried its own CLIENT span's context to the server.
     let seen = seen.lock();
     assert_eq!(seen.len(), 2);
     for (params, attempt) in seen.iter().zip(&attempts) {
@@ -153,6 +165,34 @@ async fn a_retried_request_is_one_client_span_with_a_span_per_attempt() {
         assert_eq!(context.span_id(), attempt.span_context.span_id());
         assert_eq!(context.trace_id(), request.span_context.trace_id());
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_of_one_attempt_is_one_client_span_with_no_internal_parent() {
+    let harness = harness();
+    // A retry layer that never retries: every request has one attempt.
+    let stack = LayerStack::empty()
+        .retry(fast_retry().max_retries(0))
+        .telemetry(harness.telemetry.clone());
+    let (inner, seen) = core(Vec::new(), RawJson::empty_object());
+    let request =
+        McpRequest::typed::<ListTools>(&PaginatedParams::default(), RequestOptions::default())
+            .unwrap();
+    stack.service(inner).oneshot(request).await.unwrap();
+
+    let spans = harness.spans.get_finished_spans().unwrap();
+    assert_eq!(spans.len(), 1, "{spans:#?}");
+    let request = &spans[0];
+    assert_eq!(request.span_kind, SpanKind::Client);
+    assert_eq!(
+        request.parent_span_id,
+        opentelemetry::trace::SpanId::INVALID
+    );
+    let carried = TraceContext::of_params(seen.lock()[0].as_ref()).unwrap();
+    assert_eq!(
+        from_carrier(&carried).unwrap().span_id(),
+        request.span_context.span_id()
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -212,7 +252,12 @@ async fn without_retry_the_request_span_is_carried_and_failures_are_typed() {
         panic!("{:?}", missing.status);
     };
     assert!(!description.contains("sk-hidden-1"), "{description}");
-    // No attempt spans without retry: the request's own span is carried.
+    // No attempt spans without retry: the request's own CLIENT span is carried.
+    assert_eq!(missing.span_kind, SpanKind::Client);
+    assert!(
+        spans.iter().all(|span| span.span_kind == SpanKind::Client),
+        "{spans:#?}"
+    );
     let carried = TraceContext::of_params(seen.lock()[0].as_ref()).unwrap();
     assert_eq!(
         from_carrier(&carried).unwrap().span_id(),
@@ -282,4 +327,52 @@ async fn a_rate_limit_wait_is_an_event_of_the_span_it_delays() {
     };
     assert!(!waited("tools/call first"));
     assert!(waited("tools/call second"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_served_request_is_a_server_span_and_its_backend_request_goes_out_as_client() {
+    use mcpdisco_protocol::RequestId;
+    use opentelemetry::trace::FutureExt;
+
+    let harness = harness();
+    let stack = LayerStack::empty()
+        .retry(fast_retry())
+        .telemetry(harness.telemetry.clone());
+    let (inner, seen) = core(Vec::new(), RawJson::empty_object());
+    let served = ServerRequestSpan::start(
+        &harness.telemetry,
+        &RequestId::from(7_i64),
+        "tools/list",
+        None,
+        Some("pipe"),
+        &Masker::default(),
+    );
+    let request =
+        McpRequest::typed::<ListTools>(&PaginatedParams::default(), RequestOptions::default())
+            .unwrap();
+    stack
+        .service(inner)
+        .oneshot(request)
+        .with_context(served.context().clone())
+        .await
+        .unwrap();
+    served.finish(Ok(&json!({"tools": []})), &Masker::default());
+
+    let spans = harness.spans.get_finished_spans().unwrap();
+    let server = spans
+        .iter()
+        .find(|span| span.span_kind == SpanKind::Server)
+        .unwrap();
+    let request = spans
+        .iter()
+        .find(|span| span.parent_span_id == server.span_context.span_id())
+        .unwrap();
+    assert_eq!(request.span_kind, SpanKind::Internal);
+    let carried = TraceContext::of_params(seen.lock()[0].as_ref()).unwrap();
+    let wire = spans
+        .iter()
+        .find(|span| span.span_context.span_id() == from_carrier(&carried).unwrap().span_id())
+        .unwrap();
+    assert_eq!(wire.span_kind, SpanKind::Client);
+    assert_eq!(wire.parent_span_id, request.span_context.span_id());
 }

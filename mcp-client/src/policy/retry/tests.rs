@@ -2,11 +2,13 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::sync::Mutex;
 use mcpdisco_transport::{ConnectCause, TransportError};
 use tokio::time::Instant;
+use tower::ServiceExt;
 
 use super::*;
 use crate::error::ErrorKind;

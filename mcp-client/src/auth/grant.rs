@@ -5,20 +5,15 @@
 //! [`extension`](super::extension)'s, under the `oauth-extensions` feature.
 
 use oauth2::basic::BasicClient;
-use oauth2::{
-    AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, RedirectUrl, Scope,
-    TokenUrl,
-};
+use oauth2::{AuthUrl, ClientId, CsrfToken, PkceCodeChallenge, RedirectUrl, Scope};
 
 use super::challenge::Challenge;
 use super::client::{FlowState, OAuthClient};
-use super::client_auth::{self, ClientAuth};
-use super::discovery::{self, canonical_resource};
-use super::fallback;
+use super::discovery::{self, Discovery, canonical_resource};
 use super::metadata::{self, ResourceMetadata, ServerMetadata};
 use super::settings::Grant;
 use super::store::{ClientRegistration, StoredCredentials, TokenSet};
-use super::token_request::{token_error, token_set};
+use super::token_request::{ClientAuthentication, TokenRequest};
 use crate::error::AuthError;
 
 /// The scope that asks for a refresh token where the authorization server
@@ -40,13 +35,26 @@ impl OAuthClient {
                 server: self.server.clone(),
             });
         }
-        let protected =
-            discovery::protected_resource(&self.http, &self.server, &self.resource, challenge)
-                .await?;
+        let discovery = Discovery::authorization(
+            &self.server,
+            &self.resource,
+            challenge,
+            self.credentials_issuer(),
+        );
+        let discovered = discovery::discover(self.http.as_ref(), discovery).await?;
+        let authorization_server = discovered.authorization_server;
+        let protected = discovered.protected.ok_or_else(|| AuthError::Discovery {
+            server: self.server.clone(),
+            reason: "discovery found no protected resource".into(),
+        })?;
         self.check_credentials_issuer(&protected.issuer)?;
-        let authorization_server =
-            fallback::authorization_server(&self.http, &self.server, &self.resource, &protected)
-                .await?;
+        if authorization_server.fallback.is_some() {
+            tracing::info!(
+                server = %self.server,
+                issuer = %protected.issuer,
+                "no authorization metadata: using the 2025-03-26 default endpoints /authorize, /token, /register"
+            );
+        }
         let server_metadata = authorization_server.metadata.clone();
         self.offer_dpop(&server_metadata);
         let scopes = scopes.unwrap_or_else(|| {
@@ -184,7 +192,6 @@ impl OAuthClient {
             })?;
         let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
             .set_auth_uri(AuthUrl::from_url(authorization_endpoint))
-            .set_token_uri(TokenUrl::from_url(token_endpoint))
             .set_redirect_uri(redirect);
         let (pkce_challenge, pkce_verifier) = PkceCodeChallenge::new_random_sha256();
         let mut request = oauth
@@ -197,31 +204,24 @@ impl OAuthClient {
         let (authorization_url, state) = request.url();
         let callback = pending.finish(authorization_url).await?;
         let code = self.check_callback(&callback, state.secret(), server_metadata)?;
-        let method = ClientAuth::choose(
-            &client,
-            self.settings.private_key.is_some(),
-            server_metadata,
-        );
-        let oauth = client_auth::with_client_auth(oauth, &client, method);
-        let mut exchange = oauth
-            .exchange_code(AuthorizationCode::new(code))
-            .set_pkce_verifier(pkce_verifier)
-            .add_extra_param("resource", resource);
-        for (name, value) in client_auth::assertion_params(
-            &self.server,
-            &self.settings,
-            method,
-            &client,
-            server_metadata,
-        )? {
-            exchange = exchange.add_extra_param(name, value);
-        }
-        let sender = self.token_sender()?;
-        let response = exchange
-            .request_async(&|request| sender.clone().send(request))
-            .await
-            .map_err(|e| token_error(&self.server, &self.masker(), "token request", e))?;
-        Ok(token_set(&response, scopes, None))
+        let answer = self
+            .request_token(TokenRequest {
+                what: "token request",
+                endpoint: token_endpoint,
+                params: vec![
+                    ("grant_type", "authorization_code".to_owned()),
+                    ("code", code),
+                    ("redirect_uri", redirect_uri),
+                    ("code_verifier", pkce_verifier.secret().clone()),
+                    ("resource", resource.to_owned()),
+                ],
+                client: ClientAuthentication::Registered {
+                    client: &client,
+                    server_metadata,
+                },
+            })
+            .await?;
+        Ok(answer.into_token_set(scopes, None))
     }
 
     /// Checks the redirect: no `error`, the `state` sent, the issuer
@@ -287,32 +287,23 @@ impl OAuthClient {
             server_metadata.token_endpoint.as_deref(),
             "token_endpoint",
         )?;
-        let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
-            .set_token_uri(TokenUrl::from_url(token_endpoint));
-        let method =
-            ClientAuth::choose(client, self.settings.private_key.is_some(), server_metadata);
-        let oauth = client_auth::with_client_auth(oauth, client, method);
-        let mut exchange = oauth
-            .exchange_client_credentials()
-            .add_extra_param("resource", resource);
+        let mut params = vec![("grant_type", "client_credentials".to_owned())];
         if !scopes.is_empty() {
-            exchange = exchange.add_scopes(scopes.iter().cloned().map(Scope::new));
+            params.push(("scope", scopes.join(" ")));
         }
-        for (name, value) in client_auth::assertion_params(
-            &self.server,
-            &self.settings,
-            method,
-            client,
-            server_metadata,
-        )? {
-            exchange = exchange.add_extra_param(name, value);
-        }
-        let sender = self.token_sender()?;
-        let response = exchange
-            .request_async(&|request| sender.clone().send(request))
-            .await
-            .map_err(|e| token_error(&self.server, &self.masker(), "client credentials", e))?;
-        Ok(token_set(&response, scopes, None))
+        params.push(("resource", resource.to_owned()));
+        let answer = self
+            .request_token(TokenRequest {
+                what: "client credentials",
+                endpoint: token_endpoint,
+                params,
+                client: ClientAuthentication::Registered {
+                    client,
+                    server_metadata,
+                },
+            })
+            .await?;
+        Ok(answer.into_token_set(scopes, None))
     }
 }
 

@@ -96,6 +96,8 @@ mod refresh;
 #[cfg(feature = "oauth")]
 mod registration;
 #[cfg(feature = "oauth")]
+mod reqwest_http;
+#[cfg(feature = "oauth")]
 mod status;
 #[cfg(feature = "oauth")]
 mod store;

@@ -7,6 +7,8 @@ use mcpdisco_transport::secret::ExposeSecret;
 use serde::{Deserialize, Serialize};
 
 use super::client::OAuthClient;
+use super::discovery::foreign_issuer;
+use super::http::AuthRequest;
 use super::metadata::{self, ServerMetadata};
 use super::store::{ClientRegistration, StoredCredentials};
 use crate::error::AuthError;
@@ -49,6 +51,16 @@ impl OAuthClient {
         })
     }
 
+    /// The issuer the configured credentials belong to (`auth.issuer`),
+    /// when credentials are configured and the config says whose they are:
+    /// discovery refuses another one before any request to it.
+    pub(super) fn credentials_issuer(&self) -> Option<String> {
+        self.settings
+            .has_credentials()
+            .then(|| self.settings.issuer.clone())
+            .flatten()
+    }
+
     /// Refuses to send the configured credentials to `issuer` when they
     /// belong to another authorization server (`auth.issuer`); warns when
     /// the config does not say whose they are.
@@ -57,12 +69,9 @@ impl OAuthClient {
             return Ok(());
         }
         match &self.settings.issuer {
-            Some(expected) if expected != issuer => Err(AuthError::Unsupported {
-                server: self.server.clone(),
-                reason: format!(
-                    "the server names the authorization server {issuer}, but the configured credentials belong to {expected} (auth.issuer); they are not sent"
-                ),
-            }),
+            Some(expected) if expected != issuer => {
+                Err(foreign_issuer(&self.server, issuer, expected))
+            }
             Some(_) => Ok(()),
             None => {
                 tracing::warn!(
@@ -138,7 +147,11 @@ impl OAuthClient {
             token_endpoint_auth_method: method,
             application_type: "native",
         };
-        let fetched = self.http.post_json(&url, &request).await?;
+        let request = AuthRequest::post_json(url, &request).map_err(|reason| AuthError::Http {
+            server: self.server.clone(),
+            reason: format!("client registration: {reason}"),
+        })?;
+        let fetched = self.http.send(request).await?;
         if !fetched.is_success() {
             return Err(AuthError::Refused {
                 server: self.server.clone(),

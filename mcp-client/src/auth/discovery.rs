@@ -75,7 +75,7 @@ pub(super) enum Action {
     /// `GET` this URL and feed back its answer.
     Get(url::Url),
     /// Discovery is over.
-    Done(Result<Discovered, AuthError>),
+    Done(Result<Box<Discovered>, AuthError>),
 }
 
 /// Where discovery is.
@@ -362,13 +362,13 @@ impl Discovery {
         protected: Option<ProtectedResource>,
     ) -> Action {
         match (protected, lookup) {
-            (None, Lookup::Found(metadata)) => Action::Done(Ok(Discovered {
+            (None, Lookup::Found(metadata)) => Action::Done(Ok(Box::new(Discovered {
                 protected: None,
                 authorization_server: AuthorizationServer {
                     metadata,
                     fallback: None,
                 },
-            })),
+            }))),
             (None, absent @ Lookup::Absent { .. }) => {
                 let urls = metadata::resource_metadata_urls(&self.endpoint, None);
                 self.read_resource(urls, Some((issuer, absent)))
@@ -386,9 +386,11 @@ impl Discovery {
         lookup: Lookup<ServerMetadata>,
     ) -> Action {
         let result = fallback::choose(&self.endpoint, issuer, &protected.metadata, lookup)
-            .map(|authorization_server| Discovered {
-                protected: Some(protected),
-                authorization_server,
+            .map(|authorization_server| {
+                Box::new(Discovered {
+                    protected: Some(protected),
+                    authorization_server,
+                })
             })
             .map_err(|none| metadata::no_server_metadata(&self.server, issuer, &none.tried));
         Action::Done(result)
@@ -449,7 +451,7 @@ pub(super) async fn discover(
     loop {
         match discovery.step(event) {
             Action::Get(url) => event = Event::Answered(http.send(AuthRequest::get(url)).await?),
-            Action::Done(result) => return result,
+            Action::Done(result) => return result.map(|discovered| *discovered),
         }
     }
 }
@@ -457,6 +459,201 @@ pub(super) async fn discover(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ENDPOINT: &str = "http://127.0.0.1:3000/v1/mcp";
+    const ISSUER: &str = "http://127.0.0.1:4000/tenant";
+
+    fn endpoint() -> url::Url {
+        url::Url::parse(ENDPOINT).unwrap()
+    }
+
+    fn answer(status: u16, body: &str) -> Event {
+        Event::Answered(Fetched {
+            status,
+            body: body.as_bytes().to_vec(),
+            ..Default::default()
+        })
+    }
+
+    fn resource_document(resource: &str, issuer: &str) -> String {
+        format!(r#"{{"resource":"{resource}","authorization_servers":["{issuer}"]}}"#)
+    }
+
+    fn server_document(issuer: &str) -> String {
+        format!(r#"{{"issuer":"{issuer}","token_endpoint":"{issuer}/token"}}"#)
+    }
+
+    /// The URL a step asks for (panics on an outcome).
+    fn get(action: Action) -> String {
+        match action {
+            Action::Get(url) => url.to_string(),
+            Action::Done(outcome) => panic!("expected a GET, got {outcome:?}"),
+        }
+    }
+
+    fn done(action: Action) -> Result<Discovered, AuthError> {
+        match action {
+            Action::Done(outcome) => outcome.map(|discovered| *discovered),
+            Action::Get(url) => panic!("expected the outcome, got a GET of {url}"),
+        }
+    }
+
+    #[test]
+    fn the_challenges_resource_metadata_url_is_read_alone() {
+        let challenge = Challenge {
+            resource_metadata: Some("http://127.0.0.1:3000/meta/prm".into()),
+            ..Default::default()
+        };
+        let mut discovery = Discovery::authorization("docs", &endpoint(), &challenge, None);
+        assert_eq!(
+            get(discovery.step(Event::Start)),
+            "http://127.0.0.1:3000/meta/prm"
+        );
+        // Nothing there: no well-known URL is tried; the origin is the issuer.
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:3000/.well-known/oauth-authorization-server"
+        );
+    }
+
+    #[test]
+    fn well_known_urls_then_rfc_8414_then_openid_connect() {
+        let mut discovery =
+            Discovery::authorization("docs", &endpoint(), &Challenge::default(), None);
+        assert_eq!(
+            get(discovery.step(Event::Start)),
+            "http://127.0.0.1:3000/.well-known/oauth-protected-resource/v1/mcp"
+        );
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:3000/.well-known/oauth-protected-resource"
+        );
+        let document = resource_document(ENDPOINT, ISSUER);
+        assert_eq!(
+            get(discovery.step(answer(200, &document))),
+            "http://127.0.0.1:4000/.well-known/oauth-authorization-server/tenant"
+        );
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:4000/.well-known/openid-configuration/tenant"
+        );
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:4000/tenant/.well-known/openid-configuration"
+        );
+        let found = done(discovery.step(answer(200, &server_document(ISSUER)))).unwrap();
+        let protected = found.protected.unwrap();
+        assert_eq!(protected.resource, ENDPOINT);
+        assert_eq!(protected.issuer, ISSUER);
+        assert!(found.authorization_server.fallback.is_none());
+        assert_eq!(
+            found
+                .authorization_server
+                .metadata
+                .token_endpoint
+                .as_deref(),
+            Some("http://127.0.0.1:4000/tenant/token")
+        );
+        assert!(matches!(
+            discovery.step(Event::Start),
+            Action::Done(Err(AuthError::Discovery { .. }))
+        ));
+    }
+
+    #[test]
+    fn without_any_metadata_the_default_endpoints_are_chosen() {
+        let mut discovery =
+            Discovery::authorization("docs", &endpoint(), &Challenge::default(), None);
+        get(discovery.step(Event::Start));
+        get(discovery.step(answer(404, "")));
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:3000/.well-known/oauth-authorization-server"
+        );
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:3000/.well-known/openid-configuration"
+        );
+        let found = done(discovery.step(answer(404, ""))).unwrap();
+        let server = found.authorization_server;
+        assert!(server.fallback.is_some());
+        assert_eq!(
+            server.metadata.registration_endpoint.as_deref(),
+            Some("http://127.0.0.1:3000/register")
+        );
+    }
+
+    #[test]
+    fn metadata_for_another_resource_or_issuer_is_refused() {
+        let mut discovery =
+            Discovery::authorization("docs", &endpoint(), &Challenge::default(), None);
+        get(discovery.step(Event::Start));
+        let foreign = resource_document("http://127.0.0.1:3000/other", ISSUER);
+        let refused = done(discovery.step(answer(200, &foreign))).unwrap_err();
+        assert!(refused.to_string().contains("not this server"), "{refused}");
+
+        let mut discovery =
+            Discovery::authorization("docs", &endpoint(), &Challenge::default(), None);
+        get(discovery.step(Event::Start));
+        get(discovery.step(answer(200, &resource_document(ENDPOINT, ISSUER))));
+        let impostor = server_document("http://127.0.0.1:4000/other");
+        let refused = done(discovery.step(answer(200, &impostor))).unwrap_err();
+        assert!(refused.to_string().contains("names issuer"), "{refused}");
+    }
+
+    #[test]
+    fn a_server_error_ends_discovery() {
+        let mut discovery =
+            Discovery::authorization("docs", &endpoint(), &Challenge::default(), None);
+        get(discovery.step(Event::Start));
+        let refused = done(discovery.step(answer(503, ""))).unwrap_err();
+        assert!(refused.to_string().contains("HTTP 503"), "{refused}");
+    }
+
+    #[test]
+    fn credentials_never_meet_another_issuer() {
+        let mut discovery = Discovery::authorization(
+            "docs",
+            &endpoint(),
+            &Challenge::default(),
+            Some("https://mine.example.com".into()),
+        );
+        get(discovery.step(Event::Start));
+        let refused =
+            done(discovery.step(answer(200, &resource_document(ENDPOINT, ISSUER)))).unwrap_err();
+        assert!(refused.to_string().contains("auth.issuer"), "{refused}");
+    }
+
+    #[test]
+    fn a_refresh_reads_the_issuer_first_and_the_resource_only_without_metadata() {
+        let mut discovery = Discovery::refresh("docs", &endpoint(), ISSUER);
+        assert_eq!(
+            get(discovery.step(Event::Start)),
+            "http://127.0.0.1:4000/.well-known/oauth-authorization-server/tenant"
+        );
+        let found = done(discovery.step(answer(200, &server_document(ISSUER)))).unwrap();
+        assert!(found.protected.is_none());
+
+        // A token of the 2025-03-26 default endpoints.
+        let base = "http://127.0.0.1:3000";
+        let mut discovery = Discovery::refresh("docs", &endpoint(), base);
+        get(discovery.step(Event::Start));
+        get(discovery.step(answer(404, "")));
+        assert_eq!(
+            get(discovery.step(answer(404, ""))),
+            "http://127.0.0.1:3000/.well-known/oauth-protected-resource/v1/mcp"
+        );
+        get(discovery.step(answer(404, "")));
+        let found = done(discovery.step(answer(404, ""))).unwrap();
+        assert_eq!(
+            found
+                .authorization_server
+                .metadata
+                .token_endpoint
+                .as_deref(),
+            Some("http://127.0.0.1:3000/token")
+        );
+    }
 
     #[test]
     fn the_canonical_resource_keeps_no_credentials_query_or_fragment() {

@@ -135,7 +135,7 @@ pub(crate) struct Fetched {
     pub(crate) status: u16,
     /// The response headers, names in lower case. Only DPoP reads one (its
     /// nonce), under `oauth-extensions`.
-    #[cfg_attr(not(any(test, feature = "oauth-extensions")), allow(dead_code))]
+    #[cfg_attr(not(feature = "oauth-extensions"), allow(dead_code))]
     pub(crate) headers: Vec<(String, String)>,
     /// The body.
     pub(crate) body: Vec<u8>,
@@ -148,7 +148,7 @@ impl Fetched {
     }
 
     /// The value of header `name` (lower case), if present.
-    #[cfg(any(test, feature = "oauth-extensions"))]
+    #[cfg_attr(not(feature = "oauth-extensions"), allow(dead_code))]
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()

@@ -106,6 +106,11 @@ mod token_request;
 #[cfg(feature = "oauth")]
 mod tokens;
 
+#[cfg(all(test, feature = "oauth"))]
+mod flow_tests;
+#[cfg(all(test, feature = "oauth"))]
+mod scripted_http;
+
 #[cfg(feature = "oauth-extensions")]
 mod dpop;
 #[cfg(feature = "oauth-extensions")]

@@ -35,6 +35,12 @@
 //!    few times at most (`client`); tokens are refreshed before they expire
 //!    and on 401 (`tokens`, `refresh`).
 //!
+//! Every request of the flow goes through one seam, `AuthHttp` (`http`):
+//! reqwest in production (`reqwest_http`), a script in the tests of the
+//! whole flow (`flow_tests`). Discovery (steps 1 and 2) is a pure state
+//! machine that answers the next GET or the outcome (`discovery`); every
+//! grant's token request is one function (`token_request`).
+//!
 //! Tokens live in a `TokenStore` keyed by issuer and resource
 //! (`FileTokenStore`: 0600, atomic). The interactive step is an
 //! `AuthProvider`: a host opens its own browser tab; `mcp-cli login` uses

@@ -80,6 +80,8 @@ mod client;
 #[cfg(feature = "oauth")]
 mod client_auth;
 #[cfg(feature = "oauth")]
+mod code_grant;
+#[cfg(feature = "oauth")]
 mod context;
 #[cfg(feature = "oauth")]
 mod credentials;

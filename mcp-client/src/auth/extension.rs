@@ -1,9 +1,10 @@
 //! The grants beyond the authorization code and client credentials (the
 //! `oauth-extensions` feature): the JWT bearer grant of workload identity
-//! federation (RFC 7523), and enterprise-managed authorization (an ID token exchanged at the
-//! identity provider for an identity assertion grant, RFC 8693, then that
-//! assertion at the authorization server). Each token request is
-//! [`request_token`](OAuthClient::request_token)'s, like every grant's.
+//! federation (RFC 7523), and enterprise-managed authorization (an ID token
+//! exchanged at the identity provider for an identity assertion grant, RFC
+//! 8693, then that assertion at the authorization server). Each token
+//! request is [`request_token`](OAuthClient::request_token)'s, like every
+//! grant's.
 
 use mcpdisco_transport::secret::ExposeSecret;
 

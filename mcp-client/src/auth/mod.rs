@@ -29,17 +29,18 @@
 //! 4. the authorization code grant with PKCE S256 (refused without S256),
 //!    `resource` (RFC 8707) on the authorization and token requests, scopes
 //!    from the challenge, else `scopes_supported`, else none; `state` and
-//!    `iss` (RFC 9207) checked on the redirect; or the client credentials
-//!    grant for non-interactive use (`grant`);
+//!    `iss` (RFC 9207) checked on the redirect (`code_grant`); or the
+//!    client credentials grant for non-interactive use (`grant`);
 //! 5. a 403 `insufficient_scope` re-authorizes with the union of scopes, a
 //!    few times at most (`client`); tokens are refreshed before they expire
 //!    and on 401 (`tokens`, `refresh`).
 //!
 //! Every request of the flow goes through one seam, `AuthHttp` (`http`):
 //! reqwest in production (`reqwest_http`), a script in the tests of the
-//! whole flow (`flow_tests`). Discovery (steps 1 and 2) is a pure state
-//! machine that answers the next GET or the outcome (`discovery`); every
-//! grant's token request is one function (`token_request`).
+//! whole flow (`flow_tests`). Discovery (steps 1 and 2) and the
+//! authorization code grant (steps 3 and 4) are pure state machines that
+//! answer the next request or the outcome (`discovery`, `code_grant`);
+//! every grant's token request is one function (`token_request`).
 //!
 //! Tokens live in a `TokenStore` keyed by issuer and resource
 //! (`FileTokenStore`: 0600, atomic). The interactive step is an

@@ -135,3 +135,109 @@ impl AuthHttp for ReqwestHttp {
             .map_err(|_| self.error(&url, format!("no response within {TIMEOUT:?}")))?
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A server on 127.0.0.1 that reads one request and answers `answer`
+    /// (head and body); its handle yields the request as received.
+    async fn one_answer(answer: Vec<u8>) -> (url::Url, tokio::task::JoinHandle<String>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url =
+            url::Url::parse(&format!("http://{}/token", listener.local_addr().unwrap())).unwrap();
+        let served = tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut received = Vec::new();
+            let mut buffer = [0u8; 4096];
+            loop {
+                let read = stream.read(&mut buffer).await.unwrap();
+                received.extend_from_slice(&buffer[..read]);
+                let text = String::from_utf8_lossy(&received).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text[..end]
+                        .lines()
+                        .find_map(|line| {
+                            let (name, value) = line.split_once(':')?;
+                            name.eq_ignore_ascii_case("content-length")
+                                .then(|| value.trim().parse::<usize>().ok())?
+                        })
+                        .unwrap_or(0);
+                    if received.len() >= end + 4 + length || read == 0 {
+                        break;
+                    }
+                }
+            }
+            stream.write_all(&answer).await.unwrap();
+            stream.shutdown().await.ok();
+            String::from_utf8_lossy(&received).to_string()
+        });
+        (url, served)
+    }
+
+    #[tokio::test]
+    async fn a_request_goes_out_whole_and_its_answer_comes_back() {
+        let body = b"{\"ok\":true}";
+        let mut answer = format!(
+            "HTTP/1.1 200 OK\r\nDPoP-Nonce: n1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        answer.extend_from_slice(body);
+        let (url, served) = one_answer(answer).await;
+        let mut request = AuthRequest::post_form(url, &[("grant_type", "refresh_token".into())]);
+        request.set_header("authorization", "Basic secret".into());
+        let fetched = ReqwestHttp::new("docs")
+            .unwrap()
+            .send(request)
+            .await
+            .unwrap();
+        assert_eq!(fetched.status, 200);
+        assert_eq!(fetched.header("dpop-nonce"), Some("n1"));
+        assert_eq!(fetched.body, body);
+        let received = served.await.unwrap().to_ascii_lowercase();
+        assert!(received.starts_with("post /token "), "{received}");
+        assert!(
+            received.contains("authorization: basic secret"),
+            "{received}"
+        );
+        assert!(
+            received.contains("content-type: application/x-www-form-urlencoded"),
+            "{received}"
+        );
+        assert!(received.ends_with("grant_type=refresh_token"), "{received}");
+    }
+
+    #[tokio::test]
+    async fn a_redirect_is_answered_not_followed() {
+        let answer = b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/elsewhere\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        let (url, _) = one_answer(answer.to_vec()).await;
+        let fetched = ReqwestHttp::new("docs")
+            .unwrap()
+            .send(AuthRequest::get(url))
+            .await
+            .unwrap();
+        assert_eq!(fetched.status, 302);
+    }
+
+    #[tokio::test]
+    async fn a_body_past_the_bound_is_an_error() {
+        let mut answer = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            MAX_BODY + 1
+        )
+        .into_bytes();
+        answer.extend(std::iter::repeat_n(b'x', MAX_BODY + 1));
+        let (url, _) = one_answer(answer).await;
+        let refused = ReqwestHttp::new("docs")
+            .unwrap()
+            .send(AuthRequest::get(url))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("server 'docs'"), "{refused}");
+        assert!(refused.contains("exceeds"), "{refused}");
+    }
+}

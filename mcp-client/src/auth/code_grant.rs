@@ -19,8 +19,8 @@ use super::registration::{self, Identity, KnownClients};
 use super::store::ClientRegistration;
 use crate::error::AuthError;
 
-/// What happened.
-#[derive(Debug)]
+/// What happened. No `Debug`: a redirect carries a code, a registration
+/// a client secret.
 pub(super) enum Event {
     /// The user's step is ready to receive the redirect at `redirect_uri`.
     Begun {
@@ -33,8 +33,8 @@ pub(super) enum Event {
     Redirected(url::Url),
 }
 
-/// What the runner is to do next.
-#[derive(Debug)]
+/// What the runner is to do next. No `Debug`: the token request's
+/// parameters carry the code and the PKCE verifier.
 pub(super) enum Action {
     /// Send this registration and feed back its answer.
     Register(AuthRequest),
@@ -49,6 +49,17 @@ pub(super) enum Action {
     },
     /// The grant failed.
     Failed(AuthError),
+}
+
+impl Event {
+    /// What happened, for a message (never the redirect or the answer).
+    fn name(&self) -> &'static str {
+        match self {
+            Event::Begun { .. } => "the user's step to begin",
+            Event::Registered(_) => "a registration's answer",
+            Event::Redirected(_) => "a redirect",
+        }
+    }
 }
 
 /// Where the grant is.
@@ -184,7 +195,10 @@ impl CodeGrant {
             },
             (_, event) => Action::Failed(AuthError::Rejected {
                 server: self.server.clone(),
-                reason: format!("the authorization code grant did not expect {event:?}"),
+                reason: format!(
+                    "the authorization code grant did not expect {}",
+                    event.name()
+                ),
             }),
         }
     }

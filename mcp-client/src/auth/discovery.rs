@@ -131,7 +131,6 @@ enum Stage {
 /// the issuer's metadata (RFC 8414 then OpenID Connect URLs, each 4xx
 /// going on to the next) and [`fallback::choose`]. For a refresh: the
 /// issuer's metadata first, and only when it has none the resource's.
-#[derive(Debug)]
 pub(super) struct Discovery {
     server: String,
     endpoint: url::Url,
@@ -140,6 +139,17 @@ pub(super) struct Discovery {
     /// request to it.
     credentials_issuer: Option<String>,
     stage: Stage,
+}
+
+impl std::fmt::Debug for Discovery {
+    /// The server and the stage; not the endpoint, whose query or user
+    /// part may hold a secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Discovery")
+            .field("server", &self.server)
+            .field("stage", &self.stage)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Discovery {

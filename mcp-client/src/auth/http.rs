@@ -128,8 +128,9 @@ impl AuthRequest {
     }
 }
 
-/// An HTTP response, read whole (bounded).
-#[derive(Debug, Clone, Default)]
+/// An HTTP response, read whole (bounded). Its `Debug` shows the status
+/// and the body's length only: a token response carries tokens.
+#[derive(Clone, Default)]
 pub(crate) struct Fetched {
     /// The status code.
     pub(crate) status: u16,
@@ -139,6 +140,12 @@ pub(crate) struct Fetched {
     pub(crate) headers: Vec<(String, String)>,
     /// The body.
     pub(crate) body: Vec<u8>,
+}
+
+impl std::fmt::Debug for Fetched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HTTP {} ({} bytes)", self.status, self.body.len())
+    }
 }
 
 impl Fetched {

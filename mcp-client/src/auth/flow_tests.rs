@@ -266,6 +266,36 @@ async fn a_client_id_metadata_document_url_is_the_client_id() {
 }
 
 #[tokio::test]
+async fn the_challenge_names_the_metadata_and_openid_connect_describes_the_issuer() {
+    let http = ScriptedHttp::new();
+    let named = "http://127.0.0.1:3000/meta/resource.json";
+    let openid = "http://127.0.0.1:4000/.well-known/openid-configuration";
+    let resource = json!({"resource": MCP, "authorization_servers": [ISSUER]}).to_string();
+    http.answer(Method::Get, named, 200, &resource)
+        .answer(Method::Get, openid, 200, &server_metadata(json!({})))
+        .answer(Method::Post, REGISTER, 201, r#"{"client_id":"c"}"#)
+        .answer(
+            Method::Post,
+            TOKEN,
+            200,
+            &token_answer("token-1", "mcp:read"),
+        );
+    let approval = Approval::with_iss(None);
+    let client = client(&http, AuthSettings::default(), &approval);
+    let challenge = format!(r#"Bearer resource_metadata="{named}", scope="mcp:read""#);
+    refuse(&client, 401, &challenge).await.unwrap();
+    assert_eq!(
+        http.asked()[..3],
+        [
+            format!("GET {named}"),
+            format!("GET {SERVER_METADATA}"),
+            format!("GET {openid}"),
+        ]
+    );
+    assert_eq!(access_token(&client).as_deref(), Some("token-1"));
+}
+
+#[tokio::test]
 async fn a_server_without_metadata_gets_the_default_endpoints() {
     let http = ScriptedHttp::new();
     let base = "http://127.0.0.1:3000";

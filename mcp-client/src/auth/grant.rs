@@ -174,13 +174,11 @@ impl OAuthClient {
             server_metadata.token_endpoint.as_deref(),
             "token_endpoint",
         )?;
-        let mut pending = Some(provider.begin(&self.server).await?);
+        let pending = provider.begin(&self.server).await?;
         let mut event = code_grant::Event::Begun {
-            redirect_uri: pending
-                .as_ref()
-                .map(|pending| pending.redirect_uri())
-                .unwrap_or_default(),
+            redirect_uri: pending.redirect_uri(),
         };
+        let mut pending = Some(pending);
         loop {
             event = match grant.step(event) {
                 code_grant::Action::Register(request) => {

@@ -4,7 +4,7 @@
 //! the well-known protected-resource URLs; before RFC 9728, the server's own
 //! origin as issuer), then the authorization server's metadata, whose
 //! answers [`metadata`] reads; what to do without any is
-//! [`fallback`](super::fallback)'s.
+//! [`fallback`]'s.
 //!
 //! [`Discovery`] is a pure state machine: it answers the next URL to GET or
 //! the outcome, and reads no network; [`discover`] runs it over the flow's

@@ -16,9 +16,9 @@ use super::discovery::canonical_resource;
 use super::dpop::DpopBinding;
 use super::http::AuthHttp;
 use super::metadata::ServerMetadata;
+use super::reqwest_http::ReqwestHttp;
 use super::settings::AuthSettings;
 use super::store::{StoredCredentials, TokenSet};
-use super::token_request::TokenSender;
 use super::tokens::{Current, TokenState};
 use crate::error::AuthError;
 
@@ -42,7 +42,8 @@ pub struct OAuthClient {
     pub(super) resource: url::Url,
     pub(super) settings: AuthSettings,
     pub(super) context: AuthContext,
-    pub(super) http: AuthHttp,
+    /// Sends the flow's requests (reqwest, or a test's script).
+    pub(super) http: Arc<dyn AuthHttp>,
     /// The masker of the settings' secrets.
     settings_masker: Masker,
     pub(super) tokens: TokenState,
@@ -73,6 +74,18 @@ impl OAuthClient {
         settings: AuthSettings,
         context: AuthContext,
     ) -> Result<Arc<Self>, AuthError> {
+        let http = Arc::new(ReqwestHttp::new(server)?);
+        Self::with_http(server, url, settings, context, http)
+    }
+
+    /// The same, with the flow's requests sent through `http`.
+    pub(crate) fn with_http(
+        server: &str,
+        url: &url::Url,
+        settings: AuthSettings,
+        context: AuthContext,
+        http: Arc<dyn AuthHttp>,
+    ) -> Result<Arc<Self>, AuthError> {
         settings.check_features(server)?;
         let resource = canonical_resource(url);
         let stored = if context.reuse_stored {
@@ -94,7 +107,7 @@ impl OAuthClient {
         Ok(Arc::new(Self {
             server: server.to_owned(),
             resource: url.clone(),
-            http: AuthHttp::new(server)?,
+            http,
             settings,
             context,
             settings_masker,
@@ -243,22 +256,6 @@ impl OAuthClient {
         self.context.store.save(&entry)?;
         self.tokens.replace(Current { entry, tokens });
         Ok(())
-    }
-
-    /// What sends this client's token requests: with a DPoP proof when
-    /// tokens are bound.
-    pub(super) fn token_sender(&self) -> Result<TokenSender, AuthError> {
-        let sender = TokenSender::new(self.http.clone());
-        #[cfg(feature = "oauth-extensions")]
-        if self.dpop.is_enabled() {
-            // The key now, so a key that cannot be made fails before the request.
-            self.dpop.key().map_err(|reason| AuthError::Unsupported {
-                server: self.server.clone(),
-                reason,
-            })?;
-            return Ok(sender.bound_to(Arc::clone(&self.dpop), &self.server));
-        }
-        Ok(sender)
     }
 }
 

@@ -2,8 +2,7 @@
 //! `client_secret_basic`, `client_secret_post`, `none`, or `private_key_jwt`
 //! (whose signed assertion needs the `oauth-extensions` feature).
 
-use oauth2::basic::BasicClient;
-use oauth2::{AuthType, ClientSecret, EndpointState};
+use base64::Engine;
 
 use super::metadata::ServerMetadata;
 use super::settings::AuthSettings;
@@ -65,29 +64,44 @@ impl ClientAuth {
     }
 }
 
-/// `client` with its authentication at the token endpoint set for `method`:
-/// the secret in HTTP Basic or in the body; none otherwise (the id in the
-/// body).
-pub(super) fn with_client_auth<A, B, C, D, E>(
-    client: BasicClient<A, B, C, D, E>,
-    registration: &ClientRegistration,
-    method: ClientAuth,
-) -> BasicClient<A, B, C, D, E>
-where
-    A: EndpointState,
-    B: EndpointState,
-    C: EndpointState,
-    D: EndpointState,
-    E: EndpointState,
-{
+/// What a token request carries to authenticate a client: an
+/// `Authorization` header, form parameters, or both.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Credentials {
+    /// The `Authorization` header's value (HTTP Basic).
+    pub(super) authorization: Option<String>,
+    /// The form parameters (`client_id`, maybe `client_secret`).
+    pub(super) params: Vec<(&'static str, String)>,
+}
+
+/// How `registration` authenticates by `method`: the id and secret in HTTP
+/// Basic (each form-encoded first, RFC 6749 §2.3.1), or the id and secret
+/// in the form; otherwise the id in the form (a public client, or one whose
+/// `private_key_jwt` assertion [`assertion_params`] adds).
+pub(super) fn credentials(registration: &ClientRegistration, method: ClientAuth) -> Credentials {
+    let id = registration.client_id.clone();
     match (method, &registration.client_secret) {
-        (ClientAuth::SecretBasic, Some(secret)) => client
-            .set_client_secret(ClientSecret::new(secret.clone()))
-            .set_auth_type(AuthType::BasicAuth),
-        (ClientAuth::SecretPost, Some(secret)) => client
-            .set_client_secret(ClientSecret::new(secret.clone()))
-            .set_auth_type(AuthType::RequestBody),
-        _ => client.set_auth_type(AuthType::RequestBody),
+        (ClientAuth::SecretBasic, Some(secret)) => {
+            let encode = |text: &str| {
+                url::form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>()
+            };
+            let pair = format!("{}:{}", encode(&id), encode(secret));
+            Credentials {
+                authorization: Some(format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                )),
+                params: Vec::new(),
+            }
+        }
+        (ClientAuth::SecretPost, Some(secret)) => Credentials {
+            authorization: None,
+            params: vec![("client_id", id), ("client_secret", secret.clone())],
+        },
+        _ => Credentials {
+            authorization: None,
+            params: vec![("client_id", id)],
+        },
     }
 }
 
@@ -193,6 +207,38 @@ mod tests {
         );
         client.client_secret = None;
         assert_eq!(ClientAuth::choose(&client, false, &all), ClientAuth::None);
+    }
+
+    #[test]
+    fn a_secret_goes_in_basic_or_the_form_and_a_public_client_sends_its_id() {
+        let client = ClientRegistration {
+            client_id: "id:1".into(),
+            client_secret: Some("s&2".into()),
+            ..Default::default()
+        };
+        let basic = credentials(&client, ClientAuth::SecretBasic);
+        // base64("id%3A1:s%262")
+        assert_eq!(
+            basic.authorization.as_deref(),
+            Some("Basic aWQlM0ExOnMlMjYy")
+        );
+        assert!(basic.params.is_empty());
+        let post = credentials(&client, ClientAuth::SecretPost);
+        assert_eq!(post.authorization, None);
+        assert_eq!(
+            post.params,
+            vec![
+                ("client_id", "id:1".to_owned()),
+                ("client_secret", "s&2".to_owned())
+            ]
+        );
+        for method in [ClientAuth::None, ClientAuth::PrivateKeyJwt] {
+            assert_eq!(
+                credentials(&client, method).params,
+                vec![("client_id", "id:1".to_owned())],
+                "{method:?} sends no secret"
+            );
+        }
     }
 
     #[test]

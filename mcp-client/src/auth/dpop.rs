@@ -20,7 +20,7 @@ use mcpdisco_transport::sync::RwLock;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey};
 use serde::Serialize;
 
-use super::http::AuthHttp;
+use super::http::{AuthHttp, AuthRequest, Fetched};
 use super::private_key_jwt::random_id;
 use super::store::now_secs;
 use super::tokens::Current;
@@ -223,40 +223,33 @@ impl DpopBinding {
     /// more with the authorization server's nonce when it asks for one.
     pub(crate) async fn send_token_request(
         &self,
-        http: &AuthHttp,
+        http: &dyn AuthHttp,
         server: &str,
-        request: oauth2::HttpRequest,
-    ) -> Result<oauth2::HttpResponse, AuthError> {
+        request: AuthRequest,
+    ) -> Result<Fetched, AuthError> {
         let unusable = |reason: String| AuthError::Unsupported {
             server: server.to_owned(),
             reason,
         };
         let key = self.key().map_err(unusable)?;
-        let url =
-            url::Url::parse(&request.uri().to_string()).map_err(|e| AuthError::Discovery {
-                server: server.to_owned(),
-                reason: format!("the token endpoint is not a URL: {e}"),
-            })?;
         let mut answered_nonce = false;
         loop {
             let nonce = self.nonces.read().authorization_server.clone();
             let proof = key
-                .proof(request.method().as_str(), &url, None, nonce.as_deref())
+                .proof(
+                    request.method.as_str(),
+                    &request.url,
+                    None,
+                    nonce.as_deref(),
+                )
                 .map_err(unusable)?;
             let mut attempt = request.clone();
-            if let Ok(value) = oauth2::http::HeaderValue::from_str(&proof) {
-                attempt.headers_mut().insert("dpop", value);
-            }
-            let response = http.execute(attempt).await?;
-            let new_nonce = response
-                .headers()
-                .get("dpop-nonce")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
-            let asks_nonce = response.status().as_u16() == 400
-                && String::from_utf8_lossy(response.body()).contains("use_dpop_nonce");
-            if let Some(nonce) = new_nonce {
-                self.nonces.write().authorization_server = Some(nonce);
+            attempt.set_header("dpop", proof);
+            let response = http.send(attempt).await?;
+            let asks_nonce = response.status == 400
+                && String::from_utf8_lossy(&response.body).contains("use_dpop_nonce");
+            if let Some(nonce) = response.header("dpop-nonce") {
+                self.nonces.write().authorization_server = Some(nonce.to_owned());
                 if asks_nonce && !answered_nonce {
                     answered_nonce = true;
                     continue;

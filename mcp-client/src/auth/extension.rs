@@ -1,18 +1,17 @@
-//! The grants the `oauth2` crate has no request for (the `oauth-extensions`
-//! feature): the JWT bearer grant of workload identity federation (RFC
-//! 7523), and enterprise-managed authorization (an ID token exchanged at the
-//! identity provider for an identity assertion grant, RFC 8693, then that
-//! assertion at the authorization server). Both are form POSTs whose answers
-//! are read with the serde types below.
+//! The grants beyond the authorization code and client credentials (the
+//! `oauth-extensions` feature): the JWT bearer grant of workload identity
+//! federation (RFC 7523), and enterprise-managed authorization (an ID token
+//! exchanged at the identity provider for an identity assertion grant, RFC
+//! 8693, then that assertion at the authorization server). Each token
+//! request is [`request_token`](OAuthClient::request_token)'s, like every
+//! grant's.
 
-use base64::Engine;
 use mcpdisco_transport::secret::ExposeSecret;
-use serde::Deserialize;
 
 use super::client::OAuthClient;
-use super::http::Fetched;
 use super::metadata::{self, ServerMetadata};
-use super::store::{ClientRegistration, TokenSet, now_secs};
+use super::store::{ClientRegistration, TokenSet};
+use super::token_request::{ClientAuthentication, TokenRequest};
 use crate::error::AuthError;
 
 /// The JWT bearer grant type (RFC 7523).
@@ -26,100 +25,7 @@ const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// The largest assertion file read.
 const MAX_ASSERTION_FILE: u64 = 64 * 1024;
 
-/// A token endpoint's answer (RFC 6749 §5.1, RFC 8693 §2.2).
-#[derive(Deserialize)]
-struct TokenAnswer {
-    access_token: String,
-    #[serde(default)]
-    token_type: Option<String>,
-    #[serde(default)]
-    expires_in: Option<u64>,
-    #[serde(default)]
-    refresh_token: Option<String>,
-    #[serde(default)]
-    scope: Option<String>,
-    #[serde(default)]
-    issued_token_type: Option<String>,
-}
-
-/// A token endpoint's error (RFC 6749 §5.2).
-#[derive(Deserialize)]
-struct TokenRefusal {
-    error: String,
-    #[serde(default)]
-    error_description: Option<String>,
-}
-
 impl OAuthClient {
-    /// POSTs `params` as a form to `url`, with HTTP Basic client
-    /// authentication when `basic` is given (id and secret form-encoded
-    /// first, RFC 6749 §2.3.1), and reads the token answer.
-    async fn token_form(
-        &self,
-        what: &str,
-        url: &url::Url,
-        params: &[(&str, String)],
-        basic: Option<(&str, &str)>,
-    ) -> Result<TokenAnswer, AuthError> {
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())))
-            .finish();
-        let mut request = oauth2::HttpRequest::new(body.into_bytes());
-        *request.method_mut() = oauth2::http::Method::POST;
-        *request.uri_mut() = url
-            .as_str()
-            .parse()
-            .map_err(|e| self.refused(format!("{what}: invalid endpoint: {e}")))?;
-        let headers = request.headers_mut();
-        headers.insert(
-            oauth2::http::header::CONTENT_TYPE,
-            oauth2::http::HeaderValue::from_static("application/x-www-form-urlencoded"),
-        );
-        headers.insert(
-            oauth2::http::header::ACCEPT,
-            oauth2::http::HeaderValue::from_static("application/json"),
-        );
-        if let Some((id, secret)) = basic {
-            let encode = |text: &str| {
-                url::form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>()
-            };
-            let credentials = base64::engine::general_purpose::STANDARD.encode(format!(
-                "{}:{}",
-                encode(id),
-                encode(secret)
-            ));
-            if let Ok(mut value) =
-                oauth2::http::HeaderValue::from_str(&format!("Basic {credentials}"))
-            {
-                value.set_sensitive(true);
-                headers.insert(oauth2::http::header::AUTHORIZATION, value);
-            }
-        }
-        let response = self.token_sender()?.send(request).await?;
-        let fetched = Fetched {
-            status: response.status().as_u16(),
-            headers: Default::default(),
-            body: response.into_body(),
-        };
-        if !fetched.is_success() {
-            let reason = match fetched.json::<TokenRefusal>() {
-                Ok(refusal) => format!(
-                    "{what}: {}{}",
-                    refusal.error,
-                    refusal
-                        .error_description
-                        .map(|d| format!(": {d}"))
-                        .unwrap_or_default()
-                ),
-                Err(_) => format!("{what}: HTTP {}: {}", fetched.status, fetched.preview()),
-            };
-            return Err(self.refused(reason));
-        }
-        fetched
-            .json::<TokenAnswer>()
-            .map_err(|reason| self.refused(format!("{what}: {reason}")))
-    }
-
     fn refused(&self, reason: String) -> AuthError {
         AuthError::Refused {
             server: self.server.clone(),
@@ -169,9 +75,14 @@ impl OAuthClient {
             params.push(("scope", scopes.join(" ")));
         }
         let answer = self
-            .token_form("jwt bearer grant", &endpoint, &params, None)
+            .request_token(TokenRequest {
+                what: "jwt bearer grant",
+                endpoint,
+                params,
+                client: ClientAuthentication::Omitted,
+            })
             .await?;
-        Ok(token_set(answer, scopes))
+        Ok(answer.into_token_set(scopes, None))
     }
 
     /// Enterprise-managed authorization: the ID token for an ID-JAG at the
@@ -211,12 +122,12 @@ impl OAuthClient {
             exchange.push(("scope", scopes.join(" ")));
         }
         let grant = self
-            .token_form(
-                "identity provider token exchange",
-                &idp_endpoint,
-                &exchange,
-                None,
-            )
+            .request_token(TokenRequest {
+                what: "identity provider token exchange",
+                endpoint: idp_endpoint,
+                params: exchange,
+                client: ClientAuthentication::Omitted,
+            })
             .await?;
         if grant
             .issued_token_type
@@ -240,14 +151,18 @@ impl OAuthClient {
         if !scopes.is_empty() {
             params.push(("scope", scopes.join(" ")));
         }
-        let basic = client
-            .client_secret
-            .as_deref()
-            .map(|secret| (client.client_id.as_str(), secret));
         let answer = self
-            .token_form("identity assertion grant", &endpoint, &params, basic)
+            .request_token(TokenRequest {
+                what: "identity assertion grant",
+                endpoint,
+                params,
+                client: ClientAuthentication::Registered {
+                    client: &client,
+                    server_metadata,
+                },
+            })
             .await?;
-        Ok((client.clone(), token_set(answer, scopes)))
+        Ok((client, answer.into_token_set(scopes, None)))
     }
 }
 
@@ -261,22 +176,4 @@ fn read_assertion(path: &std::path::Path) -> Result<String, String> {
         .read_to_string(&mut text)
         .map_err(|e| format!("cannot read auth.assertionFile {}: {e}", path.display()))?;
     Ok(text.trim().to_owned())
-}
-
-fn token_set(answer: TokenAnswer, requested: &[String]) -> TokenSet {
-    TokenSet {
-        token_type: match answer.token_type.as_deref() {
-            Some(kind) if kind.eq_ignore_ascii_case("dpop") => "DPoP".into(),
-            _ => "Bearer".into(),
-        },
-        access_token: answer.access_token,
-        refresh_token: answer.refresh_token,
-        expires_at: answer
-            .expires_in
-            .map(|seconds| now_secs().saturating_add(seconds)),
-        scopes: answer
-            .scope
-            .map(|scope| super::challenge::split_scopes(&scope))
-            .unwrap_or_else(|| requested.to_vec()),
-    }
 }

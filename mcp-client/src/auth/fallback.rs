@@ -10,9 +10,8 @@
 //! anywhere is followed, and a server that names an authorization server
 //! without metadata is an error, as before.
 
-use super::discovery::{self, ProtectedResource};
-use super::http::AuthHttp;
-use super::metadata::{self, Lookup, ResourceMetadata, ServerMetadata};
+use super::discovery;
+use super::metadata::{Lookup, ResourceMetadata, ServerMetadata};
 use crate::error::AuthError;
 
 /// The default endpoint paths, relative to the authorization base URL.
@@ -114,29 +113,6 @@ pub(super) fn default_endpoints(base: &str) -> ServerMetadata {
         code_challenge_methods_supported: Some(vec!["S256".to_owned()]),
         ..ServerMetadata::default()
     }
-}
-
-/// The endpoints of the authorization server `protected` names, for the
-/// MCP server `server` at `endpoint`: its metadata looked up, then
-/// [`choose`]n.
-pub(super) async fn authorization_server(
-    http: &AuthHttp,
-    server: &str,
-    endpoint: &url::Url,
-    protected: &ProtectedResource,
-) -> Result<AuthorizationServer, AuthError> {
-    let issuer = &protected.issuer;
-    let lookup = metadata::lookup_server_metadata(http, server, issuer).await?;
-    let chosen = choose(endpoint, issuer, &protected.metadata, lookup)
-        .map_err(|none| metadata::no_server_metadata(server, issuer, &none.tried))?;
-    if chosen.fallback.is_some() {
-        tracing::info!(
-            server = %server,
-            issuer = %issuer,
-            "no authorization metadata: using the 2025-03-26 default endpoints /authorize, /token, /register"
-        );
-    }
-    Ok(chosen)
 }
 
 /// `tried` for a message: comma separated, or `nothing`.

@@ -1,24 +1,17 @@
 //! Getting a new token: discovery, the scopes to ask for, and the grant the
-//! settings name: the authorization code grant with PKCE S256 (a user
-//! approves through the [`AuthProvider`](super::provider::AuthProvider)), or
-//! client credentials; the JWT bearer and enterprise grants are
+//! settings name: the authorization code grant with PKCE S256 (the pure
+//! [`CodeGrant`] machine, run here: a user approves through the
+//! [`AuthProvider`](super::provider::AuthProvider)), or client credentials; the JWT bearer and enterprise grants are
 //! [`extension`](super::extension)'s, under the `oauth-extensions` feature.
-
-use oauth2::basic::BasicClient;
-use oauth2::{
-    AuthUrl, AuthorizationCode, ClientId, CsrfToken, PkceCodeChallenge, RedirectUrl, Scope,
-    TokenUrl,
-};
 
 use super::challenge::Challenge;
 use super::client::{FlowState, OAuthClient};
-use super::client_auth::{self, ClientAuth};
-use super::discovery::{self, canonical_resource};
-use super::fallback;
+use super::code_grant::{self, CodeGrant};
+use super::discovery::{self, Discovery, canonical_resource};
 use super::metadata::{self, ResourceMetadata, ServerMetadata};
 use super::settings::Grant;
 use super::store::{ClientRegistration, StoredCredentials, TokenSet};
-use super::token_request::{token_error, token_set};
+use super::token_request::{ClientAuthentication, TokenRequest};
 use crate::error::AuthError;
 
 /// The scope that asks for a refresh token where the authorization server
@@ -40,13 +33,26 @@ impl OAuthClient {
                 server: self.server.clone(),
             });
         }
-        let protected =
-            discovery::protected_resource(&self.http, &self.server, &self.resource, challenge)
-                .await?;
+        let discovery = Discovery::authorization(
+            &self.server,
+            &self.resource,
+            challenge,
+            self.credentials_issuer(),
+        );
+        let discovered = discovery::discover(self.http.as_ref(), discovery).await?;
+        let authorization_server = discovered.authorization_server;
+        let protected = discovered.protected.ok_or_else(|| AuthError::Discovery {
+            server: self.server.clone(),
+            reason: "discovery found no protected resource".into(),
+        })?;
         self.check_credentials_issuer(&protected.issuer)?;
-        let authorization_server =
-            fallback::authorization_server(&self.http, &self.server, &self.resource, &protected)
-                .await?;
+        if authorization_server.fallback.is_some() {
+            tracing::info!(
+                server = %self.server,
+                issuer = %protected.issuer,
+                "no authorization metadata: using the 2025-03-26 default endpoints /authorize, /token, /register"
+            );
+        }
         let server_metadata = authorization_server.metadata.clone();
         self.offer_dpop(&server_metadata);
         let scopes = scopes.unwrap_or_else(|| {
@@ -142,7 +148,8 @@ impl OAuthClient {
             .missing(&self.server, "the configured grant"))
     }
 
-    /// The authorization code grant with PKCE S256.
+    /// The authorization code grant with PKCE S256: [`CodeGrant`] run with
+    /// the flow's HTTP seam and the user's step.
     async fn authorization_code(
         &self,
         server_metadata: &ServerMetadata,
@@ -155,16 +162,12 @@ impl OAuthClient {
                 server: self.server.clone(),
             });
         };
-        if !server_metadata.supports_s256() {
-            return Err(AuthError::Unsupported {
-                server: self.server.clone(),
-                reason: "the authorization server does not offer PKCE with S256 (code_challenge_methods_supported); refusing to authorize without it".into(),
-            });
-        }
-        let authorization_endpoint = metadata::secure_endpoint(
+        let mut grant = CodeGrant::new(
             &self.server,
-            server_metadata.authorization_endpoint.as_deref(),
-            "authorization_endpoint",
+            server_metadata,
+            resource,
+            scopes,
+            self.known_clients(entry),
         )?;
         let token_endpoint = metadata::secure_endpoint(
             &self.server,
@@ -172,106 +175,40 @@ impl OAuthClient {
             "token_endpoint",
         )?;
         let pending = provider.begin(&self.server).await?;
-        let redirect_uri = pending.redirect_uri();
-        let client = self
-            .client_identity(server_metadata, entry, &redirect_uri)
-            .await?;
-        entry.client = Some(client.clone());
-        let redirect =
-            RedirectUrl::new(redirect_uri.clone()).map_err(|e| AuthError::Unsupported {
-                server: self.server.clone(),
-                reason: format!("invalid redirect URI: {e}"),
-            })?;
-        let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
-            .set_auth_uri(AuthUrl::from_url(authorization_endpoint))
-            .set_token_uri(TokenUrl::from_url(token_endpoint))
-            .set_redirect_uri(redirect);
-        let (pkce_challenge, pkce_verifier) = PkceCodeChallenge::new_random_sha256();
-        let mut request = oauth
-            .authorize_url(CsrfToken::new_random)
-            .set_pkce_challenge(pkce_challenge)
-            .add_extra_param("resource", resource);
-        if !scopes.is_empty() {
-            request = request.add_scopes(scopes.iter().cloned().map(Scope::new));
-        }
-        let (authorization_url, state) = request.url();
-        let callback = pending.finish(authorization_url).await?;
-        let code = self.check_callback(&callback, state.secret(), server_metadata)?;
-        let method = ClientAuth::choose(
-            &client,
-            self.settings.private_key.is_some(),
-            server_metadata,
-        );
-        let oauth = client_auth::with_client_auth(oauth, &client, method);
-        let mut exchange = oauth
-            .exchange_code(AuthorizationCode::new(code))
-            .set_pkce_verifier(pkce_verifier)
-            .add_extra_param("resource", resource);
-        for (name, value) in client_auth::assertion_params(
-            &self.server,
-            &self.settings,
-            method,
-            &client,
-            server_metadata,
-        )? {
-            exchange = exchange.add_extra_param(name, value);
-        }
-        let sender = self.token_sender()?;
-        let response = exchange
-            .request_async(&|request| sender.clone().send(request))
-            .await
-            .map_err(|e| token_error(&self.server, &self.masker(), "token request", e))?;
-        Ok(token_set(&response, scopes, None))
-    }
-
-    /// Checks the redirect: no `error`, the `state` sent, the issuer
-    /// (RFC 9207: a present `iss` must be the issuer, character for
-    /// character; an absent one is refused when the server advertises it).
-    fn check_callback(
-        &self,
-        callback: &url::Url,
-        state: &str,
-        server_metadata: &ServerMetadata,
-    ) -> Result<String, AuthError> {
-        let rejected = |reason: String| AuthError::Rejected {
-            server: self.server.clone(),
-            reason,
+        let mut event = code_grant::Event::Begun {
+            redirect_uri: pending.redirect_uri(),
         };
-        let param = |name: &str| {
-            callback
-                .query_pairs()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value.into_owned())
-        };
-        if let Some(error) = param("error") {
-            let description = param("error_description")
-                .map(|d| format!(": {d}"))
-                .unwrap_or_default();
-            return Err(rejected(format!(
-                "the authorization server answered {error}{description}"
-            )));
+        let mut pending = Some(pending);
+        loop {
+            event = match grant.step(event) {
+                code_grant::Action::Register(request) => {
+                    code_grant::Event::Registered(self.http.send(request).await?)
+                }
+                code_grant::Action::Approve(url) => {
+                    let pending = pending.take().ok_or_else(|| AuthError::Rejected {
+                        server: self.server.clone(),
+                        reason: "the user's step was asked twice".into(),
+                    })?;
+                    code_grant::Event::Redirected(pending.finish(url).await?)
+                }
+                code_grant::Action::RequestToken { client, params } => {
+                    let answer = self
+                        .request_token(TokenRequest {
+                            what: "token request",
+                            endpoint: token_endpoint,
+                            params,
+                            client: ClientAuthentication::Registered {
+                                client: &client,
+                                server_metadata,
+                            },
+                        })
+                        .await;
+                    entry.client = Some(client);
+                    return Ok(answer?.into_token_set(scopes, None));
+                }
+                code_grant::Action::Failed(error) => return Err(error),
+            };
         }
-        if param("state").as_deref() != Some(state) {
-            return Err(rejected("the state does not match the one sent".into()));
-        }
-        match param("iss") {
-            Some(iss) if iss != server_metadata.issuer => {
-                return Err(rejected(format!(
-                    "the response's issuer {iss:?} is not {:?}",
-                    server_metadata.issuer
-                )));
-            }
-            None if server_metadata.authorization_response_iss_parameter_supported
-                == Some(true) =>
-            {
-                return Err(rejected(
-                    "the authorization server advertises the iss parameter but the response has none"
-                        .into(),
-                ));
-            }
-            _ => {}
-        }
-        param("code").ok_or_else(|| rejected("the redirect carries no code".into()))
     }
 
     /// The client credentials grant.
@@ -287,32 +224,23 @@ impl OAuthClient {
             server_metadata.token_endpoint.as_deref(),
             "token_endpoint",
         )?;
-        let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
-            .set_token_uri(TokenUrl::from_url(token_endpoint));
-        let method =
-            ClientAuth::choose(client, self.settings.private_key.is_some(), server_metadata);
-        let oauth = client_auth::with_client_auth(oauth, client, method);
-        let mut exchange = oauth
-            .exchange_client_credentials()
-            .add_extra_param("resource", resource);
+        let mut params = vec![("grant_type", "client_credentials".to_owned())];
         if !scopes.is_empty() {
-            exchange = exchange.add_scopes(scopes.iter().cloned().map(Scope::new));
+            params.push(("scope", scopes.join(" ")));
         }
-        for (name, value) in client_auth::assertion_params(
-            &self.server,
-            &self.settings,
-            method,
-            client,
-            server_metadata,
-        )? {
-            exchange = exchange.add_extra_param(name, value);
-        }
-        let sender = self.token_sender()?;
-        let response = exchange
-            .request_async(&|request| sender.clone().send(request))
-            .await
-            .map_err(|e| token_error(&self.server, &self.masker(), "client credentials", e))?;
-        Ok(token_set(&response, scopes, None))
+        params.push(("resource", resource.to_owned()));
+        let answer = self
+            .request_token(TokenRequest {
+                what: "client credentials",
+                endpoint: token_endpoint,
+                params,
+                client: ClientAuthentication::Registered {
+                    client,
+                    server_metadata,
+                },
+            })
+            .await?;
+        Ok(answer.into_token_set(scopes, None))
     }
 }
 

@@ -1,35 +1,166 @@
-//! The HTTP client of the authorization flow: metadata, registration and
-//! token requests. No redirect is followed (a metadata document or a token
-//! endpoint that redirects is refused), every body is bounded and every
-//! exchange has a timeout.
+//! The HTTP seam of the authorization flow: [`AuthHttp`] sends one
+//! [`AuthRequest`] (a metadata GET, a registration POST, a token request)
+//! and answers its [`Fetched`] response, read whole. The flow knows nothing
+//! else of HTTP; production sends through reqwest
+//! ([`ReqwestHttp`](super::reqwest_http::ReqwestHttp): no redirect followed,
+//! bounded bodies, timeouts), tests answer from a script.
 
-use std::time::Duration;
-
+use async_trait::async_trait;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::AuthError;
 
-/// The largest metadata, registration or token response read.
-const MAX_BODY: usize = 256 * 1024;
-/// How long one exchange may take.
-const TIMEOUT: Duration = Duration::from_secs(15);
+/// Sends the authorization flow's requests.
+#[async_trait]
+pub(crate) trait AuthHttp: Send + Sync + std::fmt::Debug {
+    /// Sends `request` and reads the whole response. A response is never a
+    /// redirect followed; a failed exchange (connection, timeout, a body
+    /// past the bound) is an [`AuthError::Http`].
+    async fn send(&self, request: AuthRequest) -> Result<Fetched, AuthError>;
+}
 
-/// An HTTP response, read whole (bounded).
-#[derive(Debug)]
+/// The method of an [`AuthRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    /// `GET`: metadata documents.
+    Get,
+    /// `POST`: registrations and token requests.
+    Post,
+}
+
+impl Method {
+    /// The method's name on the wire.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+/// One request of the flow. Its `Debug` shows the method and the URL's
+/// origin and path only: the body and headers carry codes and secrets.
+#[derive(Clone)]
+pub(crate) struct AuthRequest {
+    /// The method.
+    pub(crate) method: Method,
+    /// Where it goes.
+    pub(crate) url: url::Url,
+    /// Its headers, names in lower case.
+    pub(crate) headers: Vec<(&'static str, String)>,
+    /// Its body (empty for a `GET`).
+    pub(crate) body: Vec<u8>,
+}
+
+impl std::fmt::Debug for AuthRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.method.as_str(), origin_and_path(&self.url))
+    }
+}
+
+impl AuthRequest {
+    /// `GET url` with `Accept: application/json`.
+    pub(crate) fn get(url: url::Url) -> Self {
+        Self {
+            method: Method::Get,
+            url,
+            headers: vec![("accept", "application/json".to_owned())],
+            body: Vec::new(),
+        }
+    }
+
+    /// `POST url` with `body` as JSON.
+    pub(crate) fn post_json<T: Serialize>(url: url::Url, body: &T) -> Result<Self, String> {
+        let body =
+            serde_json::to_vec(body).map_err(|e| format!("cannot encode the request: {e}"))?;
+        Ok(Self {
+            method: Method::Post,
+            url,
+            headers: vec![
+                ("accept", "application/json".to_owned()),
+                ("content-type", "application/json".to_owned()),
+            ],
+            body,
+        })
+    }
+
+    /// `POST url` with `params` form-encoded.
+    pub(crate) fn post_form(url: url::Url, params: &[(&str, String)]) -> Self {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(params.iter().map(|(name, value)| (*name, value.as_str())))
+            .finish();
+        Self {
+            method: Method::Post,
+            url,
+            headers: vec![
+                ("accept", "application/json".to_owned()),
+                (
+                    "content-type",
+                    "application/x-www-form-urlencoded".to_owned(),
+                ),
+            ],
+            body: body.into_bytes(),
+        }
+    }
+
+    /// The value of header `name` (lower case), if set.
+    #[cfg(test)]
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// Sets header `name` (lower case) to `value`, replacing an earlier one.
+    pub(crate) fn set_header(&mut self, name: &'static str, value: String) {
+        self.headers.retain(|(key, _)| *key != name);
+        self.headers.push((name, value));
+    }
+
+    /// The form parameters of the body, decoded (for a form POST).
+    #[cfg(test)]
+    pub(crate) fn form(&self) -> Vec<(String, String)> {
+        url::form_urlencoded::parse(&self.body)
+            .into_owned()
+            .collect()
+    }
+}
+
+/// An HTTP response, read whole (bounded). Its `Debug` shows the status
+/// and the body's length only: a token response carries tokens.
+#[derive(Clone, Default)]
 pub(crate) struct Fetched {
     /// The status code.
     pub(crate) status: u16,
-    /// The response headers.
-    pub(crate) headers: reqwest::header::HeaderMap,
+    /// The response headers, names in lower case. Only DPoP reads one (its
+    /// nonce), under `oauth-extensions`.
+    #[cfg_attr(not(feature = "oauth-extensions"), allow(dead_code))]
+    pub(crate) headers: Vec<(String, String)>,
     /// The body.
     pub(crate) body: Vec<u8>,
+}
+
+impl std::fmt::Debug for Fetched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HTTP {} ({} bytes)", self.status, self.body.len())
+    }
 }
 
 impl Fetched {
     /// Whether the status is 2xx.
     pub(crate) fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
+    }
+
+    /// The value of header `name` (lower case), if present.
+    #[cfg_attr(not(feature = "oauth-extensions"), allow(dead_code))]
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
     }
 
     /// The body as `T`.
@@ -45,157 +176,26 @@ impl Fetched {
     }
 }
 
-/// The authorization flow's HTTP client. Cheap to clone.
-#[derive(Debug, Clone)]
-pub(crate) struct AuthHttp {
-    client: reqwest::Client,
-    server: String,
-}
-
-impl AuthHttp {
-    /// A client that follows no redirect, for server `server`'s flow.
-    pub(crate) fn new(server: &str) -> Result<Self, AuthError> {
-        let tls =
-            mcpdisco_transport::http::tls::configure(reqwest::Client::builder()).map_err(|e| {
-                AuthError::Http {
-                    server: server.to_owned(),
-                    reason: format!("cannot set up TLS: {e}"),
-                }
-            })?;
-        let client = tls
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| AuthError::Http {
-                server: server.to_owned(),
-                reason: format!("cannot build the HTTP client: {}", e.without_url()),
-            })?;
-        Ok(Self {
-            client,
-            server: server.to_owned(),
-        })
-    }
-
-    fn error(&self, url: &url::Url, reason: impl std::fmt::Display) -> AuthError {
-        AuthError::Http {
-            server: self.server.clone(),
-            reason: format!("{}: {reason}", origin_and_path(url)),
-        }
-    }
-
-    /// Sends `request` and reads the response, bounded in size and time.
-    pub(crate) async fn send(
-        &self,
-        url: &url::Url,
-        request: reqwest::RequestBuilder,
-    ) -> Result<Fetched, AuthError> {
-        let exchange = async {
-            let mut response = request
-                .send()
-                .await
-                .map_err(|e| self.error(url, mcpdisco_transport::http::error_chain(e)))?;
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let mut body = Vec::new();
-            while let Some(chunk) = response
-                .chunk()
-                .await
-                .map_err(|e| self.error(url, mcpdisco_transport::http::error_chain(e)))?
-            {
-                if body.len() + chunk.len() > MAX_BODY {
-                    return Err(self.error(url, format!("the response exceeds {MAX_BODY} bytes")));
-                }
-                body.extend_from_slice(&chunk);
-            }
-            Ok(Fetched {
-                status,
-                headers,
-                body,
-            })
-        };
-        tokio::time::timeout(TIMEOUT, exchange)
-            .await
-            .map_err(|_| self.error(url, format!("no response within {TIMEOUT:?}")))?
-    }
-
-    /// `GET url` with `Accept: application/json`.
-    pub(crate) async fn get(&self, url: &url::Url) -> Result<Fetched, AuthError> {
-        let request = self
-            .client
-            .get(url.clone())
-            .header(reqwest::header::ACCEPT, "application/json");
-        self.send(url, request).await
-    }
-
-    /// `POST url` with `body` as JSON.
-    pub(crate) async fn post_json<T: Serialize>(
-        &self,
-        url: &url::Url,
-        body: &T,
-    ) -> Result<Fetched, AuthError> {
-        let body = serde_json::to_vec(body)
-            .map_err(|e| self.error(url, format!("cannot encode the request: {e}")))?;
-        let request = self
-            .client
-            .post(url.clone())
-            .header(reqwest::header::ACCEPT, "application/json")
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body);
-        self.send(url, request).await
-    }
-
-    /// `GET url` whose answer is a redirect: the `Location` it points to.
-    /// How a headless client follows an authorization server that approves
-    /// on its own (the conformance suite's, a test's).
-    pub(crate) async fn redirect_target(&self, url: &url::Url) -> Result<url::Url, AuthError> {
-        let request = self.client.get(url.clone());
-        let response = tokio::time::timeout(TIMEOUT, request.send())
-            .await
-            .map_err(|_| self.error(url, format!("no response within {TIMEOUT:?}")))?
-            .map_err(|e| self.error(url, mcpdisco_transport::http::error_chain(e)))?;
-        let location = response
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| {
-                self.error(
-                    url,
-                    format!("HTTP {} without a redirect", response.status().as_u16()),
-                )
-            })?;
-        url.join(location)
-            .map_err(|e| self.error(url, format!("invalid redirect: {e}")))
-    }
-
-    /// Executes one request built by the `oauth2` crate.
-    pub(crate) async fn execute(
-        &self,
-        request: oauth2::HttpRequest,
-    ) -> Result<oauth2::HttpResponse, AuthError> {
-        let url = url::Url::parse(&request.uri().to_string())
-            .map_err(|e| self.error_plain(format!("invalid token endpoint: {e}")))?;
-        let builder = self
-            .client
-            .request(request.method().clone(), url.clone())
-            .headers(request.headers().clone())
-            .body(request.body().clone());
-        let fetched = self.send(&url, builder).await?;
-        let mut response = oauth2::HttpResponse::new(fetched.body);
-        *response.status_mut() =
-            oauth2::http::StatusCode::from_u16(fetched.status).map_err(|e| self.error(&url, e))?;
-        *response.headers_mut() = fetched.headers;
-        Ok(response)
-    }
-
-    fn error_plain(&self, reason: String) -> AuthError {
-        AuthError::Http {
-            server: self.server.clone(),
-            reason,
-        }
-    }
-}
-
 /// The origin and path of a URL, never its query (which may carry a code).
 pub(crate) fn origin_and_path(url: &url::Url) -> String {
     format!("{}{}", url.origin().ascii_serialization(), url.path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_shows_no_query_body_or_header() {
+        let url = url::Url::parse("https://as.example.com/token?code=secret-code").unwrap();
+        let mut request = AuthRequest::post_form(url, &[("client_secret", "hush".to_owned())]);
+        request.set_header("authorization", "Basic hush".to_owned());
+        let shown = format!("{request:?}");
+        assert_eq!(shown, "POST https://as.example.com/token");
+        assert_eq!(
+            request.form(),
+            vec![("client_secret".into(), "hush".into())]
+        );
+        assert_eq!(request.header("authorization"), Some("Basic hush"));
+    }
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::http::{AuthHttp, origin_and_path};
+use super::http::{Fetched, origin_and_path};
 use crate::error::AuthError;
 
 /// What the MCP server says about its protection (RFC 9728).
@@ -215,48 +215,42 @@ impl<T> Lookup<T> {
 }
 
 /// `url` and the status it answered, as a lookup records it.
-fn tried_entry(url: &url::Url, status: u16) -> String {
+pub(crate) fn tried_entry(url: &url::Url, status: u16) -> String {
     format!("{} (HTTP {status})", origin_and_path(url))
 }
 
-/// Reads the protected-resource metadata: the first URL that answers 2xx
-/// with a document, going on to the next on a 4xx. [`Lookup::Absent`] when
-/// none does (a server from before RFC 9728); a 5xx or a broken exchange
+/// What one well-known URL answered: the document, or none there (a 4xx:
+/// the next URL is tried).
+#[derive(Debug)]
+pub(crate) enum Answer<T> {
+    /// The document.
+    Document(T),
+    /// None at this URL.
+    Missing,
+}
+
+/// Reads `fetched`, the answer of protected-resource metadata URL `url`:
+/// a 4xx is [`Answer::Missing`]; a 5xx or a body that is not the document
 /// is an error.
-pub(crate) async fn fetch_resource_metadata(
-    http: &AuthHttp,
+pub(crate) fn resource_answer(
     server: &str,
-    urls: &[url::Url],
-) -> Result<Lookup<ResourceMetadata>, AuthError> {
-    let mut tried = Vec::new();
-    for url in urls {
-        let fetched = http.get(url).await?;
-        if (400..500).contains(&fetched.status) {
-            tried.push(tried_entry(url, fetched.status));
-            continue;
-        }
-        if !fetched.is_success() {
-            return Err(AuthError::Discovery {
-                server: server.to_owned(),
-                reason: format!(
-                    "protected resource metadata at {}: HTTP {}",
-                    origin_and_path(url),
-                    fetched.status
-                ),
-            });
-        }
-        return fetched
-            .json::<ResourceMetadata>()
-            .map(Lookup::Found)
-            .map_err(|reason| AuthError::Discovery {
-                server: server.to_owned(),
-                reason: format!(
-                    "protected resource metadata at {}: {reason}",
-                    origin_and_path(url)
-                ),
-            });
+    url: &url::Url,
+    fetched: &Fetched,
+) -> Result<Answer<ResourceMetadata>, AuthError> {
+    let discovery = |reason: String| AuthError::Discovery {
+        server: server.to_owned(),
+        reason: format!(
+            "protected resource metadata at {}: {reason}",
+            origin_and_path(url)
+        ),
+    };
+    if (400..500).contains(&fetched.status) {
+        return Ok(Answer::Missing);
     }
-    Ok(Lookup::Absent { tried })
+    if !fetched.is_success() {
+        return Err(discovery(format!("HTTP {}", fetched.status)));
+    }
+    fetched.json().map(Answer::Document).map_err(discovery)
 }
 
 /// The error for an issuer whose metadata is at none of the `tried` URLs.
@@ -270,17 +264,9 @@ pub(crate) fn no_server_metadata(server: &str, issuer: &str, tried: &[String]) -
     }
 }
 
-/// Looks up the authorization server's metadata for `issuer`, trying each
-/// well-known URL in order, going on to the next on a 4xx;
-/// [`Lookup::Absent`] when each answers 4xx. The document's `issuer` must
-/// be `issuer`, character for character (RFC 8414 §3.3): a mismatch is
-/// refused, as are an issuer that is not [secure](is_secure_endpoint), a
-/// 5xx and a broken exchange.
-pub(crate) async fn lookup_server_metadata(
-    http: &AuthHttp,
-    server: &str,
-    issuer: &str,
-) -> Result<Lookup<ServerMetadata>, AuthError> {
+/// `issuer` as a URL whose metadata may be looked up: a URL, and
+/// [secure](is_secure_endpoint).
+pub(crate) fn issuer_url(server: &str, issuer: &str) -> Result<url::Url, AuthError> {
     let issuer_url = url::Url::parse(issuer).map_err(|e| AuthError::Discovery {
         server: server.to_owned(),
         reason: format!("the authorization server {issuer:?} is not a URL: {e}"),
@@ -294,36 +280,45 @@ pub(crate) async fn lookup_server_metadata(
             ),
         });
     }
-    let mut tried = Vec::new();
-    for url in server_metadata_urls(&issuer_url) {
-        let fetched = http.get(&url).await?;
-        tried.push(tried_entry(&url, fetched.status));
-        if (400..500).contains(&fetched.status) {
-            continue;
-        }
-        if !fetched.is_success() {
-            return Err(AuthError::Discovery {
-                server: server.to_owned(),
-                reason: format!("authorization server metadata: {}", tried.join(", ")),
-            });
-        }
-        let metadata: ServerMetadata = fetched.json().map_err(|reason| AuthError::Discovery {
-            server: server.to_owned(),
-            reason: format!("{}: {reason}", origin_and_path(&url)),
-        })?;
-        if metadata.issuer != issuer {
-            return Err(AuthError::Discovery {
-                server: server.to_owned(),
-                reason: format!(
-                    "the metadata at {} names issuer {:?}, not {issuer:?}; it is not used",
-                    origin_and_path(&url),
-                    metadata.issuer
-                ),
-            });
-        }
-        return Ok(Lookup::Found(metadata));
+    Ok(issuer_url)
+}
+
+/// Reads `fetched`, the answer of authorization-server metadata URL `url`
+/// for `issuer` (`tried`: the URLs tried so far, this one included): a 4xx
+/// is [`Answer::Missing`]; a 5xx or a body that is not the document is an
+/// error, and so is a document whose `issuer` is not `issuer`, character
+/// for character (RFC 8414 §3.3).
+pub(crate) fn server_answer(
+    server: &str,
+    issuer: &str,
+    url: &url::Url,
+    fetched: &Fetched,
+    tried: &[String],
+) -> Result<Answer<ServerMetadata>, AuthError> {
+    let discovery = |reason: String| AuthError::Discovery {
+        server: server.to_owned(),
+        reason,
+    };
+    if (400..500).contains(&fetched.status) {
+        return Ok(Answer::Missing);
     }
-    Ok(Lookup::Absent { tried })
+    if !fetched.is_success() {
+        return Err(discovery(format!(
+            "authorization server metadata: {}",
+            tried.join(", ")
+        )));
+    }
+    let metadata: ServerMetadata = fetched
+        .json()
+        .map_err(|reason| discovery(format!("{}: {reason}", origin_and_path(url))))?;
+    if metadata.issuer != issuer {
+        return Err(discovery(format!(
+            "the metadata at {} names issuer {:?}, not {issuer:?}; it is not used",
+            origin_and_path(url),
+            metadata.issuer
+        )));
+    }
+    Ok(Answer::Document(metadata))
 }
 
 #[cfg(test)]

@@ -29,11 +29,18 @@
 //! 4. the authorization code grant with PKCE S256 (refused without S256),
 //!    `resource` (RFC 8707) on the authorization and token requests, scopes
 //!    from the challenge, else `scopes_supported`, else none; `state` and
-//!    `iss` (RFC 9207) checked on the redirect; or the client credentials
-//!    grant for non-interactive use (`grant`);
+//!    `iss` (RFC 9207) checked on the redirect (`code_grant`); or the
+//!    client credentials grant for non-interactive use (`grant`);
 //! 5. a 403 `insufficient_scope` re-authorizes with the union of scopes, a
 //!    few times at most (`client`); tokens are refreshed before they expire
 //!    and on 401 (`tokens`, `refresh`).
+//!
+//! Every request of the flow goes through one seam, `AuthHttp` (`http`):
+//! reqwest in production (`reqwest_http`), a script in the tests of the
+//! whole flow (`flow_tests`). Discovery (steps 1 and 2) and the
+//! authorization code grant (steps 3 and 4) are pure state machines that
+//! answer the next request or the outcome (`discovery`, `code_grant`);
+//! every grant's token request is one function (`token_request`).
 //!
 //! Tokens live in a `TokenStore` keyed by issuer and resource
 //! (`FileTokenStore`: 0600, atomic). The interactive step is an
@@ -74,6 +81,8 @@ mod client;
 #[cfg(feature = "oauth")]
 mod client_auth;
 #[cfg(feature = "oauth")]
+mod code_grant;
+#[cfg(feature = "oauth")]
 mod context;
 #[cfg(feature = "oauth")]
 mod credentials;
@@ -96,6 +105,8 @@ mod refresh;
 #[cfg(feature = "oauth")]
 mod registration;
 #[cfg(feature = "oauth")]
+mod reqwest_http;
+#[cfg(feature = "oauth")]
 mod status;
 #[cfg(feature = "oauth")]
 mod store;
@@ -103,6 +114,11 @@ mod store;
 mod token_request;
 #[cfg(feature = "oauth")]
 mod tokens;
+
+#[cfg(all(test, feature = "oauth"))]
+mod flow_tests;
+#[cfg(all(test, feature = "oauth"))]
+mod scripted_http;
 
 #[cfg(feature = "oauth-extensions")]
 mod dpop;

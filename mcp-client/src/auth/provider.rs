@@ -11,7 +11,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::http::AuthHttp;
+use super::reqwest_http::ReqwestHttp;
 use crate::error::AuthError;
 
 /// Runs the user's part of an authorization.
@@ -51,7 +51,7 @@ impl HeadlessRedirect {
 
 struct HeadlessPending {
     redirect_uri: String,
-    http: AuthHttp,
+    http: ReqwestHttp,
 }
 
 #[async_trait]
@@ -59,7 +59,7 @@ impl AuthProvider for HeadlessRedirect {
     async fn begin(&self, server: &str) -> Result<Box<dyn PendingAuthorization>, AuthError> {
         Ok(Box::new(HeadlessPending {
             redirect_uri: self.redirect_uri.clone(),
-            http: AuthHttp::new(server)?,
+            http: ReqwestHttp::new(server)?,
         }))
     }
 }

@@ -2,16 +2,10 @@
 //! pause after a failure), and when the server refuses it. Tokens another
 //! process refreshed meanwhile are taken from the store instead.
 
-use oauth2::basic::BasicClient;
-use oauth2::{ClientId, RefreshToken, TokenUrl};
-
-use super::challenge::Challenge;
 use super::client::{FlowState, OAuthClient};
-use super::client_auth::{self, ClientAuth};
-use super::discovery;
-use super::fallback;
-use super::metadata::{self, Lookup, ServerMetadata};
-use super::token_request::{token_error, token_set};
+use super::discovery::{self, Discovery};
+use super::metadata::{self, ServerMetadata};
+use super::token_request::{ClientAuthentication, TokenRequest};
 use super::tokens::{Current, REFRESH_MARGIN_SECS};
 use crate::error::AuthError;
 
@@ -56,33 +50,22 @@ impl OAuthClient {
             server_metadata.token_endpoint.as_deref(),
             "token_endpoint",
         )?;
-        let oauth = BasicClient::new(ClientId::new(client.client_id.clone()))
-            .set_token_uri(TokenUrl::from_url(token_endpoint));
-        let method = ClientAuth::choose(
-            &client,
-            self.settings.private_key.is_some(),
-            &server_metadata,
-        );
-        let oauth = client_auth::with_client_auth(oauth, &client, method);
-        let token = RefreshToken::new(refresh_token.clone());
-        let mut exchange = oauth
-            .exchange_refresh_token(&token)
-            .add_extra_param("resource", current.entry.resource.clone());
-        for (name, value) in client_auth::assertion_params(
-            &self.server,
-            &self.settings,
-            method,
-            &client,
-            &server_metadata,
-        )? {
-            exchange = exchange.add_extra_param(name, value);
-        }
-        let sender = self.token_sender()?;
-        let response = exchange
-            .request_async(&|request| sender.clone().send(request))
-            .await
-            .map_err(|e| token_error(&self.server, &self.masker(), "refresh", e))?;
-        let tokens = token_set(&response, &current.tokens.scopes, Some(refresh_token));
+        let answer = self
+            .request_token(TokenRequest {
+                what: "refresh",
+                endpoint: token_endpoint,
+                params: vec![
+                    ("grant_type", "refresh_token".to_owned()),
+                    ("refresh_token", refresh_token.clone()),
+                    ("resource", current.entry.resource.clone()),
+                ],
+                client: ClientAuthentication::Registered {
+                    client: &client,
+                    server_metadata: &server_metadata,
+                },
+            })
+            .await?;
+        let tokens = answer.into_token_set(&current.tokens.scopes, Some(refresh_token));
         self.install(current.entry, tokens)
     }
 
@@ -103,10 +86,10 @@ impl OAuthClient {
         .then_some(refreshed)
     }
 
-    /// The metadata of `issuer`: the flow's, else fetched (and kept). When
-    /// it has none, a token from the 2025-03-26 default endpoints is
+    /// The metadata of `issuer`: the flow's, else discovered (and kept).
+    /// When it has none, a token from the 2025-03-26 default endpoints is
     /// refreshed at the default token endpoint, if the server still has no
-    /// protected-resource metadata either ([`fallback::choose`]).
+    /// protected-resource metadata either ([`Discovery::refresh`]).
     async fn server_metadata(
         &self,
         flow: &mut FlowState,
@@ -117,24 +100,11 @@ impl OAuthClient {
         {
             return Ok(found.clone());
         }
-        let found = match metadata::lookup_server_metadata(&self.http, &self.server, issuer).await?
-        {
-            Lookup::Found(found) => found,
-            absent @ Lookup::Absent { .. } => {
-                let protected = discovery::protected_resource(
-                    &self.http,
-                    &self.server,
-                    &self.resource,
-                    &Challenge::default(),
-                )
-                .await?;
-                fallback::choose(&self.resource, issuer, &protected.metadata, absent)
-                    .map_err(|none| {
-                        metadata::no_server_metadata(&self.server, issuer, &none.tried)
-                    })?
-                    .metadata
-            }
-        };
+        let discovery = Discovery::refresh(&self.server, &self.resource, issuer);
+        let found = discovery::discover(self.http.as_ref(), discovery)
+            .await?
+            .authorization_server
+            .metadata;
         flow.server_metadata = Some(found.clone());
         Ok(found)
     }

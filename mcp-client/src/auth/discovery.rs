@@ -11,7 +11,7 @@
 //! [`AuthHttp`].
 
 use super::challenge::Challenge;
-use super::fallback::{self, AuthorizationServer};
+use super::fallback::{self, AuthorizationServer, authorization_base};
 use super::http::{AuthHttp, AuthRequest, Fetched};
 use super::metadata::{self, Answer, Lookup, ResourceMetadata, ServerMetadata};
 use crate::error::AuthError;
@@ -40,14 +40,6 @@ pub fn canonical_resource(url: &url::Url) -> String {
     url.set_query(None);
     url.set_fragment(None);
     url.to_string()
-}
-
-/// The 2025-03-26 authorization base URL of an MCP endpoint: its origin,
-/// the path discarded (`https://api.example.com/v1/mcp` →
-/// `https://api.example.com`). The issuer of a server without
-/// protected-resource metadata.
-pub(super) fn authorization_base(endpoint: &url::Url) -> String {
-    endpoint.origin().ascii_serialization()
 }
 
 /// What discovery found.

@@ -10,9 +10,16 @@
 //! anywhere is followed, and a server that names an authorization server
 //! without metadata is an error, as before.
 
-use super::discovery;
 use super::metadata::{Lookup, ResourceMetadata, ServerMetadata};
 use crate::error::AuthError;
+
+/// The 2025-03-26 authorization base URL of an MCP endpoint: its origin,
+/// the path discarded (`https://api.example.com/v1/mcp` →
+/// `https://api.example.com`). The issuer of a server without
+/// protected-resource metadata.
+pub(super) fn authorization_base(endpoint: &url::Url) -> String {
+    endpoint.origin().ascii_serialization()
+}
 
 /// The default endpoint paths, relative to the authorization base URL.
 const AUTHORIZE_PATH: &str = "/authorize";
@@ -61,7 +68,7 @@ pub(super) fn choose(
         }
         Lookup::Absent { tried } => tried,
     };
-    let base = discovery::authorization_base(endpoint);
+    let base = authorization_base(endpoint);
     match resource_metadata {
         Lookup::Absent {
             tried: resource_tried,

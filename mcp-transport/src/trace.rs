@@ -505,6 +505,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_trace_passes_the_inner_transports_info_on() {
+        let tracer = Tracer::new(Arc::new(MemoryTrace::default()), Masker::default());
+        let (client, _server) = MemoryTransport::pair();
+        struct Piped(MemoryTransport);
+        #[async_trait]
+        impl Transport for Piped {
+            async fn send(&self, message: Message) -> Result<(), TransportError> {
+                self.0.send(message).await
+            }
+            async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+                self.0.receive().await
+            }
+            async fn close(&self) -> Result<(), TransportError> {
+                self.0.close().await
+            }
+            fn describe(&self) -> String {
+                "piped".into()
+            }
+            fn info(&self) -> &dyn TransportInfo {
+                self
+            }
+        }
+        impl TransportInfo for Piped {
+            fn peer(&self) -> crate::transport::Peer {
+                crate::transport::Peer::Pipe
+            }
+        }
+        let traced = TracedTransport::new("t", Arc::new(Piped(client)), tracer);
+        assert_eq!(traced.info().peer(), crate::transport::Peer::Pipe);
+    }
+
     #[tokio::test]
     async fn an_answer_returned_by_send_request_is_traced_as_received() {
         let trace = Arc::new(MemoryTrace::default());

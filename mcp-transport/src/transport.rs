@@ -184,3 +184,73 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
         (**self).info()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Moves nothing; knows only how to move it.
+    struct Plain;
+
+    #[async_trait]
+    impl Transport for Plain {
+        async fn send(&self, _message: Message) -> Result<(), TransportError> {
+            Ok(())
+        }
+        async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+            Ok(None)
+        }
+        async fn close(&self) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn describe(&self) -> String {
+            "plain".into()
+        }
+    }
+
+    /// A transport that offers its telemetry facts.
+    struct Described;
+
+    #[async_trait]
+    impl Transport for Described {
+        async fn send(&self, _message: Message) -> Result<(), TransportError> {
+            Ok(())
+        }
+        async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+            Ok(None)
+        }
+        async fn close(&self) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn describe(&self) -> String {
+            "described".into()
+        }
+        fn info(&self) -> &dyn TransportInfo {
+            self
+        }
+    }
+
+    impl TransportInfo for Described {
+        fn peer(&self) -> Peer {
+            Peer::Pipe
+        }
+        fn session_id(&self) -> Option<String> {
+            Some("s-1".into())
+        }
+    }
+
+    #[test]
+    fn a_transport_that_offers_no_info_is_unknown() {
+        let plain: std::sync::Arc<dyn Transport> = std::sync::Arc::new(Plain);
+        assert_eq!(plain.info().peer(), Peer::Unknown);
+        assert_eq!(plain.info().session_id(), None);
+    }
+
+    #[test]
+    fn boxes_and_arcs_pass_the_info_on() {
+        let shared: std::sync::Arc<dyn Transport> =
+            std::sync::Arc::new(Box::new(std::sync::Arc::new(Described)));
+        assert_eq!(shared.info().peer(), Peer::Pipe);
+        assert_eq!(shared.info().session_id().as_deref(), Some("s-1"));
+    }
+}

@@ -380,7 +380,11 @@ impl Engine {
             progress_seen: seen_tx,
         };
         // `initialize` is never cancelled (the specification forbids it).
-        let opened = (self.state.lock().requests).open(waiter, method != Initialize::METHOD);
+        let opened = self
+            .state
+            .lock()
+            .requests
+            .open(waiter, method != Initialize::METHOD);
         let id = opened.map_err(|lost| self.lost_error(method, lost))?;
         if let Some(sent) = &options.sent_id {
             sent.set(id.clone());

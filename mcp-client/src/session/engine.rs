@@ -452,7 +452,7 @@ impl Engine {
                     match sent {
                         Err(error) => return Waited::SendFailed(error),
                         // The answer came with the send: it takes the reader's
-                        // path from here, without a hand-off to the reader task.
+                        // path from here, without a hand-off to the pump.
                         Ok(Some(answer)) => self.dispatch(answer),
                         Ok(None) => {}
                     }

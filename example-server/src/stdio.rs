@@ -33,7 +33,9 @@ pub async fn serve_transport(server: Server, transport: impl Transport) {
     loop {
         tokio::select! {
             received = transport.receive() => {
-                let Ok(Some(message)) = received else { break };
+                let Ok(Some(inbound)) = received else { break };
+                // A client's connection has no answers of ours to lose.
+                let Some(message) = inbound.into_message() else { continue };
                 match message {
                     Message::Request(request) if running.len() >= MAX_RUNNING => {
                         let busy = Message::Error(ErrorResponse {

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use futures::{SinkExt, StreamExt};
 use mcpdisco_protocol::{Message, RawJson, Request, RequestId, Response};
 use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
-use mcpdisco_transport::{ConnectCause, Transport, TransportError};
+use mcpdisco_transport::{ConnectCause, Inbound, Transport, TransportError};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
@@ -67,17 +67,19 @@ impl Transport for TcpTransport {
         frames.send(message).await.map_err(|e| self.io_error(e))
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         let mut guard = self.reader.lock().await;
         let (frames, queue) = &mut *guard;
         loop {
             if let Some(message) = queue.pop_front() {
-                return Ok(Some(message));
+                return Ok(Some(Inbound::Message(message)));
             }
             match frames.next().await {
                 None => return Ok(None),
                 Some(Err(error)) => return Err(self.io_error(error)),
-                Some(Ok(NdjsonFrame::Message(message))) => return Ok(Some(message)),
+                Some(Ok(NdjsonFrame::Message(message))) => {
+                    return Ok(Some(Inbound::Message(message)));
+                }
                 Some(Ok(NdjsonFrame::Batch(items))) => queue.extend(items.into_iter().flatten()),
                 Some(Ok(NdjsonFrame::Skipped(line))) => {
                     eprintln!("skipped a line: {}", line.reason)

@@ -6,7 +6,8 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`transport`] | the [`Transport`] trait |
+//! | [`transport`] | the [`Transport`] trait, and [`TransportInfo`] for telemetry |
+//! | [`inbound`] | [`Inbound`]: what `receive` yields |
 //! | [`codec`] | newline-JSON ([`codec::ndjson`]) and server-sent events ([`codec::sse`]) |
 //! | [`stdio`] | the child-process transport (feature `stdio`); its settings and command resolution always |
 //! | [`http`] | Streamable HTTP, legacy HTTP+SSE, and the fallback between them (feature `http`); [`http::HttpKind`] always |
@@ -40,8 +41,9 @@
 //!
 //! # Adding a transport
 //!
-//! A transport is any type that implements [`Transport`]'s four methods; the
-//! session in `mcp-client` accepts it as it is, and no other crate changes.
+//! A transport is any type that implements [`Transport`]'s four required
+//! methods; the session in `mcp-client` accepts it as it is, and no other
+//! crate changes.
 //! The contract:
 //!
 //! - `send` may be called from many tasks at once, and returns once the
@@ -52,8 +54,10 @@
 //! - `close` is idempotent and releases everything; dropping must release it too.
 //! - `describe` names the connection for logs, without secrets.
 //! - A transport that knows a request's answer will never come (a response
-//!   stream broke and cannot be resumed) yields [`lost_answer`] for it from
-//!   `receive`, so the session fails or re-issues it at once.
+//!   stream broke and cannot be resumed) yields [`Inbound::AnswerLost`] for
+//!   it from `receive`, so the session fails or re-issues it at once.
+//! - Telemetry's facts (the peer, an HTTP session id) are [`TransportInfo`],
+//!   offered through [`Transport::info`]; leave it out and they are unknown.
 //!
 //! To start it from a config like the built-in transports, implement
 //! `mcpdisco::connect::Connector` for it (open the transport from the
@@ -70,7 +74,7 @@
 //! ```
 //! use async_trait::async_trait;
 //! use mcpdisco_protocol::Message;
-//! use mcpdisco_transport::{Transport, TransportError};
+//! use mcpdisco_transport::{Inbound, Transport, TransportError};
 //!
 //! /// A transport that has nothing to say and accepts everything.
 //! struct Silent;
@@ -78,7 +82,7 @@
 //! #[async_trait]
 //! impl Transport for Silent {
 //!     async fn send(&self, _message: Message) -> Result<(), TransportError> { Ok(()) }
-//!     async fn receive(&self) -> Result<Option<Message>, TransportError> { Ok(None) }
+//!     async fn receive(&self) -> Result<Option<Inbound>, TransportError> { Ok(None) }
 //!     async fn close(&self) -> Result<(), TransportError> { Ok(()) }
 //!     fn describe(&self) -> String { "silent".into() }
 //! }
@@ -92,6 +96,7 @@ pub mod error;
 #[cfg(feature = "fs")]
 pub mod fs;
 pub mod http;
+pub mod inbound;
 pub mod memory;
 pub mod secret;
 #[cfg(feature = "server")]
@@ -102,8 +107,9 @@ pub mod trace;
 pub mod transport;
 
 pub use error::{ConnectCause, Delivery, ExitStatus, TransportError};
+pub use inbound::Inbound;
 pub use memory::MemoryTransport;
-pub use transport::{LOST_ANSWER_CODE, Peer, Transport, is_lost_answer, lost_answer};
+pub use transport::{Peer, Transport, TransportInfo};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -6,10 +6,10 @@
 //! ```
 //! # tokio_test_block_on(async {
 //! use mcpdisco_protocol::{Message, Notification};
-//! use mcpdisco_transport::{MemoryTransport, Transport};
+//! use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 //! let (client, server) = MemoryTransport::pair();
 //! client.send(Message::Notification(Notification { method: "x".into(), params: None })).await.unwrap();
-//! assert_eq!(server.receive().await.unwrap().unwrap().method(), Some("x"));
+//! assert_eq!(server.receive().await.unwrap().and_then(Inbound::into_message).unwrap().method(), Some("x"));
 //! # });
 //! # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
 //! #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
@@ -24,6 +24,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::TransportError;
+use crate::inbound::Inbound;
 use crate::transport::Transport;
 
 /// How many messages may wait in each direction by default.
@@ -88,7 +89,7 @@ impl Transport for MemoryTransport {
         sender.send(message).await.map_err(|_| self.closed())
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         // `recv` is cancel-safe, and so is waiting for the lock.
         tokio::select! {
             biased;
@@ -96,7 +97,7 @@ impl Transport for MemoryTransport {
                 self.incoming.lock().await.close();
                 Ok(None)
             }
-            message = async { self.incoming.lock().await.recv().await } => Ok(message),
+            message = async { self.incoming.lock().await.recv().await } => Ok(message.map(Inbound::Message)),
         }
     }
 
@@ -139,9 +140,32 @@ mod tests {
             }))
             .await
             .unwrap();
-        assert_eq!(server.receive().await.unwrap(), Some(ping(1)));
-        assert_eq!(server.receive().await.unwrap(), Some(ping(2)));
-        assert_eq!(client.receive().await.unwrap().unwrap().method(), Some("n"));
+        assert_eq!(
+            server
+                .receive()
+                .await
+                .unwrap()
+                .and_then(Inbound::into_message),
+            Some(ping(1))
+        );
+        assert_eq!(
+            server
+                .receive()
+                .await
+                .unwrap()
+                .and_then(Inbound::into_message),
+            Some(ping(2))
+        );
+        assert_eq!(
+            client
+                .receive()
+                .await
+                .unwrap()
+                .and_then(Inbound::into_message)
+                .unwrap()
+                .method(),
+            Some("n")
+        );
     }
 
     #[tokio::test]
@@ -150,8 +174,22 @@ mod tests {
         client.send(ping(1)).await.unwrap();
         client.close().await.unwrap();
         client.close().await.unwrap();
-        assert_eq!(server.receive().await.unwrap(), Some(ping(1)));
-        assert_eq!(server.receive().await.unwrap(), None);
+        assert_eq!(
+            server
+                .receive()
+                .await
+                .unwrap()
+                .and_then(Inbound::into_message),
+            Some(ping(1))
+        );
+        assert_eq!(
+            server
+                .receive()
+                .await
+                .unwrap()
+                .and_then(Inbound::into_message),
+            None
+        );
         assert!(matches!(
             client.send(ping(2)).await,
             Err(TransportError::Closed { .. })
@@ -166,7 +204,14 @@ mod tests {
     async fn dropping_one_end_ends_the_other() {
         let (client, server) = MemoryTransport::pair();
         drop(server);
-        assert_eq!(client.receive().await.unwrap(), None);
+        assert_eq!(
+            client
+                .receive()
+                .await
+                .unwrap()
+                .and_then(Inbound::into_message),
+            None
+        );
         assert!(client.send(ping(1)).await.is_err());
     }
 }

@@ -24,8 +24,9 @@ use mcpdisco_protocol::{Message, RequestId};
 use serde_json::{Map, Value, json};
 
 use crate::error::TransportError;
+use crate::inbound::Inbound;
 use crate::secret::Masker;
-use crate::transport::Transport;
+use crate::transport::{Transport, TransportInfo};
 
 /// Messages larger than this are traced as a preview, not whole.
 pub const MAX_TRACED_MESSAGE: usize = 1024 * 1024;
@@ -380,9 +381,9 @@ impl Transport for TracedTransport {
         self.inner.send(message).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         let received = self.inner.receive().await?;
-        if let Some(message) = &received {
+        if let Some(Inbound::Message(message)) = &received {
             self.trace_in(message);
         }
         Ok(received)
@@ -405,12 +406,8 @@ impl Transport for TracedTransport {
         self.inner.describe()
     }
 
-    fn peer(&self) -> crate::transport::Peer {
-        self.inner.peer()
-    }
-
-    fn session_id(&self) -> Option<String> {
-        self.inner.session_id()
+    fn info(&self) -> &dyn TransportInfo {
+        self.inner.info()
     }
 }
 
@@ -434,7 +431,12 @@ mod tests {
             }))
             .await
             .unwrap();
-        let request = server.receive().await.unwrap().unwrap();
+        let request = server
+            .receive()
+            .await
+            .unwrap()
+            .and_then(Inbound::into_message)
+            .unwrap();
         assert_eq!(request.method(), Some("tools/call"));
         server
             .send(Message::Response(Response {
@@ -443,7 +445,12 @@ mod tests {
             }))
             .await
             .unwrap();
-        traced.receive().await.unwrap().unwrap();
+        traced
+            .receive()
+            .await
+            .unwrap()
+            .and_then(Inbound::into_message)
+            .unwrap();
         let events = trace.events();
         assert_eq!(events.len(), 2);
         for event in &events {
@@ -475,7 +482,7 @@ mod tests {
             Ok(())
         }
 
-        async fn receive(&self) -> Result<Option<Message>, TransportError> {
+        async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
             std::future::pending().await
         }
 
@@ -496,6 +503,38 @@ mod tests {
         fn describe(&self) -> String {
             "answers at once".into()
         }
+    }
+
+    #[test]
+    fn the_trace_passes_the_inner_transports_info_on() {
+        let tracer = Tracer::new(Arc::new(MemoryTrace::default()), Masker::default());
+        let (client, _server) = MemoryTransport::pair();
+        struct Piped(MemoryTransport);
+        #[async_trait]
+        impl Transport for Piped {
+            async fn send(&self, message: Message) -> Result<(), TransportError> {
+                self.0.send(message).await
+            }
+            async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+                self.0.receive().await
+            }
+            async fn close(&self) -> Result<(), TransportError> {
+                self.0.close().await
+            }
+            fn describe(&self) -> String {
+                "piped".into()
+            }
+            fn info(&self) -> &dyn TransportInfo {
+                self
+            }
+        }
+        impl TransportInfo for Piped {
+            fn peer(&self) -> crate::transport::Peer {
+                crate::transport::Peer::Pipe
+            }
+        }
+        let traced = TracedTransport::new("t", Arc::new(Piped(client)), tracer);
+        assert_eq!(traced.info().peer(), crate::transport::Peer::Pipe);
     }
 
     #[tokio::test]

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use mcpdisco_protocol::Message;
 
 use crate::error::TransportError;
+use crate::inbound::Inbound;
 
 /// A bidirectional channel of MCP messages to one server.
 ///
@@ -16,7 +17,10 @@ use crate::error::TransportError;
 ///   child's stdin, or accepted by the HTTP server). An error from `send`
 ///   concerns that one message: for a request, the session fails the request.
 /// - [`receive`](Transport::receive) is called by one task at a time. It must be
-///   cancel-safe: dropping its future loses no message. `Ok(None)` means the
+///   cancel-safe: dropping its future loses no message. It yields the
+///   server's messages, and [`Inbound::AnswerLost`] for a request whose
+///   answer the transport knows will never come (a response stream broke and
+///   cannot be resumed). `Ok(None)` means the
 ///   peer ended the stream cleanly; an `Err` means the connection is gone, and
 ///   every later call returns an error too (for a child process it carries the
 ///   exit status and the end of stderr).
@@ -29,15 +33,18 @@ use crate::error::TransportError;
 /// messages one by one, in order.
 ///
 /// # Adding a transport
-/// Implement these three methods for your connection type; see the crate
-/// documentation and `examples/tcp_transport.rs`.
+/// Implement `send`, `receive`, `close` and `describe` for your connection
+/// type; see the crate documentation and `examples/tcp_transport.rs`. What
+/// only telemetry reads (where the messages go, an HTTP session id) is
+/// [`TransportInfo`], which a transport may offer through
+/// [`info`](Transport::info); by default it offers nothing.
 #[async_trait]
 pub trait Transport: Send + Sync + 'static {
     /// Sends one message to the server.
     async fn send(&self, message: Message) -> Result<(), TransportError>;
 
     /// Waits for the next message from the server.
-    async fn receive(&self) -> Result<Option<Message>, TransportError>;
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError>;
 
     /// Sends one request, like [`send`](Transport::send), and returns its
     /// answer when the send itself brings it (an HTTP POST answered with a
@@ -62,18 +69,35 @@ pub trait Transport: Send + Sync + 'static {
     /// `http: https://example.com/mcp`. It must never contain a secret.
     fn describe(&self) -> String;
 
-    /// Where the messages go, for telemetry (`network.transport`,
-    /// `server.address`, `server.port`). [`Peer::Unknown`] by default.
+    /// What telemetry may read about the connection. By default nothing
+    /// ([`Peer::Unknown`], no session id); the built-in transports return
+    /// themselves.
+    fn info(&self) -> &dyn TransportInfo {
+        &NoInfo
+    }
+}
+
+/// What only telemetry reads about a connection, apart from the
+/// [`Transport`] that moves its messages. Both methods have defaults, so a
+/// transport implements only what it knows.
+pub trait TransportInfo: Send + Sync {
+    /// Where the messages go (`network.transport`, `server.address`,
+    /// `server.port`). [`Peer::Unknown`] by default.
     fn peer(&self) -> Peer {
         Peer::Unknown
     }
 
     /// The HTTP session id the server issued (legacy Streamable HTTP
-    /// sessions only), for telemetry. `None` by default.
+    /// sessions only). `None` by default.
     fn session_id(&self) -> Option<String> {
         None
     }
 }
+
+/// The information of a transport that offers none.
+struct NoInfo;
+
+impl TransportInfo for NoInfo {}
 
 /// Where a transport's messages go, as telemetry names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +137,7 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
         (**self).send(message).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         (**self).receive().await
     }
 
@@ -129,12 +153,8 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
         (**self).describe()
     }
 
-    fn peer(&self) -> Peer {
-        (**self).peer()
-    }
-
-    fn session_id(&self) -> Option<String> {
-        (**self).session_id()
+    fn info(&self) -> &dyn TransportInfo {
+        (**self).info()
     }
 }
 
@@ -144,7 +164,7 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
         (**self).send(message).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         (**self).receive().await
     }
 
@@ -160,43 +180,77 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
         (**self).describe()
     }
 
-    fn peer(&self) -> Peer {
-        (**self).peer()
-    }
-
-    fn session_id(&self) -> Option<String> {
-        (**self).session_id()
+    fn info(&self) -> &dyn TransportInfo {
+        (**self).info()
     }
 }
 
-/// The code of the error answer a transport makes up for a request whose
-/// real answer it knows will never come (see [`lost_answer`]).
-pub const LOST_ANSWER_CODE: i64 = -32099;
-/// The `data` member that marks a made-up answer, so a server's own -32099 is never mistaken for one.
-const LOST_ANSWER_MARK: &str = "io.mcp-discovery/lost-answer";
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// An error answer to request `id`, made up by a transport that knows the
-/// real answer will never come: a response stream broke before it and
-/// cannot be resumed. The session fails the request at once (as "sent, then
-/// the connection was lost") instead of waiting out its timeout, and re-issues
-/// it when it is idempotent. A transport yields it from `receive`.
-pub fn lost_answer(id: mcpdisco_protocol::RequestId, reason: impl Into<String>) -> Message {
-    Message::Error(mcpdisco_protocol::ErrorResponse {
-        id: Some(id),
-        error: mcpdisco_protocol::ErrorObject {
-            code: mcpdisco_protocol::ErrorCode(LOST_ANSWER_CODE),
-            message: reason.into(),
-            data: Some(serde_json::json!({ LOST_ANSWER_MARK: true })),
-        },
-    })
-}
+    /// Moves nothing; knows only how to move it.
+    struct Plain;
 
-/// Whether an error answer was made up by [`lost_answer`].
-pub fn is_lost_answer(error: &mcpdisco_protocol::ErrorObject) -> bool {
-    error.code == mcpdisco_protocol::ErrorCode(LOST_ANSWER_CODE)
-        && error
-            .data
-            .as_ref()
-            .and_then(|data| data.get(LOST_ANSWER_MARK))
-            .is_some_and(|mark| mark == &serde_json::Value::Bool(true))
+    #[async_trait]
+    impl Transport for Plain {
+        async fn send(&self, _message: Message) -> Result<(), TransportError> {
+            Ok(())
+        }
+        async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+            Ok(None)
+        }
+        async fn close(&self) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn describe(&self) -> String {
+            "plain".into()
+        }
+    }
+
+    /// A transport that offers its telemetry facts.
+    struct Described;
+
+    #[async_trait]
+    impl Transport for Described {
+        async fn send(&self, _message: Message) -> Result<(), TransportError> {
+            Ok(())
+        }
+        async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+            Ok(None)
+        }
+        async fn close(&self) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn describe(&self) -> String {
+            "described".into()
+        }
+        fn info(&self) -> &dyn TransportInfo {
+            self
+        }
+    }
+
+    impl TransportInfo for Described {
+        fn peer(&self) -> Peer {
+            Peer::Pipe
+        }
+        fn session_id(&self) -> Option<String> {
+            Some("s-1".into())
+        }
+    }
+
+    #[test]
+    fn a_transport_that_offers_no_info_is_unknown() {
+        let plain: std::sync::Arc<dyn Transport> = std::sync::Arc::new(Plain);
+        assert_eq!(plain.info().peer(), Peer::Unknown);
+        assert_eq!(plain.info().session_id(), None);
+    }
+
+    #[test]
+    fn boxes_and_arcs_pass_the_info_on() {
+        let shared: std::sync::Arc<dyn Transport> =
+            std::sync::Arc::new(Box::new(std::sync::Arc::new(Described)));
+        assert_eq!(shared.info().peer(), Peer::Pipe);
+        assert_eq!(shared.info().session_id().as_deref(), Some("s-1"));
+    }
 }

@@ -20,7 +20,7 @@ use mcp_tests::scripted_http::{Reply, ScriptedServer, SeenRequest};
 use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
 use mcpdisco_protocol::{Message, Request, RequestId};
 use mcpdisco_transport::http::{HttpClient, HttpConfig, StreamableHttpTransport};
-use mcpdisco_transport::{Transport, TransportError};
+use mcpdisco_transport::{Inbound, Transport, TransportError};
 use serde_json::{Value, json};
 
 /// A scripted answer: status, extra headers, body.
@@ -256,7 +256,7 @@ async fn statuses_are_classified() {
         r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#.into(),
     ));
     transport.send(ping(3)).await.unwrap();
-    let Some(Message::Error(answer)) = transport.receive().await.unwrap() else {
+    let Some(Inbound::Message(Message::Error(answer))) = transport.receive().await.unwrap() else {
         panic!()
     };
     assert_eq!(answer.id, Some(RequestId::from(3)));
@@ -409,7 +409,9 @@ async fn a_json_answer_returns_from_send_request_and_is_not_received_again() {
         .unwrap()
         .unwrap();
     assert_eq!(
-        received.and_then(|m| m.response_id().cloned()),
+        received
+            .and_then(Inbound::into_message)
+            .and_then(|m| m.response_id().cloned()),
         Some(RequestId::from(8))
     );
     transport.close().await.unwrap();
@@ -551,6 +553,8 @@ async fn progress_before_the_answer_keeps_the_order_the_server_sent() {
             .unwrap()
             .unwrap()
             .unwrap()
+            .into_message()
+            .unwrap()
     };
     let first = receive().await;
     assert_eq!(first.method(), Some("notifications/progress"));
@@ -620,6 +624,7 @@ async fn a_stream_left_open_after_its_answer_returns_the_answer_and_delivers_the
         .await
         .unwrap()
         .unwrap()
+        .and_then(Inbound::into_message)
         .unwrap();
     assert_eq!(later.method(), Some("notifications/message"));
     transport.close().await.unwrap();

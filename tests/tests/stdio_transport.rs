@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcpdisco_protocol::{Message, Request, RequestId};
 use mcpdisco_transport::stdio::{EnvPolicy, StdioConfig, StdioTransport};
-use mcpdisco_transport::{ExitStatus, Transport, TransportError};
+use mcpdisco_transport::{ExitStatus, Inbound, Transport, TransportError};
 use serde_json::json;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -52,6 +52,7 @@ async fn receive(transport: &StdioTransport) -> Result<Option<Message>, Transpor
     tokio::time::timeout(Duration::from_secs(10), transport.receive())
         .await
         .expect("receive hung")
+        .map(|inbound| inbound.and_then(Inbound::into_message))
 }
 
 async fn ping(transport: &StdioTransport, id: i64) -> Message {

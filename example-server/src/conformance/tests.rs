@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcpdisco_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SUBSCRIPTION_ID_KEY};
 use mcpdisco_protocol::{ErrorCode, Message, RawJson, Response};
-use mcpdisco_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use crate::{Server, ServerOptions, serve_transport};
@@ -38,6 +38,7 @@ async fn next(client: &MemoryTransport) -> Value {
         .await
         .expect("the server answered in time")
         .unwrap()
+        .and_then(Inbound::into_message)
         .expect("the connection is open");
     message.to_value()
 }

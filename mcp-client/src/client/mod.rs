@@ -70,7 +70,7 @@ pub struct Custom {
 impl std::fmt::Debug for Custom {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Custom")
-            .field("peer", &self.transport.peer())
+            .field("peer", &self.transport.info().peer())
             .finish()
     }
 }
@@ -127,7 +127,7 @@ impl Client<Custom> {
     /// A client over `transport`, named after its peer's host (else
     /// `server`).
     pub fn transport(transport: impl Transport) -> Self {
-        let name = match transport.peer() {
+        let name = match transport.info().peer() {
             Peer::Tcp { host, .. } => host,
             Peer::Pipe | Peer::Unknown => "server".to_owned(),
         };

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, Request, Response};
-use mcpdisco_transport::MemoryTransport;
+use mcpdisco_transport::{Inbound, MemoryTransport};
 use serde_json::{Value, json};
 
 use super::*;
@@ -14,7 +14,7 @@ async fn next_request(end: &MemoryTransport) -> Request {
             .expect("the client sent nothing within 5 s")
             .expect("transport error")
             .expect("the client closed the connection");
-        if let Message::Request(request) = message {
+        if let Inbound::Message(Message::Request(request)) = message {
             return request;
         }
     }

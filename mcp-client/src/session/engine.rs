@@ -1,29 +1,33 @@
-//! The request engine: ids, the table of requests in flight, timeouts,
-//! cancellation, progress, and the reader task that dispatches everything the
-//! server sends. It knows JSON-RPC and the transport, not MCP methods.
+//! The request engine: the pump between the transport and the session. It
+//! reads what the transport yields, feeds it to the [`RequestTable`] (ids,
+//! requests in flight, progress routing, cancellation, a lost connection),
+//! and performs what the table decides: a waiter told its answer, a
+//! `notifications/cancelled` sent. It also answers the server's requests and
+//! fans out its notifications. It knows JSON-RPC and the transport, not MCP
+//! methods.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-
-use mcpdisco_transport::sync::Mutex;
 use std::time::Duration;
 
 use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
-use mcpdisco_protocol::methods::{Cancelled, Ping};
+use mcpdisco_protocol::methods::{Cancelled, Initialize, Ping};
 use mcpdisco_protocol::types::{CancelledParams, ClientCapabilities, EmptyResult};
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, RequestId,
     Response,
 };
 use mcpdisco_transport::secret::Masker;
-use mcpdisco_transport::{Delivery, Transport, TransportError, is_lost_answer};
+use mcpdisco_transport::sync::Mutex;
+use mcpdisco_transport::{Delivery, Inbound, Transport, TransportError};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
+use super::deadline::Deadline;
 use super::handler::{self, ClientHandler};
+use super::request_table::{self, Answered, Lost, Reply, RequestTable};
 use crate::error::{ErrorKind, SessionError};
 use crate::notification::{Progress, ServerNotification};
 use crate::request::RequestOptions;
@@ -33,83 +37,71 @@ const CANCEL_SEND_TIMEOUT: Duration = Duration::from_secs(2);
 /// How many notifications a slow subscriber may lag behind before it loses some.
 const NOTIFICATION_BUFFER: usize = 256;
 
-/// Why the connection is gone, kept so every later call can say it.
-#[derive(Debug, Clone)]
-enum Lost {
-    Exited {
-        status: mcpdisco_transport::ExitStatus,
-        stderr_tail: String,
-    },
-    EndOfStream,
-    Failed(String),
-    ClosedByUs,
-}
-
-enum Reply {
-    Result(RawJson),
-    Error(ErrorObject),
-    Lost(Lost),
-}
-
-struct InFlight {
+/// Who waits for one request's answer, and for its progress.
+struct Waiter {
     reply: oneshot::Sender<Reply>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Told of each progress notification when progress extends the timeout.
     progress_seen: Option<mpsc::UnboundedSender<()>>,
+}
+
+/// Everything of the connection that changes, under one lock.
+#[derive(Default)]
+struct State {
+    requests: RequestTable<Waiter>,
+    /// Channels of notifications tagged with a modern subscription id.
+    subscriptions: HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>,
+    /// The server's requests being answered: `notifications/cancelled` aborts one.
+    answering: HashMap<RequestId, tokio::task::AbortHandle>,
+}
+
+/// How waiting for an answer ended.
+enum Waited {
+    Reply(Result<Reply, oneshot::error::RecvError>),
+    SendFailed(TransportError),
+    TimedOut(Duration),
 }
 
 /// The shared state of one connection.
 pub(crate) struct Engine {
     server: String,
     transport: Arc<dyn Transport>,
-    next_id: AtomicI64,
-    in_flight: Mutex<HashMap<RequestId, InFlight>>,
-    subscriptions: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ServerNotification>>>,
+    state: Mutex<State>,
     notifications: broadcast::Sender<ServerNotification>,
     handler: Arc<dyn ClientHandler>,
     capabilities: ClientCapabilities,
-    /// The server's requests being answered: `notifications/cancelled` aborts one.
-    answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     /// Masks known secrets in the notifications the server sends.
     masker: Masker,
-    lost: Mutex<Option<Lost>>,
     /// Becomes true when the connection is gone (the server exited, the stream ended).
     gone: tokio::sync::watch::Sender<bool>,
-    closing: AtomicBool,
 }
 
 impl Engine {
-    /// Creates the engine and starts its reader task.
-    pub(crate) fn start(
+    /// Creates the engine; [`pump`](Self::pump) must run for anything to arrive.
+    pub(crate) fn new(
         server: &str,
         transport: Arc<dyn Transport>,
         handler: Arc<dyn ClientHandler>,
         capabilities: ClientCapabilities,
         masker: Masker,
-    ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
+    ) -> Arc<Self> {
         let (notifications, _) = broadcast::channel(NOTIFICATION_BUFFER);
-        let engine = Arc::new(Self {
+        Arc::new(Self {
             server: server.to_owned(),
             transport,
-            next_id: AtomicI64::new(1),
-            in_flight: Mutex::new(HashMap::new()),
-            subscriptions: Mutex::new(HashMap::new()),
+            state: Mutex::new(State::default()),
             notifications,
             handler,
             capabilities,
-            answering: Mutex::new(HashMap::new()),
             masker,
-            lost: Mutex::new(None),
             gone: tokio::sync::watch::Sender::new(false),
-            closing: AtomicBool::new(false),
-        });
-        let reader = tokio::spawn(Self::read_loop(Arc::clone(&engine)));
-        (engine, reader)
+        })
     }
 
-    /// The transport the messages go over.
+    /// What telemetry reads about the transport.
     #[cfg(feature = "otel")]
-    pub(crate) fn transport(&self) -> &Arc<dyn Transport> {
-        &self.transport
+    pub(crate) fn transport_info(&self) -> &dyn mcpdisco_transport::TransportInfo {
+        self.transport.info()
     }
 
     /// The server's name.
@@ -124,51 +116,49 @@ impl Engine {
 
     /// The next request id.
     pub(crate) fn next_id(&self) -> RequestId {
-        RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed))
+        self.state.lock().requests.next_id()
     }
 
-    async fn read_loop(engine: Arc<Self>) {
-        loop {
-            match engine.transport.receive().await {
-                Ok(Some(message)) => engine.dispatch(message),
-                Ok(None) => {
-                    engine.connection_lost(Lost::EndOfStream);
-                    return;
+    /// Reads everything the transport yields and dispatches it, until the
+    /// connection is gone; then fails what still waits.
+    pub(crate) async fn pump(self: Arc<Self>) {
+        let lost = loop {
+            match self.transport.receive().await {
+                Ok(Some(Inbound::Message(message))) => self.dispatch(message),
+                Ok(Some(Inbound::AnswerLost { id, reason })) => {
+                    let answered = self.state.lock().requests.answer_lost(&id, reason);
+                    self.deliver(&id, answered);
                 }
-                Err(error) => {
-                    let lost = match error {
-                        TransportError::Exited {
-                            status,
-                            stderr_tail,
-                            ..
-                        } => Lost::Exited {
-                            status,
-                            stderr_tail,
-                        },
-                        other => Lost::Failed(other.to_string()),
+                Ok(None) => break Lost::EndOfStream,
+                Err(TransportError::Exited {
+                    status,
+                    stderr_tail,
+                    ..
+                }) => {
+                    break Lost::Exited {
+                        status,
+                        stderr_tail,
                     };
-                    engine.connection_lost(lost);
-                    return;
                 }
+                Err(other) => break Lost::Failed(other.to_string()),
             }
-        }
+        };
+        self.connection_lost(lost);
     }
 
     fn connection_lost(&self, lost: Lost) {
-        let lost = if self.closing.load(Ordering::Acquire) {
-            Lost::ClosedByUs
-        } else {
-            lost
+        let (told, answering) = {
+            let mut state = self.state.lock();
+            let told = state.requests.connection_lost(lost);
+            tracing::debug!(server = %self.server, reason = ?state.requests.lost(), "connection ended");
+            state.subscriptions.clear();
+            (told, std::mem::take(&mut state.answering))
         };
-        tracing::debug!(server = %self.server, reason = ?lost, "connection ended");
-        self.lost.lock().get_or_insert(lost.clone());
         self.gone.send_replace(true);
-        let drained: Vec<InFlight> = self.in_flight.lock().drain().map(|(_, v)| v).collect();
-        for request in drained {
-            let _ = request.reply.send(Reply::Lost(lost.clone()));
+        for (waiter, reply) in told {
+            let _ = waiter.reply.send(reply);
         }
-        self.subscriptions.lock().clear();
-        for (_, task) in self.answering.lock().drain() {
+        for task in answering.into_values() {
             task.abort();
         }
     }
@@ -188,13 +178,13 @@ impl Engine {
                 let engine = Arc::clone(self);
                 let id = request.id.clone();
                 // Locked across the spawn: the task's own removal waits for the insert.
-                let mut answering = self.answering.lock();
+                let mut state = self.state.lock();
                 let task = tokio::spawn(async move {
                     let id = request.id.clone();
                     engine.answer(request).await;
-                    engine.answering.lock().remove(&id);
+                    engine.state.lock().answering.remove(&id);
                 });
-                answering.insert(id, task.abort_handle());
+                state.answering.insert(id, task.abort_handle());
             }
             Message::Notification(notification) => self.notify(notification),
         }
@@ -205,12 +195,17 @@ impl Engine {
         // takes it again at once (to drop its entry): held across the wake-up,
         // the two threads would meet on it and each response cost two more
         // context switches.
-        let request = self.in_flight.lock().remove(id);
-        match request {
-            Some(request) => {
-                let _ = request.reply.send(reply);
+        let answered = self.state.lock().requests.answer(id, reply);
+        self.deliver(id, answered);
+    }
+
+    /// Performs what the table decided about an answer.
+    fn deliver(&self, id: &RequestId, answered: Answered<Waiter>) {
+        match answered {
+            Answered::Deliver { waiter, reply } => {
+                let _ = waiter.reply.send(reply);
             }
-            None => {
+            Answered::Ignore => {
                 tracing::debug!(server = %self.server, %id, "ignoring a response for an unknown or cancelled request");
             }
         }
@@ -250,14 +245,14 @@ impl Engine {
             && let Some(token) = params.get("progressToken")
             && let Ok(id) = RequestId::from_value(token)
         {
-            let in_flight = self.in_flight.lock();
-            if let Some(request) = in_flight.get(&id) {
+            let state = self.state.lock();
+            if let Some(waiter) = state.requests.progress(&id) {
                 if let (Some(sender), Some(progress)) =
-                    (&request.progress, Progress::from_params(params))
+                    (&waiter.progress, Progress::from_params(params))
                 {
                     let _ = sender.send(progress);
                 }
-                if let Some(seen) = &request.progress_seen {
+                if let Some(seen) = &waiter.progress_seen {
                     let _ = seen.send(());
                 }
                 return;
@@ -269,7 +264,8 @@ impl Engine {
                 .as_ref()
                 .and_then(|p| p.get("requestId"))
                 .and_then(|id| RequestId::from_value(id).ok());
-            if let Some(task) = id.and_then(|id| self.answering.lock().remove(&id)) {
+            let task = id.and_then(|id| self.state.lock().answering.remove(&id));
+            if let Some(task) = task {
                 // No answer goes out for a cancelled request.
                 task.abort();
                 tracing::debug!(server = %self.server, "the server cancelled one of its requests");
@@ -283,7 +279,7 @@ impl Engine {
             .and_then(|id| RequestId::from_value(id).ok());
         let event = ServerNotification::from_parts(&notification.method, notification.params);
         if let Some(id) = subscription
-            && let Some(sender) = self.subscriptions.lock().get(&id)
+            && let Some(sender) = self.state.lock().subscriptions.get(&id)
         {
             let _ = sender.send(event.clone());
         }
@@ -324,7 +320,8 @@ impl Engine {
 
     /// The error for a connection that is already gone, if it is.
     pub(crate) fn check_alive(&self, operation: &str) -> Result<(), SessionError> {
-        match self.lost.lock().clone() {
+        let lost = self.state.lock().requests.lost().cloned();
+        match lost {
             Some(lost) => Err(self.lost_error(operation, lost)),
             None => Ok(()),
         }
@@ -369,108 +366,126 @@ impl Engine {
         default_timeout: Duration,
         max_timeout: Duration,
     ) -> Result<RawJson, SessionError> {
-        self.check_alive(method)?;
-        let mut params = params.cloned();
-        let id = self.next_id();
-        if let Some(sent) = &options.sent_id {
-            sent.set(id.clone());
-        }
-        let (reply_tx, mut reply_rx) = oneshot::channel();
+        let (reply_tx, reply_rx) = oneshot::channel();
         // A channel only when progress may extend the timeout (most requests have none).
-        let (seen_tx, mut seen_rx) = if options.progress_extends_timeout {
+        let (seen_tx, seen_rx) = if options.progress_extends_timeout {
             let (tx, rx) = mpsc::unbounded_channel();
             (Some(tx), Some(rx))
         } else {
             (None, None)
         };
-        if options.progress.is_some() {
-            let object = params.get_or_insert_with(|| Value::Object(Map::new()));
-            if let Some(object) = object.as_object_mut() {
-                let meta = object
-                    .entry("_meta")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Some(meta) = meta.as_object_mut() {
-                    meta.insert("progressToken".into(), id.to_value());
-                }
-            }
+        let waiter = Waiter {
+            reply: reply_tx,
+            progress: options.progress.clone(),
+            progress_seen: seen_tx,
+        };
+        // `initialize` is never cancelled (the specification forbids it).
+        let opened = self
+            .state
+            .lock()
+            .requests
+            .open(waiter, method != Initialize::METHOD);
+        let id = opened.map_err(|lost| self.lost_error(method, lost))?;
+        if let Some(sent) = &options.sent_id {
+            sent.set(id.clone());
         }
-        self.in_flight.lock().insert(
-            id.clone(),
-            InFlight {
-                reply: reply_tx,
-                progress: options.progress.clone(),
-                progress_seen: seen_tx,
-            },
-        );
+        let mut params = params.cloned();
+        if options.progress.is_some() {
+            insert_progress_token(&mut params, &id);
+        }
         let mut guard = CancelOnDrop {
             engine: Arc::clone(self),
             id: id.clone(),
-            armed: method != mcpdisco_protocol::methods::Initialize::METHOD,
+            armed: true,
         };
         let timeout = options.timeout.unwrap_or(default_timeout);
-        let start = Instant::now();
-        let hard_deadline = start + max_timeout.max(timeout);
-        let mut deadline = start + timeout;
+        let deadline = Deadline::new(Instant::now(), timeout, max_timeout);
+        let request = Message::Request(Request {
+            id,
+            method: method.to_owned(),
+            params,
+        });
+        match self.wait(request, reply_rx, seen_rx, deadline).await {
+            Waited::Reply(reply) => {
+                guard.finish();
+                self.reply_result(method, reply)
+            }
+            Waited::SendFailed(error) => {
+                guard.finish();
+                Err(SessionError::from_send(&self.server, method, error))
+            }
+            Waited::TimedOut(after) => {
+                // Boxed: the cancel path (a timed send) would double every request's future.
+                Box::pin(guard.cancel("timeout")).await;
+                Err(
+                    SessionError::new(&self.server, method, ErrorKind::Timeout { after })
+                        .with_delivery(Delivery::TimedOut),
+                )
+            }
+        }
+    }
+
+    /// Sends `request` and waits for its reply, moving `deadline` on with
+    /// progress when `seen` is given.
+    async fn wait(
+        self: &Arc<Self>,
+        request: Message,
+        mut reply: oneshot::Receiver<Reply>,
+        mut seen: Option<mpsc::UnboundedReceiver<()>>,
+        mut deadline: Deadline,
+    ) -> Waited {
         // The send runs under the request's timeout too: a transport may read
         // the answer while sending (an HTTP POST's body or event stream), and
         // progress the server streams meanwhile extends the deadline as usual.
-        let mut send = self.transport.send_request(Message::Request(Request {
-            id: id.clone(),
-            method: method.to_owned(),
-            params,
-        }));
+        // On return a send still under way lets go of the transport (a stdio
+        // writer's lock), so a cancellation can go out.
+        let mut send = self.transport.send_request(request);
         let mut sending = true;
-        let reply = loop {
+        loop {
             tokio::select! {
                 // The reply first: an answer that came with the send is taken
                 // before the timer is ever registered with the runtime.
                 biased;
-                reply = &mut reply_rx => break reply,
+                replied = &mut reply => return Waited::Reply(replied),
                 sent = &mut send, if sending => {
                     sending = false;
                     match sent {
-                        Err(error) => {
-                            guard.forget();
-                            return Err(SessionError::from_send(&self.server, method, error));
-                        }
+                        Err(error) => return Waited::SendFailed(error),
                         // The answer came with the send: it takes the reader's
-                        // path from here, without a hand-off to the reader task.
+                        // path from here, without a hand-off to the pump.
                         Ok(Some(answer)) => self.dispatch(answer),
                         Ok(None) => {}
                     }
                 }
                 Some(()) = async {
-                    match &mut seen_rx {
+                    match &mut seen {
                         Some(rx) => rx.recv().await,
                         None => std::future::pending().await,
                     }
-                } => {
-                    deadline = (Instant::now() + timeout).min(hard_deadline);
-                }
-                () = tokio::time::sleep_until(deadline) => {
-                    // A send still under way lets go of the transport first
-                    // (a stdio writer's lock), so the cancellation can go out.
-                    drop(send);
-                    // Boxed: the cancel path (a timed send) would double every request's future.
-                    Box::pin(guard.cancel("timeout")).await;
-                    return Err(SessionError::new(&self.server, method, ErrorKind::Timeout { after: deadline - start })
-                        .with_delivery(Delivery::TimedOut));
+                } => deadline.progress(Instant::now()),
+                () = tokio::time::sleep_until(deadline.at()) => {
+                    return Waited::TimedOut(deadline.waited());
                 }
             }
-        };
-        guard.forget();
+        }
+    }
+
+    /// The caller's outcome of a reply.
+    fn reply_result(
+        &self,
+        method: &str,
+        reply: Result<Reply, oneshot::error::RecvError>,
+    ) -> Result<RawJson, SessionError> {
         match reply {
             Ok(Reply::Result(result)) => Ok(result),
-            // The transport knows the answer will never come (a broken stream).
-            Ok(Reply::Error(error)) if is_lost_answer(&error) => Err(SessionError::new(
-                &self.server,
-                method,
-                ErrorKind::ConnectionLost {
-                    reason: error.message,
-                },
-            )
-            .with_delivery(Delivery::Lost)),
             Ok(Reply::Error(error)) => Err(SessionError::from_rpc(&self.server, method, error)),
+            // The transport knows the answer will never come (a broken stream).
+            Ok(Reply::AnswerLost { reason }) => {
+                Err(
+                    SessionError::new(&self.server, method, ErrorKind::ConnectionLost { reason })
+                        .with_delivery(Delivery::Lost),
+                )
+            }
             Ok(Reply::Lost(lost)) => {
                 Err(self.lost_error(method, lost).with_delivery(Delivery::Lost))
             }
@@ -487,13 +502,13 @@ impl Engine {
         id: RequestId,
     ) -> mpsc::UnboundedReceiver<ServerNotification> {
         let (tx, rx) = mpsc::unbounded_channel();
-        self.subscriptions.lock().insert(id, tx);
+        self.state.lock().subscriptions.insert(id, tx);
         rx
     }
 
     /// Forgets a subscription.
     pub(crate) fn remove_subscription(&self, id: &RequestId) {
-        self.subscriptions.lock().remove(id);
+        self.state.lock().subscriptions.remove(id);
     }
 
     /// Sends a request without waiting for its answer (for long-lived requests such as
@@ -530,15 +545,28 @@ impl Engine {
 
     /// Closes the transport; every request in flight fails with "closed".
     pub(crate) async fn close(&self) -> Result<(), SessionError> {
-        self.closing.store(true, Ordering::Release);
+        self.state.lock().requests.begin_close();
         let result = self.transport.close().await;
         self.connection_lost(Lost::ClosedByUs);
         result.map_err(|e| SessionError::from_transport(&self.server, "close", e))
     }
 }
 
-/// Removes a request from the table when its future is dropped, and tells the
-/// server with `notifications/cancelled`.
+/// Puts `_meta.progressToken` (the request's id) into a request's params.
+fn insert_progress_token(params: &mut Option<Value>, id: &RequestId) {
+    let object = params.get_or_insert_with(|| Value::Object(Map::new()));
+    if let Some(object) = object.as_object_mut() {
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert("progressToken".into(), id.to_value());
+        }
+    }
+}
+
+/// Ends a request in the table when its future is dropped, and tells the
+/// server with `notifications/cancelled` when the table says so.
 struct CancelOnDrop {
     engine: Arc<Engine>,
     id: RequestId,
@@ -546,15 +574,20 @@ struct CancelOnDrop {
 }
 
 impl CancelOnDrop {
-    fn forget(&mut self) {
-        self.engine.in_flight.lock().remove(&self.id);
+    /// The request ended without cancelling: its entry goes quietly.
+    fn finish(&mut self) {
+        self.engine.state.lock().requests.finish(&self.id);
         self.armed = false;
     }
 
+    /// Asks the table whether the server is to hear of a cancellation.
+    fn decide(&mut self) -> request_table::Cancelled {
+        self.armed = false;
+        self.engine.state.lock().requests.cancel(&self.id)
+    }
+
     async fn cancel(&mut self, reason: &str) {
-        let was_armed = self.armed;
-        self.forget();
-        if was_armed {
+        if self.decide() == request_table::Cancelled::NotifyServer {
             self.engine.send_cancel(&self.id, reason).await;
         }
     }
@@ -562,11 +595,7 @@ impl CancelOnDrop {
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        self.engine.in_flight.lock().remove(&self.id);
-        if self.engine.check_alive("cancel").is_err() {
+        if !self.armed || self.decide() == request_table::Cancelled::Quietly {
             return;
         }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

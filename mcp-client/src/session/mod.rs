@@ -21,6 +21,7 @@
 //! items on as they came, [`Session::list_page`] and
 //! [`Session::list_complete`] give the raw pages.
 
+mod deadline;
 mod engine;
 pub(crate) mod handler;
 mod handshake;
@@ -28,6 +29,7 @@ mod list;
 mod negotiation;
 mod options;
 mod request_path;
+mod request_table;
 mod server_state;
 
 use std::sync::Arc;
@@ -125,13 +127,14 @@ impl Session {
             )),
             None => transport,
         };
-        let (engine, reader) = Engine::start(
+        let engine = Engine::new(
             name,
             transport,
             Arc::clone(&options.handler),
             options.capabilities.clone(),
             options.masker.clone(),
         );
+        let reader = tokio::spawn(Arc::clone(&engine).pump());
         let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
         let crate::policy::stack::BuiltStack {
             service,
@@ -579,7 +582,7 @@ fn state_attributes(connection: &Connection) -> Vec<opentelemetry::KeyValue> {
         names::MCP_PROTOCOL_VERSION,
         connection.state.read().protocol_version.as_str().to_owned(),
     )];
-    match connection.engine.transport().peer() {
+    match connection.engine.transport_info().peer() {
         mcpdisco_transport::Peer::Pipe => {
             attributes.push(opentelemetry::KeyValue::new(
                 names::NETWORK_TRANSPORT,

@@ -115,11 +115,11 @@ impl crate::request::SessionFacts for Connection {
     }
 
     fn peer(&self) -> mcpdisco_transport::Peer {
-        self.engine.transport().peer()
+        self.engine.transport_info().peer()
     }
 
     fn http_session_id(&self) -> Option<String> {
-        self.engine.transport().session_id()
+        self.engine.transport_info().session_id()
     }
 }
 

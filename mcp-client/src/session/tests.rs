@@ -11,7 +11,7 @@ use mcpdisco_protocol::types::{
 use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
 };
-use mcpdisco_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
@@ -27,6 +27,7 @@ impl FakeServer {
             .await
             .expect("the client sent nothing within 5 s")
             .expect("transport error")
+            .and_then(Inbound::into_message)
             .expect("client closed the connection")
     }
 
@@ -415,7 +416,7 @@ impl Transport for StuckCalls {
         self.inner.send(message).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, mcpdisco_transport::TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, mcpdisco_transport::TransportError> {
         self.inner.receive().await
     }
 
@@ -469,6 +470,88 @@ async fn a_send_that_never_finishes_times_out_and_is_cancelled() {
         error.to_string(),
         "server 'stuck': tools/call: timed out after 100ms"
     );
+    session.ping().await.unwrap();
+    server_task.await.unwrap();
+}
+
+/// A transport that, like a response stream broken beyond resuming, says
+/// the answer to every `tools/call` is lost (the call never reaches the
+/// server); everything else passes through.
+struct LosesCallAnswers {
+    inner: MemoryTransport,
+    lost: tokio::sync::mpsc::UnboundedSender<Inbound>,
+    lost_queue: tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<Inbound>>,
+}
+
+impl LosesCallAnswers {
+    fn new(inner: MemoryTransport) -> Self {
+        let (lost, lost_queue) = tokio::sync::mpsc::unbounded_channel();
+        Self {
+            inner,
+            lost,
+            lost_queue: tokio::sync::Mutex::new(lost_queue),
+        }
+    }
+}
+
+#[async_trait]
+impl Transport for LosesCallAnswers {
+    async fn send(&self, message: Message) -> Result<(), mcpdisco_transport::TransportError> {
+        match message {
+            Message::Request(request) if request.method == "tools/call" => {
+                let _ = self
+                    .lost
+                    .send(Inbound::answer_lost(request.id, "the stream broke"));
+                Ok(())
+            }
+            other => self.inner.send(other).await,
+        }
+    }
+
+    async fn receive(&self) -> Result<Option<Inbound>, mcpdisco_transport::TransportError> {
+        tokio::select! {
+            biased;
+            Some(lost) = async { self.lost_queue.lock().await.recv().await } => Ok(Some(lost)),
+            received = self.inner.receive() => received,
+        }
+    }
+
+    async fn close(&self) -> Result<(), mcpdisco_transport::TransportError> {
+        self.inner.close().await
+    }
+
+    fn describe(&self) -> String {
+        "loses call answers".into()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lost_answer_fails_its_request_at_once_and_the_session_lives_on() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let ping = server.next_request().await;
+        assert_eq!(ping.method, "ping");
+        server.reply(ping.id, json!({})).await;
+    });
+    let session = Session::connect("lossy", LosesCallAnswers::new(client), options())
+        .await
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let error = session
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "x"})),
+            RequestOptions::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ErrorKind::ConnectionLost { reason } if reason == "the stream broke"),
+        "{error}"
+    );
+    assert_eq!(error.delivery(), mcpdisco_transport::Delivery::Lost);
+    assert_eq!(started.elapsed(), Duration::ZERO, "not waited out");
     session.ping().await.unwrap();
     server_task.await.unwrap();
 }
@@ -1150,7 +1233,9 @@ async fn a_refused_initialize_after_an_answered_probe_is_not_retried_as_modern()
     assert!(
         tokio::time::timeout(Duration::from_secs(1), server.end.receive())
             .await
-            .map_or(true, |next| !matches!(next, Ok(Some(Message::Request(_))))),
+            .map_or(true, |next| {
+                !matches!(next, Ok(Some(Inbound::Message(Message::Request(_)))))
+            }),
     );
 }
 

@@ -17,7 +17,7 @@ use mcpdisco_protocol::{
     Response,
 };
 use mcpdisco_transport::sync::Mutex;
-use mcpdisco_transport::{Transport, TransportError};
+use mcpdisco_transport::{Inbound, Transport, TransportError};
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
 use tokio::task::AbortHandle;
@@ -100,9 +100,16 @@ impl ClientLink {
         }
     }
 
-    /// The client's next message.
+    /// The client's next message. A client's connection has no answers of
+    /// ours to lose: word of one is skipped.
     pub(crate) async fn receive(&self) -> Result<Option<Message>, TransportError> {
-        self.transport.receive().await
+        loop {
+            match self.transport.receive().await? {
+                Some(Inbound::Message(message)) => return Ok(Some(message)),
+                Some(Inbound::AnswerLost { .. }) => {}
+                None => return Ok(None),
+            }
+        }
     }
 
     /// What the client declared in `initialize` (nothing before it).

@@ -15,7 +15,7 @@ use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, RequestId, Response,
 };
 use mcpdisco_transport::sync::Mutex;
-use mcpdisco_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
@@ -59,7 +59,7 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
     loop {
         let message = tokio::select! {
             received = end.receive() => match received {
-                Ok(Some(message)) => message,
+                Ok(Some(Inbound::Message(message))) => message,
                 _ => return,
             },
             () = seen.list_changed.notified() => {
@@ -237,6 +237,7 @@ async fn next(client: &MemoryTransport, want: impl Fn(&Value) -> bool) -> Value 
             .await
             .expect("the gateway said something")
             .unwrap()
+            .and_then(Inbound::into_message)
             .expect("the connection is open");
         let value = message.to_value();
         if want(&value) {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, Response};
-use mcpdisco_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::*;
@@ -74,7 +74,7 @@ async fn serve_until_closed(end: MemoryTransport, script: &Script) {
     loop {
         let message = tokio::select! {
             received = end.receive() => match received {
-                Ok(Some(message)) => message,
+                Ok(Some(Inbound::Message(message))) => message,
                 _ => return,
             },
             () = script.list_changed.notified() => {

@@ -17,15 +17,16 @@ use super::kind::HttpKind;
 use super::legacy_sse::LegacySseTransport;
 use super::streamable::StreamableHttpTransport;
 use crate::error::TransportError;
-use crate::transport::Transport;
+use crate::inbound::Inbound;
+use crate::transport::{Transport, TransportInfo};
 
 /// An HTTP connection that picks its transport by the server's answers.
 pub struct HttpTransport {
     config: HttpConfig,
     client: HttpClient,
     kind: HttpKind,
-    inbound: mpsc::Sender<Message>,
-    receiver: tokio::sync::Mutex<mpsc::Receiver<Message>>,
+    inbound: mpsc::Sender<Inbound>,
+    receiver: tokio::sync::Mutex<mpsc::Receiver<Inbound>>,
     streamable: StreamableHttpTransport,
     legacy: tokio::sync::Mutex<Option<LegacySseTransport>>,
     legacy_ready: OnceLock<()>,
@@ -141,7 +142,7 @@ impl Transport for HttpTransport {
         self.send_with(request, true).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         tokio::select! {
             biased;
             () = self.closing.cancelled() => Ok(None),
@@ -162,6 +163,12 @@ impl Transport for HttpTransport {
         format!("{kind}: {}", self.config.display_url())
     }
 
+    fn info(&self) -> &dyn TransportInfo {
+        self
+    }
+}
+
+impl TransportInfo for HttpTransport {
     fn peer(&self) -> crate::transport::Peer {
         self.config.peer()
     }

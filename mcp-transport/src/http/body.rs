@@ -11,6 +11,7 @@ use tokio_util::codec::Decoder;
 use super::config::HttpConfig;
 use crate::codec::sse::{SseDecoder, SseEvent};
 use crate::error::{ConnectCause, TransportError};
+use crate::inbound::Inbound;
 use crate::secret::Masker;
 
 /// How many inbound messages may wait for the session before senders wait.
@@ -21,7 +22,7 @@ pub(crate) const ERROR_BODY_LIMIT: usize = 64 * 1024;
 const PREVIEW_LEN: usize = 300;
 
 /// Creates the inbound queue.
-pub(crate) fn inbound_channel() -> (mpsc::Sender<Message>, mpsc::Receiver<Message>) {
+pub(crate) fn inbound_channel() -> (mpsc::Sender<Inbound>, mpsc::Receiver<Inbound>) {
     mpsc::channel(INBOUND_CAPACITY)
 }
 

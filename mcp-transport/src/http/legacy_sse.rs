@@ -15,7 +15,8 @@ use super::body::{self, SseStream};
 use super::client::HttpClient;
 use super::config::HttpConfig;
 use crate::error::TransportError;
-use crate::transport::Transport;
+use crate::inbound::Inbound;
+use crate::transport::{Transport, TransportInfo};
 
 /// A legacy HTTP+SSE connection.
 pub struct LegacySseTransport {
@@ -25,7 +26,7 @@ pub struct LegacySseTransport {
     headers: HeaderMap,
     reader: Mutex<Option<AbortHandle>>,
     closing: CancellationToken,
-    receiver: Option<tokio::sync::Mutex<mpsc::Receiver<Message>>>,
+    receiver: Option<tokio::sync::Mutex<mpsc::Receiver<Inbound>>>,
 }
 
 impl LegacySseTransport {
@@ -40,7 +41,7 @@ impl LegacySseTransport {
     pub(crate) async fn connect_with_inbound(
         config: HttpConfig,
         client: &HttpClient,
-        inbound: mpsc::Sender<Message>,
+        inbound: mpsc::Sender<Inbound>,
     ) -> Result<Self, TransportError> {
         let config = config.with_own_secrets_masked();
         let url = config.parsed_url()?;
@@ -101,7 +102,7 @@ impl LegacySseTransport {
                             continue;
                         }
                         for message in body::parse_messages(&reader_config, event.data.into()) {
-                            if inbound.send(message).await.is_err() {
+                            if inbound.send(Inbound::Message(message)).await.is_err() {
                                 return;
                             }
                         }
@@ -211,7 +212,7 @@ impl Transport for LegacySseTransport {
         self.send_message(message).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         let Some(receiver) = &self.receiver else {
             return Ok(None);
         };
@@ -231,6 +232,12 @@ impl Transport for LegacySseTransport {
         format!("sse: {}", self.config.display_url())
     }
 
+    fn info(&self) -> &dyn TransportInfo {
+        self
+    }
+}
+
+impl TransportInfo for LegacySseTransport {
     fn peer(&self) -> crate::transport::Peer {
         self.config.peer()
     }

@@ -37,6 +37,7 @@ use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestI
 use tokio::sync::mpsc;
 
 use crate::error::TransportError;
+use crate::inbound::Inbound;
 use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
 use crate::transport::Transport;
@@ -394,8 +395,14 @@ impl Transport for HttpConnection {
         Ok(())
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
-        Ok(self.receiver.lock().await.recv().await)
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
+        Ok(self
+            .receiver
+            .lock()
+            .await
+            .recv()
+            .await
+            .map(Inbound::Message))
     }
 
     async fn close(&self) -> Result<(), TransportError> {

@@ -10,6 +10,7 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 
 use crate::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use crate::error::TransportError;
+use crate::inbound::Inbound;
 use crate::transport::Transport;
 
 type Reader = Pin<Box<dyn AsyncRead + Send>>;
@@ -95,15 +96,17 @@ impl Transport for StdioServer {
             })
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         let mut input = self.input.lock().await;
         loop {
             if let Some(message) = input.queue.pop_front() {
-                return Ok(Some(message));
+                return Ok(Some(Inbound::Message(message)));
             }
             match input.frames.next().await {
                 None => return Ok(None),
-                Some(Ok(NdjsonFrame::Message(message))) => return Ok(Some(message)),
+                Some(Ok(NdjsonFrame::Message(message))) => {
+                    return Ok(Some(Inbound::Message(message)));
+                }
                 Some(Ok(NdjsonFrame::Batch(items))) => {
                     for item in items {
                         match item {

@@ -18,7 +18,8 @@ use super::process::Process;
 use super::stderr::{self, StderrTail};
 use crate::codec::ndjson::{NdjsonCodec, NdjsonFrame, SkipLog};
 use crate::error::{ExitStatus, TransportError};
-use crate::transport::Transport;
+use crate::inbound::Inbound;
+use crate::transport::{Transport, TransportInfo};
 
 /// How long to wait for an exit after the server closed stdout.
 const EXIT_WAIT: Duration = Duration::from_millis(500);
@@ -204,11 +205,11 @@ impl Transport for StdioTransport {
         Ok(())
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         tokio::select! {
             biased;
             () = self.closing.cancelled() => Ok(None),
-            next = self.read_next() => next,
+            next = self.read_next() => next.map(|message| message.map(Inbound::Message)),
         }
     }
 
@@ -239,6 +240,12 @@ impl Transport for StdioTransport {
         format!("stdio: {}", self.command_line)
     }
 
+    fn info(&self) -> &dyn TransportInfo {
+        self
+    }
+}
+
+impl TransportInfo for StdioTransport {
     fn peer(&self) -> crate::transport::Peer {
         crate::transport::Peer::Pipe
     }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message};
 use mcpdisco_transport::sync::Mutex;
-use mcpdisco_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 use serde_json::{Value, json};
 
 use super::super::*;
@@ -51,7 +51,7 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
     loop {
         let message = tokio::select! {
             received = end.receive() => match received {
-                Ok(Some(message)) => message,
+                Ok(Some(Inbound::Message(message))) => message,
                 _ => return,
             },
             () = seen.speak.notified() => {

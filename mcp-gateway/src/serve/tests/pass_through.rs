@@ -38,7 +38,7 @@ fn enveloped(mut result: Value) -> Value {
 /// and `asks` (asks its client a question first, then answers with the
 /// answer it got). The retries it saw go to `retries`.
 async fn modern(end: MemoryTransport, retries: Arc<Mutex<Vec<Value>>>) {
-    while let Ok(Some(message)) = end.receive().await {
+    while let Ok(Some(Inbound::Message(message))) = end.receive().await {
         let Message::Request(request) = message else {
             continue;
         };

@@ -9,7 +9,7 @@ use mcpdisco::connect::{Connectors, MemoryConnector};
 use mcpdisco_client::session::SessionOptions;
 use mcpdisco_protocol::{Message, RawJson, Response};
 use mcpdisco_transport::sync::Mutex;
-use mcpdisco_transport::{MemoryTransport, Transport};
+use mcpdisco_transport::{Inbound, MemoryTransport, Transport};
 use serde_json::json;
 
 use super::super::{Status, SupervisorEvent, SupervisorOptions};
@@ -140,7 +140,7 @@ impl Fakes {
 }
 
 async fn fake_server(end: MemoryTransport, name: String, fakes: Arc<Fakes>) {
-    while let Ok(Some(message)) = end.receive().await {
+    while let Ok(Some(Inbound::Message(message))) = end.receive().await {
         let Message::Request(request) = message else {
             continue;
         };

@@ -15,7 +15,7 @@
 //! to another origin, and a session id that cannot be sent back are errors
 //! of the `send` that met them, naming the cause. A response stream that
 //! breaks before its answer and cannot be resumed yields a
-//! [`lost_answer`](crate::lost_answer) for that request at once.
+//! [`Inbound::AnswerLost`] for that request at once.
 
 mod state;
 mod wire;
@@ -36,8 +36,9 @@ use super::body::{self, SseStream};
 use super::client::HttpClient;
 use super::config::HttpConfig;
 use crate::error::TransportError;
+use crate::inbound::Inbound;
 use crate::trace::HttpEvent;
-use crate::transport::{Transport, lost_answer};
+use crate::transport::{Transport, TransportInfo};
 use state::{Outgoing, ResponseClass, SESSION_HEADER, StreamableState};
 use wire::{insert, quote};
 
@@ -60,7 +61,7 @@ pub(crate) struct Shared {
     config: HttpConfig,
     url: url::Url,
     client: HttpClient,
-    inbound: Mutex<Option<mpsc::Sender<Message>>>,
+    inbound: Mutex<Option<mpsc::Sender<Inbound>>>,
     state: Mutex<StreamableState>,
     tasks: Mutex<Vec<AbortHandle>>,
     closing: CancellationToken,
@@ -71,7 +72,7 @@ pub(crate) struct Shared {
 /// A Streamable HTTP connection to one server.
 pub struct StreamableHttpTransport {
     shared: Arc<Shared>,
-    receiver: Option<tokio::sync::Mutex<mpsc::Receiver<Message>>>,
+    receiver: Option<tokio::sync::Mutex<mpsc::Receiver<Inbound>>>,
 }
 
 impl StreamableHttpTransport {
@@ -87,7 +88,7 @@ impl StreamableHttpTransport {
     pub(crate) fn with_inbound(
         config: HttpConfig,
         client: &HttpClient,
-        inbound: mpsc::Sender<Message>,
+        inbound: mpsc::Sender<Inbound>,
     ) -> Result<Self, TransportError> {
         let config = config.with_own_secrets_masked();
         let url = config.parsed_url()?;
@@ -341,10 +342,10 @@ impl Shared {
                 }
                 if !answered && let Some(id) = outgoing.request_id.clone() {
                     // It will not come later: a POST's answer is in its response.
-                    self.deliver(lost_answer(
+                    self.deliver_lost(
                         id,
                         "the server answered the request's POST without an answer to it",
-                    ))
+                    )
                     .await;
                 }
             }
@@ -463,9 +464,18 @@ impl Shared {
 
     async fn deliver(&self, mut message: Message) {
         self.state.lock().observe(self.server(), &mut message);
+        self.deliver_inbound(Inbound::Message(message)).await;
+    }
+
+    /// Tells the session that request `id`'s answer will never come.
+    async fn deliver_lost(&self, id: RequestId, reason: impl Into<String>) {
+        self.deliver_inbound(Inbound::answer_lost(id, reason)).await;
+    }
+
+    async fn deliver_inbound(&self, inbound: Inbound) {
         let sender = self.inbound.lock().clone();
         if let Some(sender) = sender
-            && sender.send(message).await.is_err()
+            && sender.send(inbound).await.is_err()
         {
             tracing::debug!(server = %self.server(), "dropping a message: the transport is closed");
         }
@@ -649,7 +659,7 @@ impl Shared {
             }
         };
         tracing::debug!(server = %self.server(), %request_id, %reason, "the answer is lost");
-        self.deliver(lost_answer(request_id, reason)).await;
+        self.deliver_lost(request_id, reason).await;
     }
 
     /// Resumes a broken legacy response stream until its answer comes, the
@@ -864,7 +874,7 @@ impl Transport for StreamableHttpTransport {
         self.send_request_message(request).await
     }
 
-    async fn receive(&self) -> Result<Option<Message>, TransportError> {
+    async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         match &self.receiver {
             Some(receiver) => tokio::select! {
                 biased;
@@ -883,6 +893,12 @@ impl Transport for StreamableHttpTransport {
         format!("http: {}", self.shared.config.display_url())
     }
 
+    fn info(&self) -> &dyn TransportInfo {
+        self
+    }
+}
+
+impl TransportInfo for StreamableHttpTransport {
     fn peer(&self) -> crate::transport::Peer {
         self.shared.config.peer()
     }

@@ -1,8 +1,13 @@
 //! `mcp-cli`: see what every MCP server in your configuration offers.
 //!
 //! A thin front end: it parses arguments, calls `mcp-discovery` and prints.
+//! It holds no process-global state: what the commands of a run share is a
+//! `Context` value passed to them, and the policy defaults are the library's.
+//! Text from servers is printed through `render::printable_str` (one line, no
+//! control characters), so no server can inject escape sequences.
 //! Exit status: 0 when every enabled server is ready, 1 for a usage or
 //! config error, 2 when a server failed (everything else is still printed),
+//! 3 when `discover --verify-pins` found an approved item changed or gone,
 //! 5 when `call` returned a tool error.
 
 mod capabilities;

@@ -17,6 +17,10 @@
 //!   with their access checks.
 //! * `resource_server` (feature `jwt-auth`): bearer JWTs verified against
 //!   an identity provider's JWKS, scopes, and RFC 9728 metadata.
+//!
+//! The servers behind the gateway are reached over stdio and HTTP in every
+//! build; `oauth`, `oauth-extensions`, `metrics`, `jwt-auth` and `otel` are
+//! asked for (`Cargo.toml` says what each adds).
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]

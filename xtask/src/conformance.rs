@@ -1,6 +1,11 @@
 //! `cargo xtask conformance`: runs the MCP conformance suite against our client for each requirement set,
 //! then the client scenarios outside them one by one (`extra`), then the server scenarios of every
 //! requirement set against our servers (`server`).
+//!
+//! Scoring is strict: a scenario passes with X/X checks, X > 0, and no
+//! warnings. What fails must be listed in [`EXPECTED_FAILURES`], which may
+//! only shrink (it is empty). The authorization scenarios run apart, scored
+//! and unscored; the `extra` scenarios are judged under the revision `extra`.
 
 mod extra;
 mod server;

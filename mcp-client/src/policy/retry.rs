@@ -2,9 +2,10 @@
 //! jittered delay, when that is both useful and safe.
 //!
 //! - **Useful:** the error is one that may go away
-//!   ([`SessionError::is_retryable`]): no connection (refused or reset),
-//!   HTTP 429, 502, 503, 504, an expired session, an answer lost with a
-//!   broken stream. A JSON-RPC error, a timeout or a crashed process is not.
+//!   ([`SessionError::is_retryable`]): a connection reset or a connect
+//!   timeout, HTTP 429, 502, 503, 504, an expired session, an answer lost
+//!   with a broken stream. A JSON-RPC error, a timeout, a crashed process, a
+//!   refused connection, a DNS or a TLS failure is not.
 //! - **Safe:** a request that may have reached the server is sent again
 //!   only when its method is idempotent. A `tools/call` (or any request that
 //!   is not idempotent) is retried only when it was never delivered; when it

@@ -5,6 +5,11 @@
 //! `notifications/cancelled` sent. It also answers the server's requests and
 //! fans out its notifications. It knows JSON-RPC and the transport, not MCP
 //! methods.
+//!
+//! One lock holds the table, the subscriptions and the server's requests
+//! being answered. It is never held while a reply wakes its requester, and
+//! a requester polls its reply before its timer, so an answer that arrives
+//! with the deadline is an answer, not a timeout.
 
 use std::collections::HashMap;
 use std::sync::Arc;

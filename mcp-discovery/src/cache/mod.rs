@@ -36,6 +36,8 @@
 //!   within [`SHARED_LIMIT`] is passed over, with one warning
 //!   ([`Cache::shared_warning`]), for [`SHARED_RETRY`]; the files serve
 //!   meanwhile, so no run fails because the shared store is down.
+//! * Each key's record has a generation, checked just before the rename, so
+//!   a slow write never brings back an entry invalidated meanwhile.
 
 mod entry;
 mod error;

@@ -14,7 +14,7 @@
 //! A server with `"namespace": false` keeps its items' own names (and its
 //! resources' URIs); its names are taken before any namespaced one, and an
 //! item whose name another such server holds is left out and recorded as
-//! a [`NameClash`] naming both ([`naming`]).
+//! a [`NameClash`] naming both (`catalog::Naming`, in `naming.rs`).
 
 mod naming;
 

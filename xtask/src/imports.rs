@@ -12,6 +12,7 @@
 mod circles;
 mod graph;
 mod modules;
+mod syntax;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use syn::Item;
 
-use super::syntax::{defined_name, flatten, is_test_only, item_attrs, path_attr};
+use super::syntax::{Use, defined_name, flatten, is_test_only, item_attrs, path_attr};
 
 /// Where the sources are read from: the disk, or a map in the tests.
 pub trait Sources {
@@ -49,17 +49,6 @@ pub struct Module {
     pub defined: BTreeSet<String>,
     /// Its `use` items, one per name brought in.
     pub uses: Vec<Use>,
-}
-
-/// One name a `use` item brings into a module.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Use {
-    /// The name it is known by in the module (`None` for a glob).
-    pub bound: Option<String>,
-    /// The path as written (`crate`, `self` and `super` included).
-    pub path: Vec<String>,
-    /// Whether it is `pub` (in any form): a re-export.
-    pub public: bool,
 }
 
 /// Reads the crate whose root file (`lib.rs`, `main.rs`, …) is `root`.

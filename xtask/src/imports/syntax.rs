@@ -4,7 +4,16 @@
 
 use syn::{Attribute, Item, UseTree};
 
-use super::modules::Use;
+/// One name a `use` item brings into a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Use {
+    /// The name it is known by in the module (`None` for a glob).
+    pub bound: Option<String>,
+    /// The path as written (`crate`, `self` and `super` included).
+    pub path: Vec<String>,
+    /// Whether it is `pub` (in any form): a re-export.
+    pub public: bool,
+}
 
 /// Whether the attributes hold `#[cfg(test)]` (or `#[cfg(all(test, …))]`).
 pub fn is_test_only(attrs: &[Attribute]) -> bool {

@@ -1,8 +1,10 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! * `test`: setup, fmt, the dependency budget, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `test`: setup, fmt, the dependency budget, the import circles, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
 //! * `deps`: the dependency budget of `xtask/deps-budget.toml` (each package's crate count, and the
 //!   crates it must never hold, with the path that pulled one in).
+//! * `imports`: no source file imports one that imports it back, in any crate (each circle printed
+//!   with the names each of its files takes from the next).
 //! * `fresh-client`: a project of its own using `mcpdisco-client` with only `stdio` lists the
 //!   example server's tools (needs the example server built; `test` runs it after the build).
 //! * `conformance`: the MCP conformance suite against our client, for every requirement set, then the
@@ -20,6 +22,7 @@ mod demo;
 mod deps;
 mod fresh_client;
 mod fuzz;
+mod imports;
 mod pipeline;
 mod process;
 mod release;
@@ -49,6 +52,8 @@ enum Cmd {
     Test,
     /// Check the dependency budget of xtask/deps-budget.toml.
     Deps,
+    /// Check that no source file imports one that imports it back (directly or through a loop).
+    Imports,
     /// Build and run a project of its own that lists the example server's tools with
     /// mcpdisco-client and only its `stdio` feature.
     FreshClient,
@@ -130,6 +135,7 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Deps => report(deps::run(&ws), "deps"),
+        Cmd::Imports => report(imports::run(&ws), "imports"),
         Cmd::FreshClient => report(fresh_client::run(&ws), "fresh-client"),
         Cmd::Fuzz { seconds } => report(
             fuzz::run(&ws, &tools, seconds, fuzz::Build::Thorough),

@@ -1,6 +1,7 @@
 //! `cargo xtask test`: the project's single test command.
 //!
-//! fmt check -> the dependency budget (`cargo tree`, no build) -> clippy +
+//! fmt check -> the dependency budget (`cargo tree`, no build) -> the
+//! import circles (`syn` over the sources, no build) -> clippy +
 //! build (one compilation, linted as it builds) ->
 //! publishable (package, man page) -> the MSRV check, the feature
 //! combinations, the fresh client project (`mcpdisco-client` with only
@@ -23,6 +24,7 @@ use crate::conformance;
 use crate::deps;
 use crate::fresh_client;
 use crate::fuzz;
+use crate::imports;
 use crate::process::{self, Stream};
 use crate::release;
 use crate::tally::{Counts, parse_nextest_summary, parse_test_result};
@@ -63,6 +65,11 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     step(
         "deps",
         || deps::run(ws).map(|()| Counts::default()),
+        &mut total,
+    );
+    step(
+        "imports",
+        || imports::run(ws).map(|()| Counts::default()),
         &mut total,
     );
     // One compilation of every target, linted by clippy as it builds: the

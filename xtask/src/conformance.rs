@@ -8,6 +8,7 @@
 //! and unscored; the `extra` scenarios are judged under the revision `extra`.
 
 mod extra;
+mod scenario_result;
 mod server;
 
 use std::collections::BTreeSet;
@@ -22,6 +23,7 @@ use crate::tools::Tools;
 use crate::workspace::Workspace;
 
 use extra::EXTRA_LABEL;
+pub use scenario_result::ScenarioResult;
 
 /// The requirement sets (spec revisions) the client is checked against.
 pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
@@ -32,29 +34,6 @@ pub const EXPECTED_FAILURES: &str = "xtask/conformance-expected-failures.txt";
 const SUITE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 const MAX_SCENARIOS: usize = 1000;
-
-/// One scenario's result as printed in the suite summary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioResult {
-    /// Scenario name, e.g. `tools_call`.
-    pub scenario: String,
-    /// Passed checks (`None` when the suite skipped the scenario).
-    pub passed: Option<u32>,
-    /// Failed checks.
-    pub failed: u32,
-    /// Warning checks.
-    pub warnings: u32,
-    /// Whether the suite counts it for the requirement set (extensions and
-    /// scenarios added after the release are run but not scored).
-    pub scored: bool,
-}
-
-impl ScenarioResult {
-    /// Our pass rule: at least one passed check, no failure, no warning.
-    pub fn is_pass(&self) -> bool {
-        self.passed.is_some_and(|p| p > 0) && self.failed == 0 && self.warnings == 0
-    }
-}
 
 /// Parses one `✓ name: P passed, F failed[, W warnings]` or `- name: skipped` summary line.
 pub fn parse_summary_line(line: &str) -> Option<ScenarioResult> {

@@ -16,7 +16,10 @@
 //! item whose name another such server holds is left out and recorded as
 //! a [`NameClash`] naming both (`catalog::Naming`, in `naming.rs`).
 
+mod entry;
 mod naming;
+
+pub use entry::CatalogEntry;
 
 pub use crate::item_name::item_name;
 use naming::flatten;
@@ -24,7 +27,6 @@ pub use naming::{MAX_NAME_LEN, NameClash, Naming, kind_noun, model_safe, namespa
 
 use std::collections::BTreeMap;
 
-use mcpdisco_protocol::RawJson;
 use serde::Serialize;
 
 use crate::report::{ServerReport, ServerStatus, StatusSummary};
@@ -32,20 +34,6 @@ use mcpdisco_client::session::ListKind;
 
 /// The default separator of namespaced names.
 pub const DEFAULT_SEPARATOR: &str = "__";
-
-/// One item of the flat view.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CatalogEntry {
-    /// The unique namespaced name.
-    pub qualified_name: String,
-    /// The server that offers it.
-    pub server: String,
-    /// Its own name on that server (for resources, the `name`, else the URI).
-    pub name: String,
-    /// The item exactly as the server sent it (sharing the report's bytes).
-    pub item: RawJson,
-}
 
 /// Everything every ready server offers.
 #[derive(Debug, Clone, PartialEq, Serialize)]

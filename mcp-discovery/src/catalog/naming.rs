@@ -8,7 +8,8 @@ use std::fmt;
 use mcpdisco_protocol::{JsonView, RawJson, ResourceView};
 use serde::Serialize;
 
-use super::{CatalogEntry, item_name};
+use super::entry::CatalogEntry;
+use crate::item_name::item_name;
 use crate::report::ServerReport;
 use mcpdisco_client::session::ListKind;
 

@@ -1,4 +1,5 @@
 use super::*;
+use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::types::ItemList;
 use serde_json::json;
 use std::collections::HashSet;

@@ -10,7 +10,7 @@ use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, KeyAlgorithm, P
 use jsonwebtoken::{Algorithm, DecodingKey};
 use serde::Deserialize;
 
-use super::ResourceServerError;
+use super::error::ResourceServerError;
 
 /// The largest key set read.
 pub const MAX_JWKS_BYTES: usize = 256 * 1024;

@@ -13,6 +13,7 @@
 //!   that points at the resource's metadata ([`metadata`], RFC 9728).
 
 pub mod challenge;
+mod error;
 pub mod jwks;
 pub mod metadata;
 pub mod refresh;
@@ -27,6 +28,7 @@ use mcpdisco_transport::sync::Mutex;
 use serde::Deserialize;
 
 pub use challenge::Challenge;
+pub use error::ResourceServerError;
 use jwks::KeySet;
 pub use metadata::{METADATA_PATH, ProtectedResourceMetadata};
 use refresh::RefreshPolicy;
@@ -34,19 +36,6 @@ use scopes::{GrantedScopes, missing_scopes};
 
 /// The leeway of `exp` and `nbf`.
 pub const LEEWAY: Duration = Duration::from_secs(60);
-
-/// The resource server's errors (its setup; a refused token is a [`Challenge`]).
-#[derive(Debug, thiserror::Error)]
-pub enum ResourceServerError {
-    /// The key set could not be fetched or read.
-    #[error("the JWKS at {url} cannot be used: {reason}")]
-    Jwks {
-        /// Its URL.
-        url: String,
-        /// Why.
-        reason: String,
-    },
-}
 
 /// Whose tokens the gateway takes: [`new`](Self::new), then
 /// [`required_scopes`](Self::required_scopes) if requests need any.

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use super::number;
 use crate::process;
 
 /// How often the measurer is polled for its exit.
@@ -189,6 +188,14 @@ fn read_bounded(mut pipe: impl Read, limit: usize, keep_start: bool) -> String {
         }
     }
     String::from_utf8_lossy(&kept).into_owned()
+}
+
+/// The number at `pointer` of a case's `bench-result`, or why there is none.
+pub(super) fn number(value: &Value, pointer: &str) -> Result<f64> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_f64)
+        .with_context(|| format!("result has no number at {pointer}: {value}"))
 }
 
 #[cfg(test)]

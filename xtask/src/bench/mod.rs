@@ -47,7 +47,7 @@ use serde_json::Value;
 use crate::process;
 use crate::workspace::Workspace;
 
-use measure::Measured;
+use measure::{Measured, number};
 use report::median;
 
 /// Time allowed for building the bench crate and mcp-cli.
@@ -111,7 +111,7 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     } else {
         Default::default()
     };
-    let report = report::render(&rows, &micro, &bench, started.elapsed());
+    let report = report::render(&rows, &micro, &bench.root, ROUNDS, started.elapsed());
     println!("\n{report}");
     let path = ws.root().join("target").join("bench-report.md");
     if let Some(dir) = path.parent() {
@@ -232,11 +232,4 @@ fn extra_medians(gathered: &[Gathered; 3]) -> [Option<f64>; 3] {
 
 fn peaks(gathered: &[Gathered; 3]) -> [Option<u64>; 3] {
     [0, 1, 2].map(|i| gathered[i].rss_kib)
-}
-
-fn number(value: &Value, pointer: &str) -> Result<f64> {
-    value
-        .pointer(pointer)
-        .and_then(Value::as_f64)
-        .with_context(|| format!("result has no number at {pointer}: {value}"))
 }

@@ -7,7 +7,6 @@ use std::thread;
 use std::time::Duration;
 
 use super::criterion::MicroResult;
-use super::{Bench, ROUNDS};
 
 /// The unit of a row's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +167,8 @@ pub(super) fn megabytes(kib: Option<u64>) -> String {
 pub(super) fn render(
     rows: &[Row],
     micro: &[MicroResult],
-    bench: &Bench,
+    workspace_root: &Path,
+    rounds: usize,
     elapsed: Duration,
 ) -> String {
     let mut out = String::new();
@@ -184,12 +184,12 @@ pub(super) fn render(
     let _ = writeln!(
         out,
         "- rmcp {} (bench/Cargo.lock); everything built in the `profiling` profile (release with line tables).",
-        rmcp_version(&bench.root)
+        rmcp_version(workspace_root)
     );
     let _ = writeln!(
         out,
         "- Method: every case × contender is its own child process; \
-         {ROUNDS} rounds with contenders alternating within each; a value is the median over rounds \
+         {rounds} rounds with contenders alternating within each; a value is the median over rounds \
          (for B1, over rounds × passes, after one untimed pass per process). Peak RSS is the OS's ru_maxrss of that process and the processes it reaped, \
          taken by `bench-runner measure` (whose own ~2 MB it includes), in MB."
     );
@@ -349,7 +349,6 @@ fn rmcp_version(root: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
 
     use super::*;
 
@@ -387,13 +386,6 @@ mod tests {
 
     #[test]
     fn the_report_has_a_row_per_case_and_lists_misses() {
-        let bench = Bench {
-            root: PathBuf::from("/nonexistent"),
-            runner: PathBuf::new(),
-            server: PathBuf::new(),
-            cli: PathBuf::new(),
-            scratch: PathBuf::new(),
-        };
         let rows = vec![
             Row::new(
                 "a case",
@@ -417,7 +409,13 @@ mod tests {
                 bytes: Some(2_000_000),
             },
         ];
-        let text = render(&rows, &micro, &bench, Duration::from_secs(3));
+        let text = render(
+            &rows,
+            &micro,
+            Path::new("/nonexistent"),
+            3,
+            Duration::from_secs(3),
+        );
         assert!(text.contains("| a case | 5 req/s | 10 req/s | — | — | 0.50× | 2 / — / 1 |"));
         assert!(text.contains("Missed targets (1):\n- a case (≥ rmcp)"));
         assert!(text.contains("CPU(s)"));

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::ScenarioResult;
+use super::scenario_result::ScenarioResult;
 use crate::process::{self, Stream};
 use crate::tools::Tools;
 

@@ -2,7 +2,10 @@
 //! `use` in the first names an item defined in the second, or the module
 //! the second is. A name is followed through `use` re-exports to the file
 //! that defines it, so a `mod.rs` re-exporting `child::X` stands between
-//! no user of `X` and `child.rs`.
+//! no user of `X` and `child.rs`. A `pub use` is a re-export, not an import:
+//! it gives the child's item its public path and makes no edge (a parent
+//! that re-exports its children, and whose children use its own items, is
+//! the usual shape of a module).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,7 +31,11 @@ enum Target {
 pub fn edges(krate: &Crate) -> Edges {
     let mut edges = Edges::new();
     for (index, module) in krate.modules.iter().enumerate() {
-        for used in module.uses.iter().filter(|used| used.bound.is_some()) {
+        for used in module
+            .uses
+            .iter()
+            .filter(|used| used.bound.is_some() && !used.public)
+        {
             let Some(to) =
                 resolve(krate, index, &used.path, 0).map(|target| file_of(krate, target))
             else {

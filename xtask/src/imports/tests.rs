@@ -109,6 +109,34 @@ fn a_parent_re_exporting_its_children_is_no_circle() {
 }
 
 #[test]
+fn a_child_may_use_its_parent_that_only_re_exports_it() {
+    let re_exported = check_crate(&[
+        ("src/lib.rs", "pub mod session;\n"),
+        (
+            "src/session/mod.rs",
+            "mod list;\npub use list::ItemKind;\npub struct Session;\n",
+        ),
+        (
+            "src/session/list.rs",
+            "use super::Session;\npub enum ItemKind {}\nimpl Session {}\n",
+        ),
+    ]);
+    assert_eq!(re_exported.circles, Vec::new());
+    let imported = check_crate(&[
+        ("src/lib.rs", "pub mod session;\n"),
+        (
+            "src/session/mod.rs",
+            "mod list;\nuse list::ItemKind;\npub struct Session(Vec<ItemKind>);\n",
+        ),
+        (
+            "src/session/list.rs",
+            "use super::Session;\npub enum ItemKind {}\nimpl Session {}\n",
+        ),
+    ]);
+    assert_eq!(imported.circles.len(), 1, "{:?}", imported.circles);
+}
+
+#[test]
 fn uses_under_cfg_test_and_test_files_are_left_out() {
     let findings = check_crate(&[
         ("src/lib.rs", "mod a;\nmod b;\n"),

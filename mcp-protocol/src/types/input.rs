@@ -141,5 +141,12 @@ mod tests {
         );
         let complete = Answer::from(EmptyResult::default());
         assert_eq!(serde_json::to_value(complete).unwrap(), json!({}));
+        let task = crate::types::Task::new("t-1", crate::types::TaskStatus::Working, "now");
+        let created = Answer::<EmptyResult>::Task(Box::new(CreateTaskResult::new(task)));
+        let written = serde_json::to_value(created).unwrap();
+        assert_eq!(
+            (&written["resultType"], &written["taskId"]),
+            (&json!("task"), &json!("t-1"))
+        );
     }
 }

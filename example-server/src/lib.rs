@@ -8,7 +8,8 @@
 //! stdio and Streamable HTTP, and offers four tools (`add`, `echo`,
 //! `word_count`, `fail`), two resources, a resource template
 //! (`example://greeting/{name}`) and two prompts. Everything is
-//! deterministic: no clock, no randomness, no files, no network.
+//! deterministic: no clock, no randomness, no files, no network (only the
+//! `--conformance` catalog's tasks keep time and expire).
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -30,6 +31,8 @@ mod results;
 mod server;
 mod shared;
 mod stdio;
+mod task_state;
+mod task_store;
 
 pub use http::{router, serve_http};
 pub use options::{EraSupport, ServerOptions};

@@ -1,14 +1,22 @@
 //! State every connection of one server shares: the list changes that
-//! modern `subscriptions/listen` streams wait for, and the key that signs
-//! the `requestState` of `input_required` results.
+//! modern `subscriptions/listen` streams wait for, the key that signs
+//! the `requestState` of `input_required` results, and the tasks.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::broadcast;
 
+use crate::task_store::{TaskJob, TaskStore};
+
 /// List changes kept for listeners that fall behind.
 const CHANGES: usize = 64;
+/// The most tasks kept at once.
+const TASKS: usize = 256;
+/// How long a task is kept after its creation.
+const TASK_TTL: Duration = Duration::from_secs(300);
 
 /// A list that changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +34,7 @@ pub(crate) struct SharedState {
     key: String,
     /// How many times the tools and the prompts changed.
     revisions: [AtomicU64; 2],
+    tasks: Mutex<TaskStore<TaskJob>>,
 }
 
 impl Default for SharedState {
@@ -35,6 +44,11 @@ impl Default for SharedState {
             changes: broadcast::channel(CHANGES).0,
             key: format!("{:016x}{:016x}", random.hash_one(1u8), random.hash_one(2u8)),
             revisions: [AtomicU64::new(0), AtomicU64::new(0)],
+            tasks: Mutex::new(TaskStore::new(
+                TASKS,
+                TASK_TTL,
+                format!("task-{:08x}", random.hash_one(3u8) as u32),
+            )),
         }
     }
 }
@@ -55,6 +69,11 @@ impl SharedState {
     /// The changes from now on.
     pub(crate) fn listen(&self) -> broadcast::Receiver<ListChange> {
         self.changes.subscribe()
+    }
+
+    /// The tasks (never held across an `await`).
+    pub(crate) fn tasks(&self) -> MutexGuard<'_, TaskStore<TaskJob>> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// This server's secret for signing request states (random per process).

@@ -13,13 +13,14 @@ use serde_json::Value;
 use crate::method::{NotificationMethod, RequestKind, RequestMethod};
 use crate::types::{
     CallToolParams, CallToolResult, CancelledParams, ClientCapabilities, CompleteParams,
-    CompleteResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams,
-    ElicitResult, ElicitationCompleteParams, EmptyResult, GetPromptParams, GetPromptResult,
-    GetSkillParams, GetSkillResult, InitializeParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListRootsResult, ListSkillsResult,
-    ListToolsResult, LoggingMessageParams, MetaParams, PaginatedParams, ProgressParams,
-    ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams, SubscribeParams,
-    SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    CompleteResult, CreateMessageParams, CreateMessageResult, DetailedTask, DiscoverResult,
+    ElicitParams, ElicitResult, ElicitationCompleteParams, EmptyResult, GetPromptParams,
+    GetPromptResult, GetSkillParams, GetSkillResult, InitializeParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsResult,
+    ListSkillsResult, ListToolsResult, LoggingMessageParams, MetaParams, PaginatedParams,
+    ProgressParams, ReadResourceParams, ReadResourceResult, ResourceUpdatedParams, SetLevelParams,
+    SubscribeParams, SubscriptionsAcknowledgedParams, SubscriptionsListenParams, TaskIdParams,
+    UpdateTaskParams,
 };
 
 macro_rules! request {
@@ -118,6 +119,21 @@ request!(
     GetSkill, "skills/get", GetSkillParams, GetSkillResult
 );
 request!(
+    /// `tasks/get` (extension `io.modelcontextprotocol/tasks`): the task,
+    /// with its result, error or open questions inlined.
+    GetTask, "tasks/get", TaskIdParams, DetailedTask
+);
+request!(
+    /// `tasks/update` (extension `io.modelcontextprotocol/tasks`): answers
+    /// to a task's open questions; the answer is an empty ack.
+    UpdateTask, "tasks/update", UpdateTaskParams, EmptyResult, idempotent = false
+);
+request!(
+    /// `tasks/cancel` (extension `io.modelcontextprotocol/tasks`): an empty
+    /// ack, the same for a task that already ended.
+    CancelTask, "tasks/cancel", TaskIdParams, EmptyResult
+);
+request!(
     /// `completion/complete`.
     Complete, "completion/complete", CompleteParams, CompleteResult
 );
@@ -179,6 +195,11 @@ notification!(
     ElicitationComplete, "notifications/elicitation/complete", ElicitationCompleteParams
 );
 notification!(
+    /// `notifications/tasks` (extension `io.modelcontextprotocol/tasks`): a
+    /// task's new status, on the `subscriptions/listen` stream.
+    TaskStatusChanged, "notifications/tasks", DetailedTask
+);
+notification!(
     /// `notifications/subscriptions/acknowledged` (2026-07-28).
     SubscriptionsAcknowledged, "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedParams
 );
@@ -200,6 +221,8 @@ pub fn is_idempotent(method: &str) -> bool {
             | GetPrompt::METHOD
             | ListSkills::METHOD
             | GetSkill::METHOD
+            | GetTask::METHOD
+            | CancelTask::METHOD
             | Complete::METHOD
             | SetLevel::METHOD
             | SubscriptionsListen::METHOD
@@ -315,6 +338,9 @@ mod tests {
         agrees::<ListPrompts>();
         agrees::<GetPrompt>();
         agrees::<ListSkills>();
+        agrees::<GetTask>();
+        agrees::<UpdateTask>();
+        agrees::<CancelTask>();
         agrees::<GetSkill>();
         agrees::<Complete>();
         agrees::<SetLevel>();

@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ErrorObject};
 use crate::meta::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::method::RequestMethod;
+use crate::methods::{CancelTask, GetTask, UpdateTask};
 use crate::server::unsupported_version;
 use crate::version::{Era, ProtocolVersion};
 
@@ -76,11 +78,13 @@ pub struct RequestHeaders<'a> {
 }
 
 /// The value `Mcp-Name` must carry for `method`: the tool or prompt name,
-/// or the resource URI; `None` for methods without one.
+/// the resource URI, or (SEP-2663) the task id of `tasks/get`,
+/// `tasks/update` and `tasks/cancel`; `None` for methods without one.
 pub fn name_of(method: &str, params: Option<&Value>) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        GetTask::METHOD | UpdateTask::METHOD | CancelTask::METHOD => "taskId",
         _ => return None,
     };
     params
@@ -232,6 +236,25 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    #[test]
+    fn task_methods_name_their_task_in_mcp_name() {
+        let params = |id: &str| json!({"taskId": id, "_meta": meta("2026-07-28")["_meta"]});
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            assert_eq!(
+                name_of(method, Some(&params("t-1"))).as_deref(),
+                Some("t-1")
+            );
+            let body = params("t-1");
+            let check = |name| check_post(headers("2026-07-28", method, name), method, Some(&body));
+            assert!(check(Some("t-1")).is_ok(), "{method}");
+            assert_eq!(
+                check(Some("t-2")).map_err(|e| e.code),
+                Err(ErrorCode::HEADER_MISMATCH)
+            );
+        }
+        assert_eq!(name_of("tasks/list", Some(&params("t-1"))), None);
     }
 
     #[test]

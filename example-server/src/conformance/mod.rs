@@ -5,7 +5,8 @@
 //! with the behaviour they check: logging, progress, sampling and
 //! elicitation on the connection (legacy), `input_required` rounds
 //! (modern), list changes on `subscriptions/listen`, resource
-//! subscriptions, completion.
+//! subscriptions, completion, and the tasks of the extension
+//! `io.modelcontextprotocol/tasks` (SEP-2663).
 
 mod catalog;
 mod content;
@@ -13,17 +14,20 @@ mod input;
 mod listen;
 mod mrtr;
 mod schemas;
+mod task_tools;
+mod tasks;
 mod tools;
 
 use mcpdisco_protocol::methods::{
-    CallTool, Complete, GetPrompt, ListPrompts, ListResourceTemplates, ListResources, ListTools,
-    ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
+    CallTool, CancelTask, Complete, GetPrompt, GetTask, ListPrompts, ListResourceTemplates,
+    ListResources, ListTools, ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
+    UpdateTask,
 };
 use mcpdisco_protocol::types::{
     Answer, CompleteParams, CompleteResult, Completion, EmptyResult, GetPromptParams,
     GetPromptResult, ListChangedCapability, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedParams, ReadResourceParams, ReadResourceResult,
-    ResourcesCapability, ServerCapabilities, SetLevelParams, SubscribeParams,
+    ResourcesCapability, ServerCapabilities, SetLevelParams, SubscribeParams, TASKS_EXTENSION,
 };
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::server::Router;
@@ -37,8 +41,10 @@ use crate::shared::ListChange;
 const COMPLETIONS: &[&str] = &["paris", "park", "party"];
 
 /// The capabilities of the test catalog: lists that change, resource
-/// subscriptions, logging and completion.
+/// subscriptions, logging, completion and the tasks extension.
 pub(crate) fn capabilities() -> ServerCapabilities {
+    let mut extensions = mcpdisco_protocol::types::Extra::new();
+    extensions.insert(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()));
     let changing = ListChangedCapability {
         list_changed: Some(true),
         ..ListChangedCapability::default()
@@ -53,13 +59,16 @@ pub(crate) fn capabilities() -> ServerCapabilities {
         prompts: Some(changing),
         logging: Some(Value::Object(Map::new())),
         completions: Some(Value::Object(Map::new())),
+        extensions: Some(extensions),
         ..ServerCapabilities::default()
     }
 }
 
-/// The test catalog's tools.
+/// The test catalog's tools, the task tools last.
 pub(crate) fn tools() -> Vec<mcpdisco_protocol::types::Tool> {
-    catalog::tools()
+    let mut tools = catalog::tools();
+    tools.extend(task_tools::tools());
+    tools
 }
 
 /// Adds the test catalog's handlers to `router` (replacing the example's lists, calls, reads and prompts).
@@ -77,13 +86,16 @@ pub(crate) fn route(router: Router<Context>) -> Router<Context> {
         .on::<Subscribe>(subscribe)
         .on::<Unsubscribe>(unsubscribe)
         .on::<SubscriptionsListen>(listen::listen)
+        .on::<GetTask>(tasks::get)
+        .on::<UpdateTask>(tasks::update)
+        .on::<CancelTask>(tasks::cancel)
 }
 
 async fn list_tools(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListToolsResult, ErrorObject> {
-    let mut tools = catalog::tools();
+    let mut tools = tools();
     let revision = context.shared.revision(ListChange::Tools);
     if let Some(trigger) = tools.iter_mut().find(|tool| tool.name == TOOL_TRIGGER) {
         mark_revision(&mut trigger.meta, revision);

@@ -57,6 +57,8 @@ pub(crate) const CONTEXT: &str =
 /// One required boolean property `ok`.
 pub(crate) const CONFIRM: &str =
     r#"{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}"#;
+/// One required boolean property `confirm` (the task tools' questions).
+pub(crate) const DELETE_CONFIRM: &str = r#"{"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}"#;
 
 /// A schema of this file as a value (each is checked by a test).
 pub(crate) fn value(text: &str) -> Value {
@@ -69,7 +71,16 @@ mod tests {
 
     #[test]
     fn every_schema_is_an_object() {
-        for text in [USER_INFO, DEFAULTS, ENUMS, NAME, COLOR, CONTEXT, CONFIRM] {
+        for text in [
+            USER_INFO,
+            DEFAULTS,
+            ENUMS,
+            NAME,
+            COLOR,
+            CONTEXT,
+            CONFIRM,
+            DELETE_CONFIRM,
+        ] {
             let parsed: Value = serde_json::from_str(text).unwrap();
             assert_eq!(parsed["type"], "object");
         }

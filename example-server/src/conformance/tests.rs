@@ -181,3 +181,124 @@ async fn undeclared_capabilities_and_changed_states_are_refused() {
             .contains("state-ok")
     );
 }
+
+/// The `_meta` of a modern request whose client declares the tasks extension.
+fn tasks_meta() -> Value {
+    json!({PROTOCOL_VERSION_KEY: "2026-07-28",
+           CLIENT_CAPABILITIES_KEY: {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
+}
+
+/// Sends request `id` and waits for its answer.
+async fn ask(client: &MemoryTransport, id: u64, method: &str, params: Value) -> Value {
+    send(
+        client,
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+    )
+    .await;
+    next(client).await
+}
+
+#[tokio::test]
+async fn a_task_is_created_followed_and_cancelled_once_for_all() {
+    let client = connect(&conformance_server());
+    let created = ask(
+        &client,
+        1,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}, "_meta": tasks_meta()}),
+    )
+    .await;
+    let task = &created["result"];
+    assert_eq!(task["resultType"], "task");
+    assert_eq!(task["status"], "working");
+    assert!(
+        task["ttlMs"].as_u64().is_some() && task.get("result").is_none(),
+        "{task}"
+    );
+    let id = task["taskId"].clone();
+    let get = json!({"taskId": id, "_meta": tasks_meta()});
+    let working = ask(&client, 2, "tasks/get", get.clone()).await;
+    assert_eq!(working["result"]["status"], "working");
+    assert_eq!(working["result"]["resultType"], "complete");
+    for request in [3, 4] {
+        let ack = ask(&client, request, "tasks/cancel", get.clone()).await;
+        assert!(ack["result"].get("taskId").is_none(), "{ack}");
+        assert_eq!(ack["result"]["resultType"], "complete");
+    }
+    let cancelled = ask(&client, 5, "tasks/get", get).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled");
+    let unknown = ask(
+        &client,
+        6,
+        "tasks/get",
+        json!({"taskId": "nope", "_meta": tasks_meta()}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], ErrorCode::INVALID_PARAMS.0);
+}
+
+#[tokio::test]
+async fn a_task_asks_its_questions_and_ends_when_they_are_answered() {
+    let client = connect(&conformance_server());
+    let created = ask(&client, 1, "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}, "_meta": tasks_meta()})).await;
+    let get = json!({"taskId": created["result"]["taskId"], "_meta": tasks_meta()});
+    let asking = ask(&client, 2, "tasks/get", get.clone()).await;
+    assert_eq!(asking["result"]["status"], "input_required");
+    assert_eq!(
+        asking["result"]["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
+    let mut update = get.clone();
+    update["inputResponses"] =
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let ack = ask(&client, 3, "tasks/update", update).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    let done = ask(&client, 4, "tasks/get", get).await;
+    assert_eq!(done["result"]["status"], "completed");
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"],
+        "Deleted a.txt."
+    );
+}
+
+#[tokio::test]
+async fn a_client_without_the_extension_gets_no_task() {
+    let client = connect(&conformance_server());
+    let get = ask(
+        &client,
+        1,
+        "tasks/get",
+        json!({"taskId": "t", "_meta": modern_meta()}),
+    )
+    .await;
+    assert_eq!(
+        get["error"]["code"],
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0
+    );
+    let required = ask(
+        &client,
+        2,
+        "tools/call",
+        json!({"name": "failing_job", "arguments": {}, "_meta": modern_meta()}),
+    )
+    .await;
+    assert_eq!(
+        required["error"]["code"],
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0
+    );
+    let extensions = &required["error"]["data"]["requiredCapabilities"]["extensions"];
+    assert!(
+        extensions.get("io.modelcontextprotocol/tasks").is_some(),
+        "{required}"
+    );
+    let at_once = ask(
+        &client,
+        3,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 0}, "_meta": modern_meta()}),
+    )
+    .await;
+    assert_eq!(at_once["result"]["resultType"], "complete");
+    assert!(at_once["result"].get("taskId").is_none(), "{at_once}");
+}

@@ -14,7 +14,7 @@ use mcpdisco_protocol::version::Era;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use serde_json::{Map, Value};
 
-use super::{TOOL_TRIGGER, content, input, mrtr, schemas};
+use super::{TOOL_TRIGGER, content, input, mrtr, schemas, tasks};
 use crate::context::Context;
 use crate::shared::ListChange;
 
@@ -28,6 +28,9 @@ pub(crate) async fn call_tool(
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     if let Some(result) = content::fixed_tool_result(&params.name) {
         return Ok(result.into());
+    }
+    if let Some(answer) = tasks::call(&params, &context).await {
+        return answer;
     }
     if params.name.starts_with("test_input_required_result_") {
         return mrtr::call(&params, &context).await;

@@ -83,6 +83,13 @@ pub(crate) async fn complete(
                 Complete::METHOD
             ),
         )),
+        Answer::Task(_) => Err(ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "{}: server '{server}' answered with a task, which the gateway does not follow",
+                Complete::METHOD
+            ),
+        )),
     }
 }
 

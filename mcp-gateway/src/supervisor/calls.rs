@@ -170,6 +170,17 @@ impl Supervisor {
                 server: server.to_owned(),
                 input,
             }),
+            // `read_answer` never makes one (a task's `resultType` is unknown
+            // to it): tasks are not followed through the gateway yet.
+            Answer::Task(_) => Err(SessionError::new(
+                server,
+                M::METHOD,
+                ErrorKind::ProtocolViolation {
+                    reason: "answered with a task, which the gateway does not follow".to_owned(),
+                },
+            )
+            .with_delivery(Delivery::Answered)
+            .into()),
         }
     }
 

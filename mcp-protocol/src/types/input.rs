@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::extra::Extra;
+use super::task::CreateTaskResult;
 use crate::meta::ResultType;
 use crate::method::RequestMethod;
 
@@ -77,13 +78,17 @@ impl InputRequiredResult {
 }
 
 /// What a server answers a request with: its result, or (2026-07-28) a
-/// request for the client's input first. Written as the one or the other.
+/// request for the client's input first, or (extension
+/// `io.modelcontextprotocol/tasks`) a task that will produce the result.
+/// Written as the one or the other.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer<R> {
     /// The method's result.
     Complete(R),
     /// The client's input is needed first.
     InputRequired(Box<InputRequiredResult>),
+    /// The result will come from a task, followed with `tasks/get`.
+    Task(Box<CreateTaskResult>),
 }
 
 impl<R> Answer<R> {
@@ -104,6 +109,7 @@ impl<R: Serialize> Serialize for Answer<R> {
         match self {
             Answer::Complete(result) => result.serialize(serializer),
             Answer::InputRequired(input) => input.serialize(serializer),
+            Answer::Task(task) => task.serialize(serializer),
         }
     }
 }
@@ -135,5 +141,12 @@ mod tests {
         );
         let complete = Answer::from(EmptyResult::default());
         assert_eq!(serde_json::to_value(complete).unwrap(), json!({}));
+        let task = crate::types::Task::new("t-1", crate::types::TaskStatus::Working, "now");
+        let created = Answer::<EmptyResult>::Task(Box::new(CreateTaskResult::new(task)));
+        let written = serde_json::to_value(created).unwrap();
+        assert_eq!(
+            (&written["resultType"], &written["taskId"]),
+            (&json!("task"), &json!("t-1"))
+        );
     }
 }

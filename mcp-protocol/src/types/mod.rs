@@ -40,6 +40,7 @@ mod roots;
 mod sampling;
 mod skill;
 mod string_enum;
+mod task;
 mod tool;
 mod tool_choice;
 
@@ -87,6 +88,10 @@ pub use sampling::{
 pub use skill::{
     GetSkillParams, GetSkillResult, ListSkillsResult, SKILLS_EXTENSION, SkillEntry, SkillFileSize,
     SkillResource,
+};
+pub use task::{
+    CreateTaskResult, DetailedTask, TASKS_EXTENSION, Task, TaskIdParams, TaskResultType,
+    TaskStatus, UpdateTaskParams,
 };
 pub use tool::{
     CallToolParams, CallToolResult, ListToolsResult, TaskSupport, Tool, ToolAnnotations,

@@ -11,6 +11,7 @@ fn state_of<R>(answer: Answer<R>) -> (String, InputRequiredResult) {
     match answer {
         Answer::InputRequired(input) => (input.request_state.clone().unwrap(), *input),
         Answer::Complete(_) => panic!("the call asked nothing"),
+        Answer::Task(task) => panic!("the call became a task: {task:?}"),
     }
 }
 
@@ -45,6 +46,7 @@ async fn a_question_parks_the_call_and_the_retry_answers_it() {
     match inputs.drive::<CallTool>(call).await.unwrap() {
         Answer::Complete(done) => assert_eq!(done.content[0].as_text(), Some("hi")),
         Answer::InputRequired(input) => panic!("asked again: {input:?}"),
+        Answer::Task(task) => panic!("became a task: {task:?}"),
     }
     assert!(
         inputs.resume::<CallTool>(&state, None).is_err(),

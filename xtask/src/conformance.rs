@@ -6,10 +6,14 @@
 //! warnings. What fails must be listed in [`EXPECTED_FAILURES`], which may
 //! only shrink (it is empty). The authorization scenarios run apart, scored
 //! and unscored; the `extra` scenarios are judged under the revision `extra`.
+//! The server scenarios the suite runs but does not score (extensions such
+//! as tasks, pending ones) are held to [`unscored::UNSCORED_PASSES`], the
+//! list of those we pass, both ways.
 
 mod extra;
 mod scenario_result;
 mod server;
+mod unscored;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -24,6 +28,7 @@ use crate::workspace::Workspace;
 
 use extra::EXTRA_LABEL;
 pub use scenario_result::ScenarioResult;
+use unscored::{UNSCORED_PASSES, UnscoredJudgement};
 
 /// The requirement sets (spec revisions) the client is checked against.
 pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
@@ -138,6 +143,11 @@ impl SummaryParser {
 /// `(revision, scenario)` pairs that are allowed to fail; the revision of an
 /// extra scenario is [`EXTRA_LABEL`].
 pub fn parse_expected_failures(text: &str) -> Result<BTreeSet<(String, String)>> {
+    parse_scenario_list(text, EXPECTED_FAILURES)
+}
+
+/// Parses a list of `revision scenario` lines (`#` starts a comment) read from `file`.
+fn parse_scenario_list(text: &str, file: &str) -> Result<BTreeSet<(String, String)>> {
     let mut set = BTreeSet::new();
     for (number, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or_default().trim();
@@ -151,17 +161,11 @@ pub fn parse_expected_failures(text: &str) -> Result<BTreeSet<(String, String)>>
                     && revision != EXTRA_LABEL
                     && !server::is_server_label(revision)
                 {
-                    bail!(
-                        "{EXPECTED_FAILURES}:{}: unknown revision `{revision}`",
-                        number + 1
-                    );
+                    bail!("{file}:{}: unknown revision `{revision}`", number + 1);
                 }
                 set.insert((revision.to_owned(), scenario.to_owned()));
             }
-            _ => bail!(
-                "{EXPECTED_FAILURES}:{}: expected `revision scenario`",
-                number + 1
-            ),
+            _ => bail!("{file}:{}: expected `revision scenario`", number + 1),
         }
     }
     Ok(set)
@@ -269,6 +273,10 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     let expected_text = fs::read_to_string(&expected_path)
         .with_context(|| format!("cannot read {}", expected_path.display()))?;
     let expected = parse_expected_failures(&expected_text)?;
+    let unscored_path = ws.root().join(UNSCORED_PASSES);
+    let unscored_text = fs::read_to_string(&unscored_path)
+        .with_context(|| format!("cannot read {}", unscored_path.display()))?;
+    let unscored_passes = parse_scenario_list(&unscored_text, UNSCORED_PASSES)?;
     let command = match &options.command {
         Some(command) => command.clone(),
         None => build_client(ws)?,
@@ -315,7 +323,9 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         })
         .collect();
     // Server runs are judged on the scenarios the suite scores; the
-    // extensions and pending scenarios it runs besides are only counted.
+    // extensions and pending scenarios it runs besides are held to the list
+    // of those we pass.
+    let unscored = UnscoredJudgement::of(&unscored_passes, &server_runs);
     runs.extend(server_runs.into_iter().map(|(label, results)| {
         (
             label,
@@ -328,6 +338,9 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         mut tally,
     } = judge(&runs, &expected);
     tally.failed += suite_errors;
+    tally.passed += u32::try_from(unscored.kept.len()).unwrap_or(u32::MAX);
+    tally.failed +=
+        u32::try_from(unscored.regressed.len() + unscored.unlisted.len()).unwrap_or(u32::MAX);
     let is_server = |label: &str| label.starts_with(server::SERVER_LABEL_PREFIX);
     let (server_rows, rows): (Vec<Row>, Vec<Row>) =
         rows.into_iter().partition(|(label, _, _)| is_server(label));
@@ -358,6 +371,7 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
             scored.0, scored.1, unscored.0, unscored.1
         );
     }
+    unscored.print();
     println!(
         "expected failures (listed in {EXPECTED_FAILURES}): {}",
         tally.expected

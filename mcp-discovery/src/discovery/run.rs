@@ -103,15 +103,12 @@ fn session_masker(server: &ServerConfig, options: &DiscoveryOptions) -> Masker {
 impl Runner<'_> {
     /// What connectors get for this run.
     pub(crate) fn context(&self, options: &DiscoveryOptions) -> ConnectContext {
-        ConnectContext {
-            #[cfg(feature = "http")]
-            http: self.http.clone(),
-            graces: options.graces,
-            tracer: options.session.tracer.clone(),
-            masker: options.session.masker.clone(),
-            #[cfg(feature = "oauth")]
-            auth: options.auth.clone(),
-        }
+        let context = ConnectContext::for_session(&options.session).graces(options.graces);
+        #[cfg(feature = "http")]
+        let context = context.http(self.http.clone());
+        #[cfg(feature = "oauth")]
+        let context = context.auth(options.auth.clone());
+        context
     }
 }
 

@@ -4,9 +4,11 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use mcpdisco_transport::http::HttpKind;
+#[cfg(feature = "toml")]
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+#[cfg(any(feature = "toml", feature = "yaml"))]
 use mcpdisco_transport::stdio::EnvPolicy;
 
 fn vars() -> HashMap<String, String> {

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::*;
+#[cfg(feature = "toml")]
 use mcpdisco_transport::stdio::EnvPolicy;
 
 fn write(path: &Path, text: &str) {

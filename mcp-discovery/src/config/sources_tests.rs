@@ -6,6 +6,7 @@ use std::path::Path;
 use mcpdisco_transport::secret::ExposeSecret;
 
 use super::*;
+#[cfg(feature = "yaml")]
 use mcpdisco_transport::stdio::EnvPolicy;
 
 fn vars() -> HashMap<String, String> {

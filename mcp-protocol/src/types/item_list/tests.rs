@@ -210,3 +210,16 @@ fn a_list_result_keeps_its_items_lazily_and_writes_them_back_exactly() {
     assert!(bad.reason().contains("inputSchema"), "{bad}");
     assert_eq!(serde_json::to_string(&result).unwrap(), text);
 }
+
+#[test]
+fn a_list_shared_with_a_clone_keeps_what_was_decoded_through_retain_and_push() {
+    let mut items = list(&[r#"{"name":"a"}"#, r#"{"name":"b"}"#, r#"{"name":"c"}"#]);
+    assert_eq!(items.valid().count(), 3);
+    let clone = items.clone();
+    let before = decoded();
+    items.retain_raw(|item| !item.as_str().contains("\"a\""));
+    items.push_raw(raw(r#"{"name":"d"}"#));
+    assert_eq!(names(items.valid()), ["b", "c", "d"]);
+    assert_eq!(names(clone.valid()), ["a", "b", "c"]);
+    assert_eq!(decoded() - before, 1, "only the pushed item is new");
+}

@@ -1,6 +1,7 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
-//! * `test`: setup, fmt, the dependency budget, the import circles, clippy, tests, fuzz smoke and conformance; ends with `tests: N passed, M failed`.
+//! * `test`: setup, fmt, the dependency budget, the import circles, clippy, tests, fuzz smoke and conformance; ends with one line counting Rust tests, doc tests and
+//!   conformance runs, each with its failures, and the steps that failed.
 //! * `deps`: the dependency budget of `xtask/deps-budget.toml` (each package's crate count, and the
 //!   crates it must never hold, with the path that pulled one in).
 //! * `imports`: no source file imports one that imports it back, in any crate (each circle printed
@@ -28,6 +29,7 @@ mod process;
 mod release;
 mod tally;
 mod tools;
+mod warnings;
 mod workspace;
 
 use std::process::ExitCode;
@@ -48,7 +50,7 @@ struct Cli {
 /// The xtask subcommands.
 #[derive(Debug, Subcommand)]
 enum Cmd {
-    /// Run everything CI runs and print `tests: N passed, M failed`.
+    /// Run everything CI runs and print the Rust tests, doc tests and conformance runs, passed and failed.
     Test,
     /// Check the dependency budget of xtask/deps-budget.toml.
     Deps,
@@ -102,9 +104,9 @@ fn main() -> ExitCode {
     let tools = Tools::new(&ws);
     match cli.command {
         Cmd::Test => {
-            let counts = pipeline::run(&ws, &tools);
-            println!("tests: {} passed, {} failed", counts.passed, counts.failed);
-            if counts.failed == 0 {
+            let totals = pipeline::run(&ws, &tools);
+            println!("{totals}");
+            if totals.failed() == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

@@ -7,12 +7,17 @@
 //! combinations, the fresh client project (`mcpdisco-client` with only
 //! `stdio`, from outside the workspace), the Windows check and the fuzz
 //! build side by side -> tests
-//! (nextest when installed, then the doc tests)
+//! (nextest when installed, then the library crates' unit tests without
+//! default features, then the doc tests)
 //! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
-//! ends with every step's time, the slowest, and one line `tests: N
-//! passed, M failed`.
+//! ends with every step's time, the slowest, and one line counting Rust
+//! tests, doc tests and conformance runs each on its own, and the steps
+//! that failed without a count ([`Totals`]). Build warnings are read from
+//! cargo's JSON messages ([`crate::warnings`]) and test output is asked for
+//! without colour (and read with colour codes stripped), so
+//! `CARGO_TERM_COLOR=always` hides neither a warning nor a count.
 
 use std::process::Command;
 use std::thread;
@@ -25,11 +30,12 @@ use crate::deps;
 use crate::fresh_client;
 use crate::fuzz;
 use crate::imports;
-use crate::process::{self, Stream};
+use crate::process;
 use crate::release;
-use crate::tally::{Counts, parse_nextest_summary, parse_test_result};
+use crate::tally::{Counts, Totals, parse_nextest_summary, parse_test_result};
 use crate::tools::Tools;
-use crate::workspace::{self, Workspace};
+use crate::warnings::{self, Gated};
+use crate::workspace::Workspace;
 
 const FMT_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const BUILD_TIMEOUT: Duration = Duration::from_secs(40 * 60);
@@ -39,7 +45,7 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(40 * 60);
 pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 
 /// Runs every step and returns the summed counts (a failed step without its own counts adds one failure).
-pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
+pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
     let started = Instant::now();
     let mut total = Steps::default();
     // Downloads (npm, pip, apt; rustup's MSRV toolchain and Windows target)
@@ -64,12 +70,12 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
     );
     step(
         "deps",
-        || deps::run(ws).map(|()| Counts::default()),
+        || deps::run(ws).map(|()| Totals::default()),
         &mut total,
     );
     step(
         "imports",
-        || imports::run(ws).map(|()| Counts::default()),
+        || imports::run(ws).map(|()| Totals::default()),
         &mut total,
     );
     // One compilation of every target, linted by clippy as it builds: the
@@ -82,7 +88,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
             release::package(ws)?;
             // The binary the build step made: no build of its own.
             release::man_of(ws, &ws.debug_binary("mcp-cli"))?;
-            Ok(Counts::default())
+            Ok(Totals::default())
         },
         &mut total,
     );
@@ -113,7 +119,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
                     .collect()
                 });
                 if failures.is_empty() {
-                    Ok(Counts::default())
+                    Ok(Totals::default())
                 } else {
                     anyhow::bail!("{}", failures.join("; "))
                 }
@@ -122,7 +128,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         );
     } else {
         println!("msrv and windows checks: skipped because the toolchains are missing");
-        total.counts.failed += 1;
+        total.counts.steps_failed += 1;
     }
     let setup_ok = setup.join(&mut total);
     if setup_ok && built {
@@ -130,23 +136,26 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         step(
             "conformance",
             || {
-                conformance::run(ws, tools, &conformance::Options::default()).map(|t| Counts {
-                    passed: u64::from(t.passed),
-                    failed: u64::from(t.failed),
+                conformance::run(ws, tools, &conformance::Options::default()).map(|t| Totals {
+                    conformance: Counts {
+                        passed: u64::from(t.passed),
+                        failed: u64::from(t.failed),
+                    },
+                    ..Totals::default()
                 })
             },
             &mut total,
         );
     } else {
         println!("tests and conformance: skipped because the setup or the build failed");
-        total.counts.failed += 2;
+        total.counts.steps_failed += 2;
     }
     step(
         "fuzz smoke",
         // Built above; `cargo fuzz run` only checks that it is fresh.
         || {
             fuzz::run_targets(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke)
-                .map(|()| Counts::default())
+                .map(|()| Totals::default())
         },
         &mut total,
     );
@@ -244,7 +253,7 @@ impl Background {
                 true
             }
             Err(err) => {
-                total.counts.failed += 1;
+                total.counts.steps_failed += 1;
                 println!(
                     "\n==> {name}: FAILED in {took} (in the background; waited {waited} for it): {err:#}"
                 );
@@ -257,7 +266,7 @@ impl Background {
 /// The counts of the steps run so far, and how long each took.
 #[derive(Default)]
 struct Steps {
-    counts: Counts,
+    counts: Totals,
     timings: Vec<(&'static str, Duration)>,
     /// The background steps: their time overlaps the others'.
     background: Vec<(&'static str, Duration)>,
@@ -272,7 +281,7 @@ impl Steps {
 }
 
 /// Runs one step with a header and timing. A step error counts as one failure. Returns whether it succeeded.
-fn step(name: &'static str, body: impl FnOnce() -> Result<Counts>, total: &mut Steps) -> bool {
+fn step(name: &'static str, body: impl FnOnce() -> Result<Totals>, total: &mut Steps) -> bool {
     println!("\n==> {name}");
     let started = Instant::now();
     let outcome = body();
@@ -282,12 +291,12 @@ fn step(name: &'static str, body: impl FnOnce() -> Result<Counts>, total: &mut S
     match outcome {
         Ok(counts) => {
             total.counts.add(counts);
-            let verdict = if counts.failed == 0 { "ok" } else { "FAILED" };
+            let verdict = if counts.failed() == 0 { "ok" } else { "FAILED" };
             println!("==> {name}: {verdict} in {took}");
-            counts.failed == 0
+            counts.failed() == 0
         }
         Err(err) => {
-            total.counts.failed += 1;
+            total.counts.steps_failed += 1;
             println!("==> {name}: FAILED in {took}: {err:#}");
             false
         }
@@ -298,26 +307,22 @@ fn seconds(elapsed: Duration) -> String {
     format!("{:.1}s", elapsed.as_secs_f64())
 }
 
-fn cargo_step(ws: &Workspace, args: &[&str], timeout: Duration) -> Result<Counts> {
+fn cargo_step(ws: &Workspace, args: &[&str], timeout: Duration) -> Result<Totals> {
     let mut cmd = ws.cargo();
     cmd.args(args);
     process::run_checked(&mut cmd, timeout)?;
-    Ok(Counts::default())
+    Ok(Totals::default())
 }
 
 /// `cargo build` of every target through clippy ([`Workspace::build_for_tests`]).
 /// Any warning (clippy's, rustc's or cargo's) fails the step, as `cargo
 /// clippy -- -D warnings` would, but only once everything is built: the
-/// tests still run and report.
-fn lint_and_build(ws: &Workspace) -> Result<Counts> {
+/// tests still run and report. The warnings are counted from cargo's JSON
+/// messages ([`warnings::run_gated`]).
+fn lint_and_build(ws: &Workspace) -> Result<Totals> {
     let mut cmd = ws.build_for_tests()?;
     println!("build: {}", process::describe(&cmd));
-    let mut warnings = 0_u64;
-    let finished = process::run_streaming(&mut cmd, BUILD_TIMEOUT, |stream, line| {
-        if stream == Stream::Stderr && workspace::is_warning(line) {
-            warnings += 1;
-        }
-    })?;
+    let Gated { finished, warnings } = warnings::run_gated(&mut cmd, BUILD_TIMEOUT)?;
     if !finished.success() {
         anyhow::bail!("the build failed ({})", process::status_text(&finished));
     }
@@ -326,14 +331,20 @@ fn lint_and_build(ws: &Workspace) -> Result<Counts> {
             "{warnings} warning(s) above (clippy, rustc or cargo); the build itself is complete"
         );
     }
-    Ok(Counts::default())
+    Ok(Totals::default())
 }
 
 /// The tests: with cargo-nextest when it is installed (every test binary
-/// at once, each test in a process of its own; then the doc tests, which
-/// nextest does not run), else `cargo test`. Either way through clippy like
-/// the build step, or cargo would compile every workspace crate again.
-fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Counts> {
+/// at once, each test in a process of its own), else `cargo test
+/// --no-fail-fast`; then the unit
+/// tests of the library crates without their default features (one run
+/// over all of them, so the features the gateway needs of the crates below
+/// it, `stdio` and `http`, stay on: what runs is the code behind `oauth`,
+/// `otel`, `redis` and the other opt-in features left out); then the doc
+/// tests, which nextest does not run, counted apart. The main runs go
+/// through clippy like the build step, or cargo would compile every
+/// workspace crate again. Output is asked for without colour.
+fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Totals> {
     let with_env = |mut cmd: Command| {
         cmd.env("MCP_TOOLS_DIR", tools.dir())
             .env("MCP_REQUIRE_TOOLS", "1")
@@ -342,22 +353,62 @@ fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Counts> {
             .env("MCP_EXAMPLE_SERVER", ws.debug_binary("mcp-example-server"));
         cmd
     };
-    if !nextest_installed(ws) {
+    let nextest = nextest_installed(ws);
+    let runner = |cmd: &mut Command| {
+        if nextest {
+            // The tests mostly wait on the servers they start: two per core.
+            let threads = thread::available_parallelism().map_or(2, |n| n.get() * 2);
+            cmd.args(["nextest", "run", "--no-fail-fast", "--color", "never"]);
+            cmd.arg(format!("--test-threads={threads}"));
+        } else {
+            cmd.args(["test", "--no-fail-fast", "--color", "never"]);
+        }
+    };
+    if !nextest {
         println!("tests: cargo-nextest is not installed; running cargo test");
-        let mut cmd = with_env(ws.cargo_through_clippy()?);
-        cmd.args(["test", "--workspace"]);
-        return counted(&mut cmd, "cargo test");
     }
-    // The tests mostly wait on the servers they start: two per core.
-    let threads = thread::available_parallelism().map_or(2, |n| n.get() * 2);
-    let mut nextest = with_env(ws.cargo_through_clippy()?);
-    nextest.args(["nextest", "run", "--workspace", "--no-fail-fast"]);
-    nextest.arg(format!("--test-threads={threads}"));
-    let mut counts = counted(&mut nextest, "cargo nextest")?;
+    let mut totals = Totals::default();
+    let mut all = with_env(ws.cargo_through_clippy()?);
+    runner(&mut all);
+    all.arg("--workspace");
+    if !nextest {
+        // The doc tests run on their own below, counted apart.
+        all.args(["--lib", "--bins", "--tests"]);
+    }
+    let described = if nextest {
+        "cargo nextest"
+    } else {
+        "cargo test"
+    };
+    totals.rust.add(counted(&mut all, described)?);
+    let mut features_off = with_env(ws.cargo_through_clippy()?);
+    runner(&mut features_off);
+    features_off.args(feature_off_args());
+    totals.rust.add(counted(
+        &mut features_off,
+        "the unit tests without default features",
+    )?);
     let mut doc = with_env(ws.cargo_through_clippy()?);
-    doc.args(["test", "--workspace", "--doc"]);
-    counts.add(counted(&mut doc, "the doc tests")?);
-    Ok(counts)
+    doc.args([
+        "test",
+        "--workspace",
+        "--doc",
+        "--no-fail-fast",
+        "--color",
+        "never",
+    ]);
+    totals.doc.add(counted(&mut doc, "the doc tests")?);
+    Ok(totals)
+}
+
+/// The arguments selecting the library crates' unit tests without their
+/// default features.
+fn feature_off_args() -> Vec<&'static str> {
+    let mut args = vec!["--lib", "--no-default-features"];
+    for package in release::LIBRARIES {
+        args.extend(["-p", package]);
+    }
+    args
 }
 
 /// Whether `cargo nextest` runs here.

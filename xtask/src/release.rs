@@ -15,6 +15,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use crate::process;
+use crate::warnings::{self, Gated};
 use crate::workspace::{self, Workspace};
 
 /// The published packages, in dependency order.
@@ -28,8 +29,9 @@ pub const PUBLISHED: &[&str] = &[
     "mcpdisco-cli",
 ];
 
-/// The library packages (see [`check_on_msrv`]).
-const LIBRARIES: &[&str] = &[
+/// The library packages (see [`check_on_msrv`]; the test command runs their
+/// unit tests without default features too).
+pub const LIBRARIES: &[&str] = &[
     "mcpdisco-protocol",
     "mcpdisco-transport",
     "mcpdisco-client",
@@ -202,12 +204,7 @@ pub fn check_feature_combinations(ws: &Workspace) -> Result<()> {
         cmd.args(["check", "--locked"]).args(*args);
         let described = process::describe(&cmd);
         println!("release: {described}");
-        let mut warnings = 0_u64;
-        let finished = process::run_streaming(&mut cmd, PACKAGE_TIMEOUT, |stream, line| {
-            if stream == process::Stream::Stderr && workspace::is_warning(line) {
-                warnings += 1;
-            }
-        })?;
+        let Gated { finished, warnings } = warnings::run_gated(&mut cmd, PACKAGE_TIMEOUT)?;
         if !finished.success() {
             failed.push(format!(
                 "`{described}` failed ({})",

@@ -119,12 +119,6 @@ pub fn clippy_driver() -> Result<PathBuf> {
     Ok(driver)
 }
 
-/// A warning of cargo's output: a diagnostic's first line, not the
-/// per-crate summary (`warning: `x` (lib) generated 2 warnings`).
-pub fn is_warning(line: &str) -> bool {
-    line.starts_with("warning") && !line.contains(" generated ")
-}
-
 /// Whether this runs on CI (`CI` set to anything but `false` or `0`).
 pub fn on_ci() -> bool {
     std::env::var("CI").is_ok_and(|value| !value.is_empty() && value != "false" && value != "0")

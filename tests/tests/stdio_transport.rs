@@ -1,8 +1,10 @@
 //! The stdio transport against fixture servers that misbehave on purpose.
-//! Every test checks that no process it started is left running.
+//! Every test checks that no process it started is left running, or left
+//! as a zombie nobody waited for.
 
 use std::time::Duration;
 
+use mcp_tests::processes::{reaped, running};
 use mcpdisco_protocol::{Message, Request, RequestId};
 use mcpdisco_transport::stdio::{EnvPolicy, StdioConfig, StdioTransport};
 use mcpdisco_transport::{ExitStatus, Inbound, Transport, TransportError};
@@ -25,22 +27,11 @@ fn request(id: i64, method: &str) -> Message {
     })
 }
 
-/// Whether a process is still running (a zombie or a missing pid is not).
-fn running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X"),
-        Err(_) => false,
-    }
-}
-
-/// Waits (bounded) until a process is gone.
+/// Waits (bounded) until a process is reaped: gone, not left as a zombie
+/// of this test process ([`reaped`]).
 async fn gone(pid: u32) -> bool {
     for _ in 0..100 {
-        if !running(pid) {
+        if reaped(pid) {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -82,7 +73,7 @@ async fn well_behaved_server_answers_and_is_reaped_on_close() {
     );
     transport.close().await.unwrap();
     transport.close().await.unwrap();
-    assert!(!running(pid), "the server outlived close()");
+    assert!(reaped(pid), "the server outlived close() or was not reaped");
     assert!(matches!(
         transport.send(request(2, "ping")).await,
         Err(TransportError::Closed { .. })
@@ -139,7 +130,7 @@ async fn stderr_flood_does_not_deadlock() {
         tail.len()
     );
     transport.close().await.unwrap();
-    assert!(!running(pid));
+    assert!(reaped(pid));
 }
 
 #[tokio::test]
@@ -148,7 +139,7 @@ async fn a_server_that_ignores_eof_and_sigterm_is_killed() {
     let pid = transport.pid().unwrap();
     ping(&transport, 1).await;
     transport.close().await.unwrap();
-    assert!(!running(pid), "SIGKILL must end it");
+    assert!(reaped(pid), "SIGKILL must end it, and close() reap it");
 }
 
 async fn grandchild_pid(transport: &StdioTransport) -> u32 {
@@ -173,7 +164,7 @@ async fn close_stops_grandchildren_too() {
     let grandchild = grandchild_pid(&transport).await;
     assert!(running(grandchild));
     transport.close().await.unwrap();
-    assert!(!running(pid));
+    assert!(reaped(pid));
     assert!(gone(grandchild).await, "the grandchild outlived close()");
 }
 

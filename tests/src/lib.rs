@@ -10,6 +10,7 @@
 //! drives. `fixtures/clients/` drive `mcp-cli serve` with the official
 //! Python SDK client.
 
+pub mod listeners;
 pub mod otlp;
 pub mod processes;
 pub mod redis;

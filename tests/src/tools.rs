@@ -591,7 +591,15 @@ mod tests {
                 .spawn()
                 .unwrap();
             wait_for_port(port, Duration::from_secs(60)).await.unwrap();
+            // Where it bound, not whether 127.0.0.1 answers: a server bound
+            // to every interface answers there too.
+            let bound = crate::listeners::listening_addresses(port);
             child.kill().await.unwrap();
+            assert!(!bound.is_empty(), "no listener found on port {port}");
+            assert!(
+                bound.iter().all(std::net::IpAddr::is_loopback),
+                "port {port} is listened on at {bound:?}"
+            );
         }
     }
 }

@@ -9,13 +9,20 @@
 //! The server scenarios the suite runs but does not score (extensions such
 //! as tasks, pending ones) are held to [`unscored::UNSCORED_PASSES`], the
 //! list of those we pass, both ways.
+//!
+//! Each run is held to the scenarios the suite lists for its requirement
+//! set (`conformance list --requirements REV`, [`scenario_list`]): a listed
+//! scenario without a result, a result the list does not name, a summary
+//! line the parser cannot read and a non-zero exit of the suite each count
+//! as a failed scenario.
 
 mod extra;
+mod scenario_list;
 mod scenario_result;
 mod server;
 mod unscored;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,6 +34,7 @@ use crate::tools::Tools;
 use crate::workspace::Workspace;
 
 use extra::EXTRA_LABEL;
+use scenario_list::{ScenarioList, hold_to_list};
 pub use scenario_result::ScenarioResult;
 use unscored::{UNSCORED_PASSES, UnscoredJudgement};
 
@@ -87,6 +95,8 @@ pub struct SummaryParser {
     in_unscored: bool,
     results: Vec<ScenarioResult>,
     unscored: BTreeSet<String>,
+    /// Lines of the summary block that are neither a result nor blank.
+    unreadable: Vec<String>,
 }
 
 impl SummaryParser {
@@ -124,7 +134,14 @@ impl SummaryParser {
         }
         if let Some(result) = parse_summary_line(line) {
             self.results.push(result);
+        } else if !line.trim().is_empty() && self.unreadable.len() < MAX_SCENARIOS {
+            self.unreadable.push(line.trim().to_owned());
         }
+    }
+
+    /// The lines of the summary block it could not read (none are expected).
+    pub fn unreadable(&self) -> &[String] {
+        &self.unreadable
     }
 
     /// The parsed results, each marked scored or not.
@@ -281,12 +298,25 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
         Some(command) => command.clone(),
         None => build_client(ws)?,
     };
+    let lists = REVISIONS
+        .iter()
+        .map(|revision| {
+            Ok((
+                (*revision).to_owned(),
+                scenario_list::list(tools, revision)?,
+            ))
+        })
+        .collect::<Result<BTreeMap<String, ScenarioList>>>()?;
     let mut runs = Vec::new();
     let mut suite_errors = 0;
     let client_revisions: &[&str] = if options.servers_only { &[] } else { REVISIONS };
     for revision in client_revisions {
         let out_dir = ws.target_dir().join("conformance").join(revision);
-        match run_revision(tools, &command, revision, &out_dir) {
+        let expected = lists
+            .get(*revision)
+            .map(|list| &list.client)
+            .context("no scenario list")?;
+        match run_revision(tools, &command, revision, expected, &out_dir) {
             Ok(results) if !results.is_empty() => runs.push(((*revision).to_owned(), results)),
             Ok(_) => {
                 eprintln!("conformance {revision}: the suite printed no scenario results");
@@ -308,7 +338,7 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     if !options.servers_only {
         runs.push((EXTRA_LABEL.to_owned(), extras));
     }
-    let (server_runs, server_errors) = run_servers(ws, tools)?;
+    let (server_runs, server_errors) = run_servers(ws, tools, &lists)?;
     suite_errors += server_errors;
     let server_counts: Vec<ServerCount> = server_runs
         .iter()
@@ -391,13 +421,17 @@ fn run_extras(ws: &Workspace, tools: &Tools, command: &str) -> Result<Vec<Scenar
 /// Runs the server scenarios against every server target, their output
 /// under the conformance folder's `server`; the runs that gave results,
 /// and how many gave none.
-fn run_servers(ws: &Workspace, tools: &Tools) -> Result<(Vec<LabelledResults>, u32)> {
+fn run_servers(
+    ws: &Workspace,
+    tools: &Tools,
+    lists: &BTreeMap<String, ScenarioList>,
+) -> Result<(Vec<LabelledResults>, u32)> {
     let out_dir = ws.target_dir().join("conformance").join("server");
     clear_dir(&out_dir)?;
     let binaries = |name: &str| ws.debug_binary(name);
     let mut runs = Vec::new();
     let mut errors = 0;
-    for (label, result) in server::run_all(tools, &binaries, &out_dir) {
+    for (label, result) in server::run_all(tools, &binaries, lists, &out_dir) {
         match result {
             Ok(results) => runs.push((label, results)),
             Err(err) => {
@@ -492,10 +526,12 @@ fn build_client(ws: &Workspace) -> Result<String> {
     Ok(text.to_owned())
 }
 
+/// Runs the client scenarios of `revision`, held to the `expected` ones.
 fn run_revision(
     tools: &Tools,
     command: &str,
     revision: &str,
+    expected: &BTreeSet<String>,
     out_dir: &Path,
 ) -> Result<Vec<ScenarioResult>> {
     clear_dir(out_dir)?;
@@ -525,7 +561,9 @@ fn run_revision(
         process::status_text(&finished),
         out_dir.display()
     );
-    Ok(parser.finish())
+    let unreadable = parser.unreadable().to_vec();
+    let exit = (!finished.success()).then(|| process::status_text(&finished));
+    Ok(hold_to_list(parser.finish(), expected, &unreadable, exit))
 }
 
 /// Path of the per-revision output directory (for reports).
@@ -606,6 +644,14 @@ mod tests {
         let results = parser.finish();
         assert_eq!(results.len(), 1);
         assert!(!results[0].scored);
+        // A line of the summary block in a shape the parser does not know
+        // is kept, to be counted, not dropped.
+        let out = "=== SUMMARY ===\n✓ ping: 2 passed, 0 failed\n✓ tools-list: 3 passed, 1 skipped\n\n\
+                   Total: 5 passed, 0 failed\n";
+        let mut parser = SummaryParser::default();
+        out.lines().for_each(|l| parser.feed(l));
+        assert_eq!(parser.unreadable(), ["✓ tools-list: 3 passed, 1 skipped"]);
+        assert_eq!(parser.finish().len(), 1);
     }
 
     #[test]

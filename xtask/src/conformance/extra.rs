@@ -133,7 +133,16 @@ fn run_scenario(
     if finished.status.is_none() {
         bail!("suite killed after {}s", SCENARIO_TIMEOUT.as_secs());
     }
-    parser.finish()
+    let result = parser.finish()?;
+    if !finished.success() {
+        bail!(
+            "the suite exited with {} ({} passed, {} failed)",
+            process::status_text(&finished),
+            result.passed.unwrap_or(0),
+            result.failed
+        );
+    }
+    Ok(result)
 }
 
 #[cfg(test)]

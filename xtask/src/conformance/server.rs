@@ -7,6 +7,7 @@
 //! gateway (`mcp-cli serve --http`) in front of that server over stdio,
 //! configured with `"namespace": false` so its items keep their names.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use super::scenario_list::{ScenarioList, hold_to_list};
 use super::{REVISIONS, ScenarioResult, SummaryParser};
 use crate::process;
 use crate::tools::Tools;
@@ -81,11 +83,13 @@ pub fn is_server_label(label: &str) -> bool {
 /// One finished run: its label and results, or why it gave none.
 pub type Run = (String, Result<Vec<ScenarioResult>>);
 
-/// Runs every target against every requirement set, all at once; each
-/// run's output goes to `<out_dir>/<target>-<revision>.log`.
+/// Runs every target against every requirement set, all at once, each
+/// held to the server scenarios of its set's list (`lists`); each run's
+/// output goes to `<out_dir>/<target>-<revision>.log`.
 pub fn run_all(
     tools: &Tools,
     binaries: &(dyn Fn(&str) -> PathBuf + Sync),
+    lists: &BTreeMap<String, ScenarioList>,
     out_dir: &Path,
 ) -> Vec<Run> {
     std::thread::scope(|scope| {
@@ -93,8 +97,11 @@ pub fn run_all(
             .iter()
             .flat_map(|target| REVISIONS.iter().map(move |revision| (target, *revision)))
             .map(|(target, revision)| {
-                let handle =
-                    scope.spawn(move || run_one(tools, target, binaries, revision, out_dir));
+                let expected = lists.get(revision).map(|list| &list.server);
+                let handle = scope.spawn(move || match expected {
+                    Some(expected) => run_one(tools, target, binaries, revision, expected, out_dir),
+                    None => bail!("no scenario list for {revision}"),
+                });
                 (label(target, revision), handle)
             })
             .collect();
@@ -204,6 +211,7 @@ fn run_one(
     target: &Target,
     binaries: &dyn Fn(&str) -> PathBuf,
     revision: &str,
+    expected: &std::collections::BTreeSet<String>,
     out_dir: &Path,
 ) -> Result<Vec<ScenarioResult>> {
     let stem = format!("{}-{revision}", target.name);
@@ -233,6 +241,7 @@ fn run_one(
         process::status_text(&finished),
         log_path.display()
     );
+    let unreadable = parser.unreadable().to_vec();
     let results = parser.finish();
     if results.is_empty() {
         bail!(
@@ -240,7 +249,8 @@ fn run_one(
             log_path.display()
         );
     }
-    Ok(results)
+    let exit = (!finished.success()).then(|| process::status_text(&finished));
+    Ok(hold_to_list(results, expected, &unreadable, exit))
 }
 
 #[cfg(test)]

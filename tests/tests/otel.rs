@@ -706,8 +706,18 @@ fn nothing_is_sent_without_the_environment_or_when_disabled() {
     )
     .unwrap();
     let endpoint = receiver.endpoint();
+    let traceparents = |meta: &[(String, Value)]| {
+        meta.iter()
+            .filter(|(_, meta)| meta.get("traceparent").is_some())
+            .count()
+    };
     let plain = setup.run(&[], &["discover"]);
     assert_eq!(plain.status.code(), Some(0), "{}", text(&plain));
+    // The plain run's own requests: there are some, and none carries a
+    // traceparent (a run that traced by default would send one with each).
+    let plain_meta = setup.received_meta();
+    assert!(!plain_meta.is_empty(), "the server logged no request");
+    assert_eq!(traceparents(&plain_meta), 0, "{plain_meta:?}");
     let disabled = setup.run(
         &[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
@@ -718,16 +728,16 @@ fn nothing_is_sent_without_the_environment_or_when_disabled() {
     assert_eq!(disabled.status.code(), Some(0), "{}", text(&disabled));
     assert_eq!(receiver.requests(), 0);
     // Without export, no traceparent is made up either.
-    assert!(
-        setup
-            .received_meta()
-            .iter()
-            .all(|(_, meta)| meta.get("traceparent").is_none())
-    );
-    // The same run with the environment does send.
+    let quiet_meta = setup.received_meta();
+    assert!(quiet_meta.len() > plain_meta.len());
+    assert_eq!(traceparents(&quiet_meta), 0, "{quiet_meta:?}");
+    // The same run with the environment does send, and its requests carry
+    // a traceparent: the checks above can see one.
     let exported = setup.run(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)], &["discover"]);
     assert_eq!(exported.status.code(), Some(0), "{}", text(&exported));
     assert!(receiver.requests() > 0);
+    let all_meta = setup.received_meta();
+    assert!(traceparents(&all_meta) > 0, "{all_meta:?}");
 }
 
 #[test]

@@ -449,40 +449,40 @@ body"
 
     #[cfg(feature = "yaml")]
     #[test]
-    fn malformed_frontmatter_is_a_mismatch_not_a_panic() {
-        for text in [
-            "",
-            "no frontmatter",
-            "---\nname: a\n",
-            "---\n- a list\n---\n",
-            "---\nname: [unclosed\n---\n",
-            "---\n&a [*a]\n---\n",
-            "---\na: &a [*a, *a]\nb: &b [*a, *a]\nc: &c [*b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c]\n---\n",
-            "---\n{1: 2}\n---\n",
-        ] {
-            // Whatever the text, an answer and no panic.
-            let _ = frontmatter_of(text);
-        }
-        assert_eq!(
-            frontmatter_of("no frontmatter"),
-            Err(Mismatch::NoFrontmatter)
-        );
-        assert_eq!(
-            frontmatter_of("---\nname: a\n"),
-            Err(Mismatch::NoFrontmatter)
-        );
-        assert_eq!(
-            frontmatter_of("---\n- a list\n---\n"),
-            Err(Mismatch::FrontmatterNotMapping)
-        );
+    fn malformed_frontmatter_is_the_mismatch_that_names_its_fault() {
         let deep = format!(
             "---\na: {}{}\n---\n",
             "[".repeat(10_000),
             "]".repeat(10_000)
         );
-        assert!(frontmatter_of(&deep).is_err());
         let long = format!("---\na: \"{}\"\n---\n", "x\n".repeat(MAX_FRONTMATTER_BYTES));
-        assert_eq!(frontmatter_of(&long), Err(Mismatch::FrontmatterTooLarge));
+        let cases: [(&str, Mismatch); 10] = [
+            ("", Mismatch::NoFrontmatter),
+            ("no frontmatter", Mismatch::NoFrontmatter),
+            // Opened and never closed.
+            ("---\nname: a\n", Mismatch::NoFrontmatter),
+            ("---\n- a list\n---\n", Mismatch::FrontmatterNotMapping),
+            ("---\nplain words\n---\n", Mismatch::FrontmatterNotMapping),
+            (
+                "---\nname: [unclosed\n---\n",
+                Mismatch::FrontmatterUnreadable,
+            ),
+            // An alias to the anchor it sits in.
+            ("---\n&a [*a]\n---\n", Mismatch::FrontmatterUnreadable),
+            (
+                "---\na: &a [*a, *a]\nb: &b [*a, *a]\nc: &c [*b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c]\n---\n",
+                Mismatch::FrontmatterUnreadable,
+            ),
+            (&deep, Mismatch::FrontmatterUnreadable),
+            (&long, Mismatch::FrontmatterTooLarge),
+        ];
+        for (text, expected) in cases {
+            let shown: String = text.chars().take(60).collect();
+            assert_eq!(frontmatter_of(text), Err(expected), "{shown:?}");
+        }
+        // A key that is not text is read as its text.
+        let numbered = frontmatter_of("---\n{1: 2}\n---\n").unwrap();
+        assert_eq!(numbered.get("1"), Some(&Value::from(2)));
     }
 
     proptest::proptest! {

@@ -355,14 +355,7 @@ fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Totals> {
     };
     let nextest = nextest_installed(ws);
     let runner = |cmd: &mut Command| {
-        if nextest {
-            // The tests mostly wait on the servers they start: two per core.
-            let threads = thread::available_parallelism().map_or(2, |n| n.get() * 2);
-            cmd.args(["nextest", "run", "--no-fail-fast", "--color", "never"]);
-            cmd.arg(format!("--test-threads={threads}"));
-        } else {
-            cmd.args(["test", "--no-fail-fast", "--color", "never"]);
-        }
+        cmd.args(runner_args(nextest));
     };
     if !nextest {
         println!("tests: cargo-nextest is not installed; running cargo test");
@@ -401,6 +394,23 @@ fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Totals> {
     Ok(totals)
 }
 
+/// The test runner's arguments: nextest's or `cargo test`'s, each running
+/// every test binary whatever fails (`--no-fail-fast`), in plain text.
+fn runner_args(nextest: bool) -> Vec<String> {
+    let mut args: Vec<String> = if nextest {
+        vec!["nextest".into(), "run".into()]
+    } else {
+        vec!["test".into()]
+    };
+    args.extend(["--no-fail-fast", "--color", "never"].map(String::from));
+    if nextest {
+        // The tests mostly wait on the servers they start: two per core.
+        let threads = thread::available_parallelism().map_or(2, |n| n.get() * 2);
+        args.push(format!("--test-threads={threads}"));
+    }
+    args
+}
+
 /// The arguments selecting the library crates' unit tests without their
 /// default features.
 fn feature_off_args() -> Vec<&'static str> {
@@ -436,4 +446,100 @@ fn counted(cmd: &mut Command, what: &str) -> Result<Counts> {
         counts.failed += 1;
     }
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        cmd
+    }
+
+    #[test]
+    fn a_coloured_nextest_summary_with_an_exec_failure_is_counted() {
+        let mut cmd = sh(
+            "printf '\\033[32;1m     Summary\\033[0m [   1.0s] 4 tests run: 2 passed, 1 failed, 1 exec failed, 0 skipped\\n' >&2; exit 100",
+        );
+        assert_eq!(
+            counted(&mut cmd, "nextest").unwrap(),
+            Counts {
+                passed: 2,
+                failed: 2
+            }
+        );
+    }
+
+    #[test]
+    fn cargo_test_results_add_up_over_the_test_binaries() {
+        let mut cmd = sh(
+            "echo 'test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out'; \
+             echo 'test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out'; exit 101",
+        );
+        assert_eq!(
+            counted(&mut cmd, "cargo test").unwrap(),
+            Counts {
+                passed: 4,
+                failed: 2
+            }
+        );
+    }
+
+    #[test]
+    fn a_failed_run_without_a_result_line_is_one_failure() {
+        let mut cmd = sh("echo 'error[E0425]: cannot find value'; exit 101");
+        assert_eq!(
+            counted(&mut cmd, "cargo test").unwrap(),
+            Counts {
+                passed: 0,
+                failed: 1
+            }
+        );
+    }
+
+    #[test]
+    fn steps_count_their_failures_by_kind() {
+        let mut steps = Steps::default();
+        assert!(!step("broken", || anyhow::bail!("no build"), &mut steps));
+        assert!(step("fine", || Ok(Totals::default()), &mut steps));
+        let tests = Totals {
+            rust: Counts {
+                passed: 3,
+                failed: 1,
+            },
+            ..Totals::default()
+        };
+        assert!(!step("tests", || Ok(tests), &mut steps));
+        assert_eq!(steps.counts.steps_failed, 1);
+        assert_eq!(steps.counts.rust, tests.rust);
+        assert_eq!(steps.counts.failed(), 2);
+        assert_eq!(steps.timings.len(), 3);
+    }
+
+    #[test]
+    fn both_runners_go_on_after_a_failure_in_plain_text() {
+        for nextest in [true, false] {
+            let args = runner_args(nextest);
+            assert!(args.contains(&"--no-fail-fast".to_owned()), "{args:?}");
+            let color = args.iter().position(|arg| arg == "--color");
+            assert_eq!(
+                color.and_then(|at| args.get(at + 1)).map(String::as_str),
+                Some("never"),
+                "{args:?}"
+            );
+        }
+        assert_eq!(runner_args(false)[0], "test");
+        assert_eq!(runner_args(true)[..2], ["nextest", "run"]);
+    }
+
+    #[test]
+    fn the_feature_off_run_takes_every_library_without_default_features() {
+        let args = feature_off_args();
+        assert_eq!(args[..2], ["--lib", "--no-default-features"]);
+        let packages: Vec<&str> = args.chunks(2).skip(1).map(|pair| pair[1]).collect();
+        assert_eq!(packages, release::LIBRARIES);
+        assert!(args.chunks(2).skip(1).all(|pair| pair[0] == "-p"));
+    }
 }

@@ -47,6 +47,8 @@ use crate::sync::Mutex;
 use crate::transport::Transport;
 
 mod modern_checks;
+#[cfg(test)]
+mod stream_cap_tests;
 
 /// `Mcp-Session-Id`.
 const SESSION_HEADER: &str = "mcp-session-id";

@@ -39,7 +39,7 @@ pub enum LimitError {
     #[error("'{0}' is not HOST or HOST:PORT")]
     Host(String),
     /// The shared store cannot be used.
-    #[error("session store {0}")]
+    #[error("{0}")]
     Store(String),
     /// The open-file limit could not be read or raised.
     #[error("the open-file limit: {0}")]

@@ -59,11 +59,12 @@ impl RedisBuckets {
     /// Buckets for `gcra` at `url` (`redis://[user:password@]HOST:PORT[/DB]`).
     /// Nothing is connected until the first decision.
     pub fn open(url: &str, gcra: Gcra) -> Result<Self, LimitError> {
-        let parsed = url::Url::parse(url)
-            .map_err(|error| LimitError::Store(format!("the store URL is not a URL: {error}")))?;
+        let parsed = url::Url::parse(url).map_err(|error| {
+            LimitError::Store(format!("the session store URL is not a URL: {error}"))
+        })?;
         if parsed.scheme() != "redis" {
             return Err(LimitError::Store(format!(
-                "the store URL must start with redis:// (found {}://)",
+                "the session store URL must start with redis:// (found {}://)",
                 parsed.scheme()
             )));
         }
@@ -78,7 +79,10 @@ impl RedisBuckets {
         }
         let shown = shown.to_string();
         let client = redis::Client::open(url).map_err(|error| {
-            LimitError::Store(format!("{shown}: {}", masker.mask(&error.to_string())))
+            LimitError::Store(format!(
+                "session store {shown}: {}",
+                masker.mask(&error.to_string())
+            ))
         })?;
         let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX).max(1);
         Ok(Self {
@@ -120,7 +124,11 @@ impl RedisBuckets {
     /// Forgets the connection (the next decision opens another) and says why.
     fn failed(&self, reason: &str) -> LimitError {
         self.connection.lock().take();
-        LimitError::Store(format!("{}: {}", self.shown, self.masker.mask(reason)))
+        LimitError::Store(format!(
+            "session store {}: {}",
+            self.shown,
+            self.masker.mask(reason)
+        ))
     }
 
     async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, LimitError> {

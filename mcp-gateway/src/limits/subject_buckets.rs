@@ -102,19 +102,24 @@ mod tests {
 
     #[test]
     fn a_full_map_forgets_refilled_buckets_first_then_the_fullest() {
-        let mut buckets = SubjectBuckets::new(Gcra::new(1.0, 1), 2);
-        let [a, b, c, d] = ["a", "b", "c", "d"].map(|s| Subject::of_jwt(Some(s), ""));
+        let mut buckets = SubjectBuckets::new(Gcra::new(1.0, 1), 3);
+        let [a, b, c, d, e, spent] =
+            ["a", "b", "c", "d", "e", "spent"].map(|s| Subject::of_jwt(Some(s), ""));
         buckets.check(&a, ms(0));
-        buckets.check(&b, ms(5_000));
-        // At 2 s, a has refilled and goes; b (spent) stays.
+        buckets.check(&b, ms(500));
+        buckets.check(&spent, ms(5_000));
+        // At 2 s, a and b have refilled: both go, the spent one stays.
         buckets.check(&c, ms(2_000));
         assert_eq!(buckets.len(), 2);
-        assert!(!allowed(buckets.check(&b, ms(2_000))), "b is still spent");
-        // Nothing has refilled at 2.5 s: c (nearest to full) goes, b stays.
+        assert!(!allowed(buckets.check(&spent, ms(2_000))), "still spent");
         buckets.check(&d, ms(2_500));
-        assert_eq!(buckets.len(), 2);
-        assert!(!allowed(buckets.check(&b, ms(2_500))));
-        assert!(allowed(buckets.check(&c, ms(2_500))), "c was forgotten");
+        assert_eq!(buckets.len(), 3);
+        // Full, nothing refilled at 2.6 s: c (nearest to full) goes.
+        buckets.check(&e, ms(2_600));
+        assert_eq!(buckets.len(), 3);
+        assert!(!allowed(buckets.check(&spent, ms(2_600))));
+        assert!(!allowed(buckets.check(&d, ms(2_600))));
+        assert!(allowed(buckets.check(&c, ms(2_600))), "c was forgotten");
     }
 
     #[test]

@@ -342,6 +342,32 @@ pub enum Command {
         /// Do not watch the config for changes (SIGHUP then stops `serve`).
         #[arg(long)]
         no_reload: bool,
+        /// Requests per second each client may send over HTTP (a JWT's
+        /// `sub`, else the bearer token, is one client; without auth every
+        /// request is one client); BURST (default: RATE rounded up) may go
+        /// at once after a quiet spell. Over it: HTTP 429 with Retry-After
+        /// (seconds). Counted by this process alone, or by every replica
+        /// together with --session-store.
+        #[arg(long, value_name = "RATE[/BURST]", requires = "http")]
+        client_rate_limit: Option<mcpdisco_gateway::limits::ClientRateLimit>,
+        /// A Redis shared by every replica (`redis://HOST:PORT[/DB]`). Today
+        /// it shares only the --client-rate-limit counts (which it needs);
+        /// everything else a session holds stays per replica. While it
+        /// fails, calls go on with per-replica limits, and /readyz's body
+        /// and a metric say the store is degraded.
+        #[arg(long, value_name = "URL", requires = "client_rate_limit")]
+        session_store: Option<String>,
+        /// The most SSE streams (GET streams and streamed POST answers)
+        /// open at once in this process; one more gets HTTP 503 with
+        /// Retry-After.
+        #[arg(long, value_name = "N", requires = "http", value_parser = clap::value_parser!(u32).range(1..))]
+        max_streams: Option<u32>,
+        /// A Host a request may name, HOST (any port) or HOST:PORT
+        /// (repeatable); any other gets HTTP 421. Without it, a loopback
+        /// --http address takes localhost, 127.0.0.1 and ::1 only, and
+        /// another address takes any Host.
+        #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
+        allowed_hosts: Vec<mcpdisco_gateway::limits::HostPattern>,
     },
     /// Authorize with an HTTP server that requires OAuth: opens the browser
     /// at its authorization page (or prints the URL), waits for it to come

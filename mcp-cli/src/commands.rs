@@ -180,6 +180,10 @@ async fn run_command(
             tool_search,
             profile,
             no_reload,
+            client_rate_limit,
+            session_store,
+            max_streams,
+            allowed_hosts,
         } => {
             // Without `jwt-auth`, `--auth-jwks` was refused by `left_out`.
             #[cfg(not(feature = "jwt-auth"))]
@@ -204,6 +208,12 @@ async fn run_command(
                 }),
                 public_url: public_url.clone(),
                 profile: profile.clone(),
+                limits: crate::serve::LimitOptions {
+                    client_rate_limit: *client_rate_limit,
+                    session_store: session_store.clone(),
+                    max_streams: max_streams.map(|n| n as usize),
+                    allowed_hosts: allowed_hosts.clone(),
+                },
                 reloading: if *no_reload {
                     None
                 } else {
@@ -258,7 +268,7 @@ async fn run_command(
 /// (`jwt-auth`), `--otel-record-*` (`otel`), `--cache` (`redis`).
 fn left_out(global: &GlobalOptions, command: &Command) -> Result<(), UsageError> {
     // (asked for, what was typed, its feature, whether this build has it)
-    let asked: [(bool, &str, &'static str, bool); 7] = [
+    let asked: [(bool, &str, &'static str, bool); 8] = [
         (
             matches!(
                 command,
@@ -313,6 +323,18 @@ fn left_out(global: &GlobalOptions, command: &Command) -> Result<(), UsageError>
         (
             global.cache_url.is_some() && !global.no_cache,
             "--cache",
+            "redis",
+            cfg!(feature = "redis"),
+        ),
+        (
+            matches!(
+                command,
+                Command::Serve {
+                    session_store: Some(_),
+                    ..
+                }
+            ),
+            "serve --session-store",
             "redis",
             cfg!(feature = "redis"),
         ),

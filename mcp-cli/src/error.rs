@@ -72,6 +72,10 @@ pub enum UsageError {
     #[cfg(feature = "registry")]
     #[error("{0}")]
     Registry(String),
+    /// `--session-store` is not a usable store URL.
+    #[cfg(feature = "redis")]
+    #[error("--session-store: {0}")]
+    SessionStore(String),
     /// `--cache` is not a usable shared cache URL.
     #[cfg(feature = "redis")]
     #[error("--cache: {0}")]

@@ -5,7 +5,6 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
-#[cfg(feature = "jwt-auth")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +16,9 @@ use mcpdisco_gateway::config_watch::{
     ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
 };
 use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions};
+use mcpdisco_gateway::limits::{
+    AllowedHosts, ClientRateLimit, ClientRateLimiter, HostPattern, raise_open_files_limit,
+};
 #[cfg(feature = "jwt-auth")]
 use mcpdisco_gateway::resource_server::ResourceServer;
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
@@ -69,8 +71,43 @@ pub struct ServeOptions {
     pub public_url: Option<String>,
     /// Over stdio, serve only this profile's view.
     pub profile: Option<String>,
+    /// The HTTP limits.
+    pub limits: LimitOptions,
     /// Hot reload, unless turned off.
     pub reloading: Option<Reloading>,
+}
+
+/// `--client-rate-limit`, `--session-store`, `--max-streams`, `--allowed-host`.
+#[derive(Debug, Default)]
+pub struct LimitOptions {
+    /// Requests per second per client subject.
+    pub client_rate_limit: Option<ClientRateLimit>,
+    /// The Redis the replicas share the rate limit through.
+    pub session_store: Option<String>,
+    /// The most SSE streams open at once.
+    pub max_streams: Option<usize>,
+    /// The `Host` names requests may use (none: the bind's default).
+    pub allowed_hosts: Vec<HostPattern>,
+}
+
+/// The client rate limiter `limits` asks for, shared through the store
+/// when one is given.
+fn client_rate_limiter(
+    limits: &LimitOptions,
+) -> Result<Option<Arc<ClientRateLimiter>>, UsageError> {
+    let Some(limit) = limits.client_rate_limit else {
+        return Ok(None);
+    };
+    #[cfg(feature = "redis")]
+    if let Some(url) = &limits.session_store {
+        let store = mcpdisco_gateway::limits::redis_buckets::RedisBuckets::open(url, limit.gcra())
+            .map_err(|error| UsageError::SessionStore(error.to_string()))?;
+        return Ok(Some(Arc::new(ClientRateLimiter::shared(limit, store))));
+    }
+    // Without `redis`, `--session-store` was refused by `left_out`.
+    #[cfg(not(feature = "redis"))]
+    let _ = &limits.session_store;
+    Ok(Some(Arc::new(ClientRateLimiter::new(limit))))
 }
 
 /// `--auth-jwks`, `--auth-issuer`, `--auth-audience`, `--auth-scope`.
@@ -110,6 +147,19 @@ pub async fn serve(
     let access = access(options.token.clone(), options.jwt.clone()).await?;
     #[cfg(not(feature = "jwt-auth"))]
     let access = token_access(options.token.clone());
+    let rate_limiter = client_rate_limiter(&options.limits)?;
+    // Many stdio servers kept alive need many descriptors (macOS starts at 256).
+    match raise_open_files_limit() {
+        Ok(limit) if limit.after > limit.before => {
+            tracing::debug!(
+                before = limit.before,
+                after = limit.after,
+                "raised the open-file limit"
+            );
+        }
+        Ok(_) => {}
+        Err(error) => eprintln!("warning: {error}"),
+    }
     let stop = stop_signal();
     // Bind first: a busy port is a usage error before any server starts.
     let listener = match options.http {
@@ -170,10 +220,17 @@ pub async fn serve(
                     "mcp-cli serve: profile '{profile}' at http://{addr}/profiles/{profile}/mcp"
                 );
             }
+            let limits = options.limits;
             let http = HttpEndpointsOptions::default()
-                .server(HttpServerOptions::default().name("mcp-cli serve"))
+                .server(
+                    HttpServerOptions::default()
+                        .name("mcp-cli serve")
+                        .max_streams(limits.max_streams),
+                )
                 .access(access)
-                .public_url(options.public_url);
+                .public_url(options.public_url)
+                .allowed_hosts(AllowedHosts::for_bind(addr, limits.allowed_hosts))
+                .client_rate_limit(rate_limiter);
             let served = http_endpoints::serve(&gateway, listener, http, stop).await;
             if let Err(error) = served {
                 eprintln!("error: the HTTP server failed: {error}");

@@ -11,6 +11,9 @@
 //! * [`config_watch`]: hot reload: the config's files and folders watched
 //!   (feature `watch`, on by default) and SIGHUP, each change applied to a
 //!   running gateway.
+//! * [`limits`]: limits that hold for a fleet of replicas: a rate per
+//!   client subject (shared through Redis with feature `redis`), the
+//!   `Host` names allowed, the open-file limit.
 //! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
 //! * `http_endpoints` (feature `http`): everything `serve --http` answers:
 //!   `/mcp`, `/profiles/<name>/mcp`, `/healthz`, `/readyz`, `/metrics`,
@@ -28,6 +31,7 @@
 pub mod config_watch;
 #[cfg(feature = "http")]
 pub mod http_endpoints;
+pub mod limits;
 pub mod operations;
 #[cfg(feature = "jwt-auth")]
 pub mod resource_server;

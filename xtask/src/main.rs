@@ -14,12 +14,15 @@
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
 //! * `bench`: ours side by side with rmcp and the limit (B1–B4); writes `target/bench-report.md`.
 //! * `setup`: the pinned tool installs under `.tools/`.
+//! * `deploy`: `deploy/kubernetes/` against the Kubernetes schemas (offline) and
+//!   `deploy/haproxy.cfg` by `haproxy -c`, with no stickiness (needs `setup`).
 //! * `demo [ARGS…]`: the quick start: the slim `mcp-cli` (`--no-default-features`) runs
 //!   `--config examples/mcp_config.json discover` against the example servers.
 
 mod bench;
 mod conformance;
 mod demo;
+mod deploy_check;
 mod deps;
 mod fresh_client;
 mod fuzz;
@@ -82,6 +85,8 @@ enum Cmd {
     },
     /// Install the pinned tools into `.tools/`.
     Setup,
+    /// Check the deployment files (Kubernetes manifests, haproxy.cfg) offline.
+    Deploy,
     /// Write the man page of mcp-cli to target/man/mcp-cli.1.
     Man,
     /// The quick start: discover the example servers with the slim mcp-cli (extra ARGS replace `discover`).
@@ -145,6 +150,7 @@ fn main() -> ExitCode {
         ),
         Cmd::Bench { only } => report(bench::run(&ws, &only), "bench"),
         Cmd::Setup => report(tools.setup(), "setup"),
+        Cmd::Deploy => report(deploy_check::run(&ws, &tools), "deploy"),
         Cmd::Man => report(
             release::man(&ws).map(|path| println!("man page: {}", path.display())),
             "man",

@@ -9,7 +9,8 @@
 //! build side by side -> tests
 //! (nextest when installed, then the library crates' unit tests without
 //! default features, then the doc tests)
-//! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
+//! -> conformance -> fuzz smoke, each step timed; the deployment files are
+//! checked once the tools are in (`deploy`). The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
 //! ends with every step's time, the slowest, and one line counting Rust
@@ -26,6 +27,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use crate::conformance;
+use crate::deploy_check;
 use crate::deps;
 use crate::fresh_client;
 use crate::fuzz;
@@ -131,6 +133,13 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
         total.counts.steps_failed += 1;
     }
     let setup_ok = setup.join(&mut total);
+    if setup_ok {
+        step(
+            "deploy",
+            || deploy_check::run(ws, tools).map(|()| Totals::default()),
+            &mut total,
+        );
+    }
     if setup_ok && built {
         step("tests", || run_tests(ws, tools), &mut total);
         step(

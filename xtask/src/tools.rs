@@ -1,4 +1,5 @@
-//! Pinned third-party tools installed under `.tools/` (npm packages with node 22, a Python venv, cargo-fuzz).
+//! Pinned third-party tools installed under `.tools/` (npm packages with node 22, a Python venv, Debian's
+//! Redis and HAProxy, cargo-fuzz).
 //!
 //! Every install is idempotent: a stamp file records the pinned list, and nothing is done while the stamp
 //! matches and the expected executables exist. Nothing is installed globally.
@@ -35,6 +36,8 @@ pub const PYTHON_PACKAGES: &[&str] = &[
     "mcp==2.3.0",
     // The Prometheus text parser that reads `serve`'s `/metrics` in the operations tests.
     "prometheus-client==0.26.0",
+    // Validates `deploy/kubernetes/` offline: it ships the Kubernetes schemas.
+    "kubernetes-validate==1.37.0",
 ];
 
 /// The Debian packages unpacked into `.tools/redis` for the shared-cache
@@ -43,6 +46,18 @@ pub const PYTHON_PACKAGES: &[&str] = &[
 pub const REDIS_PACKAGES: &[&str] = &["redis-server", "redis-tools", "libjemalloc2", "liblzf1"];
 /// The Redis release the tests expect (`redis-server --version`).
 pub const REDIS_VERSION: &str = "v=7.0.";
+
+/// The Debian packages unpacked into `.tools/haproxy` for the deployment
+/// check (`haproxy -c`): HAProxy and the libraries it links that a minimal
+/// Debian lacks. The version is Debian 12's (checked after unpacking).
+pub const HAPROXY_PACKAGES: &[&str] = &[
+    "haproxy",
+    "liblua5.3-0",
+    "libopentracing-c-wrapper0",
+    "libopentracing1",
+];
+/// The HAProxy release the deployment check expects (`haproxy -v`).
+pub const HAPROXY_VERSION: &str = "HAProxy version 2.6.";
 
 /// The cargo-fuzz version installed into `.tools/cargo`.
 pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
@@ -129,8 +144,8 @@ impl Tools {
     }
 
     /// Installs everything `test` and `conformance` need: the npm packages,
-    /// the Python venv and Redis. The three wait on downloads rather than the
-    /// CPU, so they run side by side; every failure is reported.
+    /// the Python venv, Redis and HAProxy. They wait on downloads rather than
+    /// the CPU, so they run side by side; every failure is reported.
     pub fn setup(&self) -> Result<()> {
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
@@ -139,6 +154,7 @@ impl Tools {
                 scope.spawn(|| self.setup_npm()),
                 scope.spawn(|| self.setup_python()),
                 scope.spawn(|| self.setup_redis()),
+                scope.spawn(|| self.setup_haproxy()),
             ];
             installs
                 .into_iter()
@@ -170,6 +186,21 @@ impl Tools {
         self.redis_root().join("usr/lib/x86_64-linux-gnu")
     }
 
+    /// `.tools/haproxy`, where its Debian packages are unpacked.
+    fn haproxy_root(&self) -> PathBuf {
+        self.dir.join("haproxy")
+    }
+
+    /// The unpacked `haproxy`.
+    pub fn haproxy(&self) -> PathBuf {
+        self.haproxy_root().join("usr/sbin/haproxy")
+    }
+
+    /// The folder of the libraries `haproxy` needs (for `LD_LIBRARY_PATH`).
+    pub fn haproxy_lib_dir(&self) -> PathBuf {
+        self.haproxy_root().join("usr/lib/x86_64-linux-gnu")
+    }
+
     /// Downloads Debian's Redis packages (`apt-get download`, no root, no
     /// system change) and unpacks them into `.tools/redis` (`dpkg -x`).
     fn setup_redis(&self) -> Result<()> {
@@ -179,36 +210,7 @@ impl Tools {
             println!("setup: redis up to date");
             return Ok(());
         }
-        let debs = root.join("debs");
-        if debs.exists() {
-            fs::remove_dir_all(&debs)
-                .with_context(|| format!("cannot clear {}", debs.display()))?;
-        }
-        fs::create_dir_all(&debs).with_context(|| format!("cannot create {}", debs.display()))?;
-        let mut cmd = Command::new("apt-get");
-        cmd.arg("download").args(REDIS_PACKAGES).current_dir(&debs);
-        println!("setup: {} (in {})", process::describe(&cmd), debs.display());
-        process::run_checked(&mut cmd, INSTALL_TIMEOUT)
-            .context("cannot download Debian's redis packages (apt-get download)")?;
-        let mut packages: Vec<PathBuf> = fs::read_dir(&debs)
-            .with_context(|| format!("cannot read {}", debs.display()))?
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| path.extension().is_some_and(|e| e == "deb"))
-            .collect();
-        packages.sort();
-        if packages.len() != REDIS_PACKAGES.len() {
-            bail!(
-                "apt-get download left {} packages in {}, expected {}",
-                packages.len(),
-                debs.display(),
-                REDIS_PACKAGES.len()
-            );
-        }
-        for package in &packages {
-            let mut cmd = Command::new("dpkg");
-            cmd.arg("-x").arg(package).arg(&root);
-            process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
-        }
+        unpack_debs(&root, REDIS_PACKAGES)?;
         let version = probe(
             Command::new(self.redis_server())
                 .arg("--version")
@@ -220,7 +222,29 @@ impl Tools {
                 self.redis_server().display()
             );
         }
-        fs::remove_dir_all(&debs).ok();
+        write_stamp(&root, &wanted)
+    }
+
+    /// Debian's HAProxy, unpacked into `.tools/haproxy` as Redis is.
+    fn setup_haproxy(&self) -> Result<()> {
+        let root = self.haproxy_root();
+        let wanted = format!("{}\n{HAPROXY_VERSION}", HAPROXY_PACKAGES.join("\n"));
+        if stamp_matches(&root, &wanted) && self.haproxy().exists() {
+            println!("setup: haproxy up to date");
+            return Ok(());
+        }
+        unpack_debs(&root, HAPROXY_PACKAGES)?;
+        let version = probe(
+            Command::new(self.haproxy())
+                .arg("-v")
+                .env("LD_LIBRARY_PATH", self.haproxy_lib_dir()),
+        )?;
+        if !version.contains(HAPROXY_VERSION) {
+            bail!(
+                "expected {HAPROXY_VERSION}x in {}, found {version}",
+                self.haproxy().display()
+            );
+        }
         write_stamp(&root, &wanted)
     }
 
@@ -332,6 +356,46 @@ impl Tools {
         process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
         write_stamp(&root, &wanted)
     }
+}
+
+/// Downloads Debian's `packages` (`apt-get download`, no root, no system
+/// change) and unpacks them into `root` (`dpkg -x`).
+fn unpack_debs(root: &Path, packages: &[&str]) -> Result<()> {
+    let debs = root.join("debs");
+    if debs.exists() {
+        fs::remove_dir_all(&debs).with_context(|| format!("cannot clear {}", debs.display()))?;
+    }
+    fs::create_dir_all(&debs).with_context(|| format!("cannot create {}", debs.display()))?;
+    let mut cmd = Command::new("apt-get");
+    cmd.arg("download").args(packages).current_dir(&debs);
+    println!("setup: {} (in {})", process::describe(&cmd), debs.display());
+    process::run_checked(&mut cmd, INSTALL_TIMEOUT).with_context(|| {
+        format!(
+            "cannot download Debian's packages {} (apt-get download)",
+            packages.join(", ")
+        )
+    })?;
+    let mut downloaded: Vec<PathBuf> = fs::read_dir(&debs)
+        .with_context(|| format!("cannot read {}", debs.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "deb"))
+        .collect();
+    downloaded.sort();
+    if downloaded.len() != packages.len() {
+        bail!(
+            "apt-get download left {} packages in {}, expected {}",
+            downloaded.len(),
+            debs.display(),
+            packages.len()
+        );
+    }
+    for package in &downloaded {
+        let mut cmd = Command::new("dpkg");
+        cmd.arg("-x").arg(package).arg(root);
+        process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
+    }
+    fs::remove_dir_all(&debs).ok();
+    Ok(())
 }
 
 fn stamp_matches(dir: &Path, wanted: &str) -> bool {

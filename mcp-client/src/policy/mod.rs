@@ -9,7 +9,7 @@
 //! | policy | what it does | default |
 //! |---|---|---|
 //! | [`retry`] | sends a failed request again, with exponential backoff, when that is safe | 3 retries, 1 s to 30 s, factor 2, jitter 0.1 |
-//! | [`rate_limit`] | a token bucket per server | 10 requests per second, burst 20 |
+//! | [`rate_limit`] | a token bucket per server (the pure [`gcra`] decision) | 10 requests per second, burst 20 |
 //! | [`trace`] | a `tracing` span around each request | not in the default stack |
 //!
 //! Authorization (`auth::AuthLayer`, feature `oauth`) and your own
@@ -20,12 +20,14 @@
 //! the server's own requests included, so it wraps the transport
 //! ([`mcpdisco_transport::trace::TracedTransport`]).
 
+pub mod gcra;
 pub mod rate_limit;
 pub mod retry;
 pub mod service;
 pub mod stack;
 pub mod trace;
 
+pub use gcra::{Gcra, GcraDecision};
 pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use retry::{Deadline, RetryLayer, RetryPolicy};
 pub use service::{Inner, Policy, PolicyService};

@@ -21,6 +21,7 @@ use mcpdisco_transport::sync::Mutex;
 use tokio::time::Instant;
 use tower::{Layer, Service};
 
+use super::gcra::{Gcra, GcraDecision};
 use super::service::{Inner, Policy, PolicyService};
 use crate::error::SessionError;
 use crate::request::{McpRequest, ResponseFuture};
@@ -59,59 +60,40 @@ impl RateLimit {
             burst,
         }
     }
-
-    /// The time between two tokens: one over the rate, at most a day (the
-    /// number may come from a config; a rate that is not a positive number
-    /// is one per second).
-    fn interval(self) -> Duration {
-        let rate = if self.requests_per_second.is_finite() && self.requests_per_second > 0.0 {
-            self.requests_per_second
-        } else {
-            1.0
-        };
-        Duration::from_secs_f64((1.0 / rate).min(86_400.0)).max(Duration::from_nanos(1))
-    }
 }
 
-/// The bucket as GCRA keeps it: the theoretical arrival time of the next
-/// operation, which each operation moves one interval on. An operation may
-/// go when that time is at most `interval × (burst − 1)` ahead of now, so a
-/// full bucket lets `burst` go at once. On tokio's clock, so it can be
-/// tested on the paused clock.
+/// The bucket: the [`Gcra`] decision over its theoretical arrival time
+/// (since `origin`), on tokio's clock, so it can be tested on the paused
+/// clock.
 #[derive(Debug)]
 struct Bucket {
-    /// The time between two tokens.
-    interval: Duration,
-    /// How far ahead of now the arrival time may be: `interval × (burst − 1)`.
-    tolerance: Duration,
+    gcra: Gcra,
+    /// The clock's origin for the arrival time.
+    origin: Instant,
     /// The theoretical arrival time; `None` while no operation has gone.
-    arrival: Mutex<Option<Instant>>,
+    arrival: Mutex<Option<Duration>>,
 }
 
 impl Bucket {
     fn new(limit: RateLimit) -> Self {
-        let interval = limit.interval();
-        let tolerance = interval
-            .checked_mul(limit.burst.max(1) - 1)
-            .unwrap_or(Duration::MAX);
         Self {
-            interval,
-            tolerance,
+            gcra: Gcra::new(limit.requests_per_second, limit.burst),
+            origin: Instant::now(),
             arrival: Mutex::new(None),
         }
     }
 
     /// Takes a token when there is one; else how long until there is.
     fn take(&self) -> Result<(), Duration> {
-        let now = Instant::now();
+        let now = Instant::now().duration_since(self.origin);
         let mut arrival = self.arrival.lock();
-        let due = arrival.unwrap_or(now);
-        match due.checked_sub(self.tolerance) {
-            Some(earliest) if now < earliest => return Err(earliest - now),
-            _ => {}
+        match self.gcra.decide(*arrival, now) {
+            GcraDecision::Allow { arrival: next } => {
+                *arrival = Some(next);
+                Ok(())
+            }
+            GcraDecision::Deny { retry_after } => Err(retry_after),
         }
-        *arrival = Some(due.max(now) + self.interval);
-        Ok(())
     }
 }
 

@@ -71,7 +71,7 @@ impl Guard {
 }
 
 /// The bearer token of a request, if it sent one.
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme
@@ -109,7 +109,7 @@ pub(super) async fn require_access(
 /// `/mcp` with JWT auth: a token the resource server accepts.
 pub(super) async fn require_jwt(
     State(guard): State<Arc<Guard>>,
-    request: Request,
+    #[cfg_attr(not(feature = "jwt-auth"), allow(unused_mut))] mut request: Request,
     next: Next,
 ) -> Response {
     #[cfg(feature = "jwt-auth")]
@@ -118,7 +118,10 @@ pub(super) async fn require_jwt(
         let token = bearer(request.headers()).map(str::to_owned);
         let verdict = server.authorize(token.as_deref(), &[]).await;
         return match verdict {
-            Ok(_) => next.run(request).await,
+            Ok(claims) => {
+                with_subject(&mut request, claims.sub.as_deref(), token.as_deref());
+                next.run(request).await
+            }
             Err(challenge) => refusal(&guard, request.headers(), &challenge),
         };
     }
@@ -131,7 +134,7 @@ pub(super) async fn require_jwt(
 /// with JWTs the scopes the profile requires (`requiredScopes`) too.
 pub(super) async fn require_profile_access(
     State((guard, gateway)): State<(Arc<Guard>, crate::serve::Gateway)>,
-    request: Request,
+    #[cfg_attr(not(feature = "jwt-auth"), allow(unused_mut))] mut request: Request,
     next: Next,
 ) -> Response {
     #[cfg(feature = "jwt-auth")]
@@ -147,12 +150,22 @@ pub(super) async fn require_profile_access(
         let token = bearer(request.headers()).map(str::to_owned);
         let verdict = server.authorize(token.as_deref(), &required).await;
         return match verdict {
-            Ok(_) => next.run(request).await,
+            Ok(claims) => {
+                with_subject(&mut request, claims.sub.as_deref(), token.as_deref());
+                next.run(request).await
+            }
             Err(challenge) => refusal(&guard, request.headers(), &challenge),
         };
     }
     let _ = &gateway;
     require_access(State(guard), request, next).await
+}
+
+/// Marks a request with its verified JWT's subject, for the client rate limit.
+#[cfg(feature = "jwt-auth")]
+fn with_subject(request: &mut Request, sub: Option<&str>, token: Option<&str>) {
+    let subject = crate::limits::Subject::of_jwt(sub, token.unwrap_or_default());
+    request.extensions_mut().insert(subject);
 }
 
 /// The 401 or 403 of a challenge, pointing at the metadata.

@@ -5,7 +5,7 @@
 //! | `/mcp` | Streamable HTTP (`mcpdisco_transport::server::http`) | the token or a JWT |
 //! | `/profiles/<name>/mcp` | the view of profile `<name>`; 404 for no such profile | the token, or a JWT with the profile's `requiredScopes` |
 //! | `/healthz` | 200 while the process serves | open |
-//! | `/readyz` | 200 when every enabled server is connected, else 503; `{"servers": {name: state}}` | the token or a JWT |
+//! | `/readyz` | 200 when every enabled server is connected, else 503; `{"servers": {name: state}}`, and `"sessionStore": "up"` or `"degraded"` with a store | the token or a JWT |
 //! | `/metrics` | Prometheus text (feature `metrics`) | the token or a JWT |
 //! | `/.well-known/oauth-protected-resource` | RFC 9728 metadata (with JWT auth) | open |
 //!
@@ -13,9 +13,16 @@
 //! `--http-token`, or (feature `jwt-auth`) a JWT the [`ResourceServer`]
 //! accepts.
 //!
+//! Every path answers 421 to a `Host` that
+//! [`allowed_hosts`](HttpEndpointsOptions::allowed_hosts) does not list;
+//! the MCP routes answer 429 with `Retry-After` to a client subject over
+//! the [`client_rate_limit`](HttpEndpointsOptions::client_rate_limit)
+//! (`limit_checks`).
+//!
 //! [`ResourceServer`]: crate::resource_server::ResourceServer
 
 mod access;
+mod limit_checks;
 mod operations;
 
 use std::sync::Arc;
@@ -24,6 +31,7 @@ use axum::Router;
 use axum::middleware::from_fn_with_state;
 use mcpdisco_transport::server::http::{HttpServer, HttpServerOptions};
 
+use crate::limits::{AllowedHosts, ClientRateLimiter};
 use crate::serve::Gateway;
 use crate::serve::http_views::ProfileRoutes;
 pub use access::Access;
@@ -44,6 +52,11 @@ pub struct HttpEndpointsOptions {
     /// challenges and of the `resource` in the metadata. Without it, the
     /// request's `Host` over plain HTTP.
     pub public_url: Option<String>,
+    /// The `Host` names requests may use (default: any).
+    pub allowed_hosts: AllowedHosts,
+    /// The rate of requests each client subject may send to the MCP
+    /// routes (default: none).
+    pub client_rate_limit: Option<Arc<ClientRateLimiter>>,
 }
 
 impl std::fmt::Debug for HttpEndpointsOptions {
@@ -51,6 +64,8 @@ impl std::fmt::Debug for HttpEndpointsOptions {
         f.debug_struct("HttpEndpointsOptions")
             .field("access", &self.access)
             .field("public_url", &self.public_url)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("client_rate_limit", &self.client_rate_limit)
             .finish_non_exhaustive()
     }
 }
@@ -73,6 +88,18 @@ impl HttpEndpointsOptions {
         self.public_url = url.into();
         self
     }
+
+    /// The `Host` names requests may use.
+    pub fn allowed_hosts(mut self, hosts: AllowedHosts) -> Self {
+        self.allowed_hosts = hosts;
+        self
+    }
+
+    /// The rate of requests each client subject may send.
+    pub fn client_rate_limit(mut self, limiter: impl Into<Option<Arc<ClientRateLimiter>>>) -> Self {
+        self.client_rate_limit = limiter.into();
+        self
+    }
 }
 
 /// Every endpoint's routes, the connections `/mcp` accepts, and the
@@ -89,6 +116,8 @@ pub(crate) fn router(
         mut server,
         access,
         public_url,
+        allowed_hosts,
+        client_rate_limit,
     } = options;
     server.param_headers = Some(gateway.param_headers());
     server.token = match &access {
@@ -101,25 +130,47 @@ pub(crate) fn router(
     });
     let profiles = ProfileRoutes::new(gateway.clone(), server.clone());
     let (mcp, connections) = HttpServer::routes(server);
+    // The rate is checked inside the access check, which names the subject.
+    let (mcp, views) = match &client_rate_limit {
+        Some(limiter) => {
+            let check: limit_checks::RateCheck = (
+                Arc::clone(limiter),
+                matches!(guard.access, Access::Token(_)),
+            );
+            (
+                mcp.layer(from_fn_with_state(
+                    check.clone(),
+                    limit_checks::limit_client_rate,
+                )),
+                profiles
+                    .router()
+                    .layer(from_fn_with_state(check, limit_checks::limit_client_rate)),
+            )
+        }
+        None => (mcp, profiles.router()),
+    };
     let mcp = if guard.access.is_jwt() {
         mcp.layer(from_fn_with_state(Arc::clone(&guard), access::require_jwt))
     } else {
         mcp
     };
-    let views = profiles.router().layer(from_fn_with_state(
+    let views = views.layer(from_fn_with_state(
         (Arc::clone(&guard), gateway.clone()),
         access::require_profile_access,
     ));
-    let guarded = operations::guarded(gateway.clone()).layer(from_fn_with_state(
-        Arc::clone(&guard),
-        access::require_access,
-    ));
+    let guarded = operations::guarded(gateway.clone(), client_rate_limit).layer(
+        from_fn_with_state(Arc::clone(&guard), access::require_access),
+    );
     let open = operations::open(Arc::clone(&guard));
-    (
-        mcp.merge(views).merge(guarded).merge(open),
-        connections,
-        profiles,
-    )
+    let router = mcp
+        .merge(views)
+        .merge(guarded)
+        .merge(open)
+        .layer(from_fn_with_state(
+            Arc::new(allowed_hosts),
+            limit_checks::require_allowed_host,
+        ));
+    (router, connections, profiles)
 }
 
 /// Serves every endpoint on `listener` until `shutdown` completes, each

@@ -10,14 +10,19 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::access::Guard;
+use crate::limits::ClientRateLimiter;
 use crate::serve::Gateway;
 
+/// What `/readyz` and `/metrics` read: the gateway, and the client rate
+/// limiter (whose shared store may be degraded).
+type Operations = (Gateway, Option<Arc<ClientRateLimiter>>);
+
 /// `/readyz` and (feature `metrics`) `/metrics`.
-pub(super) fn guarded(gateway: Gateway) -> Router {
+pub(super) fn guarded(gateway: Gateway, limiter: Option<Arc<ClientRateLimiter>>) -> Router {
     let router = Router::new().route("/readyz", get(readyz));
     #[cfg(feature = "metrics")]
     let router = router.route("/metrics", get(metrics));
-    router.with_state(gateway)
+    router.with_state((gateway, limiter))
 }
 
 /// `/healthz`, and the resource metadata when JWTs are asked for.
@@ -42,8 +47,10 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
-async fn readyz(State(gateway): State<Gateway>) -> Response {
-    let readiness = gateway.readiness();
+async fn readyz(State((gateway, limiter)): State<Operations>) -> Response {
+    let store = limiter.as_ref().and_then(|limiter| limiter.store_state());
+    // A degraded store never makes the replica unready: calls go on.
+    let readiness = gateway.readiness().session_store(store);
     let status = if readiness.ready {
         StatusCode::OK
     } else {
@@ -54,8 +61,10 @@ async fn readyz(State(gateway): State<Gateway>) -> Response {
 }
 
 #[cfg(feature = "metrics")]
-async fn metrics(State(gateway): State<Gateway>) -> Response {
+async fn metrics(State((gateway, limiter)): State<Operations>) -> Response {
     use crate::operations::metrics::CONTENT_TYPE;
+    let store = limiter.as_ref().and_then(|limiter| limiter.store_state());
+    gateway.metrics().set_session_store(store);
     let text = gateway.metrics_text();
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response()
 }

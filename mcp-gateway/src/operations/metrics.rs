@@ -11,7 +11,10 @@
 //! - `mcp_gateway_server_state` (gauge): one sample per server and state
 //!   (labels `server`, `state`), 1 for the server's state and 0 for the others;
 //! - `mcp_gateway_connected_clients` (gauge): client connections open now
-//!   (a legacy session, or one modern request while it runs).
+//!   (a legacy session, or one modern request while it runs);
+//! - `mcp_gateway_session_store_up` (gauge, with `--session-store` only):
+//!   1 while the shared store answers, 0 while it is degraded (limits per
+//!   replica).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
@@ -25,6 +28,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
+use crate::limits::StoreState;
 use crate::supervisor::Status;
 
 /// The `Content-Type` of the exposition: `text/plain; version=0.0.4; charset=utf-8`.
@@ -93,6 +97,12 @@ pub struct GatewayMetrics {
     requests: Family<RequestLabels, Counter>,
     states: Family<StateLabels, Gauge>,
     clients: Gauge<i64, AtomicI64>,
+    store: Family<StoreLabels, Gauge>,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StoreLabels {
+    store: &'static str,
 }
 
 impl std::fmt::Debug for GatewayMetrics {
@@ -136,12 +146,19 @@ impl GatewayMetrics {
             "Client connections open now",
             clients.clone(),
         );
+        let store = Family::<StoreLabels, Gauge>::default();
+        registry.register(
+            "mcp_gateway_session_store_up",
+            "1 while the shared session store answers, 0 while it is degraded",
+            store.clone(),
+        );
         Self {
             registry,
             durations,
             requests,
             states,
             clients,
+            store,
         }
     }
 
@@ -184,6 +201,19 @@ impl GatewayMetrics {
                     .get_or_create(&labels)
                     .set(i64::from(state == status.name()));
             }
+        }
+    }
+
+    /// The shared store's gauge set to `state`; no sample without a store.
+    pub fn set_session_store(&self, state: Option<StoreState>) {
+        let labels = StoreLabels { store: "redis" };
+        match state {
+            Some(state) => {
+                self.store
+                    .get_or_create(&labels)
+                    .set(i64::from(state == StoreState::Up));
+            }
+            None => self.store.clear(),
         }
     }
 
@@ -245,6 +275,25 @@ mod tests {
         assert_eq!(
             on,
             [&r#"mcp_gateway_server_state{server="a",state="ready"} 1"#]
+        );
+    }
+
+    #[test]
+    fn the_store_gauge_has_a_sample_only_with_a_store() {
+        let metrics = GatewayMetrics::new();
+        metrics.set_session_store(None);
+        assert!(!metrics.encode().contains("mcp_gateway_session_store_up{"));
+        metrics.set_session_store(Some(StoreState::Degraded));
+        assert!(
+            metrics
+                .encode()
+                .contains(r#"mcp_gateway_session_store_up{store="redis"} 0"#)
+        );
+        metrics.set_session_store(Some(StoreState::Up));
+        assert!(
+            metrics
+                .encode()
+                .contains(r#"mcp_gateway_session_store_up{store="redis"} 1"#)
         );
     }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::limits::StoreState;
 use crate::supervisor::Status;
 
 /// Each enabled server's state, and whether all of them can take requests.
@@ -16,6 +17,10 @@ pub struct Readiness {
     /// answers, only some pings went unanswered).
     #[serde(skip)]
     pub ready: bool,
+    /// The shared session store (`up`, or `degraded` while it fails and
+    /// the limits are per replica); absent without a store.
+    #[serde(rename = "sessionStore", skip_serializing_if = "Option::is_none")]
+    pub session_store: Option<&'static str>,
 }
 
 impl Readiness {
@@ -29,7 +34,18 @@ impl Readiness {
                 (name, status.name())
             })
             .collect();
-        Self { servers, ready }
+        Self {
+            servers,
+            ready,
+            session_store: None,
+        }
+    }
+
+    /// The same, naming the shared store's state (a degraded store does
+    /// not make the gateway unready).
+    pub fn session_store(mut self, state: Option<StoreState>) -> Self {
+        self.session_store = state.map(StoreState::name);
+        self
     }
 }
 
@@ -66,5 +82,17 @@ mod tests {
         let body = serde_json::to_string(&readiness).unwrap();
         assert_eq!(body, r#"{"servers":{"a":"ready","b":"backoff"}}"#);
         assert!(!Readiness::of([("c".to_owned(), Status::Starting)]).ready);
+    }
+
+    #[test]
+    fn a_degraded_store_is_named_and_leaves_the_gateway_ready() {
+        let readiness = Readiness::of([("a".to_owned(), Status::Ready)])
+            .session_store(Some(StoreState::Degraded));
+        assert!(readiness.ready);
+        let body = serde_json::to_string(&readiness).unwrap();
+        assert_eq!(
+            body,
+            r#"{"servers":{"a":"ready"},"sessionStore":"degraded"}"#
+        );
     }
 }

@@ -176,6 +176,12 @@ impl Gateway {
         self.shared.metrics.encode()
     }
 
+    /// The gateway's metrics (feature `metrics`).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn metrics(&self) -> &Arc<crate::operations::metrics::GatewayMetrics> {
+        &self.shared.metrics
+    }
+
     /// Serves one client until its connection ends; then everything the
     /// client started (calls, questions, subscriptions) is stopped.
     pub async fn serve(&self, transport: impl Transport + 'static) {

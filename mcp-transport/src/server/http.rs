@@ -13,6 +13,9 @@
 //!   (list changes, requests to the client with no request of the client
 //!   open) go on the session's GET stream, or wait for it (bounded).
 //! - A notification or an answer from the client gets 202.
+//! - With `max_streams`, one more SSE stream than that (a GET stream, or a
+//!   POST whose answer must stream, whose request is then cancelled) gets
+//!   503 with `Retry-After`.
 //! - `Origin` must be a loopback origin when present (DNS rebinding); with a
 //!   token, every request must carry `Authorization: Bearer <token>`.
 
@@ -31,10 +34,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
-use mcpdisco_protocol::methods::{Initialize, LoggingMessage};
+use mcpdisco_protocol::methods::{Cancelled, Initialize, LoggingMessage};
 use mcpdisco_protocol::schema::{Schema, X_MCP_HEADER};
-use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
-use tokio::sync::mpsc;
+use mcpdisco_protocol::types::CancelledParams;
+use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RequestId};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::error::TransportError;
 use crate::inbound::Inbound;
@@ -43,6 +47,8 @@ use crate::sync::Mutex;
 use crate::transport::Transport;
 
 mod modern_checks;
+#[cfg(test)]
+mod stream_cap_tests;
 
 /// `Mcp-Session-Id`.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -56,6 +62,8 @@ const INBOUND_QUEUE: usize = 256;
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// The longest a POST waits for its answer.
 const ANSWER_WAIT: Duration = Duration::from_secs(600);
+/// `Retry-After` (seconds) of a stream refused at `max_streams`.
+const STREAMS_RETRY_AFTER: &str = "1";
 
 /// How the HTTP server behaves: [`HttpServerOptions::default()`] (named
 /// `mcp`, no token, bodies up to 4 MiB), then a setter per field. New
@@ -74,6 +82,9 @@ pub struct HttpServerOptions {
     /// headers modern `tools/call` POSTs are checked against (SEP-2243);
     /// `None` checks none.
     pub param_headers: Option<ToolParamHeaders>,
+    /// The most SSE streams (GET streams and streamed POST answers) open
+    /// at once; one more is answered 503 with `Retry-After`. `None`: no cap.
+    pub max_streams: Option<usize>,
 }
 
 /// One tool argument that clients repeat in a `Mcp-Param-<header>` header
@@ -113,6 +124,7 @@ impl Default for HttpServerOptions {
             token: None,
             max_body: 4 * 1024 * 1024,
             param_headers: None,
+            max_streams: None,
         }
     }
 }
@@ -141,6 +153,12 @@ impl HttpServerOptions {
         self.param_headers = Some(rules);
         self
     }
+
+    /// Sets [`max_streams`](Self::max_streams): the most SSE streams open at once.
+    pub fn max_streams(mut self, streams: impl Into<Option<usize>>) -> Self {
+        self.max_streams = streams.into();
+        self
+    }
 }
 
 /// The connections an [`HttpServer`]'s routes accept, one at a time.
@@ -164,6 +182,9 @@ impl HttpServer {
         let (accept, receiver) = mpsc::channel(64);
         let shared = Arc::new(Shared {
             max_body: options.max_body,
+            streams: options
+                .max_streams
+                .map(|streams| Arc::new(Semaphore::new(streams.min(Semaphore::MAX_PERMITS)))),
             options,
             sessions: Mutex::new(HashMap::new()),
             accept,
@@ -249,6 +270,8 @@ impl HttpServer {
 struct Shared {
     options: HttpServerOptions,
     max_body: usize,
+    /// A permit per open SSE stream, when they are capped.
+    streams: Option<Arc<Semaphore>>,
     sessions: Mutex<HashMap<String, Arc<Link>>>,
     accept: mpsc::Sender<HttpConnection>,
     ids: RandomState,
@@ -256,6 +279,15 @@ struct Shared {
 }
 
 impl Shared {
+    /// A place for one more SSE stream (`Some(None)`: no cap), or `None`
+    /// when every place is taken.
+    fn stream_place(&self) -> Option<Option<OwnedSemaphorePermit>> {
+        match &self.streams {
+            None => Some(None),
+            Some(streams) => Arc::clone(streams).try_acquire_owned().ok().map(Some),
+        }
+    }
+
     fn new_session_id(&self) -> String {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         format!(
@@ -592,9 +624,16 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         }
         Ok(Some(first)) => {
             // Something before the answer: stream it all, ending with the answer.
+            let Some(place) = shared.stream_place() else {
+                // No place for the stream: the request is cancelled.
+                cancel(&link, id).await;
+                drop(cleanup);
+                return streams_full();
+            };
+            // The place is held while the stream lives (in its state).
             let stream = futures::stream::unfold(
-                (Some(first), answers, id, Some(cleanup)),
-                |(next, mut answers, id, mut cleanup)| async move {
+                (Some(first), answers, id, Some(cleanup), place),
+                |(next, mut answers, id, mut cleanup, place)| async move {
                     let message = match next {
                         Some(message) => message,
                         None => match tokio::time::timeout(ANSWER_WAIT, answers.recv()).await {
@@ -614,7 +653,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
                     }
                     Some((
                         Ok::<Bytes, std::io::Error>(event),
-                        (None, answers, id, cleanup),
+                        (None, answers, id, cleanup, place),
                     ))
                 },
             );
@@ -631,6 +670,32 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             )
         }
     }
+}
+
+/// Tells the server that the client's request `id` is cancelled.
+async fn cancel(link: &Link, id: RequestId) {
+    let params = CancelledParams::new(id, "no place for its stream (max streams)");
+    let message = Message::Notification(Notification {
+        method: Cancelled::METHOD.to_owned(),
+        params: serde_json::to_value(params).ok(),
+    });
+    let inbound = link.inbound.lock().clone();
+    if let Some(inbound) = inbound {
+        let _ = inbound.send(message).await;
+    }
+}
+
+/// 503 with `Retry-After`: every place for a stream is taken.
+fn streams_full() -> Response {
+    let mut response = refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many open streams; try again later",
+    );
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from_static(STREAMS_RETRY_AFTER),
+    );
+    response
 }
 
 /// What ends with a request's POST: its progress token, and a one-shot connection.
@@ -700,14 +765,21 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
     let Some(link) = shared.sessions.lock().get(id).cloned() else {
         return refuse(StatusCode::NOT_FOUND, "unknown or expired session");
     };
+    let Some(place) = shared.stream_place() else {
+        return streams_full();
+    };
     let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
     for message in link.backlog.lock().drain(..) {
         let _ = sender.try_send(message);
     }
     *link.get_stream.lock() = Some(sender);
-    let stream = futures::stream::unfold(receiver, |mut receiver| async move {
+    // The place is held while the stream lives.
+    let stream = futures::stream::unfold((receiver, place), |(mut receiver, place)| async move {
         let message = receiver.recv().await?;
-        Some((Ok::<Bytes, std::io::Error>(sse_event(&message)), receiver))
+        Some((
+            Ok::<Bytes, std::io::Error>(sse_event(&message)),
+            (receiver, place),
+        ))
     });
     let mut response = Response::new(Body::from_stream(stream));
     set_event_stream(&mut response, None);

@@ -180,7 +180,13 @@ async fn run_command(
             tool_search,
             profile,
             no_reload,
+            session_keys,
+            session_max_age,
         } => {
+            let session_keys = session_keys
+                .as_deref()
+                .map(crate::serve::SessionKeyFile::read)
+                .transpose()?;
             // Without `jwt-auth`, `--auth-jwks` was refused by `left_out`.
             #[cfg(not(feature = "jwt-auth"))]
             let _ = (auth_jwks, auth_issuer, auth_audience, auth_scopes);
@@ -207,8 +213,15 @@ async fn run_command(
                 reloading: if *no_reload {
                     None
                 } else {
-                    Some(crate::serve::reloading(global, loaded, log)?)
+                    Some(crate::serve::reloading(
+                        global,
+                        loaded,
+                        log,
+                        session_keys.as_ref(),
+                    )?)
                 },
+                session_keys: session_keys.map(|file| file.ring),
+                session_max_age: *session_max_age,
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

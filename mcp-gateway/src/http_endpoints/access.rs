@@ -7,6 +7,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mcpdisco_transport::secret::{ExposeSecret, SecretString};
+#[cfg(feature = "jwt-auth")]
+use mcpdisco_transport::server::http::session_seal::SessionSubject;
 
 /// What a request to `/mcp`, `/readyz` or `/metrics` must carry.
 #[derive(Clone, Default)]
@@ -118,7 +120,7 @@ pub(super) async fn require_jwt(
         let token = bearer(request.headers()).map(str::to_owned);
         let verdict = server.authorize(token.as_deref(), &[]).await;
         return match verdict {
-            Ok(_) => next.run(request).await,
+            Ok(claims) => next.run(with_subject(request, &claims)).await,
             Err(challenge) => refusal(&guard, request.headers(), &challenge),
         };
     }
@@ -147,12 +149,21 @@ pub(super) async fn require_profile_access(
         let token = bearer(request.headers()).map(str::to_owned);
         let verdict = server.authorize(token.as_deref(), &required).await;
         return match verdict {
-            Ok(_) => next.run(request).await,
+            Ok(claims) => next.run(with_subject(request, &claims)).await,
             Err(challenge) => refusal(&guard, request.headers(), &challenge),
         };
     }
     let _ = &gateway;
     require_access(State(guard), request, next).await
+}
+
+/// The request, carrying the JWT's subject: the session ids it opens are
+/// bound to it, and refused to another subject.
+#[cfg(feature = "jwt-auth")]
+fn with_subject(mut request: Request, claims: &crate::resource_server::TokenClaims) -> Request {
+    let subject = SessionSubject::jwt(claims.sub.as_deref());
+    request.extensions_mut().insert(subject);
+    request
 }
 
 /// The 401 or 403 of a challenge, pointing at the metadata.

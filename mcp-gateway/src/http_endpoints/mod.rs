@@ -11,12 +11,15 @@
 //!
 //! [`Access`] says what a request must carry: nothing, the static
 //! `--http-token`, or (feature `jwt-auth`) a JWT the [`ResourceServer`]
-//! accepts.
+//! accepts. A legacy session's id is sealed, bound to its route and to who
+//! opened it (the JWT's subject, or the token), so any replica holding the
+//! keys ([`read_session_keys`]) serves it.
 //!
 //! [`ResourceServer`]: crate::resource_server::ResourceServer
 
 mod access;
 mod operations;
+mod session_keys;
 
 use std::sync::Arc;
 
@@ -27,6 +30,7 @@ use mcpdisco_transport::server::http::{HttpServer, HttpServerOptions};
 use crate::serve::Gateway;
 use crate::serve::http_views::ProfileRoutes;
 pub use access::Access;
+pub use session_keys::{SessionKeyFileError, read_session_keys};
 
 /// How `serve --http` serves: by default the Streamable HTTP side's
 /// defaults, open to every request (for a loopback address), behind no

@@ -4,12 +4,17 @@
 use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
-    CacheScope, DiscoverResult, EmptyResult, Extra, InitializeParams, InitializeResult,
-    ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION, ServerCapabilities,
+    CacheScope, ClientCapabilities, DiscoverResult, EmptyResult, Extra, InitializeParams,
+    InitializeResult, ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION,
+    ServerCapabilities,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
+use mcpdisco_transport::ResumedHandshake;
+use serde::Deserialize as _;
+
+use super::client::ClientLink;
 use super::context::RequestContext;
 use super::offered::Offered;
 
@@ -74,6 +79,17 @@ pub(crate) async fn initialize(
             options.server_info.clone(),
         )
     })
+}
+
+/// Restores what a legacy session's handshake left on its connection,
+/// from the handshake a resumed connection carries (a sealed session id
+/// opened here): the client's capabilities, and that it is initialized.
+/// Capabilities that no longer decode are taken as none declared.
+pub(crate) fn restore(link: &ClientLink, handshake: &ResumedHandshake) {
+    let capabilities =
+        ClientCapabilities::deserialize(&handshake.client_capabilities).unwrap_or_default();
+    link.initialize(capabilities);
+    link.initialized();
 }
 
 /// `server/discover` (modern): private to this gateway, and stale at once.

@@ -183,10 +183,17 @@ async fn run_command(
             session_keys,
             session_max_age,
         } => {
-            let session_keys = session_keys
+            let session_keys = match session_keys
                 .as_deref()
                 .map(crate::serve::SessionKeyFile::read)
-                .transpose()?;
+            {
+                Some(Ok(file)) => Some(file),
+                Some(Err(error)) => {
+                    eprintln!("error: {error}");
+                    return Ok(ExitCode::from(exit::BAD_SESSION_KEYS));
+                }
+                None => None,
+            };
             // Without `jwt-auth`, `--auth-jwks` was refused by `left_out`.
             #[cfg(not(feature = "jwt-auth"))]
             let _ = (auth_jwks, auth_issuer, auth_audience, auth_scopes);

@@ -64,9 +64,6 @@ pub enum UsageError {
         /// Why.
         source: std::io::Error,
     },
-    /// `serve --session-keys`: the key file cannot be used (it names the file).
-    #[error(transparent)]
-    SessionKeys(#[from] mcpdisco_gateway::http_endpoints::SessionKeyFileError),
     /// `serve --auth-jwks`: the identity provider's keys cannot be used.
     #[cfg(feature = "jwt-auth")]
     #[error("{0}")]

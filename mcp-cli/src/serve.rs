@@ -18,7 +18,9 @@ use mcpdisco_client::transport::server::stdio::StdioServer;
 use mcpdisco_gateway::config_watch::{
     ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
 };
-use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions, read_session_keys};
+use mcpdisco_gateway::http_endpoints::{
+    self, Access, HttpEndpointsOptions, SessionKeyFileError, read_session_keys,
+};
 #[cfg(feature = "jwt-auth")]
 use mcpdisco_gateway::resource_server::ResourceServer;
 use mcpdisco_gateway::serve::{Gateway, GatewayOptions};
@@ -58,7 +60,7 @@ pub struct SessionKeyFile {
 
 impl SessionKeyFile {
     /// Reads the keys of `path` (refused when others can read it).
-    pub fn read(path: &Path) -> Result<Self, UsageError> {
+    pub fn read(path: &Path) -> Result<Self, SessionKeyFileError> {
         let keys = read_session_keys(path)?;
         Ok(Self {
             path: path.to_owned(),

@@ -174,13 +174,13 @@ fn echo(url: &str, token: &str, id: &str) -> Answer {
 fn assert_served(url: &str, token: &str, id: &str) {
     let answer = echo(url, token, id);
     assert_eq!(answer.status, 200, "{}", answer.body);
-    let body: Value = serde_json::from_str(answer.body.lines().last().unwrap_or_default())
+    let body: Value = serde_json::from_str(answer.body.lines().next_back().unwrap_or_default())
         .or_else(|_| {
             let data = answer
                 .body
                 .lines()
-                .filter_map(|l| l.strip_prefix("data: "))
-                .last();
+                .rev()
+                .find_map(|l| l.strip_prefix("data: "));
             serde_json::from_str(data.unwrap_or_default())
         })
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", answer.body));

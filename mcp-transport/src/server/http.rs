@@ -298,9 +298,27 @@ struct Shared {
     token_subject: Option<SessionSubject>,
 }
 
-/// A 404 as for an unknown session.
-fn unknown_session() -> Response {
-    refuse(StatusCode::NOT_FOUND, "unknown or expired session")
+/// Why a request in a session gets no connection.
+enum Refused {
+    /// The id is refused (logged): answered as an unknown session, 404.
+    UnknownSession,
+    /// The server is shutting down: 503.
+    ShuttingDown,
+    /// Every held connection is in use: 503.
+    TooManySessions,
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        match self {
+            Refused::UnknownSession => refuse(StatusCode::NOT_FOUND, "unknown or expired session"),
+            Refused::ShuttingDown => shutting_down(),
+            Refused::TooManySessions => refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many sessions in use; try again later",
+            ),
+        }
+    }
 }
 
 /// A 503 while the server shuts down.
@@ -322,8 +340,8 @@ impl Shared {
     }
 
     /// The claims of session id `id` presented by `subject` now, or why it
-    /// is refused (logged here, as the refusal is answered 404).
-    fn open_id(&self, id: &str, subject: &SessionSubject) -> Result<SessionClaims, Response> {
+    /// is refused (logged here; the refusal is answered 404).
+    fn open_id(&self, id: &str, subject: &SessionSubject) -> Result<SessionClaims, Refused> {
         let keys = self.options.session_keys.keys();
         let opened = keys.open(id).and_then(|claims| {
             let max_age = self.options.session_max_age;
@@ -339,14 +357,14 @@ impl Shared {
         });
         opened.map_err(|refusal| {
             tracing::warn!(server = %self.options.name, reason = %refusal, "refused a session id");
-            unknown_session()
+            Refused::UnknownSession
         })
     }
 
     /// The live connection of session `id`, resumed from its sealed claims
     /// when this server holds none (another replica opened it, or its
     /// connection was dropped); `Err` is the refusal to answer.
-    async fn session(&self, id: &str, subject: &SessionSubject) -> Result<Arc<Link>, Response> {
+    async fn session(&self, id: &str, subject: &SessionSubject) -> Result<Arc<Link>, Refused> {
         let claims = self.open_id(id, subject)?;
         if let Some(link) = self.sessions.lock().get(id) {
             return Ok(link);
@@ -356,13 +374,12 @@ impl Shared {
             claims.client_capabilities,
             claims.client_info,
         );
-        let link = self.open(Some(resumed)).await.ok_or_else(shutting_down)?;
-        self.hold(id.to_owned(), link).ok_or_else(|| {
-            refuse(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "too many sessions in use; try again later",
-            )
-        })
+        let link = self
+            .open(Some(resumed))
+            .await
+            .ok_or(Refused::ShuttingDown)?;
+        self.hold(id.to_owned(), link)
+            .ok_or(Refused::TooManySessions)
     }
 
     /// Holds `link` as session `id`'s connection (or the one already held);
@@ -730,7 +747,7 @@ async fn on_post(
     let (link, new_session, one_shot) = match session_of(&headers) {
         Some(id) => match shared.session(id, &subject).await {
             Ok(link) => (link, None, false),
-            Err(refusal) => return refusal,
+            Err(refused) => return refused.into_response(),
         },
         None if is_initialize => match shared.open(None).await {
             Some(link) => {
@@ -918,7 +935,7 @@ async fn on_get(
     };
     let link = match shared.session(id, &shared.subject(subject)).await {
         Ok(link) => link,
-        Err(refusal) => return refusal,
+        Err(refused) => return refused.into_response(),
     };
     let (sender, receiver) = mpsc::channel(STREAM_QUEUE);
     for message in link.backlog.lock().drain(..) {
@@ -945,8 +962,8 @@ async fn on_delete(
     let Some(id) = session_of(&headers) else {
         return refuse(StatusCode::BAD_REQUEST, "no session to end");
     };
-    if let Err(refusal) = shared.open_id(id, &shared.subject(subject)) {
-        return refusal;
+    if let Err(refused) = shared.open_id(id, &shared.subject(subject)) {
+        return refused.into_response();
     }
     // Ended here; a replica that holds it ends it when told (a shared store).
     let deleted = shared.sessions.lock().delete(id);
@@ -959,7 +976,7 @@ async fn on_delete(
         }
         None => {
             tracing::warn!(server = %shared.options.name, reason = %SessionRefusal::Deleted, "refused a session id");
-            unknown_session()
+            Refused::UnknownSession.into_response()
         }
     }
 }

@@ -120,3 +120,43 @@ pub(crate) async fn discover(
 pub(crate) async fn ping(_: MetaParams, _: RequestContext) -> Result<EmptyResult, ErrorObject> {
     Ok(EmptyResult::default())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use mcpdisco_transport::MemoryTransport;
+
+    use super::*;
+
+    #[test]
+    fn a_resumed_handshake_restores_the_client_s_capabilities_as_initialize_did() {
+        let (_client, server) = MemoryTransport::pair();
+        let link = ClientLink::new(Arc::new(server));
+        assert!(!link.is_legacy());
+        let capabilities =
+            serde_json::from_str(r#"{"roots": {"listChanged": true}, "sampling": {}}"#).unwrap();
+        let info = serde_json::from_str(r#"{"name": "client", "version": "1"}"#).unwrap();
+        restore(
+            &link,
+            &ResumedHandshake::new("2025-11-25", capabilities, info),
+        );
+        assert!(link.is_legacy());
+        let restored = link.capabilities();
+        assert!(restored.roots.is_some() && restored.sampling.is_some());
+        assert!(restored.elicitation.is_none());
+    }
+
+    #[test]
+    fn capabilities_that_no_longer_decode_are_none_declared() {
+        let (_client, server) = MemoryTransport::pair();
+        let link = ClientLink::new(Arc::new(server));
+        let garbled = serde_json::Value::String("not capabilities".into());
+        restore(
+            &link,
+            &ResumedHandshake::new("2025-11-25", garbled, serde_json::Value::Null),
+        );
+        assert!(link.is_legacy());
+        assert!(link.capabilities().roots.is_none());
+    }
+}

@@ -211,6 +211,19 @@ mod tests {
         assert_eq!(bearer(&headers), None);
     }
 
+    #[cfg(feature = "jwt-auth")]
+    #[test]
+    fn a_verified_request_carries_its_jwt_subject_for_the_sessions_it_opens() {
+        let claims = crate::resource_server::TokenClaims {
+            sub: Some("alice".into()),
+            scopes: Default::default(),
+        };
+        let request = with_subject(Request::new(axum::body::Body::empty()), &claims);
+        let subject = request.extensions().get::<SessionSubject>().copied();
+        assert_eq!(subject, Some(SessionSubject::jwt(Some("alice"))));
+        assert_ne!(subject, Some(SessionSubject::jwt(Some("bob"))));
+    }
+
     #[test]
     fn the_base_url_is_the_public_one_or_the_host_s() {
         let mut headers = HeaderMap::new();

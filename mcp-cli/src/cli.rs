@@ -368,6 +368,18 @@ pub enum Command {
         /// another address takes any Host.
         #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
         allowed_hosts: Vec<mcpdisco_gateway::limits::HostPattern>,
+        /// The keys that seal session ids, one per line (the standard
+        /// base64 of 32 random bytes; blank lines and #-lines ignored): the
+        /// first seals new ids, every one opens, so any replica given the
+        /// same file serves any session, and keys rotate with a file of
+        /// [new, old]. Refused (exit 2) when group or others can read it.
+        /// Read again on reload. By default, a random key per process.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        session_keys: Option<std::path::PathBuf>,
+        /// How old a session id may be (30s, 10m, 24h): an older one is
+        /// answered 404, as an unknown session.
+        #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration)]
+        session_max_age: std::time::Duration,
     },
     /// Authorize with an HTTP server that requires OAuth: opens the browser
     /// at its authorization page (or prints the URL), waits for it to come
@@ -589,6 +601,11 @@ pub enum PinsCommand {
 pub enum AuthCommand {
     /// Which servers have tokens: issuer, scopes and expiry (never a token).
     Status,
+}
+
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(text)
+        .map_err(|error| format!("'{text}': {error} (such as 30s, 10m, 24h)"))
 }
 
 fn parse_rate(text: &str) -> Result<f64, String> {

@@ -184,7 +184,20 @@ async fn run_command(
             session_store,
             max_streams,
             allowed_hosts,
+            session_keys,
+            session_max_age,
         } => {
+            let session_keys = match session_keys
+                .as_deref()
+                .map(crate::serve::SessionKeyFile::read)
+            {
+                Some(Ok(file)) => Some(file),
+                Some(Err(error)) => {
+                    eprintln!("error: {error}");
+                    return Ok(ExitCode::from(exit::BAD_SESSION_KEYS));
+                }
+                None => None,
+            };
             // Without `jwt-auth`, `--auth-jwks` was refused by `left_out`.
             #[cfg(not(feature = "jwt-auth"))]
             let _ = (auth_jwks, auth_issuer, auth_audience, auth_scopes);
@@ -217,8 +230,15 @@ async fn run_command(
                 reloading: if *no_reload {
                     None
                 } else {
-                    Some(crate::serve::reloading(global, loaded, log)?)
+                    Some(crate::serve::reloading(
+                        global,
+                        loaded,
+                        log,
+                        session_keys.as_ref(),
+                    )?)
                 },
+                session_keys: session_keys.map(|file| file.ring),
+                session_max_age: *session_max_age,
             };
             let mut session = session.clone();
             if global.rate_limit.is_none() {

@@ -10,5 +10,8 @@ pub const SERVER_FAILED: u8 = 2;
 pub const PINS_CHANGED: u8 = 3;
 /// `serve --profile NAME`: no profile has that name (as clap's usage errors).
 pub const NO_SUCH_PROFILE: u8 = 2;
+/// `serve --session-keys`: the key file cannot be used (others can read
+/// it, or a line is not a key).
+pub const BAD_SESSION_KEYS: u8 = 2;
 /// `call` returned a tool error (`isError`).
 pub const TOOL_ERROR: u8 = 5;

@@ -4,6 +4,7 @@
 //! its files or folders changes, or on SIGHUP, and applied without a restart.
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,11 +12,14 @@ use std::time::Duration;
 use mcpdisco_client::session::SessionOptions;
 use mcpdisco_client::transport::secret::SecretString;
 use mcpdisco_client::transport::server::http::HttpServerOptions;
+use mcpdisco_client::transport::server::http::session_seal::SessionKeyRing;
 use mcpdisco_client::transport::server::stdio::StdioServer;
 use mcpdisco_gateway::config_watch::{
     ConfigLoader, ConfigWatch, DEBOUNCE, ReloadOutcome, Trigger, Watched, reload_on_change,
 };
-use mcpdisco_gateway::http_endpoints::{self, Access, HttpEndpointsOptions};
+use mcpdisco_gateway::http_endpoints::{
+    self, Access, HttpEndpointsOptions, SessionKeyFileError, read_session_keys,
+};
 use mcpdisco_gateway::limits::{
     AllowedHosts, ClientRateLimit, ClientRateLimiter, HostPattern, raise_open_files_limit,
 };
@@ -43,6 +47,36 @@ impl std::fmt::Debug for Reloading {
         f.debug_struct("Reloading")
             .field("watched", &self.watched)
             .finish_non_exhaustive()
+    }
+}
+
+/// `--session-keys FILE`: the file, and the keys read from it, which every
+/// route seals and opens session ids with (replaced on reload).
+#[derive(Debug, Clone)]
+pub struct SessionKeyFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its keys as last read.
+    pub ring: SessionKeyRing,
+}
+
+impl SessionKeyFile {
+    /// Reads the keys of `path` (refused when others can read it).
+    pub fn read(path: &Path) -> Result<Self, SessionKeyFileError> {
+        let keys = read_session_keys(path)?;
+        Ok(Self {
+            path: path.to_owned(),
+            ring: SessionKeyRing::new(keys),
+        })
+    }
+
+    /// Reads the file again; keeps the keys as they were, with a warning,
+    /// when it cannot be used.
+    fn reread(&self) {
+        match read_session_keys(&self.path) {
+            Ok(keys) => self.ring.replace(keys),
+            Err(error) => eprintln!("warning: session keys not reloaded: {error}"),
+        }
     }
 }
 
@@ -75,6 +109,10 @@ pub struct ServeOptions {
     pub limits: LimitOptions,
     /// Hot reload, unless turned off.
     pub reloading: Option<Reloading>,
+    /// The keys of `--session-keys`; a random one when `None`.
+    pub session_keys: Option<SessionKeyRing>,
+    /// The oldest a session id may be.
+    pub session_max_age: Duration,
 }
 
 /// `--client-rate-limit`, `--session-store`, `--max-streams`, `--allowed-host`.
@@ -221,12 +259,15 @@ pub async fn serve(
                 );
             }
             let limits = options.limits;
+            let mut server = HttpServerOptions::default()
+                .name("mcp-cli serve")
+                .max_streams(limits.max_streams)
+                .session_max_age(options.session_max_age);
+            if let Some(keys) = options.session_keys {
+                server = server.session_keys(keys);
+            }
             let http = HttpEndpointsOptions::default()
-                .server(
-                    HttpServerOptions::default()
-                        .name("mcp-cli serve")
-                        .max_streams(limits.max_streams),
-                )
+                .server(server)
                 .access(access)
                 .public_url(options.public_url)
                 .allowed_hosts(AllowedHosts::for_bind(addr, limits.allowed_hosts))
@@ -271,16 +312,24 @@ fn token_access(token: Option<String>) -> Access {
 /// How `serve` reads the config of `global` again: the files `loaded` read
 /// and the `--dir` folders watched, the same selection read again (a file
 /// of a folder that cannot be read refuses the whole reload), and the log
-/// masker then knows the new servers' secrets too.
+/// masker then knows the new servers' secrets too. The session key file,
+/// if any, is watched too and read again at each reload.
 pub fn reloading(
     global: &crate::cli::GlobalOptions,
     loaded: &Loaded,
     log: &crate::logging::LogMasker,
+    session_keys: Option<&SessionKeyFile>,
 ) -> Result<Reloading, UsageError> {
     let selection = crate::load::selection(global)?;
-    let watched = Watched::new(loaded.files.clone(), selection.dirs.clone());
+    let mut files = loaded.files.clone();
+    files.extend(session_keys.map(|file| file.path.clone()));
+    let watched = Watched::new(files, selection.dirs.clone());
     let log = log.clone();
+    let session_keys = session_keys.cloned();
     let load: ConfigLoader = std::sync::Arc::new(move || {
+        if let Some(file) = &session_keys {
+            file.reread();
+        }
         let loaded = selection
             .load(&mcpdisco::config::ProcessEnv)
             .map_err(|error| error.to_string())?;

@@ -109,7 +109,7 @@ pub mod transport;
 pub use error::{ConnectCause, Delivery, ExitStatus, TransportError};
 pub use inbound::Inbound;
 pub use memory::MemoryTransport;
-pub use transport::{Peer, Transport, TransportInfo};
+pub use transport::{Peer, ResumedHandshake, Transport, TransportInfo};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -409,6 +409,10 @@ impl Transport for TracedTransport {
     fn info(&self) -> &dyn TransportInfo {
         self.inner.info()
     }
+
+    fn resumed_handshake(&self) -> Option<crate::transport::ResumedHandshake> {
+        self.inner.resumed_handshake()
+    }
 }
 
 #[cfg(test)]

@@ -75,6 +75,43 @@ pub trait Transport: Send + Sync + 'static {
     fn info(&self) -> &dyn TransportInfo {
         &NoInfo
     }
+
+    /// The handshake of a session this connection takes up again with no
+    /// new `initialize` (seen from a server: a sealed HTTP session id
+    /// opened by a replica that never saw the session, or no longer held
+    /// it), from which the server restores the session's state. `None` by
+    /// default: the connection begins with a handshake of its own.
+    fn resumed_handshake(&self) -> Option<ResumedHandshake> {
+        None
+    }
+}
+
+/// What a legacy session's `initialize` settled, carried by a resumed
+/// connection ([`Transport::resumed_handshake`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ResumedHandshake {
+    /// The protocol version the handshake settled on.
+    pub protocol_version: String,
+    /// The client's declared `capabilities`.
+    pub client_capabilities: serde_json::Value,
+    /// The client's `clientInfo`.
+    pub client_info: serde_json::Value,
+}
+
+impl ResumedHandshake {
+    /// The handshake of `protocol_version`, with the client's capabilities and info.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        client_capabilities: serde_json::Value,
+        client_info: serde_json::Value,
+    ) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            client_capabilities,
+            client_info,
+        }
+    }
 }
 
 /// What only telemetry reads about a connection, apart from the
@@ -156,6 +193,10 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     fn info(&self) -> &dyn TransportInfo {
         (**self).info()
     }
+
+    fn resumed_handshake(&self) -> Option<ResumedHandshake> {
+        (**self).resumed_handshake()
+    }
 }
 
 #[async_trait]
@@ -182,6 +223,10 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
 
     fn info(&self) -> &dyn TransportInfo {
         (**self).info()
+    }
+
+    fn resumed_handshake(&self) -> Option<ResumedHandshake> {
+        (**self).resumed_handshake()
     }
 }
 

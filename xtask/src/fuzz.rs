@@ -14,7 +14,12 @@ use crate::tools::Tools;
 use crate::workspace::Workspace;
 
 /// The fuzz targets, in the workspace's `fuzz/` cargo-fuzz project.
-pub const TARGETS: &[&str] = &["ndjson_decode", "sse_decode", "message_decode"];
+pub const TARGETS: &[&str] = &[
+    "ndjson_decode",
+    "sse_decode",
+    "message_decode",
+    "session_id_open",
+];
 
 /// Time allowed for building a target on top of its run time.
 const BUILD_ALLOWANCE: Duration = Duration::from_secs(20 * 60);

@@ -7,6 +7,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mcpdisco_transport::secret::{ExposeSecret, SecretString};
+#[cfg(feature = "jwt-auth")]
+use mcpdisco_transport::server::http::session_seal::SessionSubject;
 
 /// What a request to `/mcp`, `/readyz` or `/metrics` must carry.
 #[derive(Clone, Default)]
@@ -119,7 +121,7 @@ pub(super) async fn require_jwt(
         let verdict = server.authorize(token.as_deref(), &[]).await;
         return match verdict {
             Ok(claims) => {
-                with_subject(&mut request, claims.sub.as_deref(), token.as_deref());
+                with_subject(&mut request, &claims, token.as_deref());
                 next.run(request).await
             }
             Err(challenge) => refusal(&guard, request.headers(), &challenge),
@@ -151,7 +153,7 @@ pub(super) async fn require_profile_access(
         let verdict = server.authorize(token.as_deref(), &required).await;
         return match verdict {
             Ok(claims) => {
-                with_subject(&mut request, claims.sub.as_deref(), token.as_deref());
+                with_subject(&mut request, &claims, token.as_deref());
                 next.run(request).await
             }
             Err(challenge) => refusal(&guard, request.headers(), &challenge),
@@ -161,11 +163,19 @@ pub(super) async fn require_profile_access(
     require_access(State(guard), request, next).await
 }
 
-/// Marks a request with its verified JWT's subject, for the client rate limit.
+/// Marks a request with its verified JWT's subject: the client rate limit
+/// counts it, and the session ids it opens are bound to it (refused to
+/// another subject).
 #[cfg(feature = "jwt-auth")]
-fn with_subject(request: &mut Request, sub: Option<&str>, token: Option<&str>) {
-    let subject = crate::limits::Subject::of_jwt(sub, token.unwrap_or_default());
-    request.extensions_mut().insert(subject);
+fn with_subject(
+    request: &mut Request,
+    claims: &crate::resource_server::TokenClaims,
+    token: Option<&str>,
+) {
+    let sub = claims.sub.as_deref();
+    let limited = crate::limits::Subject::of_jwt(sub, token.unwrap_or_default());
+    request.extensions_mut().insert(limited);
+    request.extensions_mut().insert(SessionSubject::jwt(sub));
 }
 
 /// The 401 or 403 of a challenge, pointing at the metadata.
@@ -211,6 +221,20 @@ mod tests {
         assert_eq!(bearer(&headers), None);
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer "));
         assert_eq!(bearer(&headers), None);
+    }
+
+    #[cfg(feature = "jwt-auth")]
+    #[test]
+    fn a_verified_request_carries_its_jwt_subject_for_the_sessions_it_opens() {
+        let claims = crate::resource_server::TokenClaims {
+            sub: Some("alice".into()),
+            scopes: Default::default(),
+        };
+        let mut request = Request::new(axum::body::Body::empty());
+        with_subject(&mut request, &claims, Some("token-of-alice"));
+        let subject = request.extensions().get::<SessionSubject>().copied();
+        assert_eq!(subject, Some(SessionSubject::jwt(Some("alice"))));
+        assert_ne!(subject, Some(SessionSubject::jwt(Some("bob"))));
     }
 
     #[test]

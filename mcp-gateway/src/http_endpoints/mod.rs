@@ -11,7 +11,9 @@
 //!
 //! [`Access`] says what a request must carry: nothing, the static
 //! `--http-token`, or (feature `jwt-auth`) a JWT the [`ResourceServer`]
-//! accepts.
+//! accepts. A legacy session's id is sealed, bound to its route and to who
+//! opened it (the JWT's subject, or the token), so any replica holding the
+//! keys ([`read_session_keys`]) serves it.
 //!
 //! Every path answers 421 to a `Host` that
 //! [`allowed_hosts`](HttpEndpointsOptions::allowed_hosts) does not list;
@@ -24,6 +26,7 @@
 mod access;
 mod limit_checks;
 mod operations;
+mod session_keys;
 
 use std::sync::Arc;
 
@@ -35,6 +38,7 @@ use crate::limits::{AllowedHosts, ClientRateLimiter};
 use crate::serve::Gateway;
 use crate::serve::http_views::ProfileRoutes;
 pub use access::Access;
+pub use session_keys::{SessionKeyFileError, read_session_keys};
 
 /// How `serve --http` serves: by default the Streamable HTTP side's
 /// defaults, open to every request (for a loopback address), behind no

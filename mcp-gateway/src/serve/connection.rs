@@ -17,10 +17,10 @@ use tokio::task::AbortHandle;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
-use super::operation;
 use super::routes::Routes;
 use super::shared::Shared;
 use super::subscriptions;
+use super::{handshake, operation};
 
 /// Serves one client, in the view of `profile` (every item when `None`),
 /// until its connection ends; then everything it started is stopped.
@@ -41,6 +41,7 @@ pub(crate) async fn serve(
     });
     #[cfg(feature = "metrics")]
     let _connected = shared.metrics.client_connected();
+    let resumed = transport.resumed_handshake();
     let link = Arc::new(ClientLink::new(transport));
     shared.bridge.add_client(&link);
     // Also when this future is dropped (the server shutting down).
@@ -48,19 +49,19 @@ pub(crate) async fn serve(
         link: Arc::clone(&link),
         announcer: None,
     };
+    if let Some(handshake) = resumed {
+        // A session resumed from its sealed id: restored as its
+        // `initialize` and `notifications/initialized` left it.
+        handshake::restore(&link, &handshake);
+        stop.announcer = Some(announce(&shared, &link, profile.as_ref()));
+    }
     loop {
         match link.receive().await {
             Ok(Some(message)) => {
                 // Started by the first message that can hear of list changes
                 // (a modern connection of one other request never does).
                 if stop.announcer.is_none() && hears_list_changes(&message) {
-                    let announcer = tokio::spawn(subscriptions::announce_changes(
-                        shared.supervisor.clone(),
-                        Arc::clone(&shared.listings),
-                        Arc::clone(&link),
-                        profile.clone(),
-                    ));
-                    stop.announcer = Some(announcer.abort_handle());
+                    stop.announcer = Some(announce(&shared, &link, profile.as_ref()));
                 }
                 on_message(&shared, &routes, &link, profile.as_ref(), message).await;
             }
@@ -72,6 +73,17 @@ pub(crate) async fn serve(
         }
     }
     link.end().await;
+}
+
+/// Starts telling the client of list changes in its view, until aborted.
+fn announce(shared: &Shared, link: &Arc<ClientLink>, profile: Option<&Arc<str>>) -> AbortHandle {
+    tokio::spawn(subscriptions::announce_changes(
+        shared.supervisor.clone(),
+        Arc::clone(&shared.listings),
+        Arc::clone(link),
+        profile.cloned(),
+    ))
+    .abort_handle()
 }
 
 /// Whether `message` makes its connection one that hears of list changes:

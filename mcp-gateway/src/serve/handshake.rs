@@ -4,12 +4,17 @@
 use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
-    CacheScope, DiscoverResult, EmptyResult, Extra, InitializeParams, InitializeResult,
-    ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION, ServerCapabilities,
+    CacheScope, ClientCapabilities, DiscoverResult, EmptyResult, Extra, InitializeParams,
+    InitializeResult, ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION,
+    ServerCapabilities,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
+use mcpdisco_transport::ResumedHandshake;
+use serde::Deserialize as _;
+
+use super::client::ClientLink;
 use super::context::RequestContext;
 use super::offered::Offered;
 
@@ -76,6 +81,17 @@ pub(crate) async fn initialize(
     })
 }
 
+/// Restores what a legacy session's handshake left on its connection,
+/// from the handshake a resumed connection carries (a sealed session id
+/// opened here): the client's capabilities, and that it is initialized.
+/// Capabilities that no longer decode are taken as none declared.
+pub(crate) fn restore(link: &ClientLink, handshake: &ResumedHandshake) {
+    let capabilities =
+        ClientCapabilities::deserialize(&handshake.client_capabilities).unwrap_or_default();
+    link.initialize(capabilities);
+    link.initialized();
+}
+
 /// `server/discover` (modern): private to this gateway, and stale at once.
 pub(crate) async fn discover(
     _: MetaParams,
@@ -103,4 +119,44 @@ pub(crate) async fn discover(
 /// `ping`.
 pub(crate) async fn ping(_: MetaParams, _: RequestContext) -> Result<EmptyResult, ErrorObject> {
     Ok(EmptyResult::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use mcpdisco_transport::MemoryTransport;
+
+    use super::*;
+
+    #[test]
+    fn a_resumed_handshake_restores_the_client_s_capabilities_as_initialize_did() {
+        let (_client, server) = MemoryTransport::pair();
+        let link = ClientLink::new(Arc::new(server));
+        assert!(!link.is_legacy());
+        let capabilities =
+            serde_json::from_str(r#"{"roots": {"listChanged": true}, "sampling": {}}"#).unwrap();
+        let info = serde_json::from_str(r#"{"name": "client", "version": "1"}"#).unwrap();
+        restore(
+            &link,
+            &ResumedHandshake::new("2025-11-25", capabilities, info),
+        );
+        assert!(link.is_legacy());
+        let restored = link.capabilities();
+        assert!(restored.roots.is_some() && restored.sampling.is_some());
+        assert!(restored.elicitation.is_none());
+    }
+
+    #[test]
+    fn capabilities_that_no_longer_decode_are_none_declared() {
+        let (_client, server) = MemoryTransport::pair();
+        let link = ClientLink::new(Arc::new(server));
+        let garbled = serde_json::Value::String("not capabilities".into());
+        restore(
+            &link,
+            &ResumedHandshake::new("2025-11-25", garbled, serde_json::Value::Null),
+        );
+        assert!(link.is_legacy());
+        assert!(link.capabilities().roots.is_none());
+    }
 }

@@ -109,7 +109,12 @@ async fn on_profile(
         match routers.get(&profile) {
             Some(router) => router.clone(),
             None => {
-                let (router, connections) = HttpServer::routes(routes.options.clone());
+                // Its sessions are bound to its route: an id from another is refused.
+                let options = routes
+                    .options
+                    .clone()
+                    .route(format!("/profiles/{profile}/mcp"));
+                let (router, connections) = HttpServer::routes(options);
                 let name: Arc<str> = Arc::from(profile.as_str());
                 routes.accepting.lock().push(tokio::spawn(accept(
                     connections,

@@ -18,17 +18,21 @@
 //!   503 with `Retry-After`.
 //! - `Origin` must be a loopback origin when present (DNS rebinding); with a
 //!   token, every request must carry `Authorization: Bearer <token>`.
+//! - A legacy session's id is sealed ([`session_seal`]): it carries the
+//!   handshake, the route and the subject, so any server holding the key
+//!   opens it and resumes the session with no lookup
+//!   ([`Transport::resumed_handshake`]). The table of live connections is
+//!   a bounded cache (`session_table`). An id refused for any reason is
+//!   answered as an unknown session (404), with one log line saying why.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -44,9 +48,13 @@ use crate::error::TransportError;
 use crate::inbound::Inbound;
 use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
-use crate::transport::Transport;
+use crate::transport::{ResumedHandshake, Transport};
+use session_seal::{SessionClaims, SessionKeyRing, SessionRefusal, SessionSubject};
+use session_table::SessionTable;
 
 mod modern_checks;
+pub mod session_seal;
+mod session_table;
 #[cfg(test)]
 mod stream_cap_tests;
 
@@ -85,6 +93,14 @@ pub struct HttpServerOptions {
     /// The most SSE streams (GET streams and streamed POST answers) open
     /// at once; one more is answered 503 with `Retry-After`. `None`: no cap.
     pub max_streams: Option<usize>,
+    /// The keys legacy session ids are sealed with and opened by
+    /// ([`session_seal`]); one random key of this process by default.
+    pub session_keys: SessionKeyRing,
+    /// The oldest a session id may be; 24 hours by default.
+    pub session_max_age: Duration,
+    /// The route sessions are bound to (`/mcp`, `/profiles/<name>/mcp`):
+    /// an id opened on another route is refused. `/mcp` by default.
+    pub route: String,
 }
 
 /// One tool argument that clients repeat in a `Mcp-Param-<header>` header
@@ -125,6 +141,9 @@ impl Default for HttpServerOptions {
             max_body: 4 * 1024 * 1024,
             param_headers: None,
             max_streams: None,
+            session_keys: SessionKeyRing::default(),
+            session_max_age: Duration::from_secs(24 * 3600),
+            route: "/mcp".into(),
         }
     }
 }
@@ -159,6 +178,24 @@ impl HttpServerOptions {
         self.max_streams = streams.into();
         self
     }
+
+    /// Sets [`session_keys`](Self::session_keys): the keys session ids are sealed with.
+    pub fn session_keys(mut self, keys: SessionKeyRing) -> Self {
+        self.session_keys = keys;
+        self
+    }
+
+    /// Sets [`session_max_age`](Self::session_max_age): the oldest a session id may be.
+    pub fn session_max_age(mut self, max_age: Duration) -> Self {
+        self.session_max_age = max_age;
+        self
+    }
+
+    /// Sets [`route`](Self::route): the route sessions are bound to.
+    pub fn route(mut self, route: impl Into<String>) -> Self {
+        self.route = route.into();
+        self
+    }
 }
 
 /// The connections an [`HttpServer`]'s routes accept, one at a time.
@@ -180,16 +217,22 @@ impl HttpServer {
     /// The routes (`POST`, `GET`, `DELETE` at `/mcp`) and their connections.
     pub fn routes(options: HttpServerOptions) -> (Router, Connections) {
         let (accept, receiver) = mpsc::channel(64);
+        let token_subject = options
+            .token
+            .as_ref()
+            .map(|token| SessionSubject::token(token.expose_secret()));
         let shared = Arc::new(Shared {
             max_body: options.max_body,
             streams: options
                 .max_streams
                 .map(|streams| Arc::new(Semaphore::new(streams.min(Semaphore::MAX_PERMITS)))),
             options,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(SessionTable::new(
+                session_table::MAX_SESSIONS,
+                session_table::MAX_DELETED,
+            )),
             accept,
-            ids: RandomState::new(),
-            counter: AtomicU64::new(0),
+            token_subject,
         });
         let max_body = shared.max_body;
         let router = Router::new()
@@ -272,10 +315,41 @@ struct Shared {
     max_body: usize,
     /// A permit per open SSE stream, when they are capped.
     streams: Option<Arc<Semaphore>>,
-    sessions: Mutex<HashMap<String, Arc<Link>>>,
+    sessions: Mutex<SessionTable<Arc<Link>>>,
     accept: mpsc::Sender<HttpConnection>,
-    ids: RandomState,
-    counter: AtomicU64,
+    /// Who holds the static token, when there is one.
+    token_subject: Option<SessionSubject>,
+}
+
+/// Why a request in a session gets no connection.
+enum Refused {
+    /// The id is refused (logged): answered as an unknown session, 404.
+    UnknownSession,
+    /// The server is shutting down: 503.
+    ShuttingDown,
+    /// Every held connection is in use: 503.
+    TooManySessions,
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        match self {
+            Refused::UnknownSession => refuse(StatusCode::NOT_FOUND, "unknown or expired session"),
+            Refused::ShuttingDown => shutting_down(),
+            Refused::TooManySessions => refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many sessions in use; try again later",
+            ),
+        }
+    }
+}
+
+/// A 503 while the server shuts down.
+fn shutting_down() -> Response {
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the server is shutting down",
+    )
 }
 
 impl Shared {
@@ -288,17 +362,127 @@ impl Shared {
         }
     }
 
-    fn new_session_id(&self) -> String {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        format!(
-            "{:016x}{:016x}",
-            self.ids.hash_one(n),
-            self.ids.hash_one(!n)
-        )
+    /// Who sends a request: the subject a layer put in its extensions (a
+    /// JWT's), else the static token's holder, else nobody.
+    fn subject(&self, given: Option<Extension<SessionSubject>>) -> SessionSubject {
+        match given {
+            Some(Extension(subject)) => subject,
+            None => self.token_subject.unwrap_or_else(SessionSubject::anonymous),
+        }
+    }
+
+    /// The claims of session id `id` presented by `subject` now, or why it
+    /// is refused (logged here; the refusal is answered 404).
+    fn open_id(&self, id: &str, subject: &SessionSubject) -> Result<SessionClaims, Refused> {
+        let keys = self.options.session_keys.keys();
+        let opened = keys.open(id).and_then(|claims| {
+            let max_age = self.options.session_max_age;
+            claims.check(&self.options.route, subject, SystemTime::now(), max_age)?;
+            Ok(claims)
+        });
+        let opened = opened.and_then(|claims| {
+            if self.sessions.lock().is_deleted(id) {
+                Err(SessionRefusal::Deleted)
+            } else {
+                Ok(claims)
+            }
+        });
+        opened.map_err(|refusal| {
+            tracing::warn!(server = %self.options.name, reason = %refusal, "refused a session id");
+            Refused::UnknownSession
+        })
+    }
+
+    /// The live connection of session `id`, resumed from its sealed claims
+    /// when this server holds none (another replica opened it, or its
+    /// connection was dropped); `Err` is the refusal to answer.
+    async fn session(&self, id: &str, subject: &SessionSubject) -> Result<Arc<Link>, Refused> {
+        let claims = self.open_id(id, subject)?;
+        if let Some(link) = self.sessions.lock().get(id) {
+            return Ok(link);
+        }
+        let resumed = ResumedHandshake::new(
+            claims.protocol_version,
+            claims.client_capabilities,
+            claims.client_info,
+        );
+        let link = self
+            .open(Some(resumed))
+            .await
+            .ok_or(Refused::ShuttingDown)?;
+        self.hold(id.to_owned(), link)
+            .ok_or(Refused::TooManySessions)
+    }
+
+    /// Holds `link` as session `id`'s connection (or the one already held);
+    /// `None` if the table is full of sessions in use (`link` then ends).
+    fn hold(&self, id: String, link: Arc<Link>) -> Option<Arc<Link>> {
+        let mut evicted = Vec::new();
+        let held =
+            self.sessions
+                .lock()
+                .insert(id, Arc::clone(&link), |link| link.is_idle(), &mut evicted);
+        for dropped in evicted {
+            dropped.end();
+        }
+        match held {
+            Ok(held) => {
+                if !Arc::ptr_eq(&held, &link) {
+                    link.end();
+                }
+                Some(held)
+            }
+            Err(session_table::Full) => {
+                link.end();
+                None
+            }
+        }
+    }
+
+    /// Seals the id of a new session for the `initialize` request `params`
+    /// answered by `answer` (the version it settled on; the one asked for
+    /// when the answer is not yet known), and holds `link` as its connection.
+    fn issue(
+        &self,
+        link: &Arc<Link>,
+        subject: SessionSubject,
+        params: Option<&serde_json::Value>,
+        answer: Option<&Message>,
+    ) -> String {
+        let member = |name: &str| {
+            params
+                .and_then(|params| params.get(name))
+                .cloned()
+                .unwrap_or(serde_json::Value::Null)
+        };
+        let settled = match answer {
+            Some(Message::Response(response)) => response
+                .result
+                .member::<String>("protocolVersion")
+                .ok()
+                .flatten(),
+            _ => None,
+        };
+        let requested = member("protocolVersion").as_str().map(str::to_owned);
+        let claims = SessionClaims {
+            protocol_version: settled.or(requested).unwrap_or_default(),
+            client_capabilities: member("capabilities"),
+            client_info: member("clientInfo"),
+            route: self.options.route.clone(),
+            subject,
+            issued_at: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs(),
+        };
+        let id = self.options.session_keys.keys().seal(&claims);
+        // Full: the id still opens, and the session resumes when there is room.
+        let _ = self.hold(id.clone(), Arc::clone(link));
+        id
     }
 
     /// Opens a connection and hands it to the server.
-    async fn open(&self, session: Option<String>) -> Option<Arc<Link>> {
+    async fn open(&self, resumed: Option<ResumedHandshake>) -> Option<Arc<Link>> {
         let (inbound, receiver) = mpsc::channel(INBOUND_QUEUE);
         let link = Arc::new(Link {
             inbound: Mutex::new(Some(inbound)),
@@ -311,12 +495,10 @@ impl Shared {
             name: self.options.name.clone(),
             link: Arc::clone(&link),
             receiver: tokio::sync::Mutex::new(receiver),
+            resumed,
         };
         if self.accept.send(connection).await.is_err() {
             return None;
-        }
-        if let Some(id) = session {
-            self.sessions.lock().insert(id, Arc::clone(&link));
         }
         Some(link)
     }
@@ -337,6 +519,17 @@ struct Link {
 }
 
 impl Link {
+    /// Whether nothing is open on the connection: no request, no GET
+    /// stream (so it may be dropped, and resumed from its id when used).
+    fn is_idle(&self) -> bool {
+        self.pending.lock().is_empty()
+            && self
+                .get_stream
+                .lock()
+                .as_ref()
+                .is_none_or(mpsc::Sender::is_closed)
+    }
+
     fn end(&self) {
         self.inbound.lock().take();
         self.pending.lock().clear();
@@ -418,6 +611,8 @@ pub struct HttpConnection {
     name: String,
     link: Arc<Link>,
     receiver: tokio::sync::Mutex<mpsc::Receiver<Message>>,
+    /// The handshake of the session it resumes, if it does.
+    resumed: Option<ResumedHandshake>,
 }
 
 #[async_trait]
@@ -444,6 +639,10 @@ impl Transport for HttpConnection {
 
     fn describe(&self) -> String {
         format!("http server connection: {}", self.name)
+    }
+
+    fn resumed_handshake(&self) -> Option<ResumedHandshake> {
+        self.resumed.clone()
     }
 }
 
@@ -520,7 +719,38 @@ fn error_answer(id: Option<RequestId>, code: ErrorCode, reason: &str) -> Respons
     )
 }
 
-async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+/// A legacy session being opened by its `initialize`: its id is sealed
+/// once the answer is known; if none is, its connection ends.
+struct NewSession {
+    link: Arc<Link>,
+    subject: SessionSubject,
+    /// The `initialize` params.
+    params: Option<serde_json::Value>,
+    issued: bool,
+}
+
+impl NewSession {
+    /// The session's sealed id, for the `initialize` answered by `answer`.
+    fn issue(mut self, shared: &Shared, answer: Option<&Message>) -> String {
+        self.issued = true;
+        shared.issue(&self.link, self.subject, self.params.as_ref(), answer)
+    }
+}
+
+impl Drop for NewSession {
+    fn drop(&mut self) {
+        if !self.issued {
+            self.link.end();
+        }
+    }
+}
+
+async fn on_post(
+    State(shared): State<Arc<Shared>>,
+    subject: Option<Extension<SessionSubject>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if let Some(refusal) = check(&shared, &headers) {
         return refusal;
     }
@@ -545,31 +775,31 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         _ => false,
     };
     let is_initialize = message.method() == Some(Initialize::METHOD) && !modern;
-    let (link, session, one_shot) = match session_of(&headers) {
-        Some(id) => match shared.sessions.lock().get(id).cloned() {
-            Some(link) => (link, None, false),
-            None => return refuse(StatusCode::NOT_FOUND, "unknown or expired session"),
+    let subject = shared.subject(subject);
+    let (link, new_session, one_shot) = match session_of(&headers) {
+        Some(id) => match shared.session(id, &subject).await {
+            Ok(link) => (link, None, false),
+            Err(refused) => return refused.into_response(),
         },
-        None if is_initialize => {
-            let id = shared.new_session_id();
-            match shared.open(Some(id.clone())).await {
-                Some(link) => (link, Some(id), false),
-                None => {
-                    return refuse(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "the server is shutting down",
-                    );
-                }
+        None if is_initialize => match shared.open(None).await {
+            Some(link) => {
+                let params = match &message {
+                    Message::Request(request) => request.params.clone(),
+                    _ => None,
+                };
+                let new_session = NewSession {
+                    link: Arc::clone(&link),
+                    subject,
+                    params,
+                    issued: false,
+                };
+                (link, Some(new_session), false)
             }
-        }
+            None => return shutting_down(),
+        },
         None => match shared.open(None).await {
             Some(link) => (link, None, true),
-            None => {
-                return refuse(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the server is shutting down",
-                );
-            }
+            None => return shutting_down(),
         },
     };
     let Message::Request(request) = &message else {
@@ -620,6 +850,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             } else {
                 StatusCode::OK
             };
+            let session = new_session.map(|new| new.issue(&shared, Some(&answer)));
             json_response(status, &answer, session)
         }
         Ok(Some(first)) => {
@@ -657,6 +888,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
                     ))
                 },
             );
+            let session = new_session.map(|new| new.issue(&shared, None));
             let mut response = Response::new(Body::from_stream(stream));
             set_event_stream(&mut response, session);
             response
@@ -752,7 +984,11 @@ pub(super) fn json_response(
     response
 }
 
-async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+async fn on_get(
+    State(shared): State<Arc<Shared>>,
+    subject: Option<Extension<SessionSubject>>,
+    headers: HeaderMap,
+) -> Response {
     if let Some(refusal) = check(&shared, &headers) {
         return refusal;
     }
@@ -762,8 +998,9 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
             "a GET stream needs a session",
         );
     };
-    let Some(link) = shared.sessions.lock().get(id).cloned() else {
-        return refuse(StatusCode::NOT_FOUND, "unknown or expired session");
+    let link = match shared.session(id, &shared.subject(subject)).await {
+        Ok(link) => link,
+        Err(refused) => return refused.into_response(),
     };
     let Some(place) = shared.stream_place() else {
         return streams_full();
@@ -786,18 +1023,32 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
     response
 }
 
-async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+async fn on_delete(
+    State(shared): State<Arc<Shared>>,
+    subject: Option<Extension<SessionSubject>>,
+    headers: HeaderMap,
+) -> Response {
     if let Some(refusal) = check(&shared, &headers) {
         return refusal;
     }
     let Some(id) = session_of(&headers) else {
         return refuse(StatusCode::BAD_REQUEST, "no session to end");
     };
-    match shared.sessions.lock().remove(id) {
-        Some(link) => {
-            link.end();
+    if let Err(refused) = shared.open_id(id, &shared.subject(subject)) {
+        return refused.into_response();
+    }
+    // Ended here; a replica that holds it ends it when told (a shared store).
+    let deleted = shared.sessions.lock().delete(id);
+    match deleted {
+        Some(held) => {
+            if let Some(link) = held {
+                link.end();
+            }
             StatusCode::OK.into_response()
         }
-        None => refuse(StatusCode::NOT_FOUND, "unknown or expired session"),
+        None => {
+            tracing::warn!(server = %shared.options.name, reason = %SessionRefusal::Deleted, "refused a session id");
+            Refused::UnknownSession.into_response()
+        }
     }
 }

@@ -9,7 +9,8 @@
 //!   (newline JSON, the same codec as the client side).
 //! - `http::HttpServer` (feature `server-http`): Streamable HTTP at one
 //!   endpoint, for both eras. Each legacy session (`initialize`,
-//!   `Mcp-Session-Id`) is a connection; each modern request without a
+//!   `Mcp-Session-Id`, sealed so that any server holding the keys resumes
+//!   it) is a connection; each modern request without a
 //!   session is a connection of its own. Answers go back as JSON, or as an
 //!   event stream when the server sends anything else first (progress, a
 //!   request to the client); other server messages go on the GET stream.

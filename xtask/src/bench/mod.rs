@@ -13,7 +13,8 @@
 //! Contenders alternate within each round, so drift on a shared machine hits
 //! all of them alike; a value is the median over rounds (and over passes, for
 //! B1). Then it runs the criterion micro-benchmarks of our decoders
-//! ([`criterion`]), and with B5 the criterion bench of tool search. The table is printed and written to `target/bench-report.md`.
+//! ([`criterion`]), and with B5 the criterion benches of tool search and
+//! of sealed session ids. The table is printed and written to `target/bench-report.md`.
 //!
 //! | module | what |
 //! |---|---|
@@ -92,6 +93,8 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
         b5_fronts::run(&bench, ws, &mut rows)?;
         let searched = criterion::run(ws, "tool_search")?;
         b5_gateway::tool_search_row(&searched, &mut rows);
+        let sealed = criterion::run(ws, "session_seal")?;
+        b5_gateway::session_seal_row(&sealed, &mut rows);
     }
     if wanted("b3") {
         b3_discovery::run(&bench, &mut rows)?;

@@ -11,7 +11,6 @@ use mcpdisco_protocol::{
     ErrorCode, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response,
 };
 use mcpdisco_transport::server::Router;
-use serde_json::Value;
 
 use crate::context::{Context, RequestInfo};
 use crate::handlers;
@@ -66,7 +65,7 @@ impl Server {
         Some(match self.answer(request, peer).await {
             Ok(result) => Message::Response(Response {
                 id: request.id.clone(),
-                result: RawJson::from_value(&result),
+                result,
             }),
             Err(error) => Message::Error(ErrorResponse {
                 id: Some(request.id.clone()),
@@ -91,7 +90,7 @@ impl Server {
         &self,
         request: &Request,
         peer: Option<SharedPeer>,
-    ) -> Result<Value, ErrorObject> {
+    ) -> Result<RawJson, ErrorObject> {
         let era = match self.options.eras {
             EraSupport::Legacy => Era::Legacy,
             _ => server::request_era(request.params.as_ref())?,
@@ -113,14 +112,21 @@ impl Server {
                     .cloned(),
             }),
         };
-        let mut result = self
+        let result = self
             .router
-            .request(&request.method, request.params.clone(), context)
+            .answer(&request.method, request.params.clone(), context)
             .await?;
-        if era == Era::Modern {
-            server::complete_modern(&mut result, &self.options.server_info());
+        if era == Era::Legacy {
+            return Ok(result);
         }
-        Ok(result)
+        let mut result = result.to_value().map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("could not read the result back: {error}"),
+            )
+        })?;
+        server::complete_modern(&mut result, &self.options.server_info());
+        Ok(RawJson::from_value(&result))
     }
 }
 
@@ -128,7 +134,7 @@ impl Server {
 mod tests {
     use super::*;
     use mcpdisco_protocol::meta::{PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     async fn ask(server: &Server, method: &str, params: Value) -> Result<Value, ErrorObject> {
         let request = Message::from_value(

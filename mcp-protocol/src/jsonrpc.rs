@@ -314,12 +314,17 @@ impl Message {
         out
     }
 
-    /// Appends the compact JSON encoding to `out` without building an intermediate value.
+    /// Appends the compact JSON encoding to `out` without building an
+    /// intermediate value. A raw result kept as a server sent it may hold
+    /// line breaks between its tokens: they are written as spaces.
     pub fn write_compact(&self, out: &mut Vec<u8>) {
+        let start = out.len();
         // Serializing a `Value`-backed message into a Vec cannot fail: no I/O, string keys only.
         if serde_json::to_writer(&mut *out, self).is_err() {
+            out.truncate(start);
             out.extend_from_slice(b"null");
         }
+        on_one_line(&mut out[start..]);
     }
 
     /// The method name of a request or notification.
@@ -706,6 +711,16 @@ impl<'de, R: Deserialize<'de>> Deserialize<'de> for Envelope<R> {
         }
 
         deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
+    }
+}
+
+/// JSON text on one line: a line break in JSON text can only stand between
+/// tokens (a string writes it as `\n`), where a space means the same.
+pub fn on_one_line(text: &mut [u8]) {
+    if text.contains(&b'\n') || text.contains(&b'\r') {
+        for byte in text.iter_mut().filter(|byte| matches!(byte, b'\n' | b'\r')) {
+            *byte = b' ';
+        }
     }
 }
 

@@ -25,11 +25,15 @@ use mcpdisco_protocol::types::{
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 use mcpdisco_transport::sync::Mutex;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
+use self::records::CallRecords;
 use super::client::ClientLink;
 use super::input::{self, InputAsk};
 use crate::supervisor::HandlerFactory;
 use mcpdisco_client::session::ClientHandler;
+
+mod records;
 
 /// Who is waiting on a call, and how to ask them.
 #[derive(Clone)]
@@ -54,27 +58,15 @@ impl Caller {
     }
 }
 
-struct CallRecord {
-    seq: u64,
-    server: String,
-    caller: Caller,
-    /// The call has ended; kept a while for the log messages its server
-    /// sent before its answer, which reach the gateway after it.
-    ended: bool,
-}
-
-/// How long an ended call stays on record for its server's log messages.
-const ENDED_CALL_LINGER: Duration = Duration::from_secs(1);
-
 /// Routes servers' requests to the gateway's clients.
 pub(crate) struct Bridge {
-    calls: Mutex<Vec<CallRecord>>,
+    calls: Mutex<CallRecords<Caller>>,
     clients: Mutex<Vec<Weak<ClientLink>>>,
     seq: AtomicU64,
     timeout: Duration,
 }
 
-/// Keeps a call on record while it runs.
+/// Keeps a call on record while it runs (and, ended, for its linger).
 pub(crate) struct CallGuard {
     bridge: Arc<Bridge>,
     seq: u64,
@@ -82,27 +74,7 @@ pub(crate) struct CallGuard {
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        let seq = self.seq;
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            self.bridge.calls.lock().retain(|call| call.seq != seq);
-            return;
-        };
-        if let Some(call) = self
-            .bridge
-            .calls
-            .lock()
-            .iter_mut()
-            .find(|call| call.seq == seq)
-        {
-            call.ended = true;
-        }
-        let bridge = Arc::downgrade(&self.bridge);
-        runtime.spawn(async move {
-            tokio::time::sleep(ENDED_CALL_LINGER).await;
-            if let Some(bridge) = bridge.upgrade() {
-                bridge.calls.lock().retain(|call| call.seq != seq);
-            }
-        });
+        self.bridge.calls.lock().end(self.seq, Instant::now());
     }
 }
 
@@ -110,7 +82,7 @@ impl Bridge {
     /// A bridge whose clients get `timeout` to answer.
     pub(crate) fn new(timeout: Duration) -> Self {
         Self {
-            calls: Mutex::new(Vec::new()),
+            calls: Mutex::new(CallRecords::default()),
             clients: Mutex::new(Vec::new()),
             seq: AtomicU64::new(0),
             timeout,
@@ -131,12 +103,7 @@ impl Bridge {
     /// Records that `caller` waits on a call to `server`, until the guard drops.
     pub(crate) fn enter(self: &Arc<Self>, server: &str, caller: Caller) -> CallGuard {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        self.calls.lock().push(CallRecord {
-            seq,
-            server: server.to_owned(),
-            caller,
-            ended: false,
-        });
+        self.calls.lock().enter(seq, server, caller, Instant::now());
         CallGuard {
             bridge: Arc::clone(self),
             seq,
@@ -166,7 +133,7 @@ impl Bridge {
         for call in self
             .calls
             .lock()
-            .iter()
+            .newest_first(Instant::now())
             .filter(|call| call.server == server)
         {
             if let Caller::Connection(link) = &call.caller
@@ -188,8 +155,7 @@ impl Bridge {
         let caller = self
             .calls
             .lock()
-            .iter()
-            .rev()
+            .newest_first(Instant::now())
             .find(|call| !call.ended && call.server == server && call.caller.declares(method))
             .map(|call| call.caller.clone())
             .or_else(|| {

@@ -27,17 +27,20 @@ use super::search::tools as search_tools;
 use super::upstream::{self, RELAYED_STATE_PREFIX};
 use crate::supervisor::SupervisorError;
 use mcpdisco_client::session::{InputRetry, ListKind, Progress, RequestOptions};
+use mcpdisco_transport::server::Reply;
 
 /// `tools/call` of a tool by its served name; in tool-search mode also
 /// `search_tools`, and `call_tool`, which is a call of the tool it names.
+/// A legacy client's call gets the server's result as the text it sent.
 pub(crate) async fn call_tool(
     params: CallToolParams,
     request: RequestContext,
-) -> Result<Answer<CallToolResult>, ErrorObject> {
+) -> Result<Reply<CallToolResult>, ErrorObject> {
     let state = params.request_state.as_deref();
     let responses = params.input_responses.as_ref();
     if let Some(resumed) = resume::<CallTool>(&request, state, responses)? {
-        return request.shared.inputs.drive::<CallTool>(resumed).await;
+        let answer = request.shared.inputs.drive::<CallTool>(resumed).await;
+        return answer.map(Reply::Typed);
     }
     let retry = relayed_retry(&request, state, responses);
     if request
@@ -55,7 +58,8 @@ pub(crate) async fn call_tool(
                 let index = listing.search().ok_or_else(|| {
                     ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the tool index is missing")
                 })?;
-                return search_tools::search(index, params.arguments).map(Answer::Complete);
+                let found = search_tools::search(index, params.arguments);
+                return found.map(|result| Reply::Typed(Answer::Complete(result)));
             }
             search_tools::CALL_TOOL => {
                 let call = search_tools::call_arguments(params.arguments)?;
@@ -76,20 +80,29 @@ pub(crate) async fn call_tool(
 }
 
 /// The one call path of a tool by its served name (direct, or through
-/// `call_tool`): routed to its server, with the request's `_meta`.
+/// `call_tool`): routed to its server, with the request's `_meta`. A
+/// legacy client's result is the server's text, passed on as it came.
 async fn call_served_tool(
     request: &RequestContext,
     name: &str,
     arguments: Option<Map<String, Value>>,
     meta: Option<&Extra>,
     retry: Option<InputRetry>,
-) -> Result<Answer<CallToolResult>, ErrorObject> {
+) -> Result<Reply<CallToolResult>, ErrorObject> {
     let supervisor = request.shared.supervisor.clone();
     let (server, tool) = resolve_in_view(request, ListKind::Tools, name).await?;
     // A call without arguments reaches the server with `{}`, which every server reads.
     let arguments = Some(arguments.unwrap_or_default());
+    if request.era == Era::Legacy {
+        let routing = Routing::new(request, meta, retry, &server);
+        let call = |options| {
+            upstream::call_tool_text(supervisor, server.clone(), tool, arguments, options)
+        };
+        return on_connection(request, &server, routing.run(call)).await;
+    }
     let call = |options| upstream::call_tool(supervisor, server.clone(), tool, arguments, options);
-    routed::<CallTool, _>(request, meta, retry, &server, call).await
+    let answer = routed::<CallTool, _>(request, meta, retry, &server, call).await;
+    answer.map(Reply::Typed)
 }
 
 /// `resources/read` of a served URI.
@@ -235,73 +248,18 @@ where
     M: RequestMethod,
     Fut: Future<Output = Result<Answer<M::Result>, ErrorObject>> + Send + 'static,
 {
-    super::operation::routed_to(server);
-    let declared = match request.era {
-        Era::Legacy => request.link.capabilities(),
-        Era::Modern => Arc::new(
-            meta.and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
-                .and_then(|declared| ClientCapabilities::deserialize(declared).ok())
-                .unwrap_or_default(),
-        ),
-    };
-    let token = meta
-        .and_then(|meta| meta.get(PROGRESS_TOKEN_KEY))
-        .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
-        .cloned();
-    let (options, progress) = match token {
-        Some(token) => {
-            let (sender, receiver) = mpsc::unbounded_channel();
-            (
-                RequestOptions::new().progress(sender),
-                Some((token, receiver)),
-            )
-        }
-        None => (RequestOptions::default(), None),
-    };
-    let mut own_meta = Map::new();
-    if let Ok(declared) = serde_json::to_value(declared.as_ref()) {
-        own_meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), declared);
-    }
-    // A modern server logs only when a request asks: at the level the
-    // legacy client set (its messages during this call go to it).
-    if request.era == Era::Legacy
-        && let Some(wish) = request.link.log_wish()
-    {
-        own_meta.insert(LOG_LEVEL_KEY.to_owned(), Value::from(wish.level.as_str()));
-    }
-    let mut options = options
-        .meta(own_meta)
-        .relay_input_required(request.era == Era::Modern);
-    options.input_retry = retry;
-    let work = call(options);
-    let progress_link = Arc::clone(&request.link);
-    // Progress is passed on as it comes, and all of it before the answer.
-    let call = async move {
-        let forward = async {
-            if let Some((token, mut receiver)) = progress {
-                while let Some(progress) = receiver.recv().await {
-                    let params = progress_params(&token, progress);
-                    progress_link.notify::<ProgressNotification>(&params).await;
-                }
-            }
-        };
-        let (result, ()) = tokio::join!(work, forward);
-        result
-    };
-    let shared = &request.shared;
+    let routing = Routing::new(request, meta, retry, server);
+    let declared = Arc::clone(&routing.declared);
+    let call = routing.run(call);
     match request.era {
-        Era::Legacy => {
-            let caller = Caller::Connection(Arc::clone(&request.link));
-            let _on_record = shared.bridge.enter(server, caller);
-            call.await
-        }
+        Era::Legacy => on_connection(request, server, call).await,
         Era::Modern => {
             let (asks, questions) = mpsc::channel(8);
             let caller = Caller::Input {
                 asks,
                 capabilities: declared,
             };
-            let on_record = shared.bridge.enter(server, caller);
+            let on_record = request.shared.bridge.enter(server, caller);
             let running = RunningCall::spawn(
                 async move {
                     let _on_record = on_record;
@@ -309,7 +267,110 @@ where
                 },
                 questions,
             );
-            shared.inputs.drive::<M>(running).await
+            request.shared.inputs.drive::<M>(running).await
+        }
+    }
+}
+
+/// Runs a legacy client's routed `call`: the server's questions meanwhile
+/// go to the client over its connection.
+async fn on_connection<T>(
+    request: &RequestContext,
+    server: &str,
+    call: impl Future<Output = T>,
+) -> T {
+    let caller = Caller::Connection(Arc::clone(&request.link));
+    let _on_record = request.shared.bridge.enter(server, caller);
+    call.await
+}
+
+/// What a call routed to a server is sent with, and the progress it passes back.
+struct Routing {
+    /// The capabilities the client declared, which the server sees.
+    declared: Arc<ClientCapabilities>,
+    options: RequestOptions,
+    /// The client's progress token, and where the server's progress comes.
+    progress: Option<(Value, mpsc::UnboundedReceiver<Progress>)>,
+    link: Arc<super::client::ClientLink>,
+}
+
+impl Routing {
+    /// The options of a call to `server` for a request whose `_meta` is `meta`.
+    fn new(
+        request: &RequestContext,
+        meta: Option<&Extra>,
+        retry: Option<InputRetry>,
+        server: &str,
+    ) -> Self {
+        super::operation::routed_to(server);
+        let declared = match request.era {
+            Era::Legacy => request.link.capabilities(),
+            Era::Modern => Arc::new(
+                meta.and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY))
+                    .and_then(|declared| ClientCapabilities::deserialize(declared).ok())
+                    .unwrap_or_default(),
+            ),
+        };
+        let token = meta
+            .and_then(|meta| meta.get(PROGRESS_TOKEN_KEY))
+            .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
+            .cloned();
+        let (options, progress) = match token {
+            Some(token) => {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                (
+                    RequestOptions::new().progress(sender),
+                    Some((token, receiver)),
+                )
+            }
+            None => (RequestOptions::default(), None),
+        };
+        let mut own_meta = Map::new();
+        if let Ok(declared) = serde_json::to_value(declared.as_ref()) {
+            own_meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), declared);
+        }
+        // A modern server logs only when a request asks: at the level the
+        // legacy client set (its messages during this call go to it).
+        if request.era == Era::Legacy
+            && let Some(wish) = request.link.log_wish()
+        {
+            own_meta.insert(LOG_LEVEL_KEY.to_owned(), Value::from(wish.level.as_str()));
+        }
+        let mut options = options
+            .meta(own_meta)
+            .relay_input_required(request.era == Era::Modern);
+        options.input_retry = retry;
+        Self {
+            declared,
+            options,
+            progress,
+            link: Arc::clone(&request.link),
+        }
+    }
+
+    /// `call` with these options, its progress passed on as it comes, and
+    /// all of it before the answer.
+    fn run<T, Fut>(
+        self,
+        call: impl FnOnce(RequestOptions) -> Fut,
+    ) -> impl Future<Output = T> + Send + 'static
+    where
+        Fut: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let work = call(self.options);
+        let (progress, link) = (self.progress, self.link);
+        async move {
+            let forward = async {
+                if let Some((token, mut receiver)) = progress {
+                    while let Some(progress) = receiver.recv().await {
+                        let params = progress_params(&token, progress);
+                        link.notify::<ProgressNotification>(&params).await;
+                    }
+                }
+            };
+            let (result, ()) = tokio::join!(work, forward);
+            result
         }
     }
 }

@@ -18,7 +18,7 @@ use mcpdisco_protocol::{
 };
 use mcpdisco_transport::sync::Mutex;
 use mcpdisco_transport::{Inbound, Transport, TransportError};
-use serde_json::{Map, Value};
+use serde_json::Map;
 use tokio::sync::{oneshot, watch};
 use tokio::task::AbortHandle;
 
@@ -216,13 +216,10 @@ impl ClientLink {
         }
     }
 
-    /// Sends one answer.
-    pub(crate) async fn answer(&self, id: RequestId, outcome: Result<Value, ErrorObject>) {
+    /// Sends one answer (the result as the JSON text to send).
+    pub(crate) async fn answer(&self, id: RequestId, outcome: Result<RawJson, ErrorObject>) {
         let message = match outcome {
-            Ok(result) => Message::Response(Response {
-                id,
-                result: RawJson::from_value(&result),
-            }),
+            Ok(result) => Message::Response(Response { id, result }),
             Err(error) => Message::Error(ErrorResponse {
                 id: Some(id),
                 error,
@@ -240,7 +237,7 @@ impl ClientLink {
         self: &Arc<Self>,
         id: RequestId,
         method: &str,
-        work: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+        work: impl Future<Output = Result<RawJson, ErrorObject>> + Send + 'static,
     ) {
         let refused = {
             // Locked across the spawn: the task's own removal waits for the insert.

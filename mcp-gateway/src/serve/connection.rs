@@ -10,9 +10,10 @@ use mcpdisco_protocol::modern_request::is_removed_in_modern;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::Implementation;
 use mcpdisco_protocol::version::Era;
-use mcpdisco_protocol::{ErrorObject, ErrorResponse, Message, Notification, Request, Response};
+use mcpdisco_protocol::{
+    ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RawJson, Request, Response,
+};
 use mcpdisco_transport::Transport;
-use serde_json::Value;
 use tokio::task::AbortHandle;
 
 use super::client::ClientLink;
@@ -173,7 +174,7 @@ async fn on_request(
     #[cfg(feature = "otel")]
     let span = telemetry::start(shared, &id, &method, params.as_ref());
     if routes.immediate.handles(&method) {
-        let outcome = routes.immediate.request(&method, params, context);
+        let outcome = routes.immediate.answer(&method, params, context);
         #[cfg(feature = "otel")]
         let outcome = telemetry::within(span.as_ref(), outcome);
         let outcome = operation::measured(shared.meter(), &method, outcome).await;
@@ -183,7 +184,7 @@ async fn on_request(
         link.answer(id, answer).await;
         return;
     }
-    let work = routes.concurrent.request(&method, params, context);
+    let work = routes.concurrent.answer(&method, params, context);
     #[cfg(feature = "otel")]
     let work = telemetry::within(span.as_ref(), work);
     let measuring = (Arc::clone(shared), method.clone());
@@ -206,7 +207,7 @@ mod telemetry {
     use futures::future::Either;
     use mcpdisco_client::opentelemetry::trace::FutureExt;
     use mcpdisco_client::telemetry::ServerRequestSpan;
-    use mcpdisco_protocol::{ErrorObject, RequestId};
+    use mcpdisco_protocol::{ErrorObject, RawJson, RequestId};
     use serde_json::Value;
 
     use super::super::shared::Shared;
@@ -237,27 +238,39 @@ mod telemetry {
         }
     }
 
-    /// Ends the span with the answer.
+    /// Ends the span with the answer (its text read as a value only here).
     pub(super) fn finish(
         span: Option<(ServerRequestSpan, mcpdisco_transport::secret::Masker)>,
-        answer: &Result<Value, ErrorObject>,
+        answer: &Result<RawJson, ErrorObject>,
     ) {
         if let Some((span, masker)) = span {
-            span.finish(answer.as_ref(), &masker);
+            let result = match answer {
+                Ok(text) => Ok(text.to_value().unwrap_or(Value::Null)),
+                Err(error) => Err(error),
+            };
+            span.finish(result.as_ref().map_err(|error| *error), &masker);
         }
     }
 }
 
-/// A result as a client of `era` gets it: a modern one marked complete
-/// (unless it asks for input) and signed with the gateway's identity.
+/// A result as a client of `era` gets it: a legacy one as it is; a modern
+/// one marked complete (unless it asks for input) and signed with the
+/// gateway's identity.
 fn in_era(
-    outcome: Result<Value, ErrorObject>,
+    outcome: Result<RawJson, ErrorObject>,
     era: Era,
     server_info: &Implementation,
-) -> Result<Value, ErrorObject> {
-    let mut result = outcome?;
-    if era == Era::Modern {
-        server::complete_modern(&mut result, server_info);
+) -> Result<RawJson, ErrorObject> {
+    let result = outcome?;
+    if era == Era::Legacy {
+        return Ok(result);
     }
-    Ok(result)
+    let mut result = result.to_value().map_err(|error| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("could not read the result back: {error}"),
+        )
+    })?;
+    server::complete_modern(&mut result, server_info);
+    Ok(RawJson::from_value(&result))
 }

@@ -7,8 +7,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 
-use mcpdisco_protocol::ErrorObject;
-use serde_json::Value;
+use mcpdisco_protocol::{ErrorObject, RawJson};
 
 /// What counts the operations: the gateway's metrics (feature `metrics`);
 /// nothing without it.
@@ -33,7 +32,7 @@ pub(crate) fn routed_to(server: &str) {
 /// Runs `work`, the handler of one `method` request, and records it on `meter`.
 pub(crate) async fn measured<F>(meter: &Meter, method: &str, work: F) -> F::Output
 where
-    F: Future<Output = Result<Value, ErrorObject>>,
+    F: Future<Output = Result<RawJson, ErrorObject>>,
 {
     #[cfg(feature = "metrics")]
     {
@@ -62,10 +61,16 @@ where
 }
 
 #[cfg(feature = "metrics")]
-fn outcome_of(answer: &Result<Value, ErrorObject>) -> crate::operations::metrics::Outcome {
+fn outcome_of(answer: &Result<RawJson, ErrorObject>) -> crate::operations::metrics::Outcome {
     use crate::operations::metrics::Outcome;
+    use mcpdisco_protocol::raw::JsonView;
     match answer {
-        Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+        Ok(result)
+            if JsonView::of(result)
+                .get("isError")
+                .and_then(JsonView::as_bool)
+                == Some(true) =>
+        {
             Outcome::ToolError
         }
         Ok(_) => Outcome::Ok,
@@ -81,9 +86,10 @@ mod tests {
     #[test]
     fn a_tool_result_marked_as_an_error_is_its_own_outcome() {
         use crate::operations::metrics::Outcome;
-        assert_eq!(outcome_of(&Ok(json!({"content": []}))), Outcome::Ok);
+        let result = |value| Ok(RawJson::from_value(&value));
+        assert_eq!(outcome_of(&result(json!({"content": []}))), Outcome::Ok);
         assert_eq!(
-            outcome_of(&Ok(json!({"content": [], "isError": true}))),
+            outcome_of(&result(json!({"content": [], "isError": true}))),
             Outcome::ToolError
         );
         let error = ErrorObject::new(mcpdisco_protocol::ErrorCode::INTERNAL_ERROR, "down");

@@ -39,7 +39,7 @@ impl Routes {
                 .on::<ListResourceTemplates>(lists::list::<ListResourceTemplates>)
                 .on::<ListSkills>(lists::list::<ListSkills>)
                 .on::<GetSkill>(lists::get_skill)
-                .on::<CallTool>(calls::call_tool)
+                .on_reply::<CallTool>(calls::call_tool)
                 .on::<ReadResource>(calls::read_resource)
                 .on::<GetPrompt>(calls::get_prompt)
                 .on::<SubscriptionsListen>(subscriptions::listen)

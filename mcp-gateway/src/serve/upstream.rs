@@ -12,18 +12,20 @@
 use std::collections::BTreeMap;
 
 use mcpdisco_protocol::ErrorCode;
-use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::method::RequestMethod;
-use mcpdisco_protocol::methods::Complete;
+use mcpdisco_protocol::methods::{CallTool, Complete};
+use mcpdisco_protocol::raw::JsonView;
 use mcpdisco_protocol::types::{
     Answer, CallToolResult, CompleteParams, CompleteResult, Extra, GetPromptResult,
     InputRequiredResult, ReadResourceResult,
 };
+use mcpdisco_protocol::{ErrorObject, RawJson};
 use serde_json::{Map, Value};
 
 use crate::supervisor::{Supervisor, SupervisorError};
 use mcpdisco_client::session::RequestOptions;
+use mcpdisco_transport::server::Reply;
 
 /// `tools/call` of `tool` on `server`.
 pub(crate) async fn call_tool(
@@ -37,6 +39,48 @@ pub(crate) async fn call_tool(
         .call_tool_on(&server, &tool, arguments, options)
         .await;
     answer(result)
+}
+
+/// `tools/call` of `tool` on `server`, for a legacy client: the server's
+/// result passed on as the text it sent (masked by its session), unless it
+/// carries a modern server's envelope or lacks the `content` every result
+/// is written with; then read and written again as [`call_tool`] does.
+pub(crate) async fn call_tool_text(
+    supervisor: Supervisor,
+    server: String,
+    tool: String,
+    arguments: Option<Map<String, Value>>,
+    options: RequestOptions,
+) -> Result<Reply<CallToolResult>, ErrorObject> {
+    let result = supervisor
+        .call_tool_text_on(&server, &tool, arguments, options)
+        .await;
+    match result {
+        Ok(text) if passes_as_sent(&text) => Ok(Reply::Encoded(text)),
+        Ok(text) => {
+            let result = text.decode::<CallToolResult>().map_err(|error| {
+                ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "{}: server '{server}' answered with a malformed result: {error}",
+                        CallTool::METHOD
+                    ),
+                )
+            });
+            answer(Ok(result?)).map(Reply::Typed)
+        }
+        Err(error) => answer::<CallToolResult>(Err(error)).map(Reply::Typed),
+    }
+}
+
+/// Whether a server's result text goes to the client as it is: it has its
+/// `content` list, and no modern envelope to take off (`resultType`, a
+/// `serverInfo` in its `_meta`).
+fn passes_as_sent(text: &RawJson) -> bool {
+    let [content, result_type, meta] = JsonView::of(text).pick(["content", "resultType", "_meta"]);
+    content.is_some_and(|content| content.text().starts_with('['))
+        && result_type.is_none()
+        && meta.is_none_or(|meta| meta.get(SERVER_INFO_KEY).is_none())
 }
 
 /// `resources/read` of `uri` on `server`.

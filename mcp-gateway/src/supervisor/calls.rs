@@ -109,6 +109,22 @@ impl Supervisor {
         self.request::<CallTool>(server, &call, options).await
     }
 
+    /// Like [`call_tool_on`](Self::call_tool_on), but the result is the
+    /// server's text as it sent it (known secrets masked), not decoded: for
+    /// a gateway that passes it on as it came. An `input_required` result
+    /// is [`SupervisorError::InputRequired`], as there.
+    pub async fn call_tool_text_on(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<Map<String, Value>>,
+        options: RequestOptions,
+    ) -> Result<RawJson, SupervisorError> {
+        self.check_visible(server, ListKind::Tools, tool)?;
+        let call = CallToolParams::new(tool, arguments);
+        self.request_text::<CallTool>(server, &call, options).await
+    }
+
     /// `resources/read` of `uri` (the server's own) on `server`.
     pub async fn read_resource(
         &self,
@@ -135,10 +151,8 @@ impl Supervisor {
         self.request::<GetPrompt>(server, &get, options).await
     }
 
-    /// Sends `M` to `server` (see [`deliver`](Self::deliver)) and reads its
-    /// result as `M`'s, straight from the text the server sent. A request
-    /// that may have run is never sent again (its error says so); an
-    /// `input_required` result is [`SupervisorError::InputRequired`].
+    /// Sends `M` to `server` (see [`request_text`](Self::request_text)) and
+    /// reads its result as `M`'s, straight from the text the server sent.
     pub(super) async fn request<M>(
         &self,
         server: &str,
@@ -149,6 +163,31 @@ impl Supervisor {
         M: RequestMethod,
         M::Result: DeserializeOwned,
     {
+        let text = self.request_text::<M>(server, params, options).await?;
+        text.decode().map_err(|error| {
+            // The server answered: whatever it said, the request is not sent again.
+            SessionError::new(
+                server,
+                M::METHOD,
+                ErrorKind::ProtocolViolation {
+                    reason: format!("malformed result: {error}"),
+                },
+            )
+            .with_delivery(Delivery::Answered)
+            .into()
+        })
+    }
+
+    /// Sends `M` to `server` (see [`deliver`](Self::deliver)); its result
+    /// is the text the server sent (masked). A request that may have run is
+    /// never sent again (its error says so); an `input_required` result is
+    /// [`SupervisorError::InputRequired`].
+    pub(super) async fn request_text<M: RequestMethod>(
+        &self,
+        server: &str,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<RawJson, SupervisorError> {
         let answer = self
             .deliver(server, |session| {
                 let options = options.clone();
@@ -160,7 +199,7 @@ impl Supervisor {
                             error
                         }
                     })?;
-                    read_answer::<M>(&session, &result)
+                    read_answer::<M>(&session, result)
                 }
             })
             .await?;
@@ -212,14 +251,12 @@ impl Supervisor {
     }
 }
 
-/// A server's result for `M`, read straight from its text: `M`'s result,
-/// or the `input_required` result of a modern server that needs its
-/// client's input first.
-fn read_answer<M>(session: &Session, result: &RawJson) -> Result<Answer<M::Result>, SessionError>
-where
-    M: RequestMethod,
-    M::Result: DeserializeOwned,
-{
+/// A server's answer to `M`: its result's text, or the `input_required`
+/// result (decoded) of a modern server that needs its client's input first.
+fn read_answer<M: RequestMethod>(
+    session: &Session,
+    result: RawJson,
+) -> Result<Answer<RawJson>, SessionError> {
     // The server answered: whatever it said, the request is not sent again.
     let unreadable = |reason: String| {
         SessionError::new(
@@ -229,9 +266,11 @@ where
         )
         .with_delivery(Delivery::Answered)
     };
-    match ResultType::of(result).map_err(|error| unreadable(error.to_string()))? {
-        ResultType::Complete => result.decode().map(Answer::Complete),
-        ResultType::InputRequired => result.decode().map(Answer::input_required),
+    match ResultType::of(&result).map_err(|error| unreadable(error.to_string()))? {
+        ResultType::Complete => Ok(Answer::Complete(result)),
+        ResultType::InputRequired => result
+            .decode()
+            .map(Answer::input_required)
+            .map_err(|error| unreadable(format!("malformed result: {error}"))),
     }
-    .map_err(|error| unreadable(format!("malformed result: {error}")))
 }

@@ -12,7 +12,7 @@
 use std::fmt;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use mcpdisco_protocol::jsonrpc::DecodeError;
+use mcpdisco_protocol::jsonrpc::{DecodeError, on_one_line};
 use mcpdisco_protocol::{Incoming, Message, MessageError};
 use tokio_util::codec::{Decoder, Encoder};
 
@@ -297,9 +297,13 @@ impl Encoder<&Message> for NdjsonCodec {
     type Error = std::io::Error;
 
     fn encode(&mut self, message: &Message, buf: &mut BytesMut) -> Result<(), std::io::Error> {
+        let start = buf.len();
         let mut writer = buf.writer();
         serde_json::to_writer(&mut writer, message)?;
-        writer.into_inner().put_u8(b'\n');
+        let buf = writer.into_inner();
+        // A raw result passed on as a server sent it may break lines between tokens.
+        on_one_line(&mut buf[start..]);
+        buf.put_u8(b'\n');
         Ok(())
     }
 }
@@ -510,6 +514,30 @@ mod tests {
             &buf[..],
             b"{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"text\":\"multi\\nline\"}}\n"
         );
+    }
+
+    #[test]
+    fn a_raw_result_with_line_breaks_between_its_tokens_is_still_one_line() {
+        let result =
+            mcpdisco_protocol::RawJson::parse("{\r\n  \"text\": \"a\\nb\",\n  \"n\": [1,\n2]\n}")
+                .unwrap();
+        let message = Message::Response(Response {
+            id: RequestId::from(7),
+            result: result.clone(),
+        });
+        let mut buf = BytesMut::new();
+        NdjsonCodec::new().encode(&message, &mut buf).unwrap();
+        let line = &buf[..buf.len() - 1];
+        assert_eq!(buf.last(), Some(&b'\n'));
+        assert!(!line.contains(&b'\n') && !line.contains(&b'\r'));
+        let [NdjsonFrame::Message(Message::Response(decoded))] = &decode(&buf)[..] else {
+            panic!("one message: {:?}", String::from_utf8_lossy(&buf));
+        };
+        assert_eq!(
+            decoded.result.to_value().unwrap(),
+            result.to_value().unwrap()
+        );
+        assert!(!message.to_vec().contains(&b'\n'), "and Message::to_vec");
     }
 
     fn arb_message() -> impl Strategy<Value = Message> {

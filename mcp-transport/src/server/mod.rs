@@ -23,4 +23,4 @@ pub mod http;
 pub mod router;
 pub mod stdio;
 
-pub use router::{NotificationHandler, RequestHandler, Router};
+pub use router::{NotificationHandler, Reply, ReplyHandler, RequestHandler, Router};

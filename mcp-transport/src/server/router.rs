@@ -37,7 +37,10 @@
 //! The router decodes a request's params into the method's `Params` type (a
 //! malformed one is -32602, naming the fault), runs the handler, and
 //! encodes what it returns: the method's `Result`, or an [`Answer`] when the
-//! handler may ask for the client's input first (2026-07-28). A method
+//! handler may ask for the client's input first (2026-07-28). A handler
+//! registered with [`Router::on_reply`] may instead answer with a result
+//! that is already JSON text ([`Reply::Encoded`]: a gateway passing on a
+//! server's result as the bytes it sent), which is sent as it is. A method
 //! nobody handles is -32601. It knows nothing of eras, sessions or
 //! connections: whatever a handler needs of those comes in its context `C`,
 //! which the server builds for each message.
@@ -50,16 +53,16 @@ use std::sync::Arc;
 
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::types::Answer;
-use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_protocol::{ErrorCode, ErrorObject, RawJson};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// A future a handler returns, boxed so the router can keep handlers of every method.
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// A request handler as the router keeps it: params in, the encoded result out.
+/// A request handler as the router keeps it: params in, the result as JSON text out.
 type ErasedRequest<C> =
-    Arc<dyn Fn(Option<Value>, C) -> BoxFuture<Result<Value, ErrorObject>> + Send + Sync>;
+    Arc<dyn Fn(Option<Value>, C) -> BoxFuture<Result<RawJson, ErrorObject>> + Send + Sync>;
 
 /// A notification handler as the router keeps it: the params are decoded
 /// before its work is returned.
@@ -92,6 +95,50 @@ where
     ) -> BoxFuture<Result<Answer<M::Result>, ErrorObject>> {
         let work = self(params, context);
         Box::pin(async move { work.await.map(Into::into) })
+    }
+}
+
+/// What a handler registered with [`Router::on_reply`] answers with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply<R> {
+    /// A typed answer, which the router encodes.
+    Typed(Answer<R>),
+    /// A result that is already JSON text, sent as it is: a server's result
+    /// that a gateway passes on as the bytes it sent (masked), unchecked
+    /// against the method's result type.
+    Encoded(RawJson),
+}
+
+impl<R> From<Answer<R>> for Reply<R> {
+    fn from(answer: Answer<R>) -> Self {
+        Reply::Typed(answer)
+    }
+}
+
+/// Answers the request method `M` with the context `C` as a [`Reply`]: any
+/// `Fn(M::Params, C)` returning a future of `Result<Reply<M::Result>,
+/// ErrorObject>`.
+pub trait ReplyHandler<M: RequestMethod, C>: Send + Sync + 'static {
+    /// Answers one request.
+    fn reply(
+        &self,
+        params: M::Params,
+        context: C,
+    ) -> BoxFuture<Result<Reply<M::Result>, ErrorObject>>;
+}
+
+impl<M, C, F, Fut> ReplyHandler<M, C> for F
+where
+    M: RequestMethod,
+    F: Fn(M::Params, C) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Reply<M::Result>, ErrorObject>> + Send + 'static,
+{
+    fn reply(
+        &self,
+        params: M::Params,
+        context: C,
+    ) -> BoxFuture<Result<Reply<M::Result>, ErrorObject>> {
+        Box::pin(self(params, context))
     }
 }
 
@@ -166,12 +213,26 @@ impl<C: Send + 'static> Router<C> {
             Box::pin(async move {
                 let params = decode::<M::Params>(M::METHOD, params)?;
                 let answer = handler.answer(params, context).await?;
-                serde_json::to_value(answer).map_err(|error| {
-                    ErrorObject::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        format!("{}: could not write the result: {error}", M::METHOD),
-                    )
-                })
+                encode::<M>(&answer)
+            })
+        });
+        self.requests.insert(M::METHOD, erased);
+        self
+    }
+
+    /// Answers requests of method `M` with `handler`, which may answer with
+    /// a result that is already JSON text ([`Reply::Encoded`], sent as it
+    /// is) as well as a typed one (replacing any handler `M` had).
+    pub fn on_reply<M: RequestMethod>(mut self, handler: impl ReplyHandler<M, C>) -> Self {
+        let handler = Arc::new(handler);
+        let erased: ErasedRequest<C> = Arc::new(move |params, context| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move {
+                let params = decode::<M::Params>(M::METHOD, params)?;
+                match handler.reply(params, context).await? {
+                    Reply::Typed(answer) => encode::<M>(&answer),
+                    Reply::Encoded(text) => Ok(text),
+                }
             })
         });
         self.requests.insert(M::METHOD, erased);
@@ -198,20 +259,40 @@ impl<C: Send + 'static> Router<C> {
         self.requests.contains_key(method)
     }
 
-    /// The answer to one request: its handler's result, encoded; -32601 for
-    /// a method without a handler, -32602 for params its type cannot read.
-    /// The future owns what it needs, so it can be spawned.
+    /// The answer to one request as the JSON text to send: its handler's
+    /// result, encoded (or as the handler gave it, [`Reply::Encoded`]);
+    /// -32601 for a method without a handler, -32602 for params its type
+    /// cannot read. The future owns what it needs, so it can be spawned.
+    pub fn answer(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        context: C,
+    ) -> impl Future<Output = Result<RawJson, ErrorObject>> + Send + 'static {
+        let work = match self.requests.get(method) {
+            Some(handler) => Ok(handler(params, context)),
+            None => Err(ErrorObject::method_not_found(method)),
+        };
+        async move { work?.await }
+    }
+
+    /// Like [`answer`](Self::answer), the result read back as a JSON value,
+    /// for a caller that looks inside it.
     pub fn request(
         &self,
         method: &str,
         params: Option<Value>,
         context: C,
     ) -> impl Future<Output = Result<Value, ErrorObject>> + Send + 'static {
-        let work = match self.requests.get(method) {
-            Some(handler) => Ok(handler(params, context)),
-            None => Err(ErrorObject::method_not_found(method)),
-        };
-        async move { work?.await }
+        let answer = self.answer(method, params, context);
+        async move {
+            answer.await?.to_value().map_err(|error| {
+                ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("could not read the result back: {error}"),
+                )
+            })
+        }
     }
 
     /// Handles one notification. A method without a handler is -32601 and
@@ -232,6 +313,16 @@ impl<C: Send + 'static> Router<C> {
             Ok(())
         }
     }
+}
+
+/// The JSON text of `M`'s answer, or -32603 naming the fault.
+fn encode<M: RequestMethod>(answer: &Answer<M::Result>) -> Result<RawJson, ErrorObject> {
+    RawJson::encode(answer).map_err(|error| {
+        ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("{}: could not write the result: {error}", M::METHOD),
+        )
+    })
 }
 
 /// Reads `params` (absent or `null` reads as `{}`) as `T`, or -32602 naming the fault.

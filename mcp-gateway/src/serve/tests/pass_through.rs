@@ -181,3 +181,140 @@ async fn a_modern_servers_question_reaches_a_modern_client_as_it_came_and_the_an
     );
     gateway.shutdown().await;
 }
+
+/// Secrets of the server's config, each in the result it sends as it
+/// appears there: plainly, JSON-escaped (`\/`, `\"`), and spelled with an
+/// escape any JSON writer may use (`\u0073`).
+const PLAIN: &str = "sk-live-raw-7f8e9d0c";
+const ESCAPED: &str = "pass/\"word-3a4b5c";
+const SPELLED: &str = "unicode-secret-9a8b";
+
+/// The text of the result of `leak`: the three secrets in the bytes.
+const LEAKING: &str = r#"{"content": [{"type": "text", "text": "plain sk-live-raw-7f8e9d0c, escaped pass\/\"word-3a4b5c, spelled unicode-\u0073ecret-9a8b"}], "x-kept": 1}"#;
+
+/// The text of the result of `spelled`: only a secret that no byte of it spells as is.
+const SPELLED_ONLY: &str =
+    r#"{"content": [{"type": "text", "text": "only unicode-\u0073ecret-9a8b"}]}"#;
+
+/// The text of the result of `clean`: no secret, spaced as no writer of ours spaces.
+const CLEAN: &str =
+    r#"{ "content" : [ {"type":"text","text":"a\/b"} ],"isError":false , "x-kept":[1, 2] }"#;
+
+/// A legacy server whose `leak`, `spelled` and `clean` answer [`LEAKING`],
+/// [`SPELLED_ONLY`] and [`CLEAN`], byte for byte.
+async fn sending_text(end: MemoryTransport) {
+    while let Ok(Some(Inbound::Message(message))) = end.receive().await {
+        let Message::Request(request) = message else {
+            continue;
+        };
+        let params = request.params.clone().unwrap_or(Value::Null);
+        let text = match (request.method.as_str(), params["name"].as_str()) {
+            ("initialize", _) => {
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                        "serverInfo": {"name": "texts", "version": "1"}})
+                .to_string()
+            }
+            ("tools/list", _) => json!({"tools": [
+                {"name": "leak", "inputSchema": {"type": "object"}},
+                {"name": "spelled", "inputSchema": {"type": "object"}},
+                {"name": "clean", "inputSchema": {"type": "object"}}]})
+            .to_string(),
+            ("tools/call", Some("leak")) => LEAKING.to_owned(),
+            ("tools/call", Some("spelled")) => SPELLED_ONLY.to_owned(),
+            ("tools/call", Some("clean")) => CLEAN.to_owned(),
+            _ => "{}".to_owned(),
+        };
+        let result = RawJson::parse(text).unwrap();
+        let answer = Message::Response(Response {
+            id: request.id.clone(),
+            result,
+        });
+        if end.send(answer).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The text of the result of the answer to request `id`.
+async fn result_text(client: &MemoryTransport, id: i64) -> String {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(60), client.receive())
+            .await
+            .expect("the gateway answered")
+            .unwrap()
+            .and_then(Inbound::into_message)
+            .expect("the connection is open");
+        if let Message::Response(response) = message
+            && response.id == RequestId::from(id)
+        {
+            return response.result.as_str().to_owned();
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_legacy_clients_call_result_is_the_servers_text_with_every_secret_in_it_masked() {
+    let mut server = ServerConfig::new(
+        "t",
+        Launch::Custom {
+            transport: "texts".into(),
+            settings: serde_json::Map::new(),
+        },
+    );
+    if let Launch::Custom { settings, .. } = &mut server.launch {
+        settings.insert(
+            "env".into(),
+            json!({"A": PLAIN, "B": ESCAPED, "C": SPELLED}),
+        );
+    }
+    let connectors = Connectors::builtin().with(
+        "texts",
+        Arc::new(MemoryConnector::new(|_| {
+            let (client, server) = MemoryTransport::pair();
+            tokio::spawn(sending_text(server));
+            Ok(client)
+        })),
+    );
+    let supervisor = SupervisorOptions {
+        connectors,
+        session: SessionOptions::default().era(EraPreference::Legacy),
+        ..SupervisorOptions::default()
+    };
+    let gateway = Gateway::new(vec![server], supervisor, GatewayOptions::default());
+    let (client, served) = MemoryTransport::pair();
+    let serving = gateway.clone();
+    tokio::spawn(async move { serving.serve(served).await });
+    initialize(&client, json!({})).await;
+
+    let call = |id: i64, tool: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": format!("t__{tool}"), "arguments": {}}})
+    };
+    send(&client, call(2, "clean")).await;
+    assert_eq!(result_text(&client, 2).await, CLEAN, "passed on as it came");
+
+    send(&client, call(3, "leak")).await;
+    let masked = result_text(&client, 3).await;
+    for shown in [
+        PLAIN,
+        ESCAPED,
+        r#"pass\/\"word-3a4b5c"#,
+        r#"pass/\"word-3a4b5c"#,
+        SPELLED,
+        r"unicode-\u0073ecret-9a8b",
+    ] {
+        assert!(!masked.contains(shown), "{shown} leaked: {masked}");
+    }
+    let result: Value = serde_json::from_str(&masked).unwrap();
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "plain ***, escaped ***, spelled ***"}],
+               "x-kept": 1})
+    );
+
+    send(&client, call(4, "spelled")).await;
+    let masked = result_text(&client, 4).await;
+    let result: Value = serde_json::from_str(&masked).unwrap();
+    assert_eq!(result["content"][0]["text"], "only ***", "{masked}");
+    gateway.shutdown().await;
+}

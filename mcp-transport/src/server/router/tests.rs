@@ -8,7 +8,7 @@ use mcpdisco_protocol::{ErrorCode, ErrorObject, RawJson};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::Router;
+use super::{Reply, Router};
 
 /// What a test handler is given: a name, and where notifications are reported.
 #[derive(Clone)]
@@ -225,4 +225,59 @@ async fn a_request_future_owns_what_it_needs_and_can_be_spawned() {
         tokio::spawn(router.request("ping", None, context))
     };
     assert_eq!(answer.await.unwrap().unwrap(), json!({}));
+}
+
+/// A relay's `tools/call`: a tool called `typed` answers typed, any other
+/// with the text it names in `arguments.text`, as that text.
+async fn relay_call(
+    params: CallToolParams,
+    _: Context,
+) -> Result<Reply<CallToolResult>, ErrorObject> {
+    if params.name == "typed" {
+        let result = CallToolResult::new(vec![ContentBlock::text("t")]);
+        return Ok(Reply::Typed(Answer::Complete(result)));
+    }
+    let text = params
+        .arguments
+        .as_ref()
+        .and_then(|arguments| arguments.get("text"))
+        .and_then(Value::as_str)
+        .unwrap_or("{}")
+        .to_owned();
+    RawJson::parse(text)
+        .map(Reply::Encoded)
+        .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
+}
+
+#[tokio::test]
+async fn a_reply_handler_s_encoded_result_is_sent_as_its_text_and_a_typed_one_is_encoded() {
+    let (context, _) = context();
+    let router = Router::new().on_reply::<CallTool>(relay_call);
+    let sent = r#"{ "content" : [ {"type":"text","text":"a\/b"} ] , "x": [1, 2] }"#;
+    let passed = router
+        .answer(
+            "tools/call",
+            Some(json!({"name": "relayed", "arguments": {"text": sent}})),
+            context.clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(passed.as_str(), sent);
+    let typed = router
+        .answer(
+            "tools/call",
+            Some(json!({"name": "typed"})),
+            context.clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        typed.as_str(),
+        r#"{"content":[{"type":"text","text":"t"}]}"#
+    );
+    let malformed = router
+        .answer("tools/call", Some(json!({"arguments": {}})), context)
+        .await
+        .unwrap_err();
+    assert_eq!(malformed.code, ErrorCode::INVALID_PARAMS);
 }

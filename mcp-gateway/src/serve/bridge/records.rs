@@ -1,0 +1,161 @@
+//! The calls the bridge keeps on record: each call to a server while it
+//! runs, and for [`ENDED_CALL_LINGER`] after it ends (its server's log
+//! messages sent before its answer reach the gateway after it). No timer and
+//! no task per call: the time is passed in, and every operation first drops
+//! the records whose linger has passed. A call's entry and its end each cost
+//! O(log n), however many calls a second go through.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// How long an ended call stays on record for its server's log messages.
+pub(super) const ENDED_CALL_LINGER: Duration = Duration::from_secs(1);
+
+/// One call on record.
+pub(super) struct CallRecord<C> {
+    /// The server it was routed to.
+    pub(super) server: String,
+    /// Who waits on it.
+    pub(super) caller: C,
+    /// The call has ended (kept for the linger).
+    pub(super) ended: bool,
+}
+
+/// The calls on record, by the order they began in.
+pub(super) struct CallRecords<C> {
+    /// By sequence number: the newest last.
+    calls: BTreeMap<u64, CallRecord<C>>,
+    /// The ended calls, by when they ended (oldest first), which is also
+    /// the order their lingers pass in.
+    ended: VecDeque<(Instant, u64)>,
+}
+
+impl<C> Default for CallRecords<C> {
+    fn default() -> Self {
+        Self {
+            calls: BTreeMap::new(),
+            ended: VecDeque::new(),
+        }
+    }
+}
+
+impl<C> CallRecords<C> {
+    /// Records call `seq` to `server`, which `caller` waits on.
+    pub(super) fn enter(&mut self, seq: u64, server: &str, caller: C, now: Instant) {
+        self.expire(now);
+        self.calls.insert(
+            seq,
+            CallRecord {
+                server: server.to_owned(),
+                caller,
+                ended: false,
+            },
+        );
+    }
+
+    /// Call `seq` ended at `now`: kept on record, ended, for the linger.
+    pub(super) fn end(&mut self, seq: u64, now: Instant) {
+        self.expire(now);
+        if let Some(call) = self.calls.get_mut(&seq) {
+            call.ended = true;
+            self.ended.push_back((now, seq));
+        }
+    }
+
+    /// The calls on record at `now`, the newest first.
+    pub(super) fn newest_first(
+        &mut self,
+        now: Instant,
+    ) -> impl Iterator<Item = &CallRecord<C>> + '_ {
+        self.expire(now);
+        self.calls.values().rev()
+    }
+
+    /// How many calls are on record (ended ones included).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Drops the ended calls whose linger has passed by `now`.
+    fn expire(&mut self, now: Instant) {
+        while let Some(&(ended, seq)) = self.ended.front() {
+            if now.saturating_duration_since(ended) < ENDED_CALL_LINGER {
+                break;
+            }
+            self.ended.pop_front();
+            self.calls.remove(&seq);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn servers_at(records: &mut CallRecords<&'static str>, now: Instant) -> Vec<(String, bool)> {
+        records
+            .newest_first(now)
+            .map(|call| (format!("{}:{}", call.server, call.caller), call.ended))
+            .collect()
+    }
+
+    #[test]
+    fn calls_are_listed_newest_first_and_an_ended_one_lingers_its_while() {
+        let start = Instant::now();
+        let mut records = CallRecords::default();
+        records.enter(0, "a", "one", start);
+        records.enter(1, "b", "two", start);
+        records.end(0, start + Duration::from_millis(10));
+        assert_eq!(
+            servers_at(&mut records, start + Duration::from_millis(20)),
+            [("b:two".to_owned(), false), ("a:one".to_owned(), true)]
+        );
+        let just_before =
+            start + Duration::from_millis(10) + ENDED_CALL_LINGER - Duration::from_millis(1);
+        assert_eq!(servers_at(&mut records, just_before).len(), 2);
+        let after = start + Duration::from_millis(10) + ENDED_CALL_LINGER;
+        assert_eq!(
+            servers_at(&mut records, after),
+            [("b:two".to_owned(), false)]
+        );
+        assert_eq!(records.len(), 1, "dropped, not only hidden");
+    }
+
+    #[test]
+    fn a_running_call_stays_however_long_it_runs() {
+        let start = Instant::now();
+        let mut records = CallRecords::default();
+        records.enter(0, "a", "long", start);
+        records.enter(1, "a", "short", start);
+        records.end(1, start);
+        let later = start + ENDED_CALL_LINGER * 10;
+        assert_eq!(
+            servers_at(&mut records, later),
+            [("a:long".to_owned(), false)]
+        );
+    }
+
+    #[test]
+    fn many_calls_in_a_second_leave_only_those_of_the_last_linger() {
+        let start = Instant::now();
+        let mut records = CallRecords::default();
+        let step = Duration::from_micros(100);
+        for seq in 0..30_000u64 {
+            let now = start + step * u32::try_from(seq).unwrap_or(u32::MAX);
+            records.enter(seq, "a", "c", now);
+            records.end(seq, now);
+        }
+        // 30,000 calls over 3 s: those that ended within the last second stay.
+        let lingering = u32::try_from(ENDED_CALL_LINGER.as_micros() / step.as_micros())
+            .unwrap_or(u32::MAX) as usize;
+        assert!(
+            (lingering..=lingering + 1).contains(&records.len()),
+            "{} on record",
+            records.len()
+        );
+        assert_eq!(records.ended.len(), records.len());
+    }
+}

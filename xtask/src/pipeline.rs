@@ -8,7 +8,8 @@
 //! `stdio`, from outside the workspace), the Windows check and the fuzz
 //! build side by side -> tests
 //! (nextest when installed, then the doc tests)
-//! -> conformance -> fuzz smoke, each step timed. The downloads (node, the
+//! -> conformance -> the bench crate's own tests (`bench/`, its own
+//! workspace) -> fuzz smoke, each step timed. The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
 //! ends with every step's time, the slowest, and one line `tests: N
@@ -141,6 +142,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Counts {
         println!("tests and conformance: skipped because the setup or the build failed");
         total.counts.failed += 2;
     }
+    step("bench crate tests", || bench_crate_tests(ws), &mut total);
     step(
         "fuzz smoke",
         // Built above; `cargo fuzz run` only checks that it is fresh.
@@ -358,6 +360,18 @@ fn run_tests(ws: &Workspace, tools: &Tools) -> Result<Counts> {
     doc.args(["test", "--workspace", "--doc"]);
     counts.add(counted(&mut doc, "the doc tests")?);
     Ok(counts)
+}
+
+/// The bench crate's own tests (`bench/`: its own workspace and target
+/// folder, both sides in one build; see `cargo xtask bench`).
+fn bench_crate_tests(ws: &Workspace) -> Result<Counts> {
+    let bench = ws.root().join("bench");
+    let mut cmd = ws.cargo();
+    cmd.arg("test")
+        .arg("--manifest-path")
+        .arg(bench.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", bench.join("target"));
+    counted(&mut cmd, "the bench crate's tests")
 }
 
 /// Whether `cargo nextest` runs here.

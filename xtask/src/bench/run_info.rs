@@ -41,10 +41,12 @@ impl RunInfo {
     /// Gathers what can be known of this run; what cannot is `?`.
     pub(super) fn gather(root: &Path, only: &[String], rounds: usize, elapsed: Duration) -> Self {
         let head = first_line(git(root).args(["rev-parse", "--short=12", "HEAD"]));
-        // The report itself is rewritten by every run: it does not make the tree dirty.
+        // Changes to tracked files only; the report itself is rewritten by
+        // every run, so it does not count.
         let changed = first_line(git(root).args([
             "status",
             "--porcelain",
+            "--untracked-files=no",
             "--",
             ".",
             &format!(":!{}", super::REPORT),

@@ -54,8 +54,9 @@ pub(super) fn run(ws: &Workspace, name: &str) -> Result<Vec<MicroResult>> {
         .arg("--manifest-path")
         .arg(bench_dir.join("Cargo.toml"))
         .args(["--no-default-features", "--features", super::OURS_FEATURES])
-        // The profile the other cases' programs were built in: their
-        // dependencies are reused, not built again in the `bench` profile.
+        // The profile the other cases' programs were built in (criterion's
+        // own dependencies still unify some features, so part of the tree
+        // is built again once).
         .args(["--profile", "profiling"])
         .args(["--bench", name, "--", "--noplot"])
         .env("CARGO_TARGET_DIR", &target_dir);

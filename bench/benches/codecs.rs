@@ -1,15 +1,22 @@
-//! Decoder throughput: our codecs against raw `serde_json::from_slice` on the same bytes.
+//! Decoder throughput: our codecs against a validating floor on the same bytes.
 //!
 //! Cases: one 40 MB `tools/list` response line fed in 8 KiB chunks, and
 //! 100 000 small messages in 64 KiB chunks; each as newline JSON and as SSE.
-//! The baseline parses the same JSON texts, already split, into `Value`. Our
-//! decoders yield messages whose results are kept raw (checked, not parsed);
-//! `cargo xtask bench` (case B1) adds typed decoding and compares with rmcp.
+//! The floor validates the same JSON texts, already split, with
+//! `serde_json::from_slice::<IgnoredAny>` (it allocates nothing); a
+//! `Value` tree of each is a reference, not a floor. Our decoders yield
+//! messages whose results are kept raw (checked, not parsed); `cargo xtask
+//! bench` (case B1) adds typed decoding and compares with rmcp.
+//!
+//! Every function counts what it decoded and panics on a decoder error or
+//! a count other than the messages fed, so a decoder that stops early
+//! cannot look faster.
 
 use bytes::BytesMut;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcpdisco_transport::codec::ndjson::NdjsonCodec;
+use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
 use mcpdisco_transport::codec::sse::SseDecoder;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use std::hint::black_box;
 use tokio_util::codec::Decoder;
@@ -69,47 +76,72 @@ fn sse_bytes(lines: &[String]) -> Vec<u8> {
     out
 }
 
-fn feed<D: Decoder>(decoder: &mut D, bytes: &[u8], chunk: usize) -> usize {
+/// Feeds `bytes` to our newline decoder in `chunk`s; the messages it yields.
+fn ndjson_messages(bytes: &[u8], chunk: usize) -> Result<usize, String> {
+    let mut decoder = NdjsonCodec::with_max_frame_len(64 * 1024 * 1024);
     let mut buf = BytesMut::with_capacity(chunk * 2);
-    let mut frames = 0;
+    let mut messages = 0;
     for piece in bytes.chunks(chunk) {
         buf.extend_from_slice(piece);
-        while let Ok(Some(frame)) = decoder.decode(&mut buf) {
-            black_box(&frame);
-            frames += 1;
+        while let Some(frame) = decoder.decode(&mut buf).map_err(|e| e.to_string())? {
+            match frame {
+                NdjsonFrame::Message(message) => {
+                    black_box(&message);
+                    messages += 1;
+                }
+                other => return Err(format!("not a message: {other:?}")),
+            }
         }
     }
-    frames
+    Ok(messages)
 }
 
-fn sse_messages(bytes: &[u8], chunk: usize) -> usize {
-    // The SSE decoder yields text; the HTTP transport then parses each event's data.
+/// Feeds `bytes` to our SSE decoder in `chunk`s and decodes each event's
+/// data as the HTTP transport does; the messages.
+fn sse_messages(bytes: &[u8], chunk: usize) -> Result<usize, String> {
     let mut decoder = SseDecoder::with_max_event_len(64 * 1024 * 1024);
     let mut buf = BytesMut::with_capacity(chunk * 2);
     let mut messages = 0;
     for piece in bytes.chunks(chunk) {
         buf.extend_from_slice(piece);
-        while let Ok(Some(event)) = decoder.decode(&mut buf) {
+        while let Some(event) = decoder.decode(&mut buf).map_err(|e| e.to_string())? {
             // As the HTTP transport does: the event's text becomes the message's bytes.
             let data = bytes::Bytes::from(event.data);
-            if let Ok(message) = mcpdisco_protocol::Message::from_bytes(&data) {
-                black_box(&message);
-                messages += 1;
-            }
+            let message =
+                mcpdisco_protocol::Message::from_bytes(&data).map_err(|e| e.to_string())?;
+            black_box(&message);
+            messages += 1;
         }
     }
-    messages
+    Ok(messages)
 }
 
-fn raw(lines: &[String]) -> usize {
-    let mut parsed = 0;
+/// The floor: every text validated by serde_json, nothing kept.
+fn floor(lines: &[String]) -> Result<usize, String> {
     for line in lines {
-        if let Ok(value) = serde_json::from_slice::<Value>(line.as_bytes()) {
-            black_box(&value);
-            parsed += 1;
-        }
+        black_box(
+            serde_json::from_slice::<IgnoredAny>(line.as_bytes()).map_err(|e| e.to_string())?,
+        );
     }
-    parsed
+    Ok(lines.len())
+}
+
+/// A reference: every text into a `Value` tree.
+fn value_tree(lines: &[String]) -> Result<usize, String> {
+    for line in lines {
+        let value: Value = serde_json::from_slice(line.as_bytes()).map_err(|e| e.to_string())?;
+        black_box(&value);
+    }
+    Ok(lines.len())
+}
+
+/// `decoded`, or a panic that fails the bench when it is an error or not `expected`.
+fn checked(decoded: Result<usize, String>, expected: usize, what: &str) -> usize {
+    match decoded {
+        Ok(count) if count == expected => count,
+        Ok(count) => panic!("{what}: decoded {count} messages, expected {expected}"),
+        Err(error) => panic!("{what}: {error}"),
+    }
 }
 
 fn bench(c: &mut Criterion) {
@@ -128,23 +160,21 @@ fn bench(c: &mut Criterion) {
     for (name, lines, chunk) in cases {
         let ndjson = ndjson_bytes(&lines);
         let sse = sse_bytes(&lines);
+        let expected = lines.len();
         let mut group = c.benchmark_group(name);
         group.sample_size(10);
         group.throughput(Throughput::Bytes(ndjson.len() as u64));
-        group.bench_function("raw serde_json::from_slice (limit)", |b| {
-            b.iter(|| raw(&lines))
+        group.bench_function("serde_json IgnoredAny (floor)", |b| {
+            b.iter(|| checked(floor(&lines), expected, "floor"))
+        });
+        group.bench_function("serde_json Value tree (reference, not a floor)", |b| {
+            b.iter(|| checked(value_tree(&lines), expected, "value tree"))
         });
         group.bench_function("ndjson codec + message decoding (raw results)", |b| {
-            b.iter(|| {
-                feed(
-                    &mut NdjsonCodec::with_max_frame_len(64 * 1024 * 1024),
-                    &ndjson,
-                    chunk,
-                )
-            })
+            b.iter(|| checked(ndjson_messages(&ndjson, chunk), expected, "ndjson"))
         });
         group.bench_function("sse decoder + message decoding (raw results)", |b| {
-            b.iter(|| sse_messages(&sse, chunk))
+            b.iter(|| checked(sse_messages(&sse, chunk), expected, "sse"))
         });
         group.finish();
     }

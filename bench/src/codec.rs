@@ -2,37 +2,34 @@
 //!
 //! Two workloads: one 40 MiB `tools/list` response line fed in 8 KiB chunks,
 //! and 100 000 small messages (pings and short results) fed in 64 KiB chunks.
+//! Each run decodes to one [`Decoding`] depth, so a row compares the same work:
 //!
-//! * ours: `FramedRead` with our [`NdjsonCodec`] (as the stdio transport reads
-//!   a server's stdout; results stay raw), then the typed list a session
-//!   gives: the 40 MB result split into an [`ItemList`] of its tools (slices
-//!   of the line, from what the decoder recorded) and every tool read as a
-//!   [`Tool`] (schemas kept raw); each small line is already a typed
-//!   [`Message`].
-//! * rmcp: its stdio transport, `AsyncRwTransport<RoleClient, _, _>`, whose
-//!   `receive` yields typed `ServerJsonRpcMessage`s.
-//! * raw (the limit): `serde_json::from_slice::<Value>` on the same bytes,
-//!   already split into lines.
+//! * [`Decoding::Checked`], every byte validated, nothing decoded:
+//!   * ours: `FramedRead` with our [`NdjsonCodec`] (as the stdio transport
+//!     reads a server's stdout): every message typed, its result checked and
+//!     kept as text; the 40 MB result split into an [`ItemList`] of its tools
+//!     (slices of the line, from what the decoder recorded), none read;
+//!   * the raw floor: `serde_json::from_slice` of each line (already split)
+//!     into [`IgnoredAny`] shapes that count the tools: a validating pass
+//!     that allocates nothing.
+//! * [`Decoding::Typed`], every item decoded into its type:
+//!   * ours: as above, then every tool read as a [`Tool`] (schemas kept
+//!     raw), every small result as a [`CallToolResult`];
+//!   * rmcp: its stdio transport, `AsyncRwTransport<RoleClient, _, _>`, whose
+//!     `receive` yields typed `ServerJsonRpcMessage`s.
+//! * [`Decoding::Value`] (raw only): `serde_json::from_slice::<Value>` of
+//!   each line, a full parse into a tree: a reference, not a floor.
 //!
 //! Both readers get the bytes from the same [`ChunkedPipe`]; both have their
-//! line bound raised to 64 MiB (the default of each is 16 MiB).
+//! line bound raised to 64 MiB (the default of each is 16 MiB). Which of
+//! them a build has follows its features (`ours`, `peers`).
 
-use std::hint::black_box;
 use std::time::Instant;
 
 use bytes::Bytes;
-use futures::StreamExt;
-use mcpdisco_protocol::Message;
-use mcpdisco_protocol::types::{ItemList, Tool};
-use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
-use rmcp::RoleClient;
-use rmcp::model::{JsonRpcMessage, ServerResult};
-use rmcp::transport::Transport as _;
-use rmcp::transport::async_rw::AsyncRwTransport;
-use serde_json::Value;
-use tokio_util::codec::FramedRead;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 
-use crate::pipe::ChunkedPipe;
 use crate::{BenchError, Contender, rss, workload};
 
 /// The bound on one line for every contender: above the 40 MiB message.
@@ -70,6 +67,37 @@ impl Workload {
     }
 }
 
+/// How far each message is decoded (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decoding {
+    /// Validated, kept as text (ours) or ignored (the raw floor).
+    Checked,
+    /// Every item decoded into its type (ours and rmcp).
+    Typed,
+    /// Into `serde_json::Value` (raw only): a full parse, not a floor.
+    Value,
+}
+
+/// The contender × depth pairs this build can run.
+pub fn built_runs() -> Vec<(Contender, Decoding)> {
+    let mut runs = Vec::new();
+    if cfg!(feature = "ours") {
+        runs.extend([
+            (Contender::Ours, Decoding::Checked),
+            (Contender::Ours, Decoding::Typed),
+        ]);
+    }
+    if cfg!(feature = "peers") {
+        runs.extend([
+            (Contender::Rmcp, Decoding::Typed),
+            (Contender::Raw, Decoding::Checked),
+            (Contender::Raw, Decoding::Value),
+        ]);
+    }
+    runs
+}
+
 /// What one process measured.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CodecResult {
@@ -77,6 +105,8 @@ pub struct CodecResult {
     pub workload: Workload,
     /// The contender.
     pub contender: Contender,
+    /// How far each message was decoded.
+    pub decoding: Decoding,
     /// Bytes decoded per pass.
     pub bytes: usize,
     /// The longest line, in bytes.
@@ -94,6 +124,7 @@ pub struct CodecResult {
 /// Builds the workload, decodes it once (measuring peak memory), then `passes` more times, timed.
 pub async fn run(
     contender: Contender,
+    decoding: Decoding,
     workload: Workload,
     passes: usize,
 ) -> Result<CodecResult, BenchError> {
@@ -101,12 +132,12 @@ pub async fn run(
     let lines = split_lines(&bytes);
     let largest_message = lines.iter().map(|line| line.len()).max().unwrap_or(0);
     let baseline_rss_kib = rss::max_rss_kib();
-    let items = pass(contender, workload, &bytes, &lines).await?;
+    let items = pass(contender, decoding, workload, &bytes, &lines).await?;
     let first_pass_rss_kib = rss::max_rss_kib();
     let mut seconds = Vec::with_capacity(passes);
     for _ in 0..passes {
         let started = Instant::now();
-        let decoded = pass(contender, workload, &bytes, &lines).await?;
+        let decoded = pass(contender, decoding, workload, &bytes, &lines).await?;
         seconds.push(started.elapsed().as_secs_f64());
         if decoded != items {
             return Err(BenchError::Unexpected(format!(
@@ -117,6 +148,7 @@ pub async fn run(
     Ok(CodecResult {
         workload,
         contender,
+        decoding,
         bytes: bytes.len(),
         largest_message,
         items,
@@ -144,103 +176,234 @@ pub fn split_lines(bytes: &Bytes) -> Vec<Bytes> {
 
 async fn pass(
     contender: Contender,
+    decoding: Decoding,
     workload: Workload,
     bytes: &Bytes,
     lines: &[Bytes],
 ) -> Result<usize, BenchError> {
-    let pipe = ChunkedPipe::new(bytes.clone(), workload.chunk());
-    match contender {
-        Contender::Ours => ours(pipe, workload).await,
-        Contender::Rmcp => rmcp(pipe, workload).await,
-        Contender::Raw => raw(lines),
-    }
-}
-
-async fn ours(pipe: ChunkedPipe, workload: Workload) -> Result<usize, BenchError> {
-    let mut frames = FramedRead::new(pipe, NdjsonCodec::with_max_frame_len(MAX_LINE));
-    let mut items = 0;
-    while let Some(frame) = frames.next().await {
-        let frame = frame.map_err(|e| BenchError::Ours(e.to_string()))?;
-        let message = match frame {
-            NdjsonFrame::Message(message) => message,
-            other => return Err(BenchError::Unexpected(format!("ours: {other:?}"))),
-        };
-        match (workload, message) {
-            (Workload::Big, Message::Response(response)) => {
-                // The typed list a session gives (`Session::list_tools`):
-                // the result split into its tools without parsing them (from
-                // what the decoder recorded), then every tool read as a
-                // `Tool`, as rmcp decodes them all.
-                let page = response.result.list_page("tools").ok_or_else(|| {
-                    BenchError::Unexpected("ours: the result has no tools".into())
-                })?;
-                let tools = ItemList::<Tool>::from_raw(page.items);
-                for tool in &tools {
-                    black_box(tool.map_err(|e| BenchError::Ours(e.to_string()))?);
-                }
-                items += tools.len();
-                black_box(tools);
-            }
-            (Workload::Small, message) => {
-                items += 1;
-                black_box(message);
-            }
-            (Workload::Big, other) => {
-                return Err(BenchError::Unexpected(format!(
-                    "ours: not a response: {:?}",
-                    other.method()
-                )));
-            }
+    match (contender, decoding) {
+        #[cfg(feature = "ours")]
+        (Contender::Ours, Decoding::Checked | Decoding::Typed) => {
+            ours::decode(pipe(bytes, workload), workload, decoding).await
+        }
+        #[cfg(feature = "peers")]
+        (Contender::Rmcp, Decoding::Typed) => peers::rmcp(pipe(bytes, workload), workload).await,
+        #[cfg(feature = "peers")]
+        (Contender::Raw, Decoding::Checked) => floor(lines),
+        #[cfg(feature = "peers")]
+        (Contender::Raw, Decoding::Value) => peers::value_tree(lines),
+        (contender, decoding) => {
+            // Unused in a build without either side.
+            let _ = (bytes, lines);
+            Err(BenchError::Unexpected(format!(
+                "{contender} does not decode to {decoding:?} in this build (features: {})",
+                crate::contender::BUILT_WITH
+            )))
         }
     }
-    Ok(items)
 }
 
-async fn rmcp(pipe: ChunkedPipe, workload: Workload) -> Result<usize, BenchError> {
-    let mut transport = AsyncRwTransport::<RoleClient, _, _>::new(pipe, tokio::io::sink())
-        .with_max_line_length(MAX_LINE);
-    let mut items = 0;
-    while let Some(message) = transport.receive().await {
-        match (workload, message) {
-            (Workload::Big, JsonRpcMessage::Response(response)) => match response.result {
-                ServerResult::ListToolsResult(result) => {
-                    items += result.tools.len();
-                    black_box(result);
-                }
-                other => {
-                    return Err(BenchError::Unexpected(format!(
-                        "rmcp: not a tools/list result: {other:?}"
-                    )));
-                }
-            },
-            (Workload::Small, message) => {
-                items += 1;
-                black_box(message);
+/// The bytes as a pipe hands them out in the workload's chunks.
+#[cfg(any(feature = "ours", feature = "peers"))]
+fn pipe(bytes: &Bytes, workload: Workload) -> crate::pipe::ChunkedPipe {
+    crate::pipe::ChunkedPipe::new(bytes.clone(), workload.chunk())
+}
+
+/// A line, read for its shape only: the tools of a list result, counted.
+#[derive(Deserialize)]
+struct LineShape {
+    #[serde(default)]
+    result: Option<ResultShape>,
+}
+
+/// A result, read for its `tools` only.
+#[derive(Deserialize)]
+struct ResultShape {
+    #[serde(default)]
+    tools: Option<CountedArray>,
+}
+
+/// An array whose elements are validated and counted, never kept.
+struct CountedArray(usize);
+
+impl<'de> Deserialize<'de> for CountedArray {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Counter;
+        impl<'de> serde::de::Visitor<'de> for Counter {
+            type Value = CountedArray;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array")
             }
-            (Workload::Big, _) => {
-                return Err(BenchError::Unexpected("rmcp: not a response".into()));
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<CountedArray, A::Error> {
+                let mut count = 0;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    count += 1;
+                }
+                Ok(CountedArray(count))
             }
         }
+        deserializer.deserialize_seq(Counter)
     }
-    Ok(items)
 }
 
-fn raw(lines: &[Bytes]) -> Result<usize, BenchError> {
+/// The floor of [`Decoding::Checked`]: every line validated by serde_json
+/// into [`IgnoredAny`] shapes, which allocate nothing; the tools of a list
+/// are counted, any other line counts one.
+pub fn floor(lines: &[Bytes]) -> Result<usize, BenchError> {
     let mut items = 0;
     for line in lines {
-        let value: Value =
-            serde_json::from_slice(line).map_err(|e| BenchError::json("raw: a line", e))?;
-        items += match value.pointer("/result/tools").and_then(Value::as_array) {
-            Some(tools) if lines.len() == 1 => tools.len(),
+        let shape: LineShape =
+            serde_json::from_slice(line).map_err(|e| BenchError::json("floor: a line", e))?;
+        items += match shape.result.and_then(|result| result.tools) {
+            Some(CountedArray(tools)) if lines.len() == 1 => tools,
             _ => 1,
         };
-        black_box(value);
     }
     Ok(items)
+}
+
+/// Our side: our codec and typed lists.
+#[cfg(feature = "ours")]
+mod ours {
+    use std::hint::black_box;
+
+    use futures::StreamExt;
+    use mcpdisco_protocol::Message;
+    use mcpdisco_protocol::types::{CallToolResult, ItemList, Tool};
+    use mcpdisco_transport::codec::ndjson::{NdjsonCodec, NdjsonFrame};
+    use tokio_util::codec::FramedRead;
+
+    use super::{Decoding, MAX_LINE, Workload};
+    use crate::BenchError;
+    use crate::pipe::ChunkedPipe;
+
+    /// Decodes every frame, to `decoding`'s depth; returns the tools of the
+    /// large message, or the messages.
+    pub(super) async fn decode(
+        pipe: ChunkedPipe,
+        workload: Workload,
+        decoding: Decoding,
+    ) -> Result<usize, BenchError> {
+        let typed = decoding == Decoding::Typed;
+        let mut frames = FramedRead::new(pipe, NdjsonCodec::with_max_frame_len(MAX_LINE));
+        let mut items = 0;
+        while let Some(frame) = frames.next().await {
+            let frame = frame.map_err(|e| BenchError::Ours(e.to_string()))?;
+            let message = match frame {
+                NdjsonFrame::Message(message) => message,
+                other => return Err(BenchError::Unexpected(format!("ours: {other:?}"))),
+            };
+            match (workload, message) {
+                (Workload::Big, Message::Response(response)) => {
+                    // The typed list a session gives (`Session::list_tools`):
+                    // the result split into its tools without parsing them
+                    // (from what the decoder recorded); typed, every tool
+                    // then read as a `Tool`, as rmcp decodes them all.
+                    let page = response.result.list_page("tools").ok_or_else(|| {
+                        BenchError::Unexpected("ours: the result has no tools".into())
+                    })?;
+                    let tools = ItemList::<Tool>::from_raw(page.items);
+                    if typed {
+                        for tool in &tools {
+                            black_box(tool.map_err(|e| BenchError::Ours(e.to_string()))?);
+                        }
+                    }
+                    items += tools.len();
+                    black_box(tools);
+                }
+                (Workload::Small, Message::Response(response)) if typed => {
+                    let result: CallToolResult = response
+                        .result
+                        .decode()
+                        .map_err(|e| BenchError::Ours(e.to_string()))?;
+                    items += 1;
+                    black_box(result);
+                }
+                (Workload::Small, message) => {
+                    items += 1;
+                    black_box(message);
+                }
+                (Workload::Big, other) => {
+                    return Err(BenchError::Unexpected(format!(
+                        "ours: not a response: {:?}",
+                        other.method()
+                    )));
+                }
+            }
+        }
+        Ok(items)
+    }
+}
+
+/// The others: rmcp's typed decoding and the `Value` tree.
+#[cfg(feature = "peers")]
+mod peers {
+    use std::hint::black_box;
+
+    use bytes::Bytes;
+    use rmcp::RoleClient;
+    use rmcp::model::{JsonRpcMessage, ServerResult};
+    use rmcp::transport::Transport as _;
+    use rmcp::transport::async_rw::AsyncRwTransport;
+    use serde_json::Value;
+
+    use super::{MAX_LINE, Workload};
+    use crate::BenchError;
+    use crate::pipe::ChunkedPipe;
+
+    /// rmcp's stdio transport: typed messages.
+    pub(super) async fn rmcp(pipe: ChunkedPipe, workload: Workload) -> Result<usize, BenchError> {
+        let mut transport = AsyncRwTransport::<RoleClient, _, _>::new(pipe, tokio::io::sink())
+            .with_max_line_length(MAX_LINE);
+        let mut items = 0;
+        while let Some(message) = transport.receive().await {
+            match (workload, message) {
+                (Workload::Big, JsonRpcMessage::Response(response)) => match response.result {
+                    ServerResult::ListToolsResult(result) => {
+                        items += result.tools.len();
+                        black_box(result);
+                    }
+                    other => {
+                        return Err(BenchError::Unexpected(format!(
+                            "rmcp: not a tools/list result: {other:?}"
+                        )));
+                    }
+                },
+                (Workload::Small, message) => {
+                    items += 1;
+                    black_box(message);
+                }
+                (Workload::Big, _) => {
+                    return Err(BenchError::Unexpected("rmcp: not a response".into()));
+                }
+            }
+        }
+        Ok(items)
+    }
+
+    /// Every line into a `serde_json::Value` tree: a reference, not a floor.
+    pub(super) fn value_tree(lines: &[Bytes]) -> Result<usize, BenchError> {
+        let mut items = 0;
+        for line in lines {
+            let value: Value = serde_json::from_slice(line)
+                .map_err(|e| BenchError::json("value tree: a line", e))?;
+            items += match value.pointer("/result/tools").and_then(Value::as_array) {
+                Some(tools) if lines.len() == 1 => tools.len(),
+                _ => 1,
+            };
+            black_box(value);
+        }
+        Ok(items)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     #[test]
@@ -253,30 +416,57 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn every_contender_decodes_the_same_small_messages() {
+    async fn every_run_decodes_the_same_small_messages() {
         let bytes = Bytes::from(workload::small_messages(1000));
         let lines = split_lines(&bytes);
-        for contender in [Contender::Ours, Contender::Rmcp, Contender::Raw] {
-            let items = pass(contender, Workload::Small, &bytes, &lines)
+        for (contender, decoding) in built_runs() {
+            let items = pass(contender, decoding, Workload::Small, &bytes, &lines)
                 .await
                 .unwrap();
-            assert_eq!(items, 1000, "{contender}");
+            assert_eq!(items, 1000, "{contender} {decoding:?}");
         }
     }
 
     #[tokio::test]
-    async fn every_contender_counts_the_tools_of_a_large_message() {
+    async fn every_run_counts_the_tools_of_a_large_message() {
         let bytes = Bytes::from(workload::big_tools_list_line(200_000));
         let lines = split_lines(&bytes);
         let expected = serde_json::from_slice::<Value>(&bytes).unwrap()["result"]["tools"]
             .as_array()
             .unwrap()
             .len();
-        for contender in [Contender::Ours, Contender::Rmcp, Contender::Raw] {
-            let items = pass(contender, Workload::Big, &bytes, &lines)
+        for (contender, decoding) in built_runs() {
+            let items = pass(contender, decoding, Workload::Big, &bytes, &lines)
                 .await
                 .unwrap();
-            assert_eq!(items, expected, "{contender}");
+            assert_eq!(items, expected, "{contender} {decoding:?}");
         }
+    }
+
+    #[test]
+    fn the_floor_validates_every_byte() {
+        // Invalid JSON inside a tool, in a string escape, and after the value.
+        for bad in [
+            &br#"{"result":{"tools":[{"a":[1,2,]}]}}"#[..],
+            br#"{"result":{"tools":[{"a":"\q"}]}}"#,
+            br#"{"id":1} x"#,
+        ] {
+            assert!(floor(&[Bytes::from_static(bad)]).is_err(), "{bad:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_pair_no_build_runs_is_refused() {
+        let bytes = Bytes::from(workload::small_messages(2));
+        let lines = split_lines(&bytes);
+        let refused = pass(
+            Contender::Rmcp,
+            Decoding::Checked,
+            Workload::Small,
+            &bytes,
+            &lines,
+        )
+        .await;
+        assert!(refused.is_err());
     }
 }

@@ -2,18 +2,24 @@
 //! harness as a whole process; this module holds the other two contenders and
 //! writes the config all three read.
 //!
-//! * rmcp: what users write today: for each server in turn, spawn it,
-//!   `initialize`, `list_all_tools`, shut it down.
+//! * rmcp: every server at once with `join_all` (as B6 runs it): spawn,
+//!   `initialize`, `list_all_tools`; then every client cancelled.
 //! * raw (the limit): one server alone, the least a client can do: spawn,
 //!   `initialize`, `notifications/initialized`, `tools/list`, close stdin, reap.
 
 use std::path::{Path, PathBuf};
+#[cfg(feature = "peers")]
 use std::time::Instant;
 
+#[cfg(feature = "peers")]
+use futures::future::join_all;
+#[cfg(feature = "peers")]
 use rmcp::ServiceExt;
+#[cfg(feature = "peers")]
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 
+#[cfg(feature = "peers")]
 use crate::raw_client::{INITIALIZED, RawClient, initialize_request, tools_list_request};
 use crate::{BenchError, Contender};
 
@@ -92,17 +98,29 @@ pub struct DiscoveryResult {
     pub seconds: f64,
 }
 
-/// rmcp: every server of `set` in turn.
-pub async fn rmcp_loop(set: &ServerSet) -> Result<DiscoveryResult, BenchError> {
+/// rmcp: every server of `set` at once with `join_all`, then every client
+/// cancelled.
+#[cfg(feature = "peers")]
+pub async fn rmcp_all(set: &ServerSet) -> Result<DiscoveryResult, BenchError> {
     let started = Instant::now();
-    let mut tools = 0;
-    for index in 0..set.servers {
+    let discovered = join_all((0..set.servers).map(|index| async move {
         let mut command = tokio::process::Command::new(&set.program);
         command.args(set.args(index));
         let transport = TokioChildProcess::new(command).map_err(rmcp_error)?;
         let client = ().serve(transport).await.map_err(rmcp_error)?;
-        tools += client.list_all_tools().await.map_err(rmcp_error)?.len();
-        client.cancel().await.map_err(rmcp_error)?;
+        let tools = client.list_all_tools().await.map_err(rmcp_error)?.len();
+        Ok::<_, BenchError>((client, tools))
+    }))
+    .await;
+    let mut tools = 0;
+    let mut clients = Vec::new();
+    for result in discovered {
+        let (client, found) = result?;
+        tools += found;
+        clients.push(client);
+    }
+    for result in join_all(clients.into_iter().map(|client| client.cancel())).await {
+        result.map_err(rmcp_error)?;
     }
     Ok(DiscoveryResult {
         contender: Contender::Rmcp,
@@ -113,6 +131,7 @@ pub async fn rmcp_loop(set: &ServerSet) -> Result<DiscoveryResult, BenchError> {
 }
 
 /// raw: server `index` of `set` alone.
+#[cfg(feature = "peers")]
 pub fn raw_single(set: &ServerSet, index: usize) -> Result<DiscoveryResult, BenchError> {
     let started = Instant::now();
     let mut client = RawClient::spawn(&set.program, &set.args(index))?;
@@ -134,6 +153,7 @@ pub fn raw_single(set: &ServerSet, index: usize) -> Result<DiscoveryResult, Benc
     })
 }
 
+#[cfg(feature = "peers")]
 fn rmcp_error(error: impl std::fmt::Display) -> BenchError {
     BenchError::Rmcp(error.to_string())
 }

@@ -13,15 +13,21 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "ours")]
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
+#[cfg(feature = "ours")]
 use mcpdisco_client::session::{EraPreference, ListKind, Session, SessionOptions};
+#[cfg(feature = "ours")]
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
+#[cfg(feature = "peers")]
 use rmcp::ServiceExt;
+#[cfg(feature = "peers")]
 use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdout};
 
 use crate::placement::Placement;
+#[cfg(feature = "peers")]
 use crate::raw_client::tools_list_request;
 use crate::server::http::ResponseFormat;
 use crate::statistics::LatencySummary;
@@ -142,9 +148,14 @@ async fn read_line(stdout: &mut BufReader<ChildStdout>) -> Result<String, BenchE
 pub async fn run(case: HttpCase) -> Result<HttpResult, BenchError> {
     let server = ServerProcess::start(&case).await?;
     let latencies = match case.contender {
+        #[cfg(feature = "ours")]
         Contender::Ours => ours(&case, &server.url).await,
+        #[cfg(feature = "peers")]
         Contender::Rmcp => rmcp(&case, &server.url).await,
+        #[cfg(feature = "peers")]
         Contender::Raw => raw(&case, &server.url).await,
+        #[allow(unreachable_patterns, reason = "a build with both sides has every arm")]
+        other => Err(other.not_built()),
     };
     let connections = server.stop().await?;
     Ok(HttpResult {
@@ -185,6 +196,7 @@ fn check(listed: usize, tools: usize) -> Result<(), BenchError> {
     }
 }
 
+#[cfg(feature = "ours")]
 async fn ours(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     let ours_error = |error: String| BenchError::Ours(error);
     let client = HttpClient::new().map_err(|e| ours_error(e.to_string()))?;
@@ -218,6 +230,7 @@ async fn ours(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     Ok(latencies)
 }
 
+#[cfg(feature = "peers")]
 async fn rmcp(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     let rmcp_error = |error: String| BenchError::Rmcp(error);
     let transport = StreamableHttpClientTransport::from_uri(url);
@@ -236,6 +249,7 @@ async fn rmcp(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     Ok(latencies)
 }
 
+#[cfg(feature = "peers")]
 async fn raw(case: &HttpCase, url: &str) -> Result<Vec<Duration>, BenchError> {
     let client = reqwest::Client::new();
     let mut id = 0u64;

@@ -1,9 +1,15 @@
 //! Benchmarks of this workspace's MCP client side by side with `rmcp` (the
 //! official Rust SDK) and with a raw baseline that does no protocol work (the
-//! limit), as `cargo xtask bench` runs them.
+//! floor), as `cargo xtask bench` runs them.
 //!
-//! This crate sits outside the workspace so that neither `cargo build` nor the
-//! test command ever compiles rmcp. It builds two programs:
+//! This crate sits outside the workspace so that `cargo build` never compiles
+//! rmcp (the test command runs this crate's tests on their own). Its features
+//! are the sides: `ours` (our crates, with the serde_json features our
+//! workspace turns on) and `peers` (rmcp and the raw floors, with serde_json's
+//! defaults, as rmcp's users get it). The bench builds each side alone, in a
+//! target folder of its own, so that feature unification cannot leak one
+//! side's features into the other's; the default, both, is for the tests. It
+//! builds two programs:
 //!
 //! * `bench-server`: a minimal MCP server that answers `initialize`, `ping`
 //!   and `tools/list` at once, over stdio (optionally after a start delay,
@@ -17,9 +23,9 @@
 //!
 //! | module | benchmark |
 //! |---|---|
-//! | [`codec`] | B1: decoding throughput of one 40 MB line and of 100 000 small messages |
+//! | [`codec`] | B1: decoding throughput of one 40 MB line and of 100 000 small messages, checked (against a validating floor) and typed (against rmcp) |
 //! | [`stdio`] | B2: request latency and throughput over stdio |
-//! | [`discovery`] | B3: the rmcp loop and the single-server limit (ours is `mcp-cli`) |
+//! | [`discovery`] | B3: rmcp over every server at once and the single-server floor (ours is `mcp-cli`) |
 //! | [`fronts`] | B5 under load: our gateway over stdio and HTTP, a byte relay (the floor) and `mcp-proxy` (the peer), at 1 and 32 clients |
 //! | [`http`] | B4: `tools/list` over Streamable HTTP, and the connections it opens |
 //! | [`real`] | B6: real Node and Python servers discovered all at once (rmcp with `join_all`, and the raw floor) |
@@ -28,24 +34,32 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_bench::BenchError> {
 //! use mcp_bench::{codec, Contender};
-//! let result = codec::run(Contender::Ours, codec::Workload::Small, 3).await?;
+//! let result =
+//!     codec::run(Contender::Ours, codec::Decoding::Typed, codec::Workload::Small, 3).await?;
 //! println!("{} bytes in {:?} s", result.bytes, result.seconds);
 //! # Ok(()) }
 //! ```
 
 #![warn(missing_docs)]
 
+#[cfg(not(any(feature = "ours", feature = "peers")))]
+compile_error!("mcp-bench needs a side: the `ours` feature, the `peers` feature, or both");
+
 pub mod codec;
 pub mod contender;
 pub mod discovery;
 pub mod error;
+#[cfg(feature = "ours")]
 pub mod fronts;
+#[cfg(feature = "ours")]
 pub mod gateway;
 pub mod http;
 pub mod measure;
 pub mod pipe;
 pub mod placement;
+#[cfg(feature = "peers")]
 pub mod raw_client;
+#[cfg(feature = "peers")]
 pub mod real;
 pub mod rss;
 pub mod server;

@@ -73,6 +73,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "peers")]
     fn a_pinned_server_answers() {
         let (program, args) = Placement::Same.server_command(Path::new("cat"), &[]);
         let mut client = crate::raw_client::RawClient::spawn(Path::new(&program), &args).unwrap();

@@ -8,19 +8,30 @@
 //! Sequential runs time each request (median, p99); in-flight runs keep 64
 //! requests outstanding and time the whole batch (requests per second).
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "peers")]
+use std::path::Path;
+use std::path::PathBuf;
+#[cfg(feature = "peers")]
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "ours")]
 use mcpdisco_client::policy::{LayerStack, RetryPolicy};
+#[cfg(feature = "ours")]
 use mcpdisco_client::session::{EraPreference, Session, SessionOptions};
+#[cfg(feature = "ours")]
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
+#[cfg(feature = "peers")]
 use rmcp::model::{ClientRequest, PingRequest};
+#[cfg(feature = "peers")]
 use rmcp::service::RunningService;
+#[cfg(feature = "peers")]
 use rmcp::transport::TokioChildProcess;
+#[cfg(feature = "peers")]
 use rmcp::{Peer, RoleClient, ServiceExt};
 
 use crate::placement::Placement;
+#[cfg(feature = "peers")]
 use crate::raw_client::{RawClient, RawReader, RawWriter, ping_request, tools_list_request};
 use crate::statistics::LatencySummary;
 use crate::{BenchError, Contender};
@@ -111,6 +122,7 @@ pub fn server_args(tools: usize) -> Vec<String> {
 /// Runs one case.
 pub async fn run(case: StdioCase) -> Result<StdioResult, BenchError> {
     match case.contender {
+        #[cfg(feature = "peers")]
         Contender::Raw => {
             let blocking = case.clone();
             let outcome = tokio::task::spawn_blocking(move || raw(&blocking))
@@ -118,6 +130,8 @@ pub async fn run(case: StdioCase) -> Result<StdioResult, BenchError> {
                 .map_err(|e| BenchError::Raw(format!("the raw loop panicked: {e}")))??;
             Ok(result(&case, outcome))
         }
+        #[cfg(not(feature = "peers"))]
+        Contender::Raw => Err(Contender::Raw.not_built()),
         Contender::Ours | Contender::Rmcp => {
             let client = Client::connect(case.contender, case.server_command()).await?;
             let outcome = drive(&client, &case).await;
@@ -156,14 +170,18 @@ fn result(case: &StdioCase, outcome: Outcome) -> StdioResult {
 
 /// A connected client: ours or rmcp.
 enum Client {
+    #[cfg(feature = "ours")]
     Ours(Session),
+    #[cfg(feature = "peers")]
     Rmcp(RunningService<RoleClient, ()>),
 }
 
 /// A cheap handle for issuing requests from many tasks.
 #[derive(Clone)]
 enum Handle {
+    #[cfg(feature = "ours")]
     Ours(Session),
+    #[cfg(feature = "peers")]
     Rmcp(Peer<RoleClient>),
 }
 
@@ -173,6 +191,7 @@ impl Client {
         (program, args): (String, Vec<String>),
     ) -> Result<Self, BenchError> {
         match contender {
+            #[cfg(feature = "ours")]
             Contender::Ours => {
                 let config = StdioConfig::new("bench", program).args(args);
                 let transport = StdioTransport::spawn(config).map_err(ours_error)?;
@@ -181,6 +200,7 @@ impl Client {
                     .map_err(ours_error)?;
                 Ok(Self::Ours(session))
             }
+            #[cfg(feature = "peers")]
             Contender::Rmcp => {
                 let mut command = tokio::process::Command::new(program);
                 command.args(args);
@@ -191,19 +211,25 @@ impl Client {
             Contender::Raw => Err(BenchError::Unexpected(
                 "the raw baseline has no session".into(),
             )),
+            #[allow(unreachable_patterns, reason = "a build with both sides has every arm")]
+            other => Err(other.not_built()),
         }
     }
 
     fn handle(&self) -> Handle {
         match self {
+            #[cfg(feature = "ours")]
             Client::Ours(session) => Handle::Ours(session.clone()),
+            #[cfg(feature = "peers")]
             Client::Rmcp(service) => Handle::Rmcp(service.peer().clone()),
         }
     }
 
     async fn close(self) -> Result<(), BenchError> {
         match self {
+            #[cfg(feature = "ours")]
             Client::Ours(session) => session.close().await.map_err(ours_error),
+            #[cfg(feature = "peers")]
             Client::Rmcp(service) => service.cancel().await.map(drop).map_err(rmcp_error),
         }
     }
@@ -212,14 +238,17 @@ impl Client {
 impl Handle {
     async fn request(&self, method: Method, tools: usize) -> Result<(), BenchError> {
         let listed = match (self, method) {
+            #[cfg(feature = "ours")]
             (Handle::Ours(session), Method::Ping) => {
                 return session.ping().await.map_err(ours_error);
             }
             // The typed list, as a caller meets it: its tools are decoded
             // only when read (rmcp's are decoded as they arrive).
+            #[cfg(feature = "ours")]
             (Handle::Ours(session), Method::Tools) => {
                 session.list_tools().await.map_err(ours_error)?.len()
             }
+            #[cfg(feature = "peers")]
             (Handle::Rmcp(peer), Method::Ping) => {
                 return peer
                     .send_request(ClientRequest::PingRequest(PingRequest::default()))
@@ -227,6 +256,7 @@ impl Handle {
                     .map(drop)
                     .map_err(rmcp_error);
             }
+            #[cfg(feature = "peers")]
             (Handle::Rmcp(peer), Method::Tools) => {
                 peer.list_tools(None).await.map_err(rmcp_error)?.tools.len()
             }
@@ -284,6 +314,7 @@ fn share(total: usize, worker: usize) -> usize {
     total / IN_FLIGHT + usize::from(worker < total % IN_FLIGHT)
 }
 
+#[cfg(feature = "ours")]
 fn legacy_options() -> SessionOptions {
     SessionOptions::default()
         .era(EraPreference::Legacy)
@@ -293,14 +324,17 @@ fn legacy_options() -> SessionOptions {
         .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
+#[cfg(feature = "ours")]
 fn ours_error(error: impl std::fmt::Display) -> BenchError {
     BenchError::Ours(error.to_string())
 }
 
+#[cfg(feature = "peers")]
 fn rmcp_error(error: impl std::fmt::Display) -> BenchError {
     BenchError::Rmcp(error.to_string())
 }
 
+#[cfg(feature = "peers")]
 fn request_line(method: Method, id: u64) -> String {
     match method {
         Method::Ping => ping_request(id),
@@ -308,6 +342,7 @@ fn request_line(method: Method, id: u64) -> String {
     }
 }
 
+#[cfg(feature = "peers")]
 fn raw(case: &StdioCase) -> Result<Outcome, BenchError> {
     let (program, args) = case.server_command();
     let mut client = RawClient::spawn(Path::new(&program), &args)?;
@@ -350,6 +385,7 @@ fn raw(case: &StdioCase) -> Result<Outcome, BenchError> {
 }
 
 /// Reads `answer` as JSON and throws it away: what checking costs.
+#[cfg(feature = "peers")]
 fn check_json(answer: &[u8]) -> Result<(), BenchError> {
     serde_json::from_slice::<serde::de::IgnoredAny>(answer)
         .map(|_| ())
@@ -358,6 +394,7 @@ fn check_json(answer: &[u8]) -> Result<(), BenchError> {
 
 /// Keeps [`IN_FLIGHT`] requests outstanding: a writer thread sends one more
 /// request for each response the reader sees.
+#[cfg(feature = "peers")]
 fn raw_in_flight(
     writer: &mut RawWriter,
     reader: &mut RawReader,
@@ -427,6 +464,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "peers")]
     fn raw_in_flight_keeps_the_window_and_reads_every_response() {
         let mut client = RawClient::spawn(Path::new("cat"), &[]).unwrap();
         let RawClient { writer, reader, .. } = &mut client;

@@ -9,7 +9,8 @@
 //! build side by side -> tests
 //! (nextest when installed, then the library crates' unit tests without
 //! default features, then the doc tests)
-//! -> conformance -> fuzz smoke, each step timed; the deployment files are
+//! -> conformance -> the bench crate's own tests (`bench/`, its own
+//! workspace) -> fuzz smoke, each step timed; the deployment files are
 //! checked once the tools are in (`deploy`). The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
@@ -159,6 +160,7 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
         println!("tests and conformance: skipped because the setup or the build failed");
         total.counts.steps_failed += 2;
     }
+    step("bench crate tests", || bench_crate_tests(ws), &mut total);
     step(
         "fuzz smoke",
         // Built above; `cargo fuzz run` only checks that it is fresh.
@@ -428,6 +430,21 @@ fn feature_off_args() -> Vec<&'static str> {
         args.extend(["-p", package]);
     }
     args
+}
+
+/// The bench crate's own tests (`bench/`: its own workspace and target
+/// folder, both sides in one build; see `cargo xtask bench`).
+fn bench_crate_tests(ws: &Workspace) -> Result<Totals> {
+    let bench = ws.root().join("bench");
+    let mut cmd = ws.cargo();
+    cmd.args(["test", "--no-fail-fast", "--color", "never"])
+        .arg("--manifest-path")
+        .arg(bench.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", bench.join("target"));
+    Ok(Totals {
+        rust: counted(&mut cmd, "the bench crate's tests")?,
+        ..Totals::default()
+    })
 }
 
 /// Whether `cargo nextest` runs here.

@@ -3,7 +3,7 @@
 //! operating system. Prints one line `bench-result {json}`.
 //!
 //! ```text
-//! bench-runner codec --contender ours --workload big --passes 3
+//! bench-runner codec --contender ours --decoding typed --workload big --passes 3
 //! bench-runner stdio --contender rmcp --method tools --mode inflight --placement split --requests 20000
 //! bench-runner discovery --contender raw --servers 50 --index 7 --start-delay-ms 300
 //! bench-runner config --servers 50 --start-delay-ms 300 --out servers.json
@@ -12,6 +12,9 @@
 //! bench-runner gateway --via gateway --memory --servers 50 --cli mcp-cli --scratch dir
 //! bench-runner measure --timeout-secs 300 -- mcp-cli --config servers.json discover
 //! ```
+//!
+//! Each side is built on its own (features `ours`, `peers`), so a runner
+//! refuses a contender its build does not have.
 //!
 //! `measure` runs any program and prints, after its output, `bench-measure
 //! {json}`: its wall time and peak RSS as the OS counts them.
@@ -22,7 +25,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use mcp_bench::codec::Workload;
+use mcp_bench::codec::{Decoding, Workload};
 use mcp_bench::discovery::ServerSet;
 use mcp_bench::http::HttpCase;
 use mcp_bench::placement::Placement;
@@ -78,6 +81,9 @@ enum Bench {
     Codec {
         #[arg(long, value_enum)]
         contender: Contender,
+        /// How far each message is decoded.
+        #[arg(long, value_enum)]
+        decoding: Decoding,
         #[arg(long, value_enum)]
         workload: Workload,
         /// Timed passes after the first (untimed) one.
@@ -110,7 +116,7 @@ enum Bench {
         #[command(flatten)]
         server: ServerOptions,
     },
-    /// B3: rmcp's sequential loop over a set, or one server of it alone (raw).
+    /// B3: rmcp over a whole set at once, or one server of it alone (raw).
     Discovery {
         #[arg(long, value_enum)]
         contender: Contender,
@@ -121,6 +127,7 @@ enum Bench {
         set: SetOptions,
     },
     /// B6: real servers from an `mcpServers` config, all at once (rmcp or the raw floor).
+    #[cfg(feature = "peers")]
     Real {
         #[arg(long, value_enum)]
         contender: Contender,
@@ -146,6 +153,7 @@ enum Bench {
         command: Vec<OsString>,
     },
     /// B5: the gateway: `tools/call` latency direct or through `mcp-cli serve`, or its memory.
+    #[cfg(feature = "ours")]
     Gateway {
         #[arg(long, value_enum)]
         via: mcp_bench::gateway::Via,
@@ -172,6 +180,7 @@ enum Bench {
     },
     /// B5 under load: `tools/call`s through a front (a byte relay, `mcp-cli
     /// serve` over stdio or HTTP, or `mcp-proxy`) by concurrent clients.
+    #[cfg(feature = "ours")]
     Front {
         #[arg(long, value_enum)]
         front: mcp_bench::fronts::Front,
@@ -200,6 +209,7 @@ enum Bench {
         server: ServerOptions,
     },
     /// The floor of B5: run a program, copying bytes between our stdio and its.
+    #[cfg(feature = "ours")]
     Relay {
         /// The program and its arguments.
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
@@ -240,6 +250,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
     match bench {
         Bench::Codec {
             contender,
+            decoding,
             workload,
             passes,
         } => {
@@ -248,7 +259,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 .enable_all()
                 .build()
                 .map_err(|e| BenchError::io("cannot start the runtime", e))?;
-            report(&runtime.block_on(mcp_bench::codec::run(contender, workload, passes))?)
+            report(&runtime.block_on(mcp_bench::codec::run(contender, decoding, workload, passes))?)
         }
         Bench::Stdio {
             contender,
@@ -290,15 +301,23 @@ fn run(bench: Bench) -> Result<(), BenchError> {
         } => {
             let set = server_set(set)?;
             match contender {
+                #[cfg(feature = "peers")]
                 Contender::Rmcp => {
-                    report(&runtime()?.block_on(mcp_bench::discovery::rmcp_loop(&set))?)
+                    report(&runtime()?.block_on(mcp_bench::discovery::rmcp_all(&set))?)
                 }
+                #[cfg(feature = "peers")]
                 Contender::Raw => report(&mcp_bench::discovery::raw_single(&set, index)?),
                 Contender::Ours => Err(BenchError::Unexpected(
                     "ours is `mcp-cli discover`, run by the harness".into(),
                 )),
+                #[allow(unreachable_patterns, reason = "a build with both sides has every arm")]
+                other => {
+                    let _ = (index, set);
+                    Err(other.not_built())
+                }
             }
         }
+        #[cfg(feature = "peers")]
         Bench::Real { contender, config } => {
             let servers = mcp_bench::real::read_config(&config)?;
             match contender {
@@ -323,6 +342,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 mcp_bench::measure::measure(program, args, Duration::from_secs(timeout_secs))?;
             print_line("bench-measure", &measured)
         }
+        #[cfg(feature = "ours")]
         Bench::Gateway {
             via,
             memory,
@@ -349,6 +369,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 report(&runtime()?.block_on(mcp_bench::gateway::latency(case))?)
             }
         }
+        #[cfg(feature = "ours")]
         Bench::Front {
             front,
             clients,
@@ -374,6 +395,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             };
             report(&runtime()?.block_on(mcp_bench::fronts::run(case))?)
         }
+        #[cfg(feature = "ours")]
         Bench::Relay { command } => {
             let Some((program, args)) = command.split_first() else {
                 return Err(BenchError::Unexpected("no program to relay".into()));

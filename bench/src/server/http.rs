@@ -220,7 +220,7 @@ mod tests {
             )
             .await;
             assert_eq!(response.headers()["content-type"], "application/json");
-            let value: Value = response.json().await.unwrap();
+            let value: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
             assert_eq!(value["result"]["tools"].as_array().unwrap().len(), 5);
         }
         let response = post_line(

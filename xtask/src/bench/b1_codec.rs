@@ -1,10 +1,51 @@
 //! B1: codec throughput and peak memory.
+//!
+//! Every row compares the same work: ours checked and kept as text against
+//! the validating floor (serde_json into `IgnoredAny`, nothing allocated),
+//! and ours decoded to typed values against rmcp's typed decoding. A
+//! `Value` tree (a full parse, not a floor) is measured for reference and
+//! shown in the notes, with no target.
 
 use anyhow::Result;
 use serde_json::Value;
 
-use super::report::{Row, Unit, fixed};
-use super::{Bench, CONTENDERS, Gathered, ROUNDS, extra_medians, medians, number, peaks};
+use super::report::{Row, Unit, fixed, median, megabytes};
+use super::{Bench, Gathered, ROUNDS, number};
+
+/// One process kind of B1: a contender decoding to a depth.
+struct Run {
+    contender: &'static str,
+    decoding: &'static str,
+}
+
+/// The runs of a round, in order; the indexes below name them.
+const RUNS: [Run; 5] = [
+    Run {
+        contender: "ours",
+        decoding: "checked",
+    },
+    Run {
+        contender: "raw",
+        decoding: "checked",
+    },
+    Run {
+        contender: "ours",
+        decoding: "typed",
+    },
+    Run {
+        contender: "rmcp",
+        decoding: "typed",
+    },
+    Run {
+        contender: "raw",
+        decoding: "value",
+    },
+];
+const OURS_CHECKED: usize = 0;
+const FLOOR: usize = 1;
+const OURS_TYPED: usize = 2;
+const RMCP_TYPED: usize = 3;
+const VALUE_TREE: usize = 4;
 
 /// Runs B1 and adds its rows.
 pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
@@ -12,16 +53,23 @@ pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
         ("big", "B1 one 40 MB tools/list line, 8 KiB chunks", "3"),
         ("small", "B1 100 000 small messages, 64 KiB chunks", "5"),
     ] {
-        let mut gathered: [Gathered; 3] = Default::default();
+        let mut gathered: [Gathered; RUNS.len()] = Default::default();
         let mut largest = 0.0;
         for round in 0..ROUNDS {
-            for (index, contender) in CONTENDERS.iter().enumerate() {
-                println!("bench: B1 {workload} {contender} (round {})", round + 1);
+            for (run, entry) in RUNS.iter().zip(gathered.iter_mut()) {
+                println!(
+                    "bench: B1 {workload} {} {} (round {})",
+                    run.contender,
+                    run.decoding,
+                    round + 1
+                );
                 let (measured, result) = bench.case(
                     "codec",
                     &[
                         "--contender",
-                        contender,
+                        run.contender,
+                        "--decoding",
+                        run.decoding,
                         "--workload",
                         workload,
                         "--passes",
@@ -30,7 +78,6 @@ pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
                 )?;
                 let bytes = number(&result, "/bytes")?;
                 largest = number(&result, "/largest_message")?;
-                let entry = &mut gathered[index];
                 for seconds in result
                     .get("seconds")
                     .and_then(Value::as_array)
@@ -48,30 +95,64 @@ pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
                 entry.note_rss(measured.max_rss_kib);
             }
         }
+        let speed = gathered.each_ref().map(|g| median(&g.samples));
+        let growth = gathered.each_ref().map(|g| median(&g.extra));
+        let rss = gathered.each_ref().map(|g| g.rss_kib);
+        let pick = |indexes: [Option<usize>; 3]| indexes.map(|i| i.and_then(|i| speed[i]));
+        let pick_rss = |indexes: [Option<usize>; 3]| indexes.map(|i| i.and_then(|i| rss[i]));
+        let checked = [Some(OURS_CHECKED), None, Some(FLOOR)];
         rows.push(
-            Row::new(label, Unit::MegabytesPerSecond, medians(&gathered))
-                .with_rss(peaks(&gathered))
-                .limit_target(0.8)
-                .rmcp_target(),
+            Row::new(
+                format!("{label}: checked, kept as text"),
+                Unit::MegabytesPerSecond,
+                pick(checked),
+            )
+            .with_rss(pick_rss(checked))
+            .limit_target(0.8)
+            .with_notes(
+                "ours: messages typed, results kept as text (a list split into its items, none \
+                 read); limit: serde_json into `IgnoredAny`, a validating pass that allocates nothing",
+            ),
+        );
+        let typed = [Some(OURS_TYPED), Some(RMCP_TYPED), None];
+        rows.push(
+            Row::new(
+                format!("{label}: decoded to typed values"),
+                Unit::MegabytesPerSecond,
+                pick(typed),
+            )
+            .with_rss(pick_rss(typed))
+            .rmcp_target()
+            .with_notes(format!(
+                "ours: every tool read as a `Tool` (small: every result as a `CallToolResult`); \
+                 rmcp: its typed messages. For reference, not a floor: a `serde_json::Value` tree \
+                 of each line, {} (peak RSS {} MB)",
+                speed[VALUE_TREE]
+                    .map_or_else(|| "—".to_owned(), |v| Unit::MegabytesPerSecond.format(v)),
+                megabytes(rss[VALUE_TREE]),
+            )),
         );
         if workload == "big" {
-            let growth = extra_medians(&gathered);
             let times = growth.map(|g| g.map(|g| g * 1e6 / largest));
-            let ours_times = times[0].unwrap_or(f64::INFINITY);
+            let ours_times = times[OURS_TYPED].unwrap_or(f64::INFINITY);
+            let memory = [Some(OURS_TYPED), Some(RMCP_TYPED), Some(FLOOR)];
             rows.push(
                 Row::new(
-                    "B1 40 MB line: peak RSS growth while decoding it once",
+                    "B1 40 MB line: peak RSS growth while decoding it once to typed values",
                     Unit::Megabytes,
-                    growth,
+                    memory.map(|i| i.and_then(|i| growth[i])),
                 )
-                .with_rss(peaks(&gathered))
+                .with_rss(pick_rss(memory))
                 .target("≤ 3× the message", ours_times <= 3.0)
                 .with_notes(format!(
-                    "× the {:.1} MB message: ours {}, rmcp {}, limit {}",
+                    "× the {:.1} MB message: ours {} (kept as text {}), rmcp {}, limit (`IgnoredAny`) {}, \
+                     `Value` tree {}",
                     largest / 1e6,
-                    fixed(times[0], 1),
-                    fixed(times[1], 1),
-                    fixed(times[2], 1)
+                    fixed(times[OURS_TYPED], 1),
+                    fixed(times[OURS_CHECKED], 1),
+                    fixed(times[RMCP_TYPED], 1),
+                    fixed(times[FLOOR], 1),
+                    fixed(times[VALUE_TREE], 1),
                 )),
             );
         }

@@ -162,6 +162,7 @@ fn concurrency_sweep(
                     measured.stderr.trim()
                 );
             }
+            check_discovered(&measured, servers)?;
             samples[setting].push(measured.wall.as_secs_f64() * 1e3);
         }
     }
@@ -262,12 +263,8 @@ fn discovery_case(
         }
         Ok(measured)
     };
-    // rmcp's loop is sequential: one round when a run would take long.
-    let rmcp_rounds = if servers as u64 * set.start_delay_ms > 3000 {
-        1
-    } else {
-        ROUNDS
-    };
+    // rmcp starts every server at once (`join_all`), as in B6.
+    let rmcp_rounds = ROUNDS;
     let mut gathered: [Gathered; 3] = Default::default();
     let mut wide = Gathered::default();
     // Where the time of `--concurrency N` goes: when the last server started,
@@ -280,6 +277,7 @@ fn discovery_case(
             round + 1
         );
         let measured = run_cli(&["--refresh", "--json", "discover"], "discover")?;
+        check_discovered(&measured, servers)?;
         gathered[0].samples.push(measured.wall.as_secs_f64() * 1e3);
         gathered[0].note_rss(measured.max_rss_kib);
         if round < rmcp_rounds {
@@ -317,6 +315,7 @@ fn discovery_case(
                 ],
                 "discover",
             )?;
+            check_discovered(&measured, servers)?;
             wide.samples.push(measured.wall.as_secs_f64() * 1e3);
             wide.note_rss(measured.max_rss_kib);
             if let Some(spread) = StartSpread::read(
@@ -439,6 +438,44 @@ fn cached_case(
     Ok(())
 }
 
+/// Fails unless `mcp-cli --json discover` reported every one of `servers`
+/// ready with [`TOOLS`] tools each, as the other contenders' counts are checked.
+fn check_discovered(measured: &Measured, servers: usize) -> Result<()> {
+    let (ready, tools) = discovered(&measured.stdout)?;
+    if ready != servers || tools != servers * TOOLS {
+        bail!(
+            "`mcp-cli discover` found {ready} ready server(s) and {tools} tool(s), expected \
+             {servers} and {}",
+            servers * TOOLS
+        );
+    }
+    Ok(())
+}
+
+/// The ready servers and their tools in `mcp-cli --json discover`'s document.
+fn discovered(stdout: &str) -> Result<(usize, usize)> {
+    let document: Value =
+        serde_json::from_str(stdout).context("`mcp-cli --json discover` printed invalid JSON")?;
+    let servers = document
+        .get("servers")
+        .and_then(Value::as_array)
+        .context("`mcp-cli --json discover` printed no servers")?;
+    let ready: Vec<&Value> = servers
+        .iter()
+        .filter(|server| server.get("status").and_then(Value::as_str) == Some("ready"))
+        .collect();
+    let tools = ready
+        .iter()
+        .map(|server| {
+            server
+                .get("tools")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        })
+        .sum();
+    Ok((ready.len(), tools))
+}
+
 /// How many tools `mcp-cli tools` listed: entries of the JSON document, or
 /// table rows (each starts with a server's namespaced name, `sNN__`).
 fn listed_tools(stdout: &str, json: bool) -> Result<usize> {
@@ -525,5 +562,17 @@ mod tests {
             "NAME         SIGNATURE\ns00__tool_0  tool_0()\ns49__tool_9  tool_9()\n\n2 ready\n";
         assert_eq!(listed_tools(table, false).unwrap(), 2);
         assert!(listed_tools("not json", true).is_err());
+    }
+
+    #[test]
+    fn only_ready_servers_and_their_tools_are_counted() {
+        let document = r#"{"servers": [
+            {"name": "s00", "status": "ready", "tools": [{"name": "a"}, {"name": "b"}]},
+            {"name": "s01", "status": "failed", "tools": [{"name": "c"}]},
+            {"name": "s02", "status": "ready", "tools": []}
+        ]}"#;
+        assert_eq!(discovered(document).unwrap(), (2, 2));
+        assert!(discovered(r#"{"summary": {}}"#).is_err());
+        assert!(discovered("not json").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! Measuring one child process: its wall time, peak RSS and CPU time, as
 //! `bench-runner measure` takes them from the OS, and its bounded output.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -76,7 +76,9 @@ pub(super) fn measure<S: AsRef<OsStr>>(
     measure_with_env(runner, program, args, current_dir, timeout, &[])
 }
 
-/// Like [`measure`], with `env` added to the program's environment.
+/// Like [`measure`], with `env` added to the program's environment. No
+/// `OTEL_*` variable of the caller's reaches the program: every case runs
+/// with telemetry off unless `env` turns it on (B8).
 pub(super) fn measure_with_env<S: AsRef<OsStr>>(
     runner: &Path,
     program: &Path,
@@ -86,6 +88,7 @@ pub(super) fn measure_with_env<S: AsRef<OsStr>>(
     env: &[(&str, &str)],
 ) -> Result<Measured> {
     let mut cmd = Command::new(runner);
+    clear_telemetry(&mut cmd, std::env::vars_os().map(|(name, _)| name));
     cmd.envs(env.iter().copied());
     cmd.arg("measure")
         .arg("--timeout-secs")
@@ -198,9 +201,46 @@ pub(super) fn number(value: &Value, pointer: &str) -> Result<f64> {
         .with_context(|| format!("result has no number at {pointer}: {value}"))
 }
 
+/// Removes from `cmd`'s environment every `OTEL_*` variable of `inherited`
+/// (the OpenTelemetry SDK's configuration).
+fn clear_telemetry(cmd: &mut Command, inherited: impl Iterator<Item = OsString>) {
+    for name in inherited {
+        if name.as_encoded_bytes().starts_with(b"OTEL_") {
+            cmd.env_remove(name);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_callers_telemetry_variables_are_cleared() {
+        let mut cmd = Command::new("true");
+        let inherited = [
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "PATH",
+            "OTEL_SDK_DISABLED",
+            "MY_OTEL_X",
+        ];
+        clear_telemetry(&mut cmd, inherited.into_iter().map(OsString::from));
+        let removed: Vec<_> = cmd
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        assert_eq!(
+            removed,
+            ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SDK_DISABLED"]
+        );
+        // What the case sets itself is kept.
+        cmd.env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1");
+        assert!(
+            cmd.get_envs()
+                .any(|(name, value)| name == "OTEL_EXPORTER_OTLP_ENDPOINT" && value.is_some())
+        );
+    }
 
     #[test]
     fn a_measurement_needs_the_measurers_report() {

@@ -1,9 +1,15 @@
-//! `cargo xtask bench`: our client side by side with rmcp and with the limit (a
+//! `cargo xtask bench`: our client side by side with rmcp and with a floor (a
 //! raw baseline with no protocol logic), as ratios measured in the same run.
 //!
-//! It tests and builds the bench crate (`bench/`, outside the workspace, so
-//! nothing else ever compiles rmcp) and `mcp-cli` in the `profiling` profile
-//! (release code with line tables, for perf), runs every case ×
+//! It builds the bench crate (`bench/`, outside the workspace; its tests run
+//! in `cargo xtask test`) and `mcp-cli` in the `profiling` profile (release
+//! code with line tables, for perf). The bench crate is built twice, each
+//! side as its users build it, in a target folder of its own so that
+//! feature unification cannot leak one side's serde_json features into the
+//! other's: [`OURS_FEATURES`] (our crates, with `preserve_order` and
+//! `raw_value` as our workspace turns them on) and [`PEERS_FEATURES`] (rmcp
+//! and the raw floors, with serde_json's default features, as rmcp's users
+//! get it). It runs every case ×
 //! contender as its own child process: `bench-runner` for B1, B2, B4 and the
 //! rmcp and raw sides of B3, `mcp-cli` itself for our side of B3. Each goes
 //! through `bench-runner measure`, a small process whose only child it is,
@@ -14,13 +20,17 @@
 //! all of them alike; a value is the median over rounds (and over passes, for
 //! B1). Then it runs the criterion micro-benchmarks of our decoders
 //! ([`criterion`]), and with B5 the criterion benches of tool search and
-//! of sealed session ids. The table is printed and written to `target/bench-report.md`.
+//! of sealed session ids. The report (machine, commit, date, every row) is
+//! printed and written to [`REPORT`], which `docs/performance.md` quotes:
+//! commit the report of the run the docs quote. A run of some cases
+//! (`--only`) writes `target/bench-report.md` instead.
 //!
 //! | module | what |
 //! |---|---|
 //! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b5_fronts`], [`b6_real`], [`b7_policies`], [`b8_telemetry`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
+//! | [`run_info`] | the machine, commit, date and toolchain a report names |
 //! | [`criterion`] | the codec and tool-search micro-benchmarks, read back from criterion's estimates |
 
 mod b1_codec;
@@ -35,6 +45,7 @@ mod b8_telemetry;
 mod criterion;
 mod measure;
 mod report;
+mod run_info;
 
 use std::ffi::OsStr;
 use std::fs;
@@ -51,6 +62,16 @@ use crate::workspace::Workspace;
 use measure::{Measured, number};
 use report::median;
 
+/// Where the report of a full run is written, from the workspace root.
+pub const REPORT: &str = "docs/bench/report.md";
+/// Where the report of a run of some cases (`--only`) is written, from the
+/// workspace's target folder: it never replaces the full one.
+const PARTIAL_REPORT: &str = "bench-report.md";
+/// The bench crate's features for our side.
+pub const OURS_FEATURES: &str = "ours";
+/// The bench crate's features for rmcp and the raw floors.
+pub const PEERS_FEATURES: &str = "peers";
+
 /// Time allowed for building the bench crate and mcp-cli.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(40 * 60);
 /// Time allowed for one case × contender process.
@@ -66,7 +87,8 @@ const SERVER_COUNTS: [usize; 3] = [1, 10, 50];
 /// Start delay of B3's slow set, like a Node server.
 const SLOW_START_MS: u64 = 300;
 
-/// Runs every benchmark, prints the table and writes `target/bench-report.md`.
+/// Runs every benchmark (or those in `only`), prints the report and writes
+/// it to [`REPORT`] (a full run) or `target/bench-report.md` (some cases).
 pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     let started = Instant::now();
     let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"];
@@ -114,9 +136,14 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     } else {
         Default::default()
     };
-    let report = report::render(&rows, &micro, &bench.root, ROUNDS, started.elapsed());
+    let run = run_info::RunInfo::gather(ws.root(), only, ROUNDS, started.elapsed());
+    let report = report::render(&rows, &micro, &run);
     println!("\n{report}");
-    let path = ws.root().join("target").join("bench-report.md");
+    let path = if only.is_empty() {
+        ws.root().join(REPORT)
+    } else {
+        ws.target_dir().join(PARTIAL_REPORT)
+    };
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -127,27 +154,28 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
 
 /// The built programs and the scratch directory.
 struct Bench {
-    root: PathBuf,
+    /// `bench-runner` of our side (features [`OURS_FEATURES`]); it also
+    /// measures every process and writes the configs.
     runner: PathBuf,
+    /// `bench-runner` of rmcp and the raw floors (features [`PEERS_FEATURES`]).
+    peers_runner: PathBuf,
     server: PathBuf,
     cli: PathBuf,
     scratch: PathBuf,
 }
 
 impl Bench {
-    /// Builds the bench crate (its own target dir) and mcp-cli (the workspace's),
-    /// in the `profiling` profile.
+    /// Builds each side of the bench crate (each in its own target folder)
+    /// and mcp-cli (the workspace's), in the `profiling` profile.
     fn build(ws: &Workspace) -> Result<Self> {
         let root = ws.root().to_path_buf();
         let bench_dir = root.join("bench");
-        // Its own tests first (every contender decodes the same data, the bench
-        // server answers what the cases expect): the test command cannot run
-        // them, since it never compiles rmcp.
-        for step in ["test", "build"] {
+        for features in [OURS_FEATURES, PEERS_FEATURES] {
             let mut cmd = ws.cargo();
-            cmd.args([step, "--profile", "profiling", "--manifest-path"])
+            cmd.args(["build", "--profile", "profiling", "--manifest-path"])
                 .arg(bench_dir.join("Cargo.toml"))
-                .env("CARGO_TARGET_DIR", bench_dir.join("target"));
+                .args(["--no-default-features", "--features", features])
+                .env("CARGO_TARGET_DIR", side_target_dir(ws, features));
             println!("bench: {}", process::describe(&cmd));
             process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
         }
@@ -155,7 +183,7 @@ impl Bench {
         cmd.args(["build", "--profile", "profiling", "-p", "mcpdisco-cli"]);
         println!("bench: {}", process::describe(&cmd));
         process::run_checked(&mut cmd, BUILD_TIMEOUT)?;
-        let release = bench_dir.join("target").join("profiling");
+        let release = side_target_dir(ws, OURS_FEATURES).join("profiling");
         let scratch = ws.target_dir().join("bench-scratch");
         if scratch.exists() {
             fs::remove_dir_all(&scratch)
@@ -164,13 +192,20 @@ impl Bench {
         fs::create_dir_all(&scratch)
             .with_context(|| format!("cannot create {}", scratch.display()))?;
         let bench = Self {
-            root,
             runner: release.join("bench-runner"),
+            peers_runner: side_target_dir(ws, PEERS_FEATURES)
+                .join("profiling")
+                .join("bench-runner"),
             server: release.join("bench-server"),
             cli: ws.target_dir().join("profiling").join("mcp-cli"),
             scratch,
         };
-        for program in [&bench.runner, &bench.server, &bench.cli] {
+        for program in [
+            &bench.runner,
+            &bench.peers_runner,
+            &bench.server,
+            &bench.cli,
+        ] {
             if !program.is_file() {
                 bail!("{} was not built", program.display());
             }
@@ -178,9 +213,24 @@ impl Bench {
         Ok(bench)
     }
 
-    /// A `bench-runner` command for `bench` with `args` (and the bench server, where one is used).
+    /// The `bench-runner` of the side whose `--contender` `args` name:
+    /// rmcp and raw are the peers'; anything else is ours.
+    fn runner_for<S: AsRef<OsStr>>(&self, args: &[S]) -> &PathBuf {
+        let peers = args.windows(2).any(|pair| {
+            pair[0].as_ref() == "--contender"
+                && matches!(pair[1].as_ref().to_str(), Some("rmcp" | "raw"))
+        });
+        if peers {
+            &self.peers_runner
+        } else {
+            &self.runner
+        }
+    }
+
+    /// A `bench-runner` command for `bench` with `args` (and the bench server,
+    /// where one is used), of the side the arguments' contender is on.
     fn runner<S: AsRef<OsStr>>(&self, bench: &str, args: &[S]) -> Command {
-        let mut cmd = Command::new(&self.runner);
+        let mut cmd = Command::new(self.runner_for(args));
         cmd.arg(bench).args(args);
         if bench != "codec" && bench != "real" {
             cmd.arg("--server").arg(&self.server);
@@ -202,12 +252,18 @@ impl Bench {
         env: &[(&str, &str)],
     ) -> Result<(Measured, Value)> {
         let cmd = self.runner(bench, args);
+        let program = PathBuf::from(cmd.get_program());
         let args: Vec<&OsStr> = cmd.get_args().collect();
         let measured =
-            measure::measure_with_env(&self.runner, &self.runner, &args, None, CASE_TIMEOUT, env)?;
+            measure::measure_with_env(&self.runner, &program, &args, None, CASE_TIMEOUT, env)?;
         let result = measured.result(&cmd)?;
         Ok((measured, result))
     }
+}
+
+/// The target folder of the bench crate built with `features`.
+fn side_target_dir(ws: &Workspace, features: &str) -> PathBuf {
+    ws.root().join("bench").join("target").join(features)
 }
 
 /// Samples and peak RSS gathered for one contender over the rounds.

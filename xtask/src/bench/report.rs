@@ -1,12 +1,9 @@
-//! Rows of the report, their targets, and the Markdown table.
+//! Rows of the report, their targets, and the Markdown report.
 
 use std::fmt::Write as _;
-use std::fs;
-use std::path::Path;
-use std::thread;
-use std::time::Duration;
 
 use super::criterion::MicroResult;
+use super::run_info::RunInfo;
 
 /// The unit of a row's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,27 +161,36 @@ pub(super) fn megabytes(kib: Option<u64>) -> String {
     )
 }
 
-pub(super) fn render(
-    rows: &[Row],
-    micro: &[MicroResult],
-    workspace_root: &Path,
-    rounds: usize,
-    elapsed: Duration,
-) -> String {
+/// The whole report: what ran where, the method, every row, the misses and
+/// the micro-benchmarks.
+pub(super) fn render(rows: &[Row], micro: &[MicroResult], run: &RunInfo) -> String {
+    let rounds = run.rounds;
     let mut out = String::new();
-    let cpus = thread::available_parallelism().map_or(0, usize::from);
+    let _ = writeln!(
+        out,
+        "<!-- Written by `cargo xtask bench`; do not edit by hand. -->\n"
+    );
     let _ = writeln!(out, "# Benchmarks: ours, rmcp and the limit\n");
     let _ = writeln!(
         out,
-        "- Machine: {cpus} CPU(s), {}; Linux {}.",
-        cpu_model(),
-        fs::read_to_string("/proc/sys/kernel/osrelease")
-            .map_or_else(|_| "?".to_owned(), |s| s.trim().to_owned())
+        "- Run: {}, commit {}, cases: {}; the whole `cargo xtask bench` took {:.0} s.",
+        run.date,
+        run.commit,
+        run.cases,
+        run.elapsed.as_secs_f64()
     );
     let _ = writeln!(
         out,
-        "- rmcp {} (bench/Cargo.lock); everything built in the `profiling` profile (release with line tables).",
-        rmcp_version(workspace_root)
+        "- Machine: {} CPU(s), {}; Linux {}; {}.",
+        run.cpus, run.cpu_model, run.kernel, run.rustc
+    );
+    let _ = writeln!(
+        out,
+        "- rmcp {} (bench/Cargo.lock); everything built in the `profiling` profile (release with line tables). \
+         Each side is built as its users build it, in a target folder of its own so that features cannot \
+         leak between them: ours with serde_json's `preserve_order` and `raw_value` (our workspace's), \
+         rmcp and the raw floors with serde_json's default features (rmcp asks for none).",
+        run.rmcp
     );
     let _ = writeln!(
         out,
@@ -195,8 +201,11 @@ pub(super) fn render(
     );
     let _ = writeln!(
         out,
-        "- Limits: B1 `serde_json::from_slice::<Value>` on lines already split; B2 blocking write-a-line, \
-         read-a-line with no protocol logic; B3 the slowest single server's own whole-process time \
+        "- Limits: B1 `serde_json::from_slice` into `IgnoredAny` shapes on lines already split \
+         (a validating pass that allocates nothing; B1's rows compare the same work: checked and \
+         kept as text against it, and typed against rmcp's typed decoding, with a `Value` tree in \
+         the notes for reference); B2 blocking write-a-line, \
+         read-a-line with no protocol logic; B3 (rmcp with `join_all`, as in B6) the slowest single server's own whole-process time \
          (spawn, initialize, tools/list, reap), each server measured alone, with the CPU floor (the \
          singles' CPU time spread over every core) in the notes; B4 a pooled reqwest POST loop \
          that reads the body and decodes nothing; B5 our own client calling the server straight, \
@@ -275,11 +284,6 @@ pub(super) fn render(
         }
     }
     micro_section(&mut out, micro);
-    let _ = writeln!(
-        out,
-        "\nTotal time of `cargo xtask bench`: {:.0} s.",
-        elapsed.as_secs_f64()
-    );
     out
 }
 
@@ -290,19 +294,21 @@ fn micro_section(out: &mut String, micro: &[MicroResult]) {
     }
     let _ = writeln!(
         out,
-        "\n## Decoder micro-benchmarks (criterion, `mcp-transport/benches/codecs.rs`)\n\n\
-         Our decoders yield messages whose results are checked but kept raw; the limit parses \
-         the same texts, already split, into `serde_json::Value`. Median of criterion's samples.\n"
+        "\n## Decoder micro-benchmarks (criterion, `bench/benches/codecs.rs`)\n\n\
+         Our decoders yield messages whose results are checked but kept raw; the floor validates \
+         the same texts, already split, with `serde_json` into `IgnoredAny` (nothing allocated); \
+         a `Value` tree of each is shown for reference. Every function's count of decoded \
+         messages is checked. Median of criterion's samples.\n"
     );
     let _ = writeln!(
         out,
-        "| case | decoder | median time | throughput | ÷ limit |"
+        "| case | decoder | median time | throughput | ÷ floor |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|");
     for result in micro {
         let limit = micro
             .iter()
-            .find(|other| other.group == result.group && other.is_limit())
+            .find(|other| other.group == result.group && other.is_floor())
             .and_then(MicroResult::megabytes_per_second);
         let speed = result.megabytes_per_second();
         let ratio = match (speed, limit) {
@@ -320,35 +326,9 @@ fn micro_section(out: &mut String, micro: &[MicroResult]) {
     }
 }
 
-fn cpu_model() -> String {
-    fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find_map(|line| line.strip_prefix("model name"))
-                .and_then(|rest| rest.split_once(':'))
-                .map(|(_, model)| model.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned())
-}
-
-fn rmcp_version(root: &Path) -> String {
-    let lock = fs::read_to_string(root.join("bench").join("Cargo.lock")).unwrap_or_default();
-    let mut lines = lock.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == "name = \"rmcp\""
-            && let Some(version) = lines
-                .next()
-                .and_then(|l| l.trim().strip_prefix("version = "))
-        {
-            return version.trim_matches('"').to_owned();
-        }
-    }
-    "?".to_owned()
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
 
     use super::*;
 
@@ -398,7 +378,7 @@ mod tests {
         let micro = vec![
             MicroResult {
                 group: "g".into(),
-                function: "raw (limit)".into(),
+                function: "serde_json IgnoredAny (floor)".into(),
                 median_ns: 2e6,
                 bytes: Some(2_000_000),
             },
@@ -409,16 +389,26 @@ mod tests {
                 bytes: Some(2_000_000),
             },
         ];
-        let text = render(
-            &rows,
-            &micro,
-            Path::new("/nonexistent"),
-            3,
-            Duration::from_secs(3),
-        );
+        let run = RunInfo {
+            cpu_model: "Some CPU".into(),
+            cpus: 2,
+            kernel: "6.1".into(),
+            commit: "0123456789ab".into(),
+            date: "2026-11-28 15:00 UTC".into(),
+            rustc: "rustc 1.91.0".into(),
+            rmcp: "3.11.0".into(),
+            cases: "all".into(),
+            rounds: 3,
+            elapsed: Duration::from_secs(3),
+        };
+        let text = render(&rows, &micro, &run);
         assert!(text.contains("| a case | 5 req/s | 10 req/s | — | — | 0.50× | 2 / — / 1 |"));
         assert!(text.contains("Missed targets (1):\n- a case (≥ rmcp)"));
-        assert!(text.contains("CPU(s)"));
+        assert!(text.contains(
+            "- Run: 2026-11-28 15:00 UTC, commit 0123456789ab, cases: all; the whole `cargo xtask bench` took 3 s."
+        ));
+        assert!(text.contains("- Machine: 2 CPU(s), Some CPU; Linux 6.1; rustc 1.91.0."));
+        assert!(text.contains("- rmcp 3.11.0 (bench/Cargo.lock)"));
         assert!(
             text.contains("| g | ours | 1.0 ms | 2000 MB/s | 2.00× |"),
             "{text}"

@@ -14,6 +14,7 @@ use mcpdisco_client::session::{
 };
 use mcpdisco_protocol::ErrorObject;
 use mcpdisco_protocol::types::{CallToolParams, ElicitParams, ElicitResult, Task, TaskStatus};
+use mcpdisco_transport::Delivery;
 use mcpdisco_transport::http::{HttpClient, HttpConfig, HttpKind, HttpTransport};
 use mcpdisco_transport::stdio::{StdioConfig, StdioTransport};
 use serde_json::{Map, Value, json};
@@ -139,6 +140,12 @@ async fn a_deadline_is_the_whole_tasks_and_cancels_it_at_the_server() {
         .await
         .unwrap_err();
     assert!(matches!(error.kind(), ErrorKind::Timeout { .. }), "{error}");
+    assert_eq!(error.operation(), "tools/call", "{error}");
+    assert_eq!(
+        error.delivery(),
+        Delivery::Answered,
+        "answered with its task"
+    );
     let id = task_id(&mut statuses).await;
     until_status(&session, &id, TaskStatus::Cancelled).await;
     session.close().await.unwrap();

@@ -28,6 +28,7 @@ use mcpdisco_protocol::types::{
     TASKS_EXTENSION, Task, TaskIdParams, UpdateTaskParams,
 };
 use mcpdisco_protocol::version::Era;
+use mcpdisco_transport::Delivery;
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -213,6 +214,10 @@ impl Session {
                         Ok(seen) => {
                             pending.extend(follow.step(FollowEvent::Polled(seen), Instant::now()));
                         }
+                        // Cut short by the deadline: the call's timeout, not the poll's.
+                        Err(_) if Instant::now() >= deadline => {
+                            pending.extend(follow.step(FollowEvent::TimerFired, Instant::now()));
+                        }
                         Err(error) => {
                             return Err(self.abandon(&mut follow, &mut guard, error).await);
                         }
@@ -316,22 +321,26 @@ impl Session {
         waited: Duration,
     ) -> Result<CallToolResult, SessionError> {
         let method = CallTool::METHOD;
+        // The call was answered (with the task): never sent again.
+        let answered = |error: SessionError| error.with_delivery(Delivery::Answered);
         match end {
             FollowEnd::Completed(result) => Ok(*result),
-            FollowEnd::Failed(error) => Err(SessionError::from_rpc(self.name(), method, error)),
-            FollowEnd::Cancelled => Err(SessionError::new(
+            FollowEnd::Failed(error) => {
+                Err(answered(SessionError::from_rpc(self.name(), method, error)))
+            }
+            FollowEnd::Cancelled => Err(answered(SessionError::new(
                 self.name(),
                 method,
                 ErrorKind::TaskCancelled {
                     task_id: task_id.to_owned(),
                 },
-            )),
-            FollowEnd::DeadlinePassed => Err(SessionError::new(
+            ))),
+            FollowEnd::DeadlinePassed => Err(answered(SessionError::new(
                 self.name(),
                 method,
                 ErrorKind::Timeout { after: waited },
-            )),
-            FollowEnd::Violation(reason) => Err(self.violation(method, reason)),
+            ))),
+            FollowEnd::Violation(reason) => Err(answered(self.violation(method, reason))),
         }
     }
 }

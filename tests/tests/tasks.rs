@@ -332,3 +332,38 @@ async fn the_example_servers_slow_report_runs_as_a_task_with_tasks() {
     until_status(&session, &long.task_id, TaskStatus::Cancelled).await;
     session.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_session_that_declares_the_extension_is_answered_with_tasks_unasked() {
+    let binary = workspace_bin("mcp-example-server");
+    let config =
+        StdioConfig::new("tasks", binary.to_string_lossy()).args(["stdio", "--conformance"]);
+    let declaring = SessionOptions::default().capabilities(
+        serde_json::from_value(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+            .unwrap(),
+    );
+    let session = Session::connect("tasks", StdioTransport::spawn(config).unwrap(), declaring)
+        .await
+        .unwrap();
+    let started = session
+        .start_tool_call(
+            call("slow_compute", json!({"seconds": 0, "label": "declared"})),
+            RequestOptions::new(),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(started, ToolCallStart::Task(_)), "{started:?}");
+    let (sender, statuses) = watch::channel(None);
+    let result = session
+        .call_tool(
+            call("slow_compute", json!({"seconds": 0, "label": "declared"})),
+            RequestOptions::new()
+                .task_status(sender)
+                .timeout(Duration::from_secs(20)),
+        )
+        .await
+        .unwrap();
+    assert!(text(&result).contains("declared"), "{}", text(&result));
+    assert!(statuses.borrow().is_some(), "it ran as a task");
+    session.close().await.unwrap();
+}

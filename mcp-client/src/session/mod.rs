@@ -20,6 +20,11 @@
 //! of the protocol type, each item decoded when first read. For passing
 //! items on as they came, [`Session::list_page`] and
 //! [`Session::list_complete`] give the raw pages.
+//!
+//! A tool call the server runs as a task (extension
+//! `io.modelcontextprotocol/tasks`) is followed to its result by
+//! [`Session::call_tool`]; [`Session::start_tool_call`],
+//! [`Session::await_task`] and [`Session::cancel_task`] keep and resume it by id.
 
 mod deadline;
 mod engine;

@@ -3,15 +3,16 @@
 //! the server's options, and returns the method's result.
 
 use mcpdisco_protocol::methods::{
-    CallTool, Discover, GetPrompt, Initialize, ListPrompts, ListResourceTemplates, ListResources,
-    ListTools, Ping, ReadResource,
+    CallTool, CancelTask, Discover, GetPrompt, GetTask, Initialize, ListPrompts,
+    ListResourceTemplates, ListResources, ListTools, Ping, ReadResource, UpdateTask,
 };
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
-    CacheScope, CallToolParams, CallToolResult, DiscoverResult, EmptyResult, GetPromptParams,
-    GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaParams, PaginatedParams,
-    ReadResourceParams, ReadResourceResult, ResourcesCapability, ServerCapabilities, Tool,
+    Answer, CacheScope, CallToolParams, CallToolResult, DiscoverResult, EmptyResult,
+    GetPromptParams, GetPromptResult, InitializeParams, InitializeResult, ListChangedCapability,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    MetaParams, PaginatedParams, ReadResourceParams, ReadResourceResult, ResourcesCapability,
+    ServerCapabilities, TASKS_EXTENSION, Tool,
 };
 use mcpdisco_protocol::version::ProtocolVersion;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
@@ -22,6 +23,7 @@ use crate::conformance;
 use crate::context::Context;
 use crate::options::{EraSupport, ServerOptions};
 use crate::results::{TTL_MS, cached_read, page};
+use crate::slow_report;
 
 const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two resources, a greeting template and two prompts.";
 
@@ -47,6 +49,11 @@ pub(crate) fn router(options: &ServerOptions) -> Router<Context> {
     }
     if options.conformance {
         router = conformance::route(router);
+    } else if options.tasks {
+        router = router
+            .on::<GetTask>(conformance::tasks::get)
+            .on::<UpdateTask>(conformance::tasks::update)
+            .on::<CancelTask>(conformance::tasks::cancel);
     }
     router
 }
@@ -59,7 +66,16 @@ fn capabilities(options: &ServerOptions) -> ServerCapabilities {
         list_changed: Some(false),
         ..ListChangedCapability::default()
     };
+    let extensions = options.tasks.then(|| {
+        let mut extensions = mcpdisco_protocol::types::Extra::new();
+        extensions.insert(
+            TASKS_EXTENSION.to_owned(),
+            serde_json::Value::Object(serde_json::Map::new()),
+        );
+        extensions
+    });
     ServerCapabilities {
+        extensions,
         tools: Some(unchanging.clone()),
         resources: Some(ResourcesCapability {
             list_changed: Some(false),
@@ -104,6 +120,10 @@ async fn ping(_: MetaParams, _: Context) -> Result<EmptyResult, ErrorObject> {
 pub(crate) fn tools(options: &ServerOptions) -> Vec<Tool> {
     if options.conformance {
         conformance::tools()
+    } else if options.tasks {
+        let mut tools = catalog::tools();
+        tools.push(slow_report::tool());
+        tools
     } else {
         catalog::tools()
     }
@@ -113,7 +133,7 @@ async fn list_tools(
     params: PaginatedParams,
     context: Context,
 ) -> Result<ListToolsResult, ErrorObject> {
-    page(&catalog::tools(), &params, &context)
+    page(&tools(&context.options), &params, &context)
 }
 
 async fn list_resources(
@@ -141,9 +161,17 @@ fn invalid_params(reason: catalog::ParamError) -> ErrorObject {
     ErrorObject::new(ErrorCode::INVALID_PARAMS, reason)
 }
 
-async fn call_tool(params: CallToolParams, _: Context) -> Result<CallToolResult, ErrorObject> {
+async fn call_tool(
+    params: CallToolParams,
+    context: Context,
+) -> Result<Answer<CallToolResult>, ErrorObject> {
+    if context.options.tasks && params.name == slow_report::NAME {
+        return slow_report::call(&params, &context).await;
+    }
     let arguments = params.arguments.unwrap_or_default();
-    catalog::call_tool(&params.name, &arguments).map_err(invalid_params)
+    catalog::call_tool(&params.name, &arguments)
+        .map(Answer::from)
+        .map_err(invalid_params)
 }
 
 async fn read_resource(

@@ -30,6 +30,7 @@ mod peer;
 mod results;
 mod server;
 mod shared;
+mod slow_report;
 mod stdio;
 mod task_state;
 mod task_store;

@@ -31,6 +31,10 @@ struct Common {
     /// Serve the official conformance suite's test catalog (test_simple_text, …).
     #[arg(long)]
     conformance: bool,
+    /// Offer tasks (extension io.modelcontextprotocol/tasks) and the tool
+    /// slow_report {seconds}, which runs as one.
+    #[arg(long)]
+    tasks: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,6 +63,7 @@ fn options(common: &Common) -> ServerOptions {
         },
         page_size: common.page_size.map(|n| n as usize),
         conformance: common.conformance,
+        tasks: common.tasks,
         ..ServerOptions::default()
     }
 }

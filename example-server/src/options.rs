@@ -27,6 +27,9 @@ pub struct ServerOptions {
     pub version: String,
     /// Serve the conformance suite's test catalog instead of the example's own.
     pub conformance: bool,
+    /// Offer the extension `io.modelcontextprotocol/tasks` and the tool
+    /// `slow_report`, which runs as a task (outside `conformance`).
+    pub tasks: bool,
 }
 
 impl Default for ServerOptions {
@@ -37,6 +40,7 @@ impl Default for ServerOptions {
             name: "mcp-example-server".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             conformance: false,
+            tasks: false,
         }
     }
 }

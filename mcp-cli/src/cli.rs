@@ -255,6 +255,22 @@ pub enum Command {
         /// The arguments, a JSON object.
         #[arg(long, value_name = "JSON", default_value = "{}")]
         args: String,
+        /// Ask for a task (extension io.modelcontextprotocol/tasks) where the
+        /// server offers them, and follow it to its end; on a terminal, its
+        /// status and the time elapsed show on stderr. A tool that only runs
+        /// as a task is called as one without it.
+        #[arg(long)]
+        task: bool,
+        /// With --task: print the task's id and exit, leaving it running
+        /// (`mcp-cli task get|cancel SERVER ID` later).
+        #[arg(long, requires = "task")]
+        detach: bool,
+    },
+    /// A task of an earlier `call --task`: its status and result, or cancel it.
+    Task {
+        /// What to do.
+        #[command(subcommand)]
+        command: TaskCommand,
     },
     /// Check that a server answers.
     Ping {
@@ -449,6 +465,7 @@ impl Command {
             Command::Skills => "skills",
             Command::Skill { .. } => "skill",
             Command::Call { .. } => "call",
+            Command::Task { .. } => "task",
             Command::Ping { .. } => "ping",
             Command::Serve { .. } => "serve",
             Command::Login { .. } => "login",
@@ -458,6 +475,40 @@ impl Command {
             Command::Manpage => "manpage",
             Command::Registry { .. } => "registry",
             Command::Doctor { .. } => "doctor",
+        }
+    }
+}
+
+/// `mcp-cli task …`.
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// The task's status, and its result once it completed (exits 5 when
+    /// the tool reported an error, 2 when the task failed).
+    Get {
+        /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
+        server: String,
+        /// The task's id, as `call --task --detach` printed it.
+        id: String,
+        /// Wait until the task ends (up to the server's timeout), then show its result.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// Cancel the task.
+    Cancel {
+        /// The server.
+        #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
+        server: String,
+        /// The task's id.
+        id: String,
+    },
+}
+
+impl TaskCommand {
+    /// The server the task runs on.
+    pub fn server(&self) -> &str {
+        match self {
+            TaskCommand::Get { server, .. } | TaskCommand::Cancel { server, .. } => server,
         }
     }
 }

@@ -151,7 +151,13 @@ async fn run_command(
             let server = context.server(server)?;
             Ok(crate::skills::load(&context, server, name).await)
         }
-        Command::Call { server, tool, args } => {
+        Command::Call {
+            server,
+            tool,
+            args,
+            task,
+            detach,
+        } => {
             let arguments: Value = serde_json::from_str(args)
                 .map_err(|error| UsageError::Arguments(error.to_string()))?;
             let Value::Object(arguments) = arguments else {
@@ -161,7 +167,14 @@ async fn run_command(
                 )));
             };
             let server = context.server(server)?;
+            if *task {
+                return Ok(crate::task::call(&context, server, tool, arguments, *detach).await);
+            }
             Ok(call(&context, server, tool, arguments).await)
+        }
+        Command::Task { command } => {
+            let server = context.server(command.server())?;
+            Ok(crate::task::command(&context, server, command).await)
         }
         Command::Ping { server } => {
             let server = context.server(server)?;

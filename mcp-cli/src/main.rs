@@ -37,6 +37,7 @@ mod render;
 mod serve;
 mod skills;
 mod style;
+mod task;
 #[cfg(feature = "otel")]
 mod telemetry;
 

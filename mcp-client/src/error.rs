@@ -67,6 +67,12 @@ pub enum ErrorKind {
     Auth(AuthError),
     /// The session was closed by its owner.
     Closed,
+    /// The task the call ran as was cancelled, not by this call
+    /// (extension `io.modelcontextprotocol/tasks`).
+    TaskCancelled {
+        /// The server's id of the task.
+        task_id: String,
+    },
 }
 
 /// A session error: the server's name, the operation (method), the kind,
@@ -241,6 +247,9 @@ impl SessionError {
                 reason: mask(reason),
             },
             ErrorKind::Auth(error) => ErrorKind::Auth(error.masked(masker)),
+            ErrorKind::TaskCancelled { task_id } => ErrorKind::TaskCancelled {
+                task_id: mask(task_id),
+            },
             kind @ (ErrorKind::Timeout { .. } | ErrorKind::Closed) => kind,
         };
         Self {
@@ -309,6 +318,7 @@ impl SessionError {
             ErrorKind::Unsupported { .. } => "unsupported",
             ErrorKind::Auth(error) => error.kind_name(),
             ErrorKind::Closed => "closed",
+            ErrorKind::TaskCancelled { .. } => "task_cancelled",
         }
     }
 }
@@ -378,6 +388,9 @@ impl SessionError {
             ErrorKind::Unsupported { reason } => write!(f, "server '{server}': {op}: {reason}"),
             ErrorKind::Auth(error) => write!(f, "{op}: {error}"),
             ErrorKind::Closed => write!(f, "server '{server}': {op}: session is closed"),
+            ErrorKind::TaskCancelled { task_id } => {
+                write!(f, "server '{server}': {op}: task {task_id} was cancelled")
+            }
         }
     }
 }

@@ -14,13 +14,14 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcpdisco_protocol::method::{RequestKind, RequestMethod};
+use mcpdisco_protocol::types::Task;
 #[cfg(feature = "otel")]
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{RawJson, RequestId};
 #[cfg(feature = "otel")]
 use mcpdisco_transport::Peer;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tower::Service;
 
@@ -224,6 +225,13 @@ pub struct RequestOptions {
     /// The answers to an earlier `input_required` round of this request,
     /// sent with it (a relayed client's retry).
     pub input_retry: Option<InputRetry>,
+    /// Whether a `tools/call` asks to run as a task (extension
+    /// `io.modelcontextprotocol/tasks`, declared for this request) where
+    /// the server offers the extension. [`Session::call_tool`](crate::session::Session::call_tool)
+    /// follows the task to its end; the timeout is the whole task's.
+    pub task: bool,
+    /// Receives each status a followed task shows (the last one stays).
+    pub task_status: Option<watch::Sender<Option<Task>>>,
 }
 
 /// A modern request's answers to the questions of its last
@@ -307,6 +315,18 @@ impl RequestOptions {
     /// Sets [`relay_input_required`](Self::relay_input_required).
     pub fn relay_input_required(mut self, relay: bool) -> Self {
         self.relay_input_required = relay;
+        self
+    }
+
+    /// Sets [`task`](Self::task): the call asks to run as a task.
+    pub fn task(mut self, task: bool) -> Self {
+        self.task = task;
+        self
+    }
+
+    /// Sets [`task_status`](Self::task_status): a followed task's statuses go to `sender`.
+    pub fn task_status(mut self, sender: watch::Sender<Option<Task>>) -> Self {
+        self.task_status = Some(sender);
         self
     }
 

@@ -14,8 +14,8 @@ mod input;
 mod listen;
 mod mrtr;
 mod schemas;
-mod task_tools;
-mod tasks;
+pub(crate) mod task_tools;
+pub(crate) mod tasks;
 mod tools;
 
 use mcpdisco_protocol::methods::{

@@ -114,7 +114,7 @@ fn ask(
 }
 
 /// Creates the task of `tool` and starts its `work`.
-fn start(
+pub(crate) fn start(
     shared: &Arc<SharedState>,
     tool: &str,
     arguments: Map<String, Value>,
@@ -219,7 +219,7 @@ pub(crate) async fn cancel(
 
 /// Whether this request's client declared the extension (a modern
 /// request's `_meta` capabilities; a legacy client never gets a task).
-fn negotiated(context: &Context) -> bool {
+pub(crate) fn negotiated(context: &Context) -> bool {
     context.request.era == Era::Modern
         && context
             .modern_capabilities()

@@ -20,6 +20,11 @@
 //! of the protocol type, each item decoded when first read. For passing
 //! items on as they came, [`Session::list_page`] and
 //! [`Session::list_complete`] give the raw pages.
+//!
+//! A tool call the server runs as a task (extension
+//! `io.modelcontextprotocol/tasks`) is followed to its result by
+//! [`Session::call_tool`]; [`Session::start_tool_call`],
+//! [`Session::await_task`] and [`Session::cancel_task`] keep and resume it by id.
 
 mod deadline;
 mod engine;
@@ -31,20 +36,21 @@ mod options;
 mod request_path;
 mod request_table;
 mod server_state;
+mod task;
+mod task_follow;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
-    CallTool, Complete, Discover, GetPrompt, Ping, ReadResource, SetLevel, Subscribe,
-    SubscriptionsListen, Unsubscribe,
+    Complete, Discover, GetPrompt, Ping, ReadResource, SetLevel, Subscribe, SubscriptionsListen,
+    Unsubscribe,
 };
 use mcpdisco_protocol::types::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
-    GetPromptResult, Implementation, MetaParams, ReadResourceParams, ReadResourceResult,
-    ServerCapabilities, SetLevelParams, SubscribeParams, SubscriptionFilter,
-    SubscriptionsListenParams,
+    CompleteParams, CompleteResult, GetPromptParams, GetPromptResult, Implementation, MetaParams,
+    ReadResourceParams, ReadResourceResult, ServerCapabilities, SetLevelParams, SubscribeParams,
+    SubscriptionFilter, SubscriptionsListenParams,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{RawJson, RequestId};
@@ -62,6 +68,7 @@ pub use handler::{ClientHandler, NoHandler, apply_elicitation_defaults};
 pub use list::{CompleteList, ListKind, ListPage};
 pub use options::{EraPreference, SessionOptions};
 pub use server_state::{Negotiation, ServerState};
+pub use task::ToolCallStart;
 
 use engine::Engine;
 use request_path::Connection;
@@ -292,8 +299,15 @@ impl Session {
         params: &M::Params,
         options: RequestOptions,
     ) -> Result<M::Result, SessionError> {
-        self.send::<M>(params, options)
-            .await?
+        let result = self.send::<M>(params, options).await?;
+        if is_task_result(&result) {
+            // Follow it with `call_tool`; read as `M::Result` it would be lost.
+            return Err(self.violation(
+                M::METHOD,
+                "answered with a task; call_tool follows tasks".to_owned(),
+            ));
+        }
+        result
             .decode()
             .map_err(|e| self.violation(M::METHOD, format!("malformed result: {e}")))
     }
@@ -355,6 +369,10 @@ impl Session {
             let mut attempt = request.clone();
             attempt.params = handshake::with_meta(Some(params), &meta);
             let result = self.service().oneshot(attempt).await?;
+            if is_task_result(&result) {
+                // A task (extension `io.modelcontextprotocol/tasks`): for the caller to follow or relay.
+                return Ok(result);
+            }
             match mcpdisco_protocol::meta::ResultType::of(&result) {
                 Ok(mcpdisco_protocol::meta::ResultType::Complete) => return Ok(result),
                 // For the caller to relay: its client answers.
@@ -445,18 +463,6 @@ impl Session {
             }
         }
         .map(drop)
-    }
-
-    /// `tools/call`, with [`RequestOptions`] for this call (a timeout,
-    /// progress; `RequestOptions::default()` for the session's). A tool's
-    /// failure is a result with `isError` (see [`CallToolResult::is_error`]),
-    /// not an error. Never sent twice once it may have reached the server.
-    pub async fn call_tool(
-        &self,
-        params: CallToolParams,
-        options: RequestOptions,
-    ) -> Result<CallToolResult, SessionError> {
-        self.request::<CallTool>(&params, options).await
     }
 
     /// `resources/read`, with [`RequestOptions`] for this read.
@@ -572,6 +578,14 @@ impl Session {
         drop(self.inner.duration.lock().take());
         result
     }
+}
+
+/// Whether a modern result is a task (`resultType: "task"`).
+fn is_task_result(result: &RawJson) -> bool {
+    matches!(
+        result.member::<Value>("resultType"),
+        Ok(Some(Value::String(kind))) if kind == mcpdisco_protocol::types::TaskResultType::TASK
+    )
 }
 
 /// The attributes of a session's duration: its protocol version and network.

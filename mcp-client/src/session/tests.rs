@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcpdisco_protocol::types::{
-    ElicitParams, ElicitResult, ListRootsResult, MalformedItem, MetaParams, Root,
+    CallToolParams, ElicitParams, ElicitResult, ListRootsResult, MalformedItem, MetaParams, Root,
     SubscriptionFilter,
 };
 use mcpdisco_protocol::{

@@ -234,6 +234,29 @@ super::extra::struct_with_extra! {
     }
 }
 
+impl TaskIdParams {
+    /// The params naming the task `task_id`.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl UpdateTaskParams {
+    /// Answers to the task `task_id`'s questions, by key.
+    pub fn new(task_id: impl Into<String>, input_responses: Extra) -> Self {
+        Self {
+            task_id: task_id.into(),
+            input_responses,
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use mcpdisco_protocol::meta::RequestMeta;
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
-use mcpdisco_protocol::methods::{
-    CallTool, GetPrompt, Initialize, Initialized, ListTools, ReadResource,
-};
+use mcpdisco_protocol::methods::{CallTool, Initialize, Initialized, ListTools};
 use mcpdisco_protocol::{Message, RequestId};
 
 use super::super::param_headers::{self, ParamHeader};
@@ -140,15 +138,9 @@ impl StreamableState {
         headers.push(("mcp-method".into(), method.to_owned()));
         let params = message.params();
         let field = |name: &str| params.and_then(|p| p.get(name)).and_then(|v| v.as_str());
-        let name = if method == CallTool::METHOD || method == GetPrompt::METHOD {
-            field("name")
-        } else if method == ReadResource::METHOD {
-            field("uri")
-        } else {
-            None
-        };
-        if let Some(name) = name {
-            headers.push(("mcp-name".into(), param_headers::encode_header_value(name)));
+        // The tool or prompt name, the resource URI, or a task's id.
+        if let Some(name) = mcpdisco_protocol::modern_request::name_of(method, params) {
+            headers.push(("mcp-name".into(), param_headers::encode_header_value(&name)));
         }
         if method == CallTool::METHOD
             && let Some(tool) = field("name")
@@ -345,6 +337,16 @@ mod tests {
         assert_eq!(header(&call, "mcp-method"), Some("tools/call"));
         assert_eq!(header(&call, "mcp-name"), Some("echo"));
         assert!(header(&call, SESSION_HEADER).is_none());
+        let poll = state.prepare(&request(
+            4,
+            "tasks/get",
+            json!({"taskId": "t-7", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        ));
+        assert_eq!(
+            header(&poll, "mcp-name"),
+            Some("t-7"),
+            "a task method names its task"
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ use mcpdisco_protocol::Message;
 const WAIT: Duration = Duration::from_secs(10);
 
 /// Sends a POST of `body` (with `session`), and reads the answer's head:
-/// its status, its headers (lower-case), and the open stream.
+/// its status, its head as sent (header values keep their case: a sealed
+/// session id is case-sensitive), and the open stream.
 async fn post(addr: &str, session: Option<&str>, body: &str) -> (u16, String, TcpStream) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
@@ -34,14 +35,19 @@ async fn post(addr: &str, session: Option<&str>, body: &str) -> (u16, String, Tc
             .unwrap();
         read.push(byte);
     }
-    let text = String::from_utf8(read).unwrap().to_ascii_lowercase();
+    let text = String::from_utf8(read).unwrap();
     let status = text.split(' ').nth(1).unwrap().parse().unwrap();
     (status, text, stream)
 }
 
+/// The value of header `name` (lower-case) in `head`, names compared
+/// without case.
 fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     head.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+        .find_map(|line| {
+            let (found, value) = line.split_once(':')?;
+            found.eq_ignore_ascii_case(name).then_some(value)
+        })
         .map(str::trim)
 }
 

@@ -141,3 +141,24 @@ impl Drop for HaProxy {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_derived_config_keeps_the_deploy_settings_on_loopback_ports() {
+        let config = derived_config(4000, &["127.0.0.1:4001", "127.0.0.1:4002"], "sesame");
+        assert!(config.contains("bind 127.0.0.1:4000\n"), "{config}");
+        assert!(config.contains("    server replica1 127.0.0.1:4001\n"));
+        assert!(config.contains("    server replica2 127.0.0.1:4002\n"));
+        assert!(
+            !config.contains("gateway1") && !config.contains("808"),
+            "{config}"
+        );
+        assert!(config.contains("Bearer sesame"));
+        assert!(config.contains("balance roundrobin"));
+        assert!(config.contains("option redispatch"));
+        assert!(config.ends_with("http-response set-header X-Replica %s\n"));
+    }
+}

@@ -2,7 +2,8 @@
 //!
 //! The tests in `tests/` are named after what they drive: the transports,
 //! real servers, discovery, the CLI, the gateway, the registry, a shared
-//! Redis cache, capabilities, telemetry, skills and OAuth. Beside these
+//! Redis cache, a fleet behind HAProxy, capabilities, telemetry, skills and
+//! OAuth. Beside these
 //! helpers, `bin/fixture-server.rs` is a stdio server that misbehaves on
 //! request (exits at start, closes stdout, floods stderr, ignores SIGTERM,
 //! prints noise or oversized lines, echoes its secret, …), and
@@ -10,6 +11,7 @@
 //! drives. `fixtures/clients/` drive `mcp-cli serve` with the official
 //! Python SDK client.
 
+pub mod haproxy;
 pub mod listeners;
 pub mod otlp;
 pub mod processes;

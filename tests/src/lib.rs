@@ -15,6 +15,7 @@ pub mod haproxy;
 pub mod listeners;
 pub mod otlp;
 pub mod processes;
+pub mod raw_http;
 pub mod redis;
 pub mod registry_server;
 pub mod scripted_http;

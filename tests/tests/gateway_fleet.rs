@@ -18,7 +18,6 @@
 //! Not here (not built yet): subscriptions and DELETE across replicas.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -26,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use mcp_tests::haproxy::{HaProxy, REPLICA_HEADER};
 use mcp_tests::processes::{reaped, wait_with_timeout};
+use mcp_tests::raw_http::{self, RawAnswer};
 use mcp_tests::redis::RedisServer;
 use mcp_tests::serve_http::ServeHttp;
 use mcp_tests::tools::{require_tools, workspace_bin, workspace_root};
@@ -126,50 +126,9 @@ impl Balanced {
     }
 }
 
-/// An HTTP answer: status, session id, the replica that answered, body.
-struct Answer {
-    status: u16,
-    session: Option<String>,
-    replica: Option<String>,
-    body: String,
-}
-
-/// `METHOD url` over a plain TCP stream (HTTP/1.1, `Connection: close`,
-/// 30 s bound), with the token, the session id and a JSON body when given.
-fn send(url: &str, token: &str, session: Option<&str>, body: &Value) -> Answer {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = std::net::TcpStream::connect(host).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let body = body.to_string();
-    let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n{session}\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let header = |wanted: &str| {
-        head.lines().find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case(wanted)
-                .then(|| value.trim().to_owned())
-        })
-    };
-    Answer {
-        status,
-        session: header("mcp-session-id"),
-        replica: header(REPLICA_HEADER),
-        body: body.to_owned(),
-    }
+/// A `POST` of `body` to `url` with the token and the session id.
+fn send(url: &str, token: &str, session: Option<&str>, body: &Value) -> RawAnswer {
+    raw_http::send("POST", url, token, session, Some(body))
 }
 
 /// A legacy (2025-11-25) `initialize` and `notifications/initialized` on
@@ -182,14 +141,14 @@ fn initialize(url: &str, token: &str) -> String {
     }});
     let answer = send(url, token, None, &request);
     assert_eq!(answer.status, 200, "{}", answer.body);
-    let id = answer.session.expect("initialize issues a session id");
+    let id = answer.session().expect("initialize issues a session id");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(send(url, token, Some(&id), &initialized).status, 202);
     id
 }
 
 /// `tools/call` of the fixture's echo in session `id` on `url`.
-fn echo(url: &str, token: &str, id: &str) -> Answer {
+fn echo(url: &str, token: &str, id: &str) -> RawAnswer {
     let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "fixture__echo", "arguments": {"text": "fleet"},
     }});
@@ -202,7 +161,9 @@ fn assert_served(url: &str, token: &str, id: &str) -> String {
     let answer = echo(url, token, id);
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert!(answer.body.contains(r#""text":"fleet""#), "{}", answer.body);
-    answer.replica.expect("HAProxy names the replica")
+    answer
+        .header(REPLICA_HEADER)
+        .expect("HAProxy names the replica")
 }
 
 /// Asserts the call in session `id` through `url` is answered 404 and the
@@ -210,12 +171,10 @@ fn assert_served(url: &str, token: &str, id: &str) -> String {
 fn assert_refused(fleet: &Balanced, url: &str, token: &str, id: &str, reason: &str) {
     let answer = echo(url, token, id);
     assert_eq!(answer.status, 404, "{}", answer.body);
-    let replica = fleet.named(
-        answer
-            .replica
-            .as_deref()
-            .expect("HAProxy names the replica"),
-    );
+    let answered = answer
+        .header(REPLICA_HEADER)
+        .expect("HAProxy names the replica");
+    let replica = fleet.named(&answered);
     let line = replica.wait_for_line(reason);
     assert!(line.contains("refused a session id"), "{line}");
 }
@@ -514,7 +473,7 @@ fn one_subject_is_counted_across_the_fleet_and_foreign_or_old_ids_are_refused() 
             answer.body
         );
         allowed += usize::from(answer.status == 200);
-        landed.extend(answer.replica);
+        landed.extend(answer.header(REPLICA_HEADER));
     }
     assert_eq!(landed.len(), 3, "round-robin over the three: {landed:?}");
     // 6 at once, and 3/s after (one more for the edge); counted per

@@ -5,12 +5,12 @@
 //! answered 404 with a log line saying why. Keys rotate with a file of
 //! [new, old], read again on reload.
 
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+use mcp_tests::raw_http::{RawAnswer, send};
 use mcp_tests::serve_http::ServeHttp;
 use mcp_tests::tools::workspace_bin;
 use serde_json::{Value, json};
@@ -75,75 +75,6 @@ impl Fleet {
     }
 }
 
-/// An HTTP answer: status, the session id header, the body.
-struct Answer {
-    status: u16,
-    session: Option<String>,
-    body: String,
-}
-
-/// `METHOD url` over a plain TCP stream (HTTP/1.1, `Connection: close`),
-/// with the token, the session id and a JSON body when given.
-fn send(
-    method: &str,
-    url: &str,
-    token: &str,
-    session: Option<&str>,
-    body: Option<&Value>,
-) -> Answer {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = std::net::TcpStream::connect(host).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n{session}\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let header = |wanted: &str| {
-        head.lines().find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case(wanted)
-                .then(|| value.trim().to_owned())
-        })
-    };
-    let body = if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    Answer {
-        status,
-        session: header("mcp-session-id"),
-        body,
-    }
-}
-
-/// The body of a chunked transfer.
-fn dechunk(mut body: &str) -> String {
-    let mut whole = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        whole.push_str(&rest[..size]);
-        body = rest[size..].trim_start_matches("\r\n");
-    }
-    whole
-}
-
 /// `initialize` (2025-11-25) on `url`: the session id it issued.
 fn initialize(url: &str, token: &str) -> String {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -153,7 +84,7 @@ fn initialize(url: &str, token: &str) -> String {
     }});
     let answer = send("POST", url, token, None, Some(&request));
     assert_eq!(answer.status, 200, "{}", answer.body);
-    let id = answer.session.expect("initialize issues a session id");
+    let id = answer.session().expect("initialize issues a session id");
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(
         send("POST", url, token, Some(&id), Some(&initialized)).status,
@@ -163,7 +94,7 @@ fn initialize(url: &str, token: &str) -> String {
 }
 
 /// `tools/call` of the fixture's echo in session `id` on `url`.
-fn echo(url: &str, token: &str, id: &str) -> Answer {
+fn echo(url: &str, token: &str, id: &str) -> RawAnswer {
     let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "fixture__echo", "arguments": {"text": "sealed"},
     }});

@@ -366,12 +366,14 @@ pub enum Command {
         /// together with --session-store.
         #[arg(long, value_name = "RATE[/BURST]", requires = "http")]
         client_rate_limit: Option<mcpdisco_gateway::limits::ClientRateLimit>,
-        /// A Redis shared by every replica (`redis://HOST:PORT[/DB]`). Today
-        /// it shares only the --client-rate-limit counts (which it needs);
-        /// everything else a session holds stays per replica. While it
-        /// fails, calls go on with per-replica limits, and /readyz's body
-        /// and a metric say the store is degraded.
-        #[arg(long, value_name = "URL", requires = "client_rate_limit")]
+        /// A Redis shared by every replica (`redis://HOST:PORT[/DB]`): a
+        /// legacy session's DELETE ends it on every replica, its log level
+        /// holds on every replica, and its notifications reach its GET
+        /// stream whichever replica holds it; --client-rate-limit counts
+        /// are shared too. While it fails, calls go on (sealed ids still
+        /// open) and all of that is per replica; /readyz's body and a
+        /// metric say the store is degraded.
+        #[arg(long, value_name = "URL", requires = "http")]
         session_store: Option<String>,
         /// The most SSE streams (GET streams and streamed POST answers)
         /// open at once in this process; one more gets HTTP 503 with

@@ -120,7 +120,7 @@ pub struct ServeOptions {
 pub struct LimitOptions {
     /// Requests per second per client subject.
     pub client_rate_limit: Option<ClientRateLimit>,
-    /// The Redis the replicas share the rate limit through.
+    /// The Redis the replicas share sessions and the rate limit through.
     pub session_store: Option<String>,
     /// The most SSE streams open at once.
     pub max_streams: Option<usize>,
@@ -186,6 +186,14 @@ pub async fn serve(
     #[cfg(not(feature = "jwt-auth"))]
     let access = token_access(options.token.clone());
     let rate_limiter = client_rate_limiter(&options.limits)?;
+    #[cfg(feature = "redis")]
+    let session_store = match &options.limits.session_store {
+        Some(url) => Some(
+            mcpdisco_gateway::session_store::SessionStore::open(url, options.session_max_age)
+                .map_err(|error| UsageError::SessionStore(error.to_string()))?,
+        ),
+        None => None,
+    };
     // Many stdio servers kept alive need many descriptors (macOS starts at 256).
     match raise_open_files_limit() {
         Ok(limit) if limit.after > limit.before => {
@@ -272,6 +280,8 @@ pub async fn serve(
                 .public_url(options.public_url)
                 .allowed_hosts(AllowedHosts::for_bind(addr, limits.allowed_hosts))
                 .client_rate_limit(rate_limiter);
+            #[cfg(feature = "redis")]
+            let http = http.session_store(session_store);
             let served = http_endpoints::serve(&gateway, listener, http, stop).await;
             if let Err(error) = served {
                 eprintln!("error: the HTTP server failed: {error}");

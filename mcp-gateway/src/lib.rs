@@ -14,6 +14,9 @@
 //! * [`limits`]: limits that hold for a fleet of replicas: a rate per
 //!   client subject (shared through Redis with feature `redis`), the
 //!   `Host` names allowed, the open-file limit.
+//! * [`session_store`]: what changes during a legacy session (deletion,
+//!   log level, the GET stream's notifications), shared by a fleet through
+//!   Redis (feature `redis`).
 //! * [`operations`]: readiness and (feature `metrics`) Prometheus metrics.
 //! * `http_endpoints` (feature `http`): everything `serve --http` answers:
 //!   `/mcp`, `/profiles/<name>/mcp`, `/healthz`, `/readyz`, `/metrics`,
@@ -36,6 +39,7 @@ pub mod operations;
 #[cfg(feature = "jwt-auth")]
 pub mod resource_server;
 pub mod serve;
+pub mod session_store;
 pub mod supervisor;
 
 /// The README's examples, compiled and run as doc tests.

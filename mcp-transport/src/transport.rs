@@ -84,6 +84,13 @@ pub trait Transport: Send + Sync + 'static {
     fn resumed_handshake(&self) -> Option<ResumedHandshake> {
         None
     }
+
+    /// A name of this connection's session that may be shared and stored
+    /// by a fleet of servers (a digest of the session id, never the id),
+    /// once it has one; `None` by default.
+    fn session_key(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What a legacy session's `initialize` settled, carried by a resumed
@@ -197,6 +204,10 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     fn resumed_handshake(&self) -> Option<ResumedHandshake> {
         (**self).resumed_handshake()
     }
+
+    fn session_key(&self) -> Option<String> {
+        (**self).session_key()
+    }
 }
 
 #[async_trait]
@@ -227,6 +238,10 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
 
     fn resumed_handshake(&self) -> Option<ResumedHandshake> {
         (**self).resumed_handshake()
+    }
+
+    fn session_key(&self) -> Option<String> {
+        (**self).session_key()
     }
 }
 

@@ -14,10 +14,14 @@
 //! - Rotation: a key file of [new, old], with SIGHUP to every replica,
 //!   opens the old sessions and seals new ones with the new key.
 //! - `--client-rate-limit` counts one subject across the three replicas.
-//!
-//! Not here (not built yet): subscriptions and DELETE across replicas.
+//! - Across replicas, hit directly (`--session-store` alone): a
+//!   `resources/subscribe` sent through one replica makes the
+//!   `resources/updated` arrive on the GET stream another replica holds,
+//!   and a DELETE through a third ends the session on all of them (each
+//!   answers 404 for it, and the GET stream ends).
 
 use std::collections::BTreeSet;
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -57,10 +61,18 @@ struct Fleet {
 
 impl Fleet {
     fn new(keys: &[&str]) -> Self {
+        Self::serving(
+            keys,
+            json!({"fixture": {"command": FIXTURE, "args": ["well-behaved"]}}),
+        )
+    }
+
+    /// A fleet of `servers` (the config's `mcpServers`).
+    fn serving(keys: &[&str], servers: Value) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("gateway.json");
         let whole = json!({
-            "mcpServers": {"fixture": {"command": FIXTURE, "args": ["well-behaved"]}},
+            "mcpServers": servers,
             "profiles": {"dev": {}},
         });
         std::fs::write(&config, whole.to_string()).unwrap();
@@ -484,4 +496,130 @@ fn one_subject_is_counted_across_the_fleet_and_foreign_or_old_ids_are_refused() 
         "{allowed} of 15 allowed in {:?}: the limit is not shared",
         started.elapsed()
     );
+}
+
+/// A session's GET stream, opened on one replica, read line by line.
+struct GetStream {
+    lines: BufReader<std::net::TcpStream>,
+}
+
+impl GetStream {
+    /// Opens the GET stream of session `id` at `url`; asserts it is an event stream.
+    fn open(url: &str, token: &str, id: &str) -> Self {
+        let rest = url.strip_prefix("http://").unwrap();
+        let (host, path) = rest.split_at(rest.find('/').unwrap());
+        let mut stream = std::net::TcpStream::connect(host).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(1)))
+            .unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\
+             Mcp-Session-Id: {id}\r\nAccept: text/event-stream\r\n\r\n"
+        )
+        .unwrap();
+        let mut lines = BufReader::new(stream);
+        let mut status = String::new();
+        lines.read_line(&mut status).unwrap();
+        assert!(status.contains(" 200 "), "{status}");
+        Self { lines }
+    }
+
+    /// Reads until a line containing `needle` (true), the stream's end
+    /// (false), or `within` (false).
+    fn wait_for(&mut self, needle: &str, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        let mut line = String::new();
+        while Instant::now() < deadline {
+            line.clear();
+            match self.lines.read_line(&mut line) {
+                Ok(0) => return false,
+                Ok(_) if line.contains(needle) => return true,
+                Ok(_) => {}
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether the stream ends within `within`.
+    fn ends_within(&mut self, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        let mut line = String::new();
+        while Instant::now() < deadline {
+            line.clear();
+            match self.lines.read_line(&mut line) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return true,
+            }
+        }
+        false
+    }
+}
+
+#[test]
+fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_the_session() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = redis.url(2);
+    let servers = json!({
+        "fixture": {"command": FIXTURE, "args": ["well-behaved"]},
+        "watch": {"command": FIXTURE, "args": ["watched"]},
+    });
+    let fleet = Fleet::serving(&[OLD_KEY], servers);
+    let replicas: Vec<ServeHttp> = (0..3)
+        .map(|_| fleet.replica(TOKEN, &["--session-store", &store]))
+        .collect();
+    for replica in &replicas {
+        replica.wait_for_line("the session store answers");
+    }
+    let [first, second, third] = [&replicas[0], &replicas[1], &replicas[2]].map(|r| r.url.clone());
+    let id = initialize(&first, TOKEN);
+
+    // The GET stream on the second; the subscription and the change on the first.
+    let mut stream = GetStream::open(&second, TOKEN, &id);
+    let uri = "mcp-gateway://watch/test://watched-resource";
+    let subscribe = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe",
+        "params": {"uri": uri}});
+    let answer = send(&first, TOKEN, Some(&id), &subscribe);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert!(!answer.body.contains("error"), "{}", answer.body);
+    let touch = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "watch__touch", "arguments": {}}});
+    let answer = send(&first, TOKEN, Some(&id), &touch);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert!(
+        stream.wait_for("notifications/resources/updated", Duration::from_secs(10)),
+        "the update never reached the GET stream on the second replica"
+    );
+
+    // DELETE through the third: every replica answers 404 for the id.
+    let deleted = raw_http::send("DELETE", &third, TOKEN, Some(&id), None);
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    assert!(
+        stream.ends_within(Duration::from_secs(10)),
+        "the GET stream on the second replica outlived the DELETE"
+    );
+    for (number, url) in [&first, &second, &third].into_iter().enumerate() {
+        let answer = echo(url, TOKEN, &id);
+        assert_eq!(answer.status, 404, "replica {}: {}", number + 1, answer.body);
+        replicas[number].wait_for_line("ended by its DELETE");
+    }
+    // A replica that starts after the DELETE refuses the id too (the record in Redis).
+    let late = fleet.replica(TOKEN, &["--session-store", &store]);
+    late.wait_for_line("the session store answers");
+    let answer = echo(&late.url, TOKEN, &id);
+    assert_eq!(answer.status, 404, "{}", answer.body);
 }

@@ -61,6 +61,10 @@ pub struct HttpEndpointsOptions {
     /// The rate of requests each client subject may send to the MCP
     /// routes (default: none).
     pub client_rate_limit: Option<Arc<ClientRateLimiter>>,
+    /// The store the replicas of a fleet share legacy sessions through
+    /// (deletion, log level, notifications; feature `redis`); default none.
+    #[cfg(feature = "redis")]
+    pub session_store: Option<Arc<crate::session_store::SessionStore>>,
 }
 
 impl std::fmt::Debug for HttpEndpointsOptions {
@@ -70,6 +74,7 @@ impl std::fmt::Debug for HttpEndpointsOptions {
             .field("public_url", &self.public_url)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("client_rate_limit", &self.client_rate_limit)
+            .field("session_store", &self.store_state())
             .finish_non_exhaustive()
     }
 }
@@ -104,6 +109,25 @@ impl HttpEndpointsOptions {
         self.client_rate_limit = limiter.into();
         self
     }
+
+    /// The store the replicas of a fleet share legacy sessions through.
+    #[cfg(feature = "redis")]
+    pub fn session_store(
+        mut self,
+        store: impl Into<Option<Arc<crate::session_store::SessionStore>>>,
+    ) -> Self {
+        self.session_store = store.into();
+        self
+    }
+
+    /// The session store's state, when there is one.
+    fn store_state(&self) -> Option<crate::limits::StoreState> {
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.session_store {
+            return Some(store.state());
+        }
+        None
+    }
 }
 
 /// Every endpoint's routes, the connections `/mcp` accepts, and the
@@ -122,7 +146,20 @@ pub(crate) fn router(
         public_url,
         allowed_hosts,
         client_rate_limit,
+        #[cfg(feature = "redis")]
+        session_store,
     } = options;
+    #[cfg(feature = "redis")]
+    let session_store = session_store.inspect(|store| {
+        server.session_relay = Some(store.relay());
+        gateway.attach_session_store(store);
+        store.start();
+    });
+    let stores = operations::Stores {
+        limiter: client_rate_limit.clone(),
+        #[cfg(feature = "redis")]
+        session_store,
+    };
     server.param_headers = Some(gateway.param_headers());
     server.token = match &access {
         Access::Token(token) => Some(token.clone()),
@@ -162,7 +199,7 @@ pub(crate) fn router(
         (Arc::clone(&guard), gateway.clone()),
         access::require_profile_access,
     ));
-    let guarded = operations::guarded(gateway.clone(), client_rate_limit).layer(
+    let guarded = operations::guarded(gateway.clone(), stores).layer(
         from_fn_with_state(Arc::clone(&guard), access::require_access),
     );
     let open = operations::open(Arc::clone(&guard));

@@ -10,19 +10,45 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::access::Guard;
-use crate::limits::ClientRateLimiter;
+use crate::limits::{ClientRateLimiter, StoreState};
+use crate::operations::readiness::StoreFeature;
 use crate::serve::Gateway;
 
-/// What `/readyz` and `/metrics` read: the gateway, and the client rate
-/// limiter (whose shared store may be degraded).
-type Operations = (Gateway, Option<Arc<ClientRateLimiter>>);
+/// What uses the shared store, whose state `/readyz` and `/metrics` say.
+#[derive(Clone, Default)]
+pub(super) struct Stores {
+    /// The client rate limiter (its counts shared through the store).
+    pub(super) limiter: Option<Arc<ClientRateLimiter>>,
+    /// The session store (feature `redis`).
+    #[cfg(feature = "redis")]
+    pub(super) session_store: Option<Arc<crate::session_store::SessionStore>>,
+}
+
+impl Stores {
+    /// Each feature that uses the store, and its state.
+    fn states(&self) -> Vec<(StoreFeature, StoreState)> {
+        let mut states = Vec::new();
+        if let Some(state) = self.limiter.as_ref().and_then(|limiter| limiter.store_state()) {
+            states.push((StoreFeature::RateLimit, state));
+        }
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.session_store {
+            states.push((StoreFeature::Sessions, store.state()));
+        }
+        states
+    }
+}
+
+/// What `/readyz` and `/metrics` read: the gateway, and what uses the
+/// shared store (which may be degraded).
+type Operations = (Gateway, Stores);
 
 /// `/readyz` and (feature `metrics`) `/metrics`.
-pub(super) fn guarded(gateway: Gateway, limiter: Option<Arc<ClientRateLimiter>>) -> Router {
+pub(super) fn guarded(gateway: Gateway, stores: Stores) -> Router {
     let router = Router::new().route("/readyz", get(readyz));
     #[cfg(feature = "metrics")]
     let router = router.route("/metrics", get(metrics));
-    router.with_state((gateway, limiter))
+    router.with_state((gateway, stores))
 }
 
 /// `/healthz`, and the resource metadata when JWTs are asked for.
@@ -47,10 +73,9 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
-async fn readyz(State((gateway, limiter)): State<Operations>) -> Response {
-    let store = limiter.as_ref().and_then(|limiter| limiter.store_state());
+async fn readyz(State((gateway, stores)): State<Operations>) -> Response {
     // A degraded store never makes the replica unready: calls go on.
-    let readiness = gateway.readiness().session_store(store);
+    let readiness = gateway.readiness().session_store(stores.states());
     let status = if readiness.ready {
         StatusCode::OK
     } else {
@@ -61,10 +86,9 @@ async fn readyz(State((gateway, limiter)): State<Operations>) -> Response {
 }
 
 #[cfg(feature = "metrics")]
-async fn metrics(State((gateway, limiter)): State<Operations>) -> Response {
+async fn metrics(State((gateway, stores)): State<Operations>) -> Response {
     use crate::operations::metrics::CONTENT_TYPE;
-    let store = limiter.as_ref().and_then(|limiter| limiter.store_state());
-    gateway.metrics().set_session_store(store);
+    gateway.metrics().set_session_store(&stores.states());
     let text = gateway.metrics_text();
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response()
 }

@@ -37,28 +37,20 @@ redis.call('SET', KEYS[1], string.format('%.0f', arrival), 'PX', math.ceil((arri
 return 0
 ";
 
-/// Subjects' buckets in one Redis database.
-pub struct RedisBuckets {
-    client: redis::Client,
-    shown: String,
-    masker: Masker,
-    interval_us: u64,
-    tolerance_us: u64,
-    connection: Mutex<Option<redis::aio::MultiplexedConnection>>,
+/// A Redis client for `--session-store`, the URL as it may be shown
+/// (its password masked), and the masker of that password.
+pub struct StoreClient {
+    /// The client (nothing connected yet).
+    pub client: redis::Client,
+    /// The URL, its password masked.
+    pub shown: String,
+    /// Masks the password in what Redis says.
+    pub masker: Masker,
 }
 
-impl std::fmt::Debug for RedisBuckets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisBuckets")
-            .field("url", &self.shown)
-            .finish_non_exhaustive()
-    }
-}
-
-impl RedisBuckets {
-    /// Buckets for `gcra` at `url` (`redis://[user:password@]HOST:PORT[/DB]`).
-    /// Nothing is connected until the first decision.
-    pub fn open(url: &str, gcra: Gcra) -> Result<Self, LimitError> {
+impl StoreClient {
+    /// The client of `url` (`redis://[user:password@]HOST:PORT[/DB]`).
+    pub fn open(url: &str) -> Result<Self, LimitError> {
         let parsed = url::Url::parse(url).map_err(|error| {
             LimitError::Store(format!("the session store URL is not a URL: {error}"))
         })?;
@@ -84,6 +76,41 @@ impl RedisBuckets {
                 masker.mask(&error.to_string())
             ))
         })?;
+        Ok(Self {
+            client,
+            shown,
+            masker,
+        })
+    }
+}
+
+/// Subjects' buckets in one Redis database.
+pub struct RedisBuckets {
+    client: redis::Client,
+    shown: String,
+    masker: Masker,
+    interval_us: u64,
+    tolerance_us: u64,
+    connection: Mutex<Option<redis::aio::MultiplexedConnection>>,
+}
+
+impl std::fmt::Debug for RedisBuckets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisBuckets")
+            .field("url", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisBuckets {
+    /// Buckets for `gcra` at `url` (`redis://[user:password@]HOST:PORT[/DB]`).
+    /// Nothing is connected until the first decision.
+    pub fn open(url: &str, gcra: Gcra) -> Result<Self, LimitError> {
+        let StoreClient {
+            client,
+            shown,
+            masker,
+        } = StoreClient::open(url)?;
         let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX).max(1);
         Ok(Self {
             client,

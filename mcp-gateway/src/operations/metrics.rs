@@ -13,8 +13,12 @@
 //! - `mcp_gateway_connected_clients` (gauge): client connections open now
 //!   (a legacy session, or one modern request while it runs);
 //! - `mcp_gateway_session_store_up` (gauge, with `--session-store` only):
-//!   1 while the shared store answers, 0 while it is degraded (limits per
-//!   replica).
+//!   1 while the shared store answers, 0 while it is degraded (for any
+//!   feature that uses it);
+//! - `mcp_gateway_session_store_feature_up` (gauge, with `--session-store`
+//!   only): the same per feature (label `feature`: `rateLimit`, limits per
+//!   replica while 0; `sessions`, deletion, log levels and notifications
+//!   per replica while 0).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
@@ -29,6 +33,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::limits::StoreState;
+use crate::operations::readiness::StoreFeature;
 use crate::supervisor::Status;
 
 /// The `Content-Type` of the exposition: `text/plain; version=0.0.4; charset=utf-8`.
@@ -98,11 +103,17 @@ pub struct GatewayMetrics {
     states: Family<StateLabels, Gauge>,
     clients: Gauge<i64, AtomicI64>,
     store: Family<StoreLabels, Gauge>,
+    store_features: Family<StoreFeatureLabels, Gauge>,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StoreLabels {
     store: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StoreFeatureLabels {
+    feature: &'static str,
 }
 
 impl std::fmt::Debug for GatewayMetrics {
@@ -152,6 +163,12 @@ impl GatewayMetrics {
             "1 while the shared session store answers, 0 while it is degraded",
             store.clone(),
         );
+        let store_features = Family::<StoreFeatureLabels, Gauge>::default();
+        registry.register(
+            "mcp_gateway_session_store_feature_up",
+            "Per feature that uses the shared session store: 1 while it answers, 0 while degraded",
+            store_features.clone(),
+        );
         Self {
             registry,
             durations,
@@ -159,6 +176,7 @@ impl GatewayMetrics {
             states,
             clients,
             store,
+            store_features,
         }
     }
 
@@ -204,17 +222,26 @@ impl GatewayMetrics {
         }
     }
 
-    /// The shared store's gauge set to `state`; no sample without a store.
-    pub fn set_session_store(&self, state: Option<StoreState>) {
-        let labels = StoreLabels { store: "redis" };
-        match state {
-            Some(state) => {
-                self.store
-                    .get_or_create(&labels)
-                    .set(i64::from(state == StoreState::Up));
-            }
-            None => self.store.clear(),
+    /// The shared store's gauges set to the state each feature that uses
+    /// it sees (down when one is degraded); no sample without a store.
+    pub fn set_session_store(&self, features: &[(StoreFeature, StoreState)]) {
+        self.store_features.clear();
+        if features.is_empty() {
+            self.store.clear();
+            return;
         }
+        for (feature, state) in features {
+            let labels = StoreFeatureLabels {
+                feature: feature.name(),
+            };
+            self.store_features
+                .get_or_create(&labels)
+                .set(i64::from(*state == StoreState::Up));
+        }
+        let up = features.iter().all(|(_, state)| *state == StoreState::Up);
+        self.store
+            .get_or_create(&StoreLabels { store: "redis" })
+            .set(i64::from(up));
     }
 
     /// The exposition text of every family.
@@ -281,20 +308,23 @@ mod tests {
     #[test]
     fn the_store_gauge_has_a_sample_only_with_a_store() {
         let metrics = GatewayMetrics::new();
-        metrics.set_session_store(None);
+        metrics.set_session_store(&[]);
         assert!(!metrics.encode().contains("mcp_gateway_session_store_up{"));
-        metrics.set_session_store(Some(StoreState::Degraded));
+        metrics.set_session_store(&[
+            (StoreFeature::RateLimit, StoreState::Up),
+            (StoreFeature::Sessions, StoreState::Degraded),
+        ]);
+        let text = metrics.encode();
         assert!(
-            metrics
-                .encode()
-                .contains(r#"mcp_gateway_session_store_up{store="redis"} 0"#)
+            text.contains(r#"mcp_gateway_session_store_up{store="redis"} 0"#),
+            "{text}"
         );
-        metrics.set_session_store(Some(StoreState::Up));
-        assert!(
-            metrics
-                .encode()
-                .contains(r#"mcp_gateway_session_store_up{store="redis"} 1"#)
-        );
+        assert!(text.contains(r#"mcp_gateway_session_store_feature_up{feature="sessions"} 0"#));
+        assert!(text.contains(r#"mcp_gateway_session_store_feature_up{feature="rateLimit"} 1"#));
+        metrics.set_session_store(&[(StoreFeature::Sessions, StoreState::Up)]);
+        let text = metrics.encode();
+        assert!(text.contains(r#"mcp_gateway_session_store_up{store="redis"} 1"#));
+        assert!(!text.contains(r#"feature="rateLimit""#));
     }
 
     #[test]

@@ -18,9 +18,32 @@ pub struct Readiness {
     #[serde(skip)]
     pub ready: bool,
     /// The shared session store (`up`, or `degraded` while it fails and
-    /// the limits are per replica); absent without a store.
+    /// what it shares is per replica); absent without a store.
     #[serde(rename = "sessionStore", skip_serializing_if = "Option::is_none")]
     pub session_store: Option<&'static str>,
+    /// The features that use the store and are degraded now
+    /// ([`StoreFeature::name`]); absent when none is.
+    #[serde(rename = "degradedFeatures", skip_serializing_if = "Vec::is_empty")]
+    pub degraded_features: Vec<&'static str>,
+}
+
+/// A feature that uses the shared session store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreFeature {
+    /// `--client-rate-limit` counted by every replica.
+    RateLimit,
+    /// What changes during a session (deletion, log level, notifications).
+    Sessions,
+}
+
+impl StoreFeature {
+    /// `rateLimit` or `sessions`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StoreFeature::RateLimit => "rateLimit",
+            StoreFeature::Sessions => "sessions",
+        }
+    }
 }
 
 impl Readiness {
@@ -38,13 +61,24 @@ impl Readiness {
             servers,
             ready,
             session_store: None,
+            degraded_features: Vec::new(),
         }
     }
 
-    /// The same, naming the shared store's state (a degraded store does
-    /// not make the gateway unready).
-    pub fn session_store(mut self, state: Option<StoreState>) -> Self {
-        self.session_store = state.map(StoreState::name);
+    /// The same, naming the shared store's state as each feature that
+    /// uses it sees it (degraded when one is; a degraded store does not
+    /// make the gateway unready). No feature: no store.
+    pub fn session_store(mut self, features: Vec<(StoreFeature, StoreState)>) -> Self {
+        self.degraded_features = features
+            .iter()
+            .filter(|(_, state)| *state == StoreState::Degraded)
+            .map(|(feature, _)| feature.name())
+            .collect();
+        self.session_store = match features.is_empty() {
+            true => None,
+            false if self.degraded_features.is_empty() => Some(StoreState::Up.name()),
+            false => Some(StoreState::Degraded.name()),
+        };
         self
     }
 }
@@ -86,13 +120,22 @@ mod tests {
 
     #[test]
     fn a_degraded_store_is_named_and_leaves_the_gateway_ready() {
-        let readiness = Readiness::of([("a".to_owned(), Status::Ready)])
-            .session_store(Some(StoreState::Degraded));
+        let readiness = Readiness::of([("a".to_owned(), Status::Ready)]).session_store(vec![
+            (StoreFeature::RateLimit, StoreState::Up),
+            (StoreFeature::Sessions, StoreState::Degraded),
+        ]);
         assert!(readiness.ready);
         let body = serde_json::to_string(&readiness).unwrap();
         assert_eq!(
             body,
-            r#"{"servers":{"a":"ready"},"sessionStore":"degraded"}"#
+            r#"{"servers":{"a":"ready"},"sessionStore":"degraded","degradedFeatures":["sessions"]}"#
         );
+        let up = Readiness::of([]).session_store(vec![(StoreFeature::Sessions, StoreState::Up)]);
+        assert_eq!(
+            serde_json::to_string(&up).unwrap(),
+            r#"{"servers":{},"sessionStore":"up"}"#
+        );
+        let none = Readiness::of([]).session_store(Vec::new());
+        assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"servers":{}}"#);
     }
 }

@@ -62,6 +62,8 @@ pub(crate) struct ClientLink {
     listens: Mutex<Vec<Listen>>,
     /// The log level it set with `logging/setLevel`, if it did.
     log_wish: Mutex<Option<LogWish>>,
+    /// The profile whose view it is served (every server when `None`).
+    profile: Mutex<Option<Arc<str>>>,
     /// Becomes true when its serving ends.
     stopped: watch::Sender<bool>,
 }
@@ -77,6 +79,7 @@ impl ClientLink {
             running: Mutex::new(HashMap::new()),
             listens: Mutex::new(Vec::new()),
             log_wish: Mutex::new(None),
+            profile: Mutex::new(None),
             stopped: watch::Sender::new(false),
         }
     }
@@ -84,6 +87,22 @@ impl ClientLink {
     /// Records the client's `logging/setLevel`.
     pub(crate) fn set_log_wish(&self, wish: LogWish) {
         *self.log_wish.lock() = Some(wish);
+    }
+
+    /// Records the profile whose view the client is served.
+    pub(crate) fn set_profile(&self, profile: Option<Arc<str>>) {
+        *self.profile.lock() = profile;
+    }
+
+    /// The profile whose view the client is served.
+    #[cfg(feature = "redis")]
+    pub(crate) fn profile(&self) -> Option<Arc<str>> {
+        self.profile.lock().clone()
+    }
+
+    /// Its session's key (a digest of its id) when a fleet shares it.
+    pub(crate) fn session_key(&self) -> Option<String> {
+        self.transport.session_key()
     }
 
     /// The log level the client set, if it did.

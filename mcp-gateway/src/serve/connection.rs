@@ -21,7 +21,7 @@ use super::context::RequestContext;
 use super::routes::Routes;
 use super::shared::Shared;
 use super::subscriptions;
-use super::{handshake, operation};
+use super::{fleet_levels, handshake, operation};
 
 /// Serves one client, in the view of `profile` (every item when `None`),
 /// until its connection ends; then everything it started is stopped.
@@ -44,6 +44,7 @@ pub(crate) async fn serve(
     let _connected = shared.metrics.client_connected();
     let resumed = transport.resumed_handshake();
     let link = Arc::new(ClientLink::new(transport));
+    link.set_profile(profile.clone());
     shared.bridge.add_client(&link);
     // Also when this future is dropped (the server shutting down).
     let mut stop = StopOnDrop {
@@ -54,6 +55,7 @@ pub(crate) async fn serve(
         // A session resumed from its sealed id: restored as its
         // `initialize` and `notifications/initialized` left it.
         handshake::restore(&link, &handshake);
+        fleet_levels::restore(&shared, &link, profile.as_ref()).await;
         stop.announcer = Some(announce(&shared, &link, profile.as_ref()));
     }
     loop {

@@ -73,6 +73,7 @@ pub(crate) async fn set_level(
             ),
         ));
     }
+    super::fleet_levels::level_set(&request.shared, &request.link, &params.level);
     request.link.set_log_wish(LogWish {
         level: params.level,
         profile: request.profile.clone(),

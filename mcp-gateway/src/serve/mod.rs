@@ -61,6 +61,7 @@ mod client;
 mod completion;
 mod connection;
 mod context;
+mod fleet_levels;
 mod handshake;
 #[cfg(feature = "http")]
 pub(crate) mod http_views;
@@ -174,6 +175,12 @@ impl Gateway {
             .map(|(name, status)| (name.as_str(), *status));
         self.shared.metrics.set_states(enabled);
         self.shared.metrics.encode()
+    }
+
+    /// Shares its legacy sessions' log levels through `store` (once).
+    #[cfg(feature = "redis")]
+    pub(crate) fn attach_session_store(&self, store: &Arc<crate::session_store::SessionStore>) {
+        fleet_levels::attach(&self.shared, store);
     }
 
     /// The gateway's metrics (feature `metrics`).

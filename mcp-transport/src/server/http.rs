@@ -24,6 +24,9 @@
 //!   ([`Transport::resumed_handshake`]). The table of live connections is
 //!   a bounded cache (`session_table`). An id refused for any reason is
 //!   answered as an unknown session (404), with one log line saying why.
+//! - With a [`session_relay`] (a store shared by a fleet), a `DELETE` ends
+//!   the session on every server, and a session's messages reach its GET
+//!   stream whichever server holds it.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -49,10 +52,12 @@ use crate::inbound::Inbound;
 use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
 use crate::transport::{ResumedHandshake, Transport};
+use session_relay::{SessionDoor, SessionKey, SessionRelay};
 use session_seal::{SessionClaims, SessionKeyRing, SessionRefusal, SessionSubject};
 use session_table::SessionTable;
 
 mod modern_checks;
+pub mod session_relay;
 pub mod session_seal;
 mod session_table;
 #[cfg(test)]
@@ -101,6 +106,9 @@ pub struct HttpServerOptions {
     /// The route sessions are bound to (`/mcp`, `/profiles/<name>/mcp`):
     /// an id opened on another route is refused. `/mcp` by default.
     pub route: String,
+    /// The store a fleet of servers shares legacy sessions through
+    /// ([`session_relay`]); `None` (the default): each server's own.
+    pub session_relay: Option<Arc<dyn SessionRelay>>,
 }
 
 /// One tool argument that clients repeat in a `Mcp-Param-<header>` header
@@ -144,6 +152,7 @@ impl Default for HttpServerOptions {
             session_keys: SessionKeyRing::default(),
             session_max_age: Duration::from_secs(24 * 3600),
             route: "/mcp".into(),
+            session_relay: None,
         }
     }
 }
@@ -196,6 +205,12 @@ impl HttpServerOptions {
         self.route = route.into();
         self
     }
+
+    /// Sets [`session_relay`](Self::session_relay): the store a fleet shares sessions through.
+    pub fn session_relay(mut self, relay: impl Into<Option<Arc<dyn SessionRelay>>>) -> Self {
+        self.session_relay = relay.into();
+        self
+    }
 }
 
 /// The connections an [`HttpServer`]'s routes accept, one at a time.
@@ -233,7 +248,11 @@ impl HttpServer {
             )),
             accept,
             token_subject,
+            streams_by_session: Mutex::new(HashMap::new()),
         });
+        if let Some(relay) = &shared.options.session_relay {
+            relay.attach(SessionDoor(Arc::downgrade(&shared)));
+        }
         let max_body = shared.max_body;
         let router = Router::new()
             .route("/mcp", post(on_post).get(on_get).delete(on_delete))
@@ -319,6 +338,10 @@ struct Shared {
     accept: mpsc::Sender<HttpConnection>,
     /// Who holds the static token, when there is one.
     token_subject: Option<SessionSubject>,
+    /// With a relay: the connections whose session's GET stream is open
+    /// here, by session key (a closed or dropped one is replaced or
+    /// pruned when the next opens).
+    streams_by_session: Mutex<HashMap<SessionKey, std::sync::Weak<Link>>>,
 }
 
 /// Why a request in a session gets no connection.
@@ -401,17 +424,33 @@ impl Shared {
         if let Some(link) = self.sessions.lock().get(id) {
             return Ok(link);
         }
+        self.check_relay(id).await?;
         let resumed = ResumedHandshake::new(
             claims.protocol_version,
             claims.client_capabilities,
             claims.client_info,
         );
         let link = self
-            .open(Some(resumed))
+            .open(Some(resumed), Some(id))
             .await
             .ok_or(Refused::ShuttingDown)?;
         self.hold(id.to_owned(), link)
             .ok_or(Refused::TooManySessions)
+    }
+
+    /// Refuses session `id` if the relay (when there is one) says another
+    /// server deleted it; it is then remembered here as deleted.
+    async fn check_relay(&self, id: &str) -> Result<(), Refused> {
+        let Some(relay) = &self.options.session_relay else {
+            return Ok(());
+        };
+        if !relay.was_deleted(&SessionKey::of(id)).await {
+            return Ok(());
+        }
+        self.sessions.lock().delete(id);
+        let reason = SessionRefusal::Deleted;
+        tracing::warn!(server = %self.options.name, %reason, "refused a session id");
+        Err(Refused::UnknownSession)
     }
 
     /// Holds `link` as session `id`'s connection (or the one already held);
@@ -476,13 +515,19 @@ impl Shared {
                 .as_secs(),
         };
         let id = self.options.session_keys.keys().seal(&claims);
+        link.name_session(&self.options, &id);
         // Full: the id still opens, and the session resumes when there is room.
         let _ = self.hold(id.clone(), Arc::clone(link));
         id
     }
 
-    /// Opens a connection and hands it to the server.
-    async fn open(&self, resumed: Option<ResumedHandshake>) -> Option<Arc<Link>> {
+    /// Opens a connection (of session `id`, when it resumes one) and hands
+    /// it to the server.
+    async fn open(
+        &self,
+        resumed: Option<ResumedHandshake>,
+        id: Option<&str>,
+    ) -> Option<Arc<Link>> {
         let (inbound, receiver) = mpsc::channel(INBOUND_QUEUE);
         let link = Arc::new(Link {
             inbound: Mutex::new(Some(inbound)),
@@ -490,7 +535,12 @@ impl Shared {
             progress: Mutex::new(HashMap::new()),
             get_stream: Mutex::new(None),
             backlog: Mutex::new(VecDeque::new()),
+            relay: self.options.session_relay.clone(),
+            session: Mutex::new(None),
         });
+        if let Some(id) = id {
+            link.name_session(&self.options, id);
+        }
         let connection = HttpConnection {
             name: self.options.name.clone(),
             link: Arc::clone(&link),
@@ -516,9 +566,21 @@ struct Link {
     get_stream: Mutex<Option<mpsc::Sender<Message>>>,
     /// Server messages waiting for a GET stream.
     backlog: Mutex<VecDeque<Message>>,
+    /// Where messages that find no GET stream here also go, if anywhere.
+    relay: Option<Arc<dyn SessionRelay>>,
+    /// Its session's key, once it has a session id (with a relay only).
+    session: Mutex<Option<SessionKey>>,
 }
 
 impl Link {
+    /// Names the connection's session `id` (with a relay: the id is then
+    /// hashed once, here).
+    fn name_session(&self, options: &HttpServerOptions, id: &str) {
+        if options.session_relay.is_some() {
+            *self.session.lock() = Some(SessionKey::of(id));
+        }
+    }
+
     /// Whether nothing is open on the connection: no request, no GET
     /// stream (so it may be dropped, and resumed from its id when used).
     fn is_idle(&self) -> bool {
@@ -598,6 +660,12 @@ impl Link {
         {
             return;
         }
+        // The session's GET stream may be open on another server of the fleet.
+        if let Some(relay) = &self.relay
+            && let Some(session) = self.session.lock().as_ref()
+        {
+            relay.forward(session, &message);
+        }
         let mut backlog = self.backlog.lock();
         if backlog.len() >= BACKLOG {
             backlog.pop_front();
@@ -643,6 +711,14 @@ impl Transport for HttpConnection {
 
     fn resumed_handshake(&self) -> Option<ResumedHandshake> {
         self.resumed.clone()
+    }
+
+    fn session_key(&self) -> Option<String> {
+        self.link
+            .session
+            .lock()
+            .as_ref()
+            .map(|key| key.as_str().to_owned())
     }
 }
 
@@ -781,7 +857,7 @@ async fn on_post(
             Ok(link) => (link, None, false),
             Err(refused) => return refused.into_response(),
         },
-        None if is_initialize => match shared.open(None).await {
+        None if is_initialize => match shared.open(None, None).await {
             Some(link) => {
                 let params = match &message {
                     Message::Request(request) => request.params.clone(),
@@ -797,7 +873,7 @@ async fn on_post(
             }
             None => return shutting_down(),
         },
-        None => match shared.open(None).await {
+        None => match shared.open(None, None).await {
             Some(link) => (link, None, true),
             None => return shutting_down(),
         },
@@ -1010,6 +1086,18 @@ async fn on_get(
         let _ = sender.try_send(message);
     }
     *link.get_stream.lock() = Some(sender);
+    if let Some(session) = link.session.lock().clone() {
+        let mut streams = shared.streams_by_session.lock();
+        streams.retain(|_, held| {
+            held.upgrade().is_some_and(|held| {
+                held.get_stream
+                    .lock()
+                    .as_ref()
+                    .is_some_and(|stream| !stream.is_closed())
+            })
+        });
+        streams.insert(session, Arc::downgrade(&link));
+    }
     // The place is held while the stream lives.
     let stream = futures::stream::unfold((receiver, place), |(mut receiver, place)| async move {
         let message = receiver.recv().await?;
@@ -1034,15 +1122,25 @@ async fn on_delete(
     let Some(id) = session_of(&headers) else {
         return refuse(StatusCode::BAD_REQUEST, "no session to end");
     };
-    if let Err(refused) = shared.open_id(id, &shared.subject(subject)) {
+    let claims = match shared.open_id(id, &shared.subject(subject)) {
+        Ok(claims) => claims,
+        Err(refused) => return refused.into_response(),
+    };
+    if let Err(refused) = shared.check_relay(id).await {
         return refused.into_response();
     }
-    // Ended here; a replica that holds it ends it when told (a shared store).
+    // Ended here; the servers that share a relay end it when told.
     let deleted = shared.sessions.lock().delete(id);
     match deleted {
         Some(held) => {
             if let Some(link) = held {
                 link.end();
+            }
+            if let Some(relay) = &shared.options.session_relay {
+                let expires_at = UNIX_EPOCH
+                    + Duration::from_secs(claims.issued_at)
+                    + shared.options.session_max_age;
+                relay.deleted(&SessionKey::of(id), expires_at);
             }
             StatusCode::OK.into_response()
         }

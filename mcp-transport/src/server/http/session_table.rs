@@ -47,6 +47,15 @@ impl<L: Clone> SessionTable<L> {
         self.live.get(id).cloned()
     }
 
+    /// The id of a held connection `matches`, if any (a scan: for rare
+    /// events such as a deletion told by another replica).
+    pub(super) fn find(&self, matches: impl Fn(&L) -> bool) -> Option<String> {
+        self.live
+            .iter()
+            .find(|(_, link)| matches(link))
+            .map(|(id, _)| id.clone())
+    }
+
     /// How many connections are held.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {

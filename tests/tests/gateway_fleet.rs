@@ -515,7 +515,7 @@ impl GetStream {
         write!(
             stream,
             "GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\
-             Mcp-Session-Id: {id}\r\nAccept: text/event-stream\r\n\r\n"
+             Mcp-Session-Id: {id}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n"
         )
         .unwrap();
         let mut lines = BufReader::new(stream);
@@ -547,7 +547,8 @@ impl GetStream {
         false
     }
 
-    /// Whether the stream ends within `within`.
+    /// Whether the stream ends within `within` (its last chunk, or the
+    /// connection's end).
     fn ends_within(&mut self, within: Duration) -> bool {
         let deadline = Instant::now() + within;
         let mut line = String::new();
@@ -555,6 +556,7 @@ impl GetStream {
             line.clear();
             match self.lines.read_line(&mut line) {
                 Ok(0) => return true,
+                Ok(_) if line == "0\r\n" => return true,
                 Ok(_) => {}
                 Err(error)
                     if matches!(
@@ -614,7 +616,13 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
     );
     for (number, url) in [&first, &second, &third].into_iter().enumerate() {
         let answer = echo(url, TOKEN, &id);
-        assert_eq!(answer.status, 404, "replica {}: {}", number + 1, answer.body);
+        assert_eq!(
+            answer.status,
+            404,
+            "replica {}: {}",
+            number + 1,
+            answer.body
+        );
         replicas[number].wait_for_line("ended by its DELETE");
     }
     // A replica that starts after the DELETE refuses the id too (the record in Redis).

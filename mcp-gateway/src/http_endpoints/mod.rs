@@ -199,9 +199,10 @@ pub(crate) fn router(
         (Arc::clone(&guard), gateway.clone()),
         access::require_profile_access,
     ));
-    let guarded = operations::guarded(gateway.clone(), stores).layer(
-        from_fn_with_state(Arc::clone(&guard), access::require_access),
-    );
+    let guarded = operations::guarded(gateway.clone(), stores).layer(from_fn_with_state(
+        Arc::clone(&guard),
+        access::require_access,
+    ));
     let open = operations::open(Arc::clone(&guard));
     let router = mcp
         .merge(views)

@@ -28,7 +28,11 @@ impl Stores {
     /// Each feature that uses the store, and its state.
     fn states(&self) -> Vec<(StoreFeature, StoreState)> {
         let mut states = Vec::new();
-        if let Some(state) = self.limiter.as_ref().and_then(|limiter| limiter.store_state()) {
+        if let Some(state) = self
+            .limiter
+            .as_ref()
+            .and_then(|limiter| limiter.store_state())
+        {
             states.push((StoreFeature::RateLimit, state));
         }
         #[cfg(feature = "redis")]

@@ -19,6 +19,8 @@
 //!   server's (`logger` kept), masked like everything from a server.
 //! - Modern clients set a level per request; the gateway does not pass
 //!   servers' log messages on to them.
+//! - With `--session-store`, the level a client set holds for its session
+//!   on every replica of a fleet (`fleet_levels`).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -70,6 +70,9 @@ mod tests {
         };
         assert_eq!(Envelope::decode(&envelope.encode()), Some(envelope));
         assert_eq!(Envelope::decode(b"\xff{not json"), None);
-        assert_eq!(Envelope::decode(br#"{"from":1,"event":{"kind":"x"}}"#), None);
+        assert_eq!(
+            Envelope::decode(br#"{"from":1,"event":{"kind":"x"}}"#),
+            None
+        );
     }
 }

@@ -523,11 +523,7 @@ impl Shared {
 
     /// Opens a connection (of session `id`, when it resumes one) and hands
     /// it to the server.
-    async fn open(
-        &self,
-        resumed: Option<ResumedHandshake>,
-        id: Option<&str>,
-    ) -> Option<Arc<Link>> {
+    async fn open(&self, resumed: Option<ResumedHandshake>, id: Option<&str>) -> Option<Arc<Link>> {
         let (inbound, receiver) = mpsc::channel(INBOUND_QUEUE);
         let link = Arc::new(Link {
             inbound: Mutex::new(Some(inbound)),

@@ -9,7 +9,10 @@
 //! that restarts is subscribed again (how, for each era: the
 //! `server_watches` module). A server's update goes to each
 //! client subscribed to that resource, under the URI the client
-//! subscribed with. Modern clients have no such methods (-32601).
+//! subscribed with. Modern clients have no such methods (-32601). With
+//! `--session-store`, a subscription stays on the replica that took it,
+//! and its updates reach the client's GET stream on whichever replica
+//! holds it (relayed by the transport; see `crate::session_store`).
 //!
 //! The handlers here take the parts they need; the state they change
 //! (who is subscribed to what, and how each server is) lives in `state`,

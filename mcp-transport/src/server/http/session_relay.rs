@@ -98,7 +98,11 @@ impl SessionDoor {
         let Some(shared) = self.0.upgrade() else {
             return false;
         };
-        let link = shared.streams_by_session.lock().get(session).and_then(Weak::upgrade);
+        let link = shared
+            .streams_by_session
+            .lock()
+            .get(session)
+            .and_then(Weak::upgrade);
         let Some(link) = link else {
             return false;
         };

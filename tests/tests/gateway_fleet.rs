@@ -17,8 +17,10 @@
 //! - Across replicas, hit directly (`--session-store` alone): a
 //!   `resources/subscribe` sent through one replica makes the
 //!   `resources/updated` arrive on the GET stream another replica holds,
-//!   and a DELETE through a third ends the session on all of them (each
-//!   answers 404 for it, and the GET stream ends).
+//!   a `logging/setLevel` through one reaches the servers of the replicas
+//!   that hold or later resume the session, and a DELETE through a third
+//!   ends the session on all of them (each answers 404 for it, the GET
+//!   stream ends, and a replica started afterwards refuses it too).
 
 use std::collections::BTreeSet;
 use std::io::{BufRead as _, BufReader, Write as _};
@@ -576,9 +578,12 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
         return;
     };
     let store = redis.url(2);
+    let seen_by_servers = tempfile::tempdir().unwrap();
+    let request_log = seen_by_servers.path().join("watch-requests.log");
     let servers = json!({
         "fixture": {"command": FIXTURE, "args": ["well-behaved"]},
-        "watch": {"command": FIXTURE, "args": ["watched"]},
+        "watch": {"command": FIXTURE, "args": ["watched"],
+                  "env": {"FIXTURE_REQUEST_LOG": request_log}},
     });
     let fleet = Fleet::serving(&[OLD_KEY], servers);
     let replicas: Vec<ServeHttp> = (0..3)
@@ -607,6 +612,18 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
         "the update never reached the GET stream on the second replica"
     );
 
+    // The log level set through the first holds on the second (which
+    // holds a connection of the session) and on the third (which resumes
+    // it later): each sends it to its own server.
+    let set_level = json!({"jsonrpc": "2.0", "id": 5, "method": "logging/setLevel",
+        "params": {"level": "critical"}});
+    let answer = send(&first, TOKEN, Some(&id), &set_level);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    wait_for_levels_sent(&request_log, 2);
+    let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "ping"});
+    assert_eq!(send(&third, TOKEN, Some(&id), &ping).status, 200);
+    wait_for_levels_sent(&request_log, 3);
+
     // DELETE through the third: every replica answers 404 for the id.
     let deleted = raw_http::send("DELETE", &third, TOKEN, Some(&id), None);
     assert_eq!(deleted.status, 200, "{}", deleted.body);
@@ -614,15 +631,17 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
         stream.ends_within(Duration::from_secs(10)),
         "the GET stream on the second replica outlived the DELETE"
     );
+    // The word travels by pub/sub: a replica may serve the id a moment more.
+    let deadline = Instant::now() + Duration::from_secs(5);
     for (number, url) in [&first, &second, &third].into_iter().enumerate() {
-        let answer = echo(url, TOKEN, &id);
-        assert_eq!(
-            answer.status,
-            404,
-            "replica {}: {}",
-            number + 1,
-            answer.body
-        );
+        while echo(url, TOKEN, &id).status != 404 {
+            assert!(
+                Instant::now() < deadline,
+                "replica {} still serves the id",
+                number + 1
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         replicas[number].wait_for_line("ended by its DELETE");
     }
     // A replica that starts after the DELETE refuses the id too (the record in Redis).
@@ -630,4 +649,25 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
     late.wait_for_line("the session store answers");
     let answer = echo(&late.url, TOKEN, &id);
     assert_eq!(answer.status, 404, "{}", answer.body);
+}
+
+/// Waits (bounded) until the watched servers, all writing to `log`, were
+/// sent `logging/setLevel` `critical` `count` times.
+fn wait_for_levels_sent(log: &std::path::Path, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let sent = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.contains("logging/setLevel") && line.contains("critical"))
+            .count();
+        if sent >= count {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the servers were sent the level {sent} times, not {count}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

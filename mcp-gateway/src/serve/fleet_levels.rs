@@ -10,7 +10,6 @@ use std::sync::Arc;
 use mcpdisco_protocol::types::LoggingLevel;
 
 use super::client::{ClientLink, LogWish};
-#[cfg(feature = "redis")]
 use super::logging;
 use super::shared::Shared;
 
@@ -24,8 +23,9 @@ pub(crate) fn level_set(shared: &Shared, link: &ClientLink, level: &LoggingLevel
 }
 
 /// Gives `link`, a session resumed here in the view of `profile`, the
-/// level its client set on another replica, if the store knows one.
-pub(crate) async fn restore(shared: &Shared, link: &ClientLink, profile: Option<&Arc<str>>) {
+/// level its client set on another replica, if the store knows one (and
+/// sends the servers the most verbose level wanted).
+pub(crate) async fn restore(shared: &Arc<Shared>, link: &ClientLink, profile: Option<&Arc<str>>) {
     let Some(levels) = shared.shared_levels.get() else {
         return;
     };
@@ -37,7 +37,20 @@ pub(crate) async fn restore(shared: &Shared, link: &ClientLink, profile: Option<
             level: LoggingLevel::from(level.as_str()),
             profile: profile.cloned(),
         });
+        send_wanted_level(shared);
     }
+}
+
+/// Sends the servers the most verbose level this replica's clients want
+/// (on a task of its own: a server may be slow to answer).
+fn send_wanted_level(shared: &Arc<Shared>) {
+    let shared = Arc::clone(shared);
+    tokio::spawn(async move {
+        if let Some(level) = logging::wanted_by_clients(&shared.bridge) {
+            let supervisor = &shared.supervisor;
+            logging::forward_level(supervisor, &level, supervisor.servers()).await;
+        }
+    });
 }
 
 /// Gives this replica's connections of `session` the log `level` heard
@@ -55,16 +68,9 @@ fn apply(shared: &Arc<Shared>, session: &str, level: &str) {
             changed = true;
         }
     }
-    if !changed {
-        return;
+    if changed {
+        send_wanted_level(shared);
     }
-    let shared = Arc::clone(shared);
-    tokio::spawn(async move {
-        if let Some(level) = logging::wanted_by_clients(&shared.bridge) {
-            let supervisor = &shared.supervisor;
-            logging::forward_level(supervisor, &level, supervisor.servers()).await;
-        }
-    });
 }
 
 /// Shares the log levels of `shared`'s sessions through `store`.

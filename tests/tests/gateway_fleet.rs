@@ -17,7 +17,9 @@
 //! - Across replicas, hit directly (`--session-store` alone): a
 //!   `resources/subscribe` sent through one replica makes the
 //!   `resources/updated` arrive on the GET stream another replica holds,
-//!   a `logging/setLevel` through one reaches the servers of the replicas
+//!   a `resources/unsubscribe` through a third reaches the server of the
+//!   replica that holds the subscription, a `logging/setLevel` through one
+//!   reaches the servers of the replicas
 //!   that hold or later resume the session, and a DELETE through a third
 //!   ends the session on all of them (each answers 404 for it, the GET
 //!   stream ends, and a replica started afterwards refuses it too).
@@ -612,6 +614,14 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
         "the update never reached the GET stream on the second replica"
     );
 
+    // Unsubscribed through the third: the first, which holds the
+    // subscription, unsubscribes at its server.
+    let unsubscribe = json!({"jsonrpc": "2.0", "id": 7, "method": "resources/unsubscribe",
+        "params": {"uri": uri}});
+    let answer = send(&third, TOKEN, Some(&id), &unsubscribe);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    wait_for_sent(&request_log, "resources/unsubscribe", 1);
+
     // The log level set through the first holds on the second (which
     // holds a connection of the session) and on the third (which resumes
     // it later): each sends it to its own server.
@@ -619,10 +629,10 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
         "params": {"level": "critical"}});
     let answer = send(&first, TOKEN, Some(&id), &set_level);
     assert_eq!(answer.status, 200, "{}", answer.body);
-    wait_for_levels_sent(&request_log, 2);
+    wait_for_sent(&request_log, "critical", 2);
     let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "ping"});
     assert_eq!(send(&third, TOKEN, Some(&id), &ping).status, 200);
-    wait_for_levels_sent(&request_log, 3);
+    wait_for_sent(&request_log, "critical", 3);
 
     // DELETE through the third: every replica answers 404 for the id.
     let deleted = raw_http::send("DELETE", &third, TOKEN, Some(&id), None);
@@ -652,21 +662,21 @@ fn across_replicas_an_update_reaches_the_stream_another_holds_and_a_delete_ends_
 }
 
 /// Waits (bounded) until the watched servers, all writing to `log`, were
-/// sent `logging/setLevel` `critical` `count` times.
-fn wait_for_levels_sent(log: &std::path::Path, count: usize) {
+/// sent `count` messages containing `needle`.
+fn wait_for_sent(log: &std::path::Path, needle: &str, count: usize) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let sent = std::fs::read_to_string(log)
             .unwrap_or_default()
             .lines()
-            .filter(|line| line.contains("logging/setLevel") && line.contains("critical"))
+            .filter(|line| line.contains(needle))
             .count();
         if sent >= count {
             return;
         }
         assert!(
             Instant::now() < deadline,
-            "the servers were sent the level {sent} times, not {count}"
+            "the servers were sent {needle} {sent} times, not {count}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -21,7 +21,7 @@ use super::context::RequestContext;
 use super::routes::Routes;
 use super::shared::Shared;
 use super::subscriptions;
-use super::{fleet_levels, handshake, operation};
+use super::{fleet_sessions, handshake, operation};
 
 /// Serves one client, in the view of `profile` (every item when `None`),
 /// until its connection ends; then everything it started is stopped.
@@ -55,7 +55,7 @@ pub(crate) async fn serve(
         // A session resumed from its sealed id: restored as its
         // `initialize` and `notifications/initialized` left it.
         handshake::restore(&link, &handshake);
-        fleet_levels::restore(&shared, &link, profile.as_ref()).await;
+        fleet_sessions::restore(&shared, &link, profile.as_ref()).await;
         stop.announcer = Some(announce(&shared, &link, profile.as_ref()));
     }
     loop {

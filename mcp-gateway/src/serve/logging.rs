@@ -20,7 +20,7 @@
 //! - Modern clients set a level per request; the gateway does not pass
 //!   servers' log messages on to them.
 //! - With `--session-store`, the level a client set holds for its session
-//!   on every replica of a fleet (`fleet_levels`).
+//!   on every replica of a fleet (`fleet_sessions`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,7 +75,7 @@ pub(crate) async fn set_level(
             ),
         ));
     }
-    super::fleet_levels::level_set(&request.shared, &request.link, &params.level);
+    super::fleet_sessions::level_set(&request.shared, &request.link, &params.level);
     request.link.set_log_wish(LogWish {
         level: params.level,
         profile: request.profile.clone(),

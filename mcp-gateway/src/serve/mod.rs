@@ -61,7 +61,7 @@ mod client;
 mod completion;
 mod connection;
 mod context;
-mod fleet_levels;
+mod fleet_sessions;
 mod handshake;
 #[cfg(feature = "http")]
 pub(crate) mod http_views;
@@ -180,7 +180,7 @@ impl Gateway {
     /// Shares its legacy sessions' log levels through `store` (once).
     #[cfg(feature = "redis")]
     pub(crate) fn attach_session_store(&self, store: &Arc<crate::session_store::SessionStore>) {
-        fleet_levels::attach(&self.shared, store);
+        fleet_sessions::attach(&self.shared, store);
     }
 
     /// The gateway's metrics (feature `metrics`).

@@ -27,9 +27,9 @@ pub(crate) struct Shared {
     pub(crate) listings: Arc<Listings>,
     /// The legacy clients' resource subscriptions.
     pub(crate) resource_subscriptions: ResourceSubscriptions,
-    /// The store a fleet shares sessions' log levels through, if any
-    /// (`fleet_levels`).
-    pub(crate) shared_levels: std::sync::OnceLock<Arc<dyn crate::session_store::SharedLevels>>,
+    /// The store a fleet shares legacy sessions through, if any
+    /// (`fleet_sessions`).
+    pub(crate) fleet: std::sync::OnceLock<Arc<dyn crate::session_store::SharedSessions>>,
     /// The gateway's metrics (feature `metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Arc<crate::operations::metrics::GatewayMetrics>,
@@ -75,7 +75,7 @@ impl Shared {
                 options.tool_search,
             )),
             resource_subscriptions: ResourceSubscriptions::default(),
-            shared_levels: std::sync::OnceLock::new(),
+            fleet: std::sync::OnceLock::new(),
             options,
             supervisor,
         }

@@ -25,6 +25,13 @@ pub enum FleetEvent {
         /// The level's name.
         level: String,
     },
+    /// A client of `session` unsubscribed from the served `uri`.
+    Unsubscribe {
+        /// The session's key.
+        session: String,
+        /// The URI it subscribed with.
+        uri: String,
+    },
     /// A `message` for `session`'s GET stream.
     Message {
         /// The session's key.

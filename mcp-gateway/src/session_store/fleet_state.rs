@@ -38,6 +38,14 @@ pub enum Event {
         /// The level's name.
         level: String,
     },
+    /// A client of `session` unsubscribed here from the served `uri`
+    /// (the replica that holds the subscription drops it).
+    UnsubscribedHere {
+        /// The session's key.
+        session: String,
+        /// The URI it subscribed with.
+        uri: String,
+    },
     /// A message for `session` found no GET stream here.
     Forward {
         /// The session's key.
@@ -81,6 +89,13 @@ pub enum Action {
         session: String,
         /// The message's JSON text.
         message: String,
+    },
+    /// Drops the subscriptions of `session`'s connections here to the served `uri`.
+    UnsubscribeHere {
+        /// The session's key.
+        session: String,
+        /// The URI it subscribed with.
+        uri: String,
     },
     /// Gives the connections of `session` here the log `level`.
     ApplyLevel {
@@ -192,6 +207,12 @@ impl FleetState {
                     Action::Publish(FleetEvent::Level { session, level }),
                 ])
             }
+            Event::UnsubscribedHere { session, uri } => {
+                self.write(vec![Action::Publish(FleetEvent::Unsubscribe {
+                    session,
+                    uri,
+                })])
+            }
             Event::Forward { session, message } => {
                 if self.connected {
                     vec![Action::Publish(FleetEvent::Message { session, message })]
@@ -211,6 +232,9 @@ impl FleetState {
             Event::Heard(FleetEvent::Level { session, level }) => {
                 self.levels.insert(session.clone(), level.clone());
                 vec![Action::ApplyLevel { session, level }]
+            }
+            Event::Heard(FleetEvent::Unsubscribe { session, uri }) => {
+                vec![Action::UnsubscribeHere { session, uri }]
             }
             Event::Heard(FleetEvent::Message { session, message }) => {
                 vec![Action::DeliverHere { session, message }]
@@ -410,6 +434,22 @@ mod tests {
             }]
         );
         assert_eq!(state.level("s"), Some("error"));
+        let unsubscribe = FleetEvent::Unsubscribe {
+            session: "s".into(),
+            uri: "test://r".into(),
+        };
+        assert_eq!(
+            state.step(Event::Heard(unsubscribe.clone()), NOW),
+            [Action::UnsubscribeHere {
+                session: "s".into(),
+                uri: "test://r".into()
+            }]
+        );
+        let here = Event::UnsubscribedHere {
+            session: "s".into(),
+            uri: "test://r".into(),
+        };
+        assert_eq!(state.step(here, NOW), [Action::Publish(unsubscribe)]);
     }
 
     #[test]

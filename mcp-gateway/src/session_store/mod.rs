@@ -19,7 +19,9 @@
 //!   for a handful of replicas; the events are small).
 //! - **Resource subscriptions** stay where they were made: the replica
 //!   that took `resources/subscribe` subscribes at its server and hears
-//!   the updates, which then reach the stream as above. Nothing is copied
+//!   the updates, which then reach the stream as above; a
+//!   `resources/unsubscribe` through any replica is published, and the
+//!   replica holding the subscription drops it. Nothing is copied
 //!   to the other replicas' servers (each would hear the same update and
 //!   the client would get it once per replica). A subscription lives as
 //!   long as that replica's connection of the session does; if the
@@ -49,12 +51,24 @@ pub mod redis_store;
 #[cfg(feature = "redis")]
 pub use redis_store::SessionStore;
 
-/// What the gateway's handlers ask of a shared session store: the log
-/// level of a session (by its key).
+/// What the gateway's handlers tell and ask a shared session store, of a
+/// session named by its key.
 #[async_trait::async_trait]
-pub(crate) trait SharedLevels: Send + Sync {
+pub(crate) trait SharedSessions: Send + Sync {
     /// A client of `session` set its log `level` here.
-    fn set(&self, session: &str, level: &str);
+    fn set_level(&self, session: &str, level: &str);
     /// The level a client of `session` set on any replica, if known.
-    async fn get(&self, session: &str) -> Option<String>;
+    async fn level(&self, session: &str) -> Option<String>;
+    /// A client of `session` unsubscribed here from the served `uri`.
+    fn unsubscribed(&self, session: &str, uri: &str);
+}
+
+/// What the store does to this replica's connections of a session, on
+/// word from the fleet (the gateway's side).
+#[cfg(feature = "redis")]
+pub(crate) trait SessionHooks: Send + Sync {
+    /// Gives the connections of `session` the log `level`.
+    fn apply_level(&self, session: &str, level: &str);
+    /// Drops the subscriptions of `session`'s connections to the served `uri`.
+    fn unsubscribe(&self, session: &str, uri: &str);
 }

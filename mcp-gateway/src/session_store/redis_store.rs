@@ -14,9 +14,9 @@ use mcpdisco_transport::server::http::session_relay::{SessionDoor, SessionKey, S
 use mcpdisco_transport::sync::Mutex;
 use tokio::sync::mpsc;
 
-use super::SharedLevels;
 use super::fleet_event::Envelope;
 use super::fleet_state::{Action, Event, FleetState};
+use super::{SessionHooks, SharedSessions};
 use crate::limits::LimitError;
 use crate::limits::StoreState;
 use crate::limits::redis_buckets::StoreClient;
@@ -35,10 +35,6 @@ const QUERY_TIMEOUT: Duration = Duration::from_millis(250);
 /// Writes waiting for the runner, at most (more are dropped).
 const QUEUE: usize = 1024;
 
-/// What applies a log level heard from the fleet to this replica's
-/// connections of a session: `(session key, level)`.
-pub(crate) type ApplyLevel = Arc<dyn Fn(&str, &str) + Send + Sync>;
-
 /// The session store of a fleet in one Redis database.
 pub struct SessionStore {
     store: StoreClient,
@@ -48,7 +44,7 @@ pub struct SessionStore {
     max_age: Duration,
     state: Mutex<FleetState>,
     doors: Mutex<Vec<SessionDoor>>,
-    apply_level: Mutex<Option<ApplyLevel>>,
+    hooks: Mutex<Option<Arc<dyn SessionHooks>>>,
     connection: Mutex<Option<redis::aio::MultiplexedConnection>>,
     writes: mpsc::Sender<Action>,
     queued: Mutex<Option<mpsc::Receiver<Action>>>,
@@ -75,7 +71,7 @@ impl SessionStore {
             max_age,
             state: Mutex::new(FleetState::default()),
             doors: Mutex::new(Vec::new()),
-            apply_level: Mutex::new(None),
+            hooks: Mutex::new(None),
             connection: Mutex::new(None),
             writes,
             queued: Mutex::new(Some(queued)),
@@ -111,9 +107,9 @@ impl SessionStore {
         Arc::clone(self) as Arc<dyn SessionRelay>
     }
 
-    /// Sets what applies a log level heard from the fleet.
-    pub(crate) fn on_level(&self, apply: ApplyLevel) {
-        *self.apply_level.lock() = Some(apply);
+    /// Sets what the store does to this replica's connections on word from the fleet.
+    pub(crate) fn hooks(&self, hooks: Arc<dyn SessionHooks>) {
+        *self.hooks.lock() = Some(hooks);
     }
 
     /// Feeds `event` to the state, and queues or performs its actions.
@@ -146,9 +142,15 @@ impl SessionStore {
                 }
             }
             Action::ApplyLevel { session, level } => {
-                let apply = self.apply_level.lock().clone();
-                if let Some(apply) = apply {
-                    apply(&session, &level);
+                let hooks = self.hooks.lock().clone();
+                if let Some(hooks) = hooks {
+                    hooks.apply_level(&session, &level);
+                }
+            }
+            Action::UnsubscribeHere { session, uri } => {
+                let hooks = self.hooks.lock().clone();
+                if let Some(hooks) = hooks {
+                    hooks.unsubscribe(&session, &uri);
                 }
             }
             Action::Reconnect { .. } => {}
@@ -272,15 +274,15 @@ impl SessionRelay for SessionStore {
 }
 
 #[async_trait]
-impl SharedLevels for SessionStore {
-    fn set(&self, session: &str, level: &str) {
+impl SharedSessions for SessionStore {
+    fn set_level(&self, session: &str, level: &str) {
         self.step(Event::LevelSetHere {
             session: session.to_owned(),
             level: level.to_owned(),
         });
     }
 
-    async fn get(&self, session: &str) -> Option<String> {
+    async fn level(&self, session: &str) -> Option<String> {
         let known = self.state.lock().level(session).map(str::to_owned);
         if known.is_some() {
             return known;
@@ -288,6 +290,13 @@ impl SharedLevels for SessionStore {
         let stored = self.query(format!("{LEVEL_PREFIX}{session}")).await?;
         self.state.lock().learned_level(session, &stored);
         Some(stored)
+    }
+
+    fn unsubscribed(&self, session: &str, uri: &str) {
+        self.step(Event::UnsubscribedHere {
+            session: session.to_owned(),
+            uri: uri.to_owned(),
+        });
     }
 }
 

@@ -52,7 +52,7 @@ use crate::inbound::Inbound;
 use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
 use crate::transport::{ResumedHandshake, Transport};
-use session_relay::{SessionDoor, SessionKey, SessionRelay};
+use session_relay::{Doorway, SessionDoor, SessionKey, SessionRelay};
 use session_seal::{SessionClaims, SessionKeyRing, SessionRefusal, SessionSubject};
 use session_table::SessionTable;
 
@@ -251,7 +251,8 @@ impl HttpServer {
             streams_by_session: Mutex::new(HashMap::new()),
         });
         if let Some(relay) = &shared.options.session_relay {
-            relay.attach(SessionDoor(Arc::downgrade(&shared)));
+            let doorway: Arc<dyn Doorway> = Arc::clone(&shared) as _;
+            relay.attach(SessionDoor(Arc::downgrade(&doorway)));
         }
         let max_body = shared.max_body;
         let router = Router::new()
@@ -342,6 +343,35 @@ struct Shared {
     /// here, by session key (a closed or dropped one is replaced or
     /// pruned when the next opens).
     streams_by_session: Mutex<HashMap<SessionKey, std::sync::Weak<Link>>>,
+}
+
+impl Doorway for Shared {
+    fn deliver(&self, session: &SessionKey, message: Message) -> bool {
+        let link = self
+            .streams_by_session
+            .lock()
+            .get(session)
+            .and_then(std::sync::Weak::upgrade);
+        let Some(link) = link else {
+            return false;
+        };
+        let stream = link.get_stream.lock().clone();
+        stream.is_some_and(|stream| stream.try_send(message).is_ok())
+    }
+
+    fn end(&self, session: &SessionKey) {
+        self.streams_by_session.lock().remove(session);
+        let held = self
+            .sessions
+            .lock()
+            .find(|link| link.session.lock().as_ref() == Some(session));
+        if let Some(id) = held {
+            let ended = self.sessions.lock().delete(&id);
+            if let Some(Some(link)) = ended {
+                link.end();
+            }
+        }
+    }
 }
 
 /// Why a request in a session gets no connection.

@@ -11,8 +11,9 @@
 //! client subscribed to that resource, under the URI the client
 //! subscribed with. Modern clients have no such methods (-32601). With
 //! `--session-store`, a subscription stays on the replica that took it,
-//! and its updates reach the client's GET stream on whichever replica
-//! holds it (relayed by the transport; see `crate::session_store`).
+//! its updates reach the client's GET stream on whichever replica holds
+//! it (relayed by the transport; see `crate::session_store`), and an
+//! unsubscribe through any replica reaches it (`fleet_sessions`).
 //!
 //! The handlers here take the parts they need; the state they change
 //! (who is subscribed to what, and how each server is) lives in `state`,
@@ -31,9 +32,11 @@ use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
 use state::{ResourceSubscriptions, Subscriber};
 
+use super::client::ClientLink;
 use super::context::RequestContext;
 use super::listing::ResourceRoute;
 use super::operation::routed_to;
+use super::shared::Shared;
 use super::upstream;
 use crate::supervisor::Supervisor;
 
@@ -88,29 +91,38 @@ pub(crate) async fn unsubscribe(
     request: RequestContext,
 ) -> Result<EmptyResult, ErrorObject> {
     legacy_only::<Unsubscribe>(&request)?;
-    let (subscriptions, supervisor) = (
-        &request.shared.resource_subscriptions,
-        &request.shared.supervisor,
-    );
-    let subscriber = Subscriber::of(&request.link);
-    let _changing = subscriptions.changing.lock().await;
-    let held = subscriptions
-        .registry
-        .lock()
-        .resource_of(&subscriber, &params.uri);
-    let Some(resource) = held else {
+    // The replica of a fleet that holds the subscription drops it too.
+    if let Some(fleet) = request.shared.fleet.get()
+        && let Some(session) = request.link.session_key()
+    {
+        fleet.unsubscribed(&session, &params.uri);
+    }
+    if !drop_held(&request.shared, &request.link, &params.uri).await {
         route(&request, &params.uri).await?;
-        return Ok(EmptyResult::default());
+    }
+    Ok(EmptyResult::default())
+}
+
+/// Drops the subscription of the client of `link` to the served `uri`, if
+/// it holds one here (the server is told when it was the last); whether
+/// it held one.
+pub(crate) async fn drop_held(shared: &Shared, link: &Arc<ClientLink>, uri: &str) -> bool {
+    let (subscriptions, supervisor) = (&shared.resource_subscriptions, &shared.supervisor);
+    let subscriber = Subscriber::of(link);
+    let _changing = subscriptions.changing.lock().await;
+    let held = subscriptions.registry.lock().resource_of(&subscriber, uri);
+    let Some(resource) = held else {
+        return false;
     };
     let last = subscriptions
         .registry
         .lock()
-        .remove(&resource, &subscriber, &params.uri);
+        .remove(&resource, &subscriber, uri);
     if last {
         routed_to(&resource.server);
         unsubscribe_at_server(subscriptions, supervisor, &resource).await;
     }
-    Ok(EmptyResult::default())
+    true
 }
 
 /// Passes a server's update of its resource `uri` on to each client

@@ -22,9 +22,6 @@ use std::time::SystemTime;
 
 use async_trait::async_trait;
 use mcpdisco_protocol::Message;
-use tokio::sync::mpsc;
-
-use super::Shared;
 
 /// The name of a legacy session that may be shared and stored: the first
 /// 16 bytes of the SHA-256 of its id, in hex. It opens nothing.
@@ -81,9 +78,18 @@ pub trait SessionRelay: Send + Sync + 'static {
     fn forward(&self, session: &SessionKey, message: &Message);
 }
 
+/// What a server does for its relay (the HTTP server's shared state
+/// implements it).
+pub(super) trait Doorway: Send + Sync {
+    /// Sends `message` on `session`'s GET stream if it is open here; true if it did.
+    fn deliver(&self, session: &SessionKey, message: Message) -> bool;
+    /// Ends `session` here, and refuses its id from now on.
+    fn end(&self, session: &SessionKey);
+}
+
 /// The way into one server's sessions, for its [`SessionRelay`].
 #[derive(Clone)]
-pub struct SessionDoor(pub(super) Weak<Shared>);
+pub struct SessionDoor(pub(super) Weak<dyn Doorway>);
 
 impl std::fmt::Debug for SessionDoor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -95,37 +101,16 @@ impl SessionDoor {
     /// Sends `message` on `session`'s GET stream if this server holds it
     /// open (and it has room); true if it did.
     pub fn deliver(&self, session: &SessionKey, message: Message) -> bool {
-        let Some(shared) = self.0.upgrade() else {
-            return false;
-        };
-        let link = shared
-            .streams_by_session
-            .lock()
-            .get(session)
-            .and_then(Weak::upgrade);
-        let Some(link) = link else {
-            return false;
-        };
-        let stream = link.get_stream.lock().clone();
-        stream.is_some_and(|stream: mpsc::Sender<Message>| stream.try_send(message).is_ok())
+        self.0
+            .upgrade()
+            .is_some_and(|server| server.deliver(session, message))
     }
 
     /// Ends `session` here (deleted by another replica): its connection,
     /// if held, ends, and its id is refused from now on.
     pub fn end(&self, session: &SessionKey) {
-        let Some(shared) = self.0.upgrade() else {
-            return;
-        };
-        shared.streams_by_session.lock().remove(session);
-        let held = shared
-            .sessions
-            .lock()
-            .find(|link| link.session.lock().as_ref() == Some(session));
-        if let Some(id) = held {
-            let ended = shared.sessions.lock().delete(&id);
-            if let Some(Some(link)) = ended {
-                link.end();
-            }
+        if let Some(server) = self.0.upgrade() {
+            server.end(session);
         }
     }
 

@@ -5,7 +5,7 @@
 //! | `/mcp` | Streamable HTTP (`mcpdisco_transport::server::http`) | the token or a JWT |
 //! | `/profiles/<name>/mcp` | the view of profile `<name>`; 404 for no such profile | the token, or a JWT with the profile's `requiredScopes` |
 //! | `/healthz` | 200 while the process serves | open |
-//! | `/readyz` | 200 when every enabled server is connected, else 503; `{"servers": {name: state}}`, and `"sessionStore": "up"` or `"degraded"` with a store | the token or a JWT |
+//! | `/readyz` | 200 when every enabled server is connected, else 503; `{"servers": {name: state}}`, and `"sessionStore": "up"` or `"degraded"` with a store, and `"degradedFeatures"` | the token or a JWT |
 //! | `/metrics` | Prometheus text (feature `metrics`) | the token or a JWT |
 //! | `/.well-known/oauth-protected-resource` | RFC 9728 metadata (with JWT auth) | open |
 //!

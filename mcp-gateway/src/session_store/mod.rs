@@ -9,7 +9,10 @@
 //!   only when it resumes a session it holds no connection for (once per
 //!   session and replica, never per request). The price: between the
 //!   `DELETE` and the message reaching a replica (milliseconds), and while
-//!   Redis is down, another replica may still serve the id.
+//!   Redis is down, another replica may still serve the id; a replica that
+//!   missed the message (its subscription was down) serves the id on a
+//!   connection it still holds until that connection is dropped, and
+//!   refuses it when it next resumes it.
 //! - **Notifications.** A session's server messages that find no GET
 //!   stream on the replica that produced them (list changes,
 //!   `resources/updated`, log messages with no request open) are published

@@ -158,3 +158,42 @@ fn missing_extension() -> ErrorObject {
         Value::Object(required),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use mcpdisco_protocol::types::{Task, TaskStatus};
+    use serde_json::Value;
+
+    use super::*;
+
+    #[test]
+    fn a_relayed_task_is_named_by_the_gateway_s_id_without_the_server_s_envelope() {
+        let mut created = CreateTaskResult::new(Task::new(
+            "task-7",
+            TaskStatus::Working,
+            "2026-07-28T10:00:00Z",
+        ));
+        created
+            .extra
+            .insert("resultType".to_owned(), Value::from("task"));
+        created.extra.insert("x-vendor".to_owned(), Value::from(1));
+        created.meta = Some(Extra::from_iter([(
+            SERVER_INFO_KEY.to_owned(),
+            Value::from("the server"),
+        )]));
+        let relayed = relayed("reports", 4, created);
+        let named = RelayedTaskId::decode(&relayed.task.task_id);
+        assert_eq!(
+            named,
+            Some(RelayedTaskId {
+                server: "reports".to_owned(),
+                incarnation: 4,
+                own: "task-7".to_owned(),
+            })
+        );
+        assert_eq!(relayed.meta, None);
+        assert_eq!(relayed.extra.get("resultType"), None);
+        assert_eq!(relayed.extra.get("x-vendor"), Some(&Value::from(1)));
+        assert_eq!(relayed.task.status, TaskStatus::Working);
+    }
+}

@@ -256,9 +256,10 @@ pub enum Command {
         #[arg(long, value_name = "JSON", default_value = "{}")]
         args: String,
         /// Ask for a task (extension io.modelcontextprotocol/tasks) where the
-        /// server offers them, and follow it to its end; on a terminal, its
-        /// status and the time elapsed show on stderr. A tool that only runs
-        /// as a task is called as one without it.
+        /// server offers them, and follow it to its end; its id is said once
+        /// on stderr (resume with `task get SERVER ID --wait`), and on a
+        /// terminal its status and the time elapsed show there. A tool that
+        /// only runs as a task is called as one without it.
         #[arg(long)]
         task: bool,
         /// With --task: print the task's id and exit, leaving it running
@@ -490,7 +491,7 @@ pub enum TaskCommand {
         /// The server.
         #[arg(add = ArgValueCompleter::new(crate::dynamic_completion::server_names))]
         server: String,
-        /// The task's id, as `call --task --detach` printed it.
+        /// The task's id, as `call --task` said it (or `--detach` printed it).
         id: String,
         /// Wait until the task ends (up to the server's timeout), then show its result.
         #[arg(long)]

@@ -22,8 +22,9 @@ use crate::opened::{Opened, open};
 use crate::output::print_json;
 use crate::render;
 
-/// `call SERVER TOOL --task [--detach]`: asks for a task; follows it with
-/// its status on a terminal, or prints its id and leaves it running.
+/// `call SERVER TOOL --task [--detach]`: asks for a task; follows it (its
+/// id said once on stderr, its status shown on a terminal), or prints its
+/// id and leaves it running.
 pub async fn call(
     context: &Context<'_>,
     server: &ServerConfig,
@@ -48,10 +49,12 @@ pub async fn call(
         }
     } else {
         let (sender, receiver) = watch::channel(None);
+        let announced = announce_task(receiver.clone(), server.name.clone());
         let display = StatusLine::start(receiver);
         let result = span
             .run(session.call_tool(params, options.task_status(sender)))
             .await;
+        announced.abort();
         drop(display);
         match result {
             Ok(result) => result_code(context, server, tool, &result),
@@ -187,6 +190,26 @@ fn result_code(
 fn failed(error: &mcpdisco_client::session::SessionError) -> ExitCode {
     eprintln!("error: {error}");
     ExitCode::from(exit::SERVER_FAILED)
+}
+
+/// Says on stderr, once, the id of the task a followed call runs as, so a
+/// follower that is stopped (or killed) can be resumed with `task get --wait`.
+fn announce_task(
+    mut statuses: watch::Receiver<Option<Task>>,
+    server: String,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while statuses.changed().await.is_ok() {
+            let id = statuses
+                .borrow_and_update()
+                .as_ref()
+                .map(|task| task.task_id.clone());
+            if let Some(id) = id {
+                eprintln!("task {id}: resume with `mcp-cli task get {server} {id} --wait`");
+                return;
+            }
+        }
+    })
 }
 
 /// The task's status and the time since the call, on stderr, only when

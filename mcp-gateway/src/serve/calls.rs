@@ -12,7 +12,7 @@ use mcpdisco_protocol::methods::{
 };
 use mcpdisco_protocol::types::{
     Answer, CallToolParams, CallToolResult, ClientCapabilities, Extra, GetPromptParams,
-    GetPromptResult, ProgressParams, ReadResourceParams, ReadResourceResult,
+    GetPromptResult, ProgressParams, ReadResourceParams, ReadResourceResult, TASKS_EXTENSION,
 };
 use mcpdisco_protocol::version::Era;
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
@@ -326,7 +326,15 @@ impl Routing {
             None => (RequestOptions::default(), None),
         };
         let mut own_meta = Map::new();
-        if let Ok(declared) = serde_json::to_value(declared.as_ref()) {
+        if let Ok(mut declared) = serde_json::to_value(declared.as_ref()) {
+            // A legacy client cannot follow a task: its calls never ask for one.
+            if request.era == Era::Legacy
+                && let Some(extensions) = declared
+                    .get_mut("extensions")
+                    .and_then(Value::as_object_mut)
+            {
+                extensions.shift_remove(TASKS_EXTENSION);
+            }
             own_meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), declared);
         }
         // A modern server logs only when a request asks: at the level the

@@ -6,7 +6,7 @@ use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
     CacheScope, ClientCapabilities, DiscoverResult, EmptyResult, Extra, InitializeParams,
     InitializeResult, ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION,
-    ServerCapabilities,
+    ServerCapabilities, TASKS_EXTENSION,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
@@ -22,7 +22,8 @@ use super::offered::Offered;
 /// its lists, which change as servers come and go, its servers' skills
 /// (the extension `io.modelcontextprotocol/skills`), and what its servers
 /// declare of completion, logging and resource subscriptions (the last two
-/// for legacy clients; see the `offered` module). Tasks are not offered.
+/// for legacy clients; see the `offered` module) and, to modern clients,
+/// of tasks (the extension `io.modelcontextprotocol/tasks`).
 fn capabilities(request: &RequestContext, era: Era) -> ServerCapabilities {
     let supervisor = &request.shared.supervisor;
     let view = request.shared.listings.view(request.profile.as_deref());
@@ -52,10 +53,16 @@ fn capabilities(request: &RequestContext, era: Era) -> ServerCapabilities {
             list_changed: Some(true),
             ..ResourcesCapability::default()
         }),
-        extensions: Some(Extra::from_iter([(
-            SKILLS_EXTENSION.to_owned(),
-            serde_json::Value::Object(Extra::new()),
-        )])),
+        extensions: Some(Extra::from_iter(
+            std::iter::once(SKILLS_EXTENSION)
+                .chain((!legacy && offered.tasks).then_some(TASKS_EXTENSION))
+                .map(|extension| {
+                    (
+                        extension.to_owned(),
+                        serde_json::Value::Object(Extra::new()),
+                    )
+                }),
+        )),
         logging: declared(legacy && offered.logging),
         completions: declared(offered.completions),
         ..ServerCapabilities::default()

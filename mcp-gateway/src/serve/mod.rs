@@ -47,10 +47,14 @@
 //!   URI it subscribed with (the `resource_subscriptions` module). The
 //!   `relay` module reads the servers' notifications from the supervisor.
 //!   The handshake declares these as the servers do (the `offered` module).
-//! - Not offered (answered -32601): tasks.
+//! - **Tasks** (extension `io.modelcontextprotocol/tasks`, modern clients
+//!   that declare it): a server's task is relayed under an id that names
+//!   the server and its incarnation (the `task_id` module), so `tasks/get`,
+//!   `tasks/update` and `tasks/cancel` reach it with no state kept, from
+//!   any connection; a restarted server's tasks fail at once (the `tasks` module).
 //!
 //! Each method has a typed handler (`handshake`, `lists`, `calls`,
-//! `completion`, `logging`, `resource_subscriptions`, `subscriptions`),
+//! `completion`, `logging`, `resource_subscriptions`, `subscriptions`, `tasks`),
 //! routed by `mcpdisco_transport::server::Router` (`routes`); `connection`
 //! reads a client's messages and hands them on, and `upstream` is where
 //! calls go into the supervisor.
@@ -80,6 +84,8 @@ pub mod search;
 mod server_watches;
 mod shared;
 mod subscriptions;
+mod task_id;
+mod tasks;
 mod upstream;
 mod view;
 

@@ -1,14 +1,14 @@
 //! Which of its servers' optional features the gateway declares in its
-//! handshake: `logging` and `resources.subscribe` (legacy clients only)
-//! and `completions` (both eras).
+//! handshake: `logging` and `resources.subscribe` (legacy clients only),
+//! `completions` (both eras) and the tasks extension (modern clients).
 //!
 //! The rule: a feature is declared when at least one server the client
 //! sees declared it when it was last ready. Before any of them has been
 //! ready (the handshake is answered at once, without waiting for servers),
-//! all three are declared: a request a server cannot serve then gets that
+//! all of them are declared: a request a server cannot serve then gets that
 //! server's own error, which names it.
 
-use mcpdisco_protocol::types::ServerCapabilities;
+use mcpdisco_protocol::types::{ServerCapabilities, TASKS_EXTENSION};
 
 /// The optional features the gateway passes on to its servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub(crate) struct Offered {
     pub(crate) completions: bool,
     /// `resources/subscribe` and resource updates.
     pub(crate) subscribe: bool,
+    /// The extension `io.modelcontextprotocol/tasks`: tasks relayed.
+    pub(crate) tasks: bool,
 }
 
 impl Offered {
@@ -31,6 +33,7 @@ impl Offered {
                 logging: true,
                 completions: true,
                 subscribe: true,
+                tasks: true,
             };
         }
         let any = |declares: fn(&ServerCapabilities) -> bool| known.iter().any(declares);
@@ -43,6 +46,7 @@ impl Offered {
                     .as_ref()
                     .is_some_and(|resources| resources.subscribe == Some(true))
             }),
+            tasks: any(|server| server.has_extension(TASKS_EXTENSION)),
         }
     }
 }
@@ -56,7 +60,9 @@ mod tests {
 
     fn declaring(logging: bool, completions: bool, subscribe: bool) -> ServerCapabilities {
         let empty = || Value::Object(Map::new());
+        let tasks = Map::from_iter([(TASKS_EXTENSION.to_owned(), empty())]);
         ServerCapabilities {
+            extensions: subscribe.then_some(tasks),
             logging: logging.then(empty),
             completions: completions.then(empty),
             resources: Some(ResourcesCapability {
@@ -79,17 +85,18 @@ mod tests {
             Offered {
                 logging: true,
                 completions: false,
-                subscribe: true
+                subscribe: true,
+                tasks: true,
             }
         );
         let none = Offered::of([Some(ServerCapabilities::default())]);
-        assert!(!none.logging && !none.completions && !none.subscribe);
+        assert!(!none.logging && !none.completions && !none.subscribe && !none.tasks);
     }
 
     #[test]
     fn everything_is_declared_before_any_server_was_ready() {
         let all = Offered::of([None, None]);
-        assert!(all.logging && all.completions && all.subscribe);
+        assert!(all.logging && all.completions && all.subscribe && all.tasks);
         assert_eq!(Offered::of([]), all);
     }
 }

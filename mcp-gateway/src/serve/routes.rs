@@ -3,18 +3,20 @@
 use std::sync::Arc;
 
 use mcpdisco_protocol::methods::{
-    CallTool, Cancelled, Complete, Discover, GetPrompt, GetSkill, Initialize, Initialized,
-    ListPrompts, ListResourceTemplates, ListResources, ListSkills, ListTools, Ping, ReadResource,
-    SetLevel, Subscribe, SubscriptionsListen, Unsubscribe,
+    CallTool, CancelTask, Cancelled, Complete, Discover, GetPrompt, GetSkill, GetTask, Initialize,
+    Initialized, ListPrompts, ListResourceTemplates, ListResources, ListSkills, ListTools, Ping,
+    ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe, UpdateTask,
 };
 use mcpdisco_protocol::types::{CancelledParams, MetaParams};
 use mcpdisco_transport::server::Router;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
-use super::{calls, completion, handshake, lists, logging, resource_subscriptions, subscriptions};
+use super::{
+    calls, completion, handshake, lists, logging, resource_subscriptions, subscriptions, tasks,
+};
 
-/// The gateway's handlers. Not offered (answered -32601): tasks.
+/// The gateway's handlers.
 pub(crate) struct Routes {
     /// Answered at once and in order: the handshake and ping.
     pub(crate) immediate: Router<RequestContext>,
@@ -46,7 +48,10 @@ impl Routes {
                 .on::<Complete>(completion::complete)
                 .on::<SetLevel>(logging::set_level)
                 .on::<Subscribe>(resource_subscriptions::subscribe)
-                .on::<Unsubscribe>(resource_subscriptions::unsubscribe),
+                .on::<Unsubscribe>(resource_subscriptions::unsubscribe)
+                .on::<GetTask>(tasks::get_task)
+                .on::<UpdateTask>(tasks::update_task)
+                .on::<CancelTask>(tasks::cancel_task),
             notifications: Router::new()
                 .on_notification::<Initialized>(initialized)
                 .on_notification::<Cancelled>(cancelled),

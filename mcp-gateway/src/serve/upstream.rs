@@ -143,7 +143,8 @@ pub(crate) const RELAYED_STATE_PREFIX: &str = "relayed:";
 
 /// A server's result as the gateway answers it: without the server's
 /// modern envelope; or its `input_required` result, to relay, with its
-/// state marked.
+/// state marked; or the task it runs the call as, under the id that names
+/// the server (the `tasks` module).
 fn answer<R: Enveloped>(result: Result<R, SupervisorError>) -> Result<Answer<R>, ErrorObject> {
     match result {
         Ok(mut result) => {
@@ -160,6 +161,15 @@ fn answer<R: Enveloped>(result: Result<R, SupervisorError>) -> Result<Answer<R>,
         Err(SupervisorError::InputRequired { input, .. }) => {
             Ok(Answer::input_required(relayed(*input)))
         }
+        Err(SupervisorError::RunsAsTask {
+            server,
+            incarnation,
+            task,
+        }) => Ok(Answer::Task(Box::new(super::tasks::relayed(
+            &server,
+            incarnation,
+            *task,
+        )))),
         Err(error) => Err(to_error(error)),
     }
 }
@@ -210,6 +220,7 @@ pub(crate) fn to_error(error: SupervisorError) -> ErrorObject {
     let code = match &error {
         SupervisorError::UnknownServer(_)
         | SupervisorError::UnknownItem { .. }
+        | SupervisorError::Restarted { .. }
         | SupervisorError::Disabled(_)
         | SupervisorError::Hidden { .. } => ErrorCode::INVALID_PARAMS,
         SupervisorError::Session(session) => {
@@ -217,6 +228,7 @@ pub(crate) fn to_error(error: SupervisorError) -> ErrorObject {
         }
         SupervisorError::NotReady { .. }
         | SupervisorError::InputRequired { .. }
+        | SupervisorError::RunsAsTask { .. }
         | SupervisorError::ShutDown => ErrorCode::INTERNAL_ERROR,
     };
     ErrorObject {

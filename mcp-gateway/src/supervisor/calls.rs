@@ -16,7 +16,7 @@ use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CallTool, GetPrompt, ReadResource};
 use mcpdisco_protocol::types::{
     Answer, CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, ReadResourceParams,
-    ReadResourceResult,
+    ReadResourceResult, TaskResultType,
 };
 use mcpdisco_transport::Delivery;
 use serde::de::DeserializeOwned;
@@ -209,17 +209,11 @@ impl Supervisor {
                 server: server.to_owned(),
                 input,
             }),
-            // `read_answer` never makes one (a task's `resultType` is unknown
-            // to it): tasks are not followed through the gateway yet.
-            Answer::Task(_) => Err(SessionError::new(
-                server,
-                M::METHOD,
-                ErrorKind::ProtocolViolation {
-                    reason: "answered with a task, which the gateway does not follow".to_owned(),
-                },
-            )
-            .with_delivery(Delivery::Answered)
-            .into()),
+            Answer::Task(task) => Err(SupervisorError::RunsAsTask {
+                server: server.to_owned(),
+                incarnation: self.incarnation(server)?,
+                task,
+            }),
         }
     }
 
@@ -251,8 +245,9 @@ impl Supervisor {
     }
 }
 
-/// A server's answer to `M`: its result's text, or the `input_required`
-/// result (decoded) of a modern server that needs its client's input first.
+/// A server's answer to `M`: its result's text, the `input_required`
+/// result (decoded) of a modern server that needs its client's input
+/// first, or (a `tools/call`) the task it runs the call as.
 fn read_answer<M: RequestMethod>(
     session: &Session,
     result: RawJson,
@@ -266,6 +261,12 @@ fn read_answer<M: RequestMethod>(
         )
         .with_delivery(Delivery::Answered)
     };
+    if M::METHOD == CallTool::METHOD && is_task(&result) {
+        return result
+            .decode()
+            .map(|task| Answer::Task(Box::new(task)))
+            .map_err(|error| unreadable(format!("malformed task: {error}")));
+    }
     match ResultType::of(&result).map_err(|error| unreadable(error.to_string()))? {
         ResultType::Complete => Ok(Answer::Complete(result)),
         ResultType::InputRequired => result
@@ -273,4 +274,12 @@ fn read_answer<M: RequestMethod>(
             .map(Answer::input_required)
             .map_err(|error| unreadable(format!("malformed result: {error}"))),
     }
+}
+
+/// Whether a result is a task (`resultType: "task"`).
+fn is_task(result: &RawJson) -> bool {
+    matches!(
+        result.member::<Value>("resultType"),
+        Ok(Some(Value::String(kind))) if kind == TaskResultType::TASK
+    )
 }

@@ -1,7 +1,7 @@
 //! Why a supervisor could not do what was asked ([`SupervisorError`]).
 
 use mcpdisco_client::session::{ListKind, SessionError};
-use mcpdisco_protocol::types::InputRequiredResult;
+use mcpdisco_protocol::types::{CreateTaskResult, InputRequiredResult};
 
 use super::state::Status;
 
@@ -57,6 +57,29 @@ pub enum SupervisorError {
         server: String,
         /// Its `input_required` result, as it sent it.
         input: Box<InputRequiredResult>,
+    },
+    /// A modern server runs the call as a task (extension
+    /// `io.modelcontextprotocol/tasks`; only when the request declared it):
+    /// the task as the server sent it, with the incarnation of the server
+    /// that runs it, for [`Supervisor::get_task`](super::Supervisor::get_task) and the others.
+    #[error("server '{server}' runs the call as a task")]
+    RunsAsTask {
+        /// The server.
+        server: String,
+        /// Its incarnation when it answered ([`Supervisor::incarnation`](super::Supervisor::incarnation)).
+        incarnation: u64,
+        /// Its answer.
+        task: Box<CreateTaskResult>,
+    },
+    /// The server the supervisor runs was restarted (or its process exited)
+    /// since it created the task asked about: the process that ran the
+    /// task is gone, and the task with it.
+    #[error("server '{server}' was restarted since it created this task: the task is lost")]
+    Restarted {
+        /// The server.
+        server: String,
+        /// Its incarnation when it created the task.
+        created: u64,
     },
     /// The server answered with an error, or the connection failed.
     #[error(transparent)]

@@ -27,7 +27,10 @@
 //!   protocol's results, read straight from the server's text with every
 //!   member kept (`_meta`, `structuredContent`, unknown content types). A
 //!   modern server's `input_required`, when the options asked to relay it,
-//!   is [`SupervisorError::InputRequired`].
+//!   is [`SupervisorError::InputRequired`]; a task it runs a call as is
+//!   [`SupervisorError::RunsAsTask`], followed with
+//!   [`Supervisor::get_task`] and the others, which refuse a task of an
+//!   earlier incarnation of the server ([`SupervisorError::Restarted`]).
 //! - **Events.** State changes, `list_changed`, and catalog updates, on a
 //!   broadcast channel ([`Supervisor::subscribe`]). The catalog is listed
 //!   again after every `list_changed` and every restart (a listing that
@@ -52,6 +55,7 @@ mod routing;
 mod runner;
 mod shared;
 pub mod state;
+mod tasks;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

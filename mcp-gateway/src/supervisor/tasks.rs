@@ -1,0 +1,118 @@
+//! Requests about a server's tasks (extension `io.modelcontextprotocol/tasks`):
+//! `tasks/get`, `tasks/update` and `tasks/cancel`, sent to the server that
+//! created the task with its own id, and only to the incarnation that
+//! created it.
+//!
+//! A server the supervisor runs as a child process loses its tasks when it
+//! is restarted: a request about a task of an earlier incarnation is
+//! [`SupervisorError::Restarted`] at once, never a wait. A server reached
+//! over HTTP keeps its tasks across the gateway's reconnections, so its
+//! incarnation is not checked.
+
+use std::sync::atomic::Ordering;
+
+use mcpdisco::config::Launch;
+use mcpdisco_client::session::{ErrorKind, RequestOptions, SessionError};
+use mcpdisco_protocol::RawJson;
+use mcpdisco_protocol::method::RequestMethod;
+use mcpdisco_protocol::methods::{CancelTask, GetTask, UpdateTask};
+use mcpdisco_protocol::types::{DetailedTask, TaskIdParams, UpdateTaskParams};
+use mcpdisco_transport::Delivery;
+
+use super::Supervisor;
+use super::error::SupervisorError;
+
+impl Supervisor {
+    /// The incarnation of `server`: how many sessions with it the
+    /// supervisor has opened (each start or restart is one more).
+    pub fn incarnation(&self, server: &str) -> Result<u64, SupervisorError> {
+        Ok(self.inner.unit(server)?.generation.load(Ordering::Acquire))
+    }
+
+    /// `tasks/get` of the task `task_id` (the server's own id), created by
+    /// `server` in its incarnation `incarnation`; the task as the server
+    /// shows it (masked).
+    pub async fn get_task(
+        &self,
+        server: &str,
+        incarnation: u64,
+        task_id: &str,
+        options: RequestOptions,
+    ) -> Result<DetailedTask, SupervisorError> {
+        let params = TaskIdParams::new(task_id);
+        let text = self
+            .task_request::<GetTask>(server, incarnation, &params, options)
+            .await?;
+        text.decode().map_err(|error| {
+            SessionError::new(
+                server,
+                GetTask::METHOD,
+                ErrorKind::ProtocolViolation {
+                    reason: format!("malformed task: {error}"),
+                },
+            )
+            .with_delivery(Delivery::Answered)
+            .into()
+        })
+    }
+
+    /// `tasks/update`: the client's answers (`params`, the server's own task
+    /// id) to the open questions of a task, as [`get_task`](Self::get_task).
+    pub async fn update_task(
+        &self,
+        server: &str,
+        incarnation: u64,
+        params: &UpdateTaskParams,
+        options: RequestOptions,
+    ) -> Result<(), SupervisorError> {
+        self.task_request::<UpdateTask>(server, incarnation, params, options)
+            .await
+            .map(drop)
+    }
+
+    /// `tasks/cancel` of a task, as [`get_task`](Self::get_task).
+    pub async fn cancel_task(
+        &self,
+        server: &str,
+        incarnation: u64,
+        task_id: &str,
+        options: RequestOptions,
+    ) -> Result<(), SupervisorError> {
+        let params = TaskIdParams::new(task_id);
+        self.task_request::<CancelTask>(server, incarnation, &params, options)
+            .await
+            .map(drop)
+    }
+
+    /// Sends `M` about a task of `server`'s incarnation `incarnation`, once
+    /// it is ready; [`SupervisorError::Restarted`] when the server that
+    /// would answer is not the process that created the task, or that
+    /// process is gone (before or while it answers).
+    async fn task_request<M: RequestMethod>(
+        &self,
+        server: &str,
+        incarnation: u64,
+        params: &M::Params,
+        options: RequestOptions,
+    ) -> Result<RawJson, SupervisorError> {
+        let unit = self.inner.unit(server)?;
+        let checked = !matches!(unit.config.launch, Launch::Http { .. });
+        let lost = || SupervisorError::Restarted {
+            server: server.to_owned(),
+            created: incarnation,
+        };
+        let same = || !checked || unit.generation.load(Ordering::Acquire) == incarnation;
+        if !same() {
+            return Err(lost());
+        }
+        let session = self.session(server).await?;
+        // It may have been restarted while this waited for it.
+        if !same() || (checked && session.gone().is_some()) {
+            return Err(lost());
+        }
+        match session.send::<M>(params, options).await {
+            Err(_) if checked && session.gone().is_some() => Err(lost()),
+            other => Ok(other?),
+        }
+    }
+}

@@ -1,18 +1,23 @@
-//! State every connection of one server shares: the list changes that
-//! modern `subscriptions/listen` streams wait for, the key that signs
-//! the `requestState` of `input_required` results, and the tasks.
+//! State every connection of one server shares: the list changes and task
+//! status changes that modern `subscriptions/listen` streams wait for, the
+//! key that signs the `requestState` of `input_required` results, and the
+//! tasks.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use mcpdisco_protocol::types::DetailedTask;
 use tokio::sync::broadcast;
 
 use crate::task_store::{TaskJob, TaskStore};
 
 /// List changes kept for listeners that fall behind.
 const CHANGES: usize = 64;
+/// Task status changes kept for listeners that fall behind (one that falls
+/// further misses some, and polls).
+const TASK_CHANGES: usize = 64;
 /// The most tasks kept at once.
 const TASKS: usize = 256;
 /// How long a task is kept after its creation.
@@ -31,6 +36,7 @@ pub(crate) enum ListChange {
 #[derive(Debug)]
 pub(crate) struct SharedState {
     changes: broadcast::Sender<ListChange>,
+    task_changes: broadcast::Sender<DetailedTask>,
     key: String,
     /// How many times the tools and the prompts changed.
     revisions: [AtomicU64; 2],
@@ -42,6 +48,7 @@ impl Default for SharedState {
         let random = RandomState::new();
         Self {
             changes: broadcast::channel(CHANGES).0,
+            task_changes: broadcast::channel(TASK_CHANGES).0,
             key: format!("{:016x}{:016x}", random.hash_one(1u8), random.hash_one(2u8)),
             revisions: [AtomicU64::new(0), AtomicU64::new(0)],
             tasks: Mutex::new(TaskStore::new(
@@ -69,6 +76,17 @@ impl SharedState {
     /// The changes from now on.
     pub(crate) fn listen(&self) -> broadcast::Receiver<ListChange> {
         self.changes.subscribe()
+    }
+
+    /// Tells every listener that a task's status moved (`task` as
+    /// `tasks/get` shows it now).
+    pub(crate) fn task_changed(&self, task: DetailedTask) {
+        let _ = self.task_changes.send(task);
+    }
+
+    /// The task status changes from now on.
+    pub(crate) fn listen_tasks(&self) -> broadcast::Receiver<DetailedTask> {
+        self.task_changes.subscribe()
     }
 
     /// The tasks (never held across an `await`).

@@ -7,7 +7,8 @@
 //! error), asks questions (`input_required` until every one is answered,
 //! then `working` again with the answers handed to the runner) or is
 //! cancelled. An ended task ignores every event, so a second cancel is the
-//! same no-op as the first.
+//! same no-op as the first. Every step that moves the status says so
+//! ([`TaskAction::StatusChanged`]), for the status notifications.
 
 use std::collections::BTreeMap;
 use std::time::SystemTime;
@@ -40,6 +41,9 @@ pub(crate) enum TaskAction {
     Resume(Extra),
     /// Stop the tool's work: the task was cancelled.
     Stop,
+    /// Its status moved: tell the listeners that asked for it
+    /// (`notifications/tasks`). Always the last action of a step.
+    StatusChanged,
 }
 
 /// One task.
@@ -79,6 +83,7 @@ impl TaskState {
         if self.status.is_terminal() {
             return Vec::new();
         }
+        let before = self.status.clone();
         let mut actions = Vec::new();
         match event {
             TaskEvent::Ask(questions) if !questions.is_empty() => {
@@ -116,6 +121,9 @@ impl TaskState {
             }
         }
         self.updated_at = now;
+        if self.status != before {
+            actions.push(TaskAction::StatusChanged);
+        }
         actions
     }
 
@@ -192,7 +200,10 @@ mod tests {
             is_error: Some(true),
             ..CallToolResult::default()
         };
-        assert!(task.step(TaskEvent::Finish(done.clone()), at(1)).is_empty());
+        assert_eq!(
+            task.step(TaskEvent::Finish(done.clone()), at(1)),
+            vec![TaskAction::StatusChanged]
+        );
         let shown = task.detailed("t-1", 1000, 200);
         assert_eq!(shown.task.status, TaskStatus::Completed);
         assert_eq!(shown.result, Some(done));
@@ -212,7 +223,10 @@ mod tests {
 
         let mut failing = TaskState::new(at(0));
         let error = ErrorObject::new(ErrorCode::INTERNAL_ERROR, "boom");
-        failing.step(TaskEvent::Fail(error.clone()), at(1));
+        assert_eq!(
+            failing.step(TaskEvent::Fail(error.clone()), at(1)),
+            vec![TaskAction::StatusChanged]
+        );
         let shown = failing.detailed("t-2", 1000, 200);
         assert_eq!(
             (shown.task.status, shown.error, shown.result),
@@ -223,7 +237,10 @@ mod tests {
     #[test]
     fn cancel_stops_the_work_once_and_is_a_no_op_after() {
         let mut task = TaskState::new(at(0));
-        assert_eq!(task.step(TaskEvent::Cancel, at(1)), vec![TaskAction::Stop]);
+        assert_eq!(
+            task.step(TaskEvent::Cancel, at(1)),
+            vec![TaskAction::Stop, TaskAction::StatusChanged]
+        );
         assert_eq!(task.status(), &TaskStatus::Cancelled);
         assert!(task.step(TaskEvent::Cancel, at(2)).is_empty());
         assert!(
@@ -240,7 +257,10 @@ mod tests {
     #[test]
     fn questions_are_answered_one_by_one_and_the_task_resumes_with_all_answers() {
         let mut task = TaskState::new(at(0));
-        task.step(TaskEvent::Ask(questions(&["first", "second"])), at(1));
+        assert_eq!(
+            task.step(TaskEvent::Ask(questions(&["first", "second"])), at(1)),
+            vec![TaskAction::StatusChanged]
+        );
         assert_eq!(task.status(), &TaskStatus::InputRequired);
         assert!(
             task.step(TaskEvent::Answer(answers(&["unknown"])), at(2))
@@ -256,7 +276,10 @@ mod tests {
         let actions = task.step(TaskEvent::Answer(answers(&["second", "first"])), at(4));
         assert_eq!(
             actions,
-            vec![TaskAction::Resume(answers(&["first", "second"]))]
+            vec![
+                TaskAction::Resume(answers(&["first", "second"])),
+                TaskAction::StatusChanged
+            ]
         );
         assert_eq!(task.status(), &TaskStatus::Working);
         assert_eq!(task.detailed("t", 1, 1).input_requests, None);

@@ -135,7 +135,7 @@ mod tests {
         *store.job_mut(&id, at(9)).unwrap() = "running";
         assert_eq!(store.get(&id, at(9)).map(|(_, job)| *job), Some("running"));
         let (actions, _) = store.step(&id, TaskEvent::Cancel, at(9)).unwrap();
-        assert_eq!(actions, vec![TaskAction::Stop]);
+        assert_eq!(actions, vec![TaskAction::Stop, TaskAction::StatusChanged]);
         assert!(store.get(&id, at(10)).is_none(), "expired at its TTL");
         assert!(store.step(&id, TaskEvent::Cancel, at(10)).is_none());
         assert!(store.job_mut(&id, at(10)).is_none());

@@ -73,7 +73,7 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    // The exporters are tasks of this runtime.
+    // The exporters send through this runtime.
     #[cfg(feature = "otel")]
     let otel = {
         let _entered = runtime.enter();

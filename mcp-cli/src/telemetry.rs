@@ -25,9 +25,9 @@ use opentelemetry_otlp::{
 };
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::periodic_reader_with_async_runtime::PeriodicReader;
-use opentelemetry_sdk::trace::SdkTracerProvider;
-use opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor;
+use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracerProvider};
 use opentelemetry_sdk::{Resource, runtime};
+use tokio::runtime::Handle;
 
 use crate::cli::GlobalOptions;
 
@@ -70,7 +70,8 @@ impl Otel {
     /// The export the environment asks for; `None` when it asks for none
     /// (no endpoint, `OTEL_SDK_DISABLED=true`) or it cannot be built (a
     /// warning on stderr says why). Call it inside the CLI's runtime (its
-    /// context entered): the exporters are tasks of it.
+    /// context entered): the metrics reader and every export's HTTP
+    /// exchange are tasks of it (the span processor has its own thread).
     pub fn from_env(global: &GlobalOptions) -> Option<Self> {
         if var(SDK_DISABLED).is_some_and(|value| value.trim().eq_ignore_ascii_case("true")) {
             return None;
@@ -135,11 +136,12 @@ impl Otel {
                 .with_timeout(EXPORT_TIMEOUT)
                 .build()
                 .map_err(|error| error.to_string())?;
+            // The SDK's own batch processor: its thread is woken when a
+            // batch is full or its delay has passed, never per span (the
+            // async-runtime processor wakes its task at every span's end).
             Some(
                 SdkTracerProvider::builder()
-                    .with_span_processor(
-                        BatchSpanProcessor::builder(exporter, runtime::Tokio).build(),
-                    )
+                    .with_span_processor(BatchSpanProcessor::builder(exporter).build())
                     .with_resource(resource.clone())
                     .build(),
             )
@@ -174,7 +176,7 @@ impl Otel {
     /// Sends everything still buffered (every span, the metrics' last
     /// collection) and stops the exporters; each signal within a bound, the
     /// two side by side (each is a round trip to the collector). Call it
-    /// from outside the runtime while it still runs: the export tasks do
+    /// from outside the runtime while it still runs: the runtime's tasks do
     /// the sending, this thread waits for them.
     pub fn shutdown(self) {
         std::thread::scope(|scope| {
@@ -212,11 +214,15 @@ fn resource() -> Resource {
 }
 
 /// The exporters' HTTP client: the async reqwest client of the CLI's
-/// runtime (the export tasks run there too), with the TLS of every other
+/// runtime, each exchange a task of that runtime (the span processor's
+/// thread and the metrics' task wait for it), with the TLS of every other
 /// client of ours when an endpoint is `https://` (`secure`), and without the
 /// platform's roots when every endpoint is plain `http://`.
 #[derive(Debug, Clone)]
-struct ExportClient(reqwest::Client);
+struct ExportClient {
+    client: reqwest::Client,
+    runtime: Handle,
+}
 
 /// The largest collector answer read (an OTLP answer is a few bytes, a
 /// partial-success message at most).
@@ -239,7 +245,10 @@ impl ExportClient {
             };
             builder.tls_backend_preconfigured(config.map_err(|error| format!("TLS: {error}"))?)
         };
-        builder.build().map(Self).map_err(|error| error.to_string())
+        let runtime =
+            Handle::try_current().map_err(|_| "the exporters need the CLI's runtime".to_owned())?;
+        let client = builder.build().map_err(|error| error.to_string())?;
+        Ok(Self { client, runtime })
     }
 }
 
@@ -250,23 +259,108 @@ impl HttpClient for ExportClient {
         request: http::Request<bytes::Bytes>,
     ) -> Result<http::Response<bytes::Bytes>, HttpError> {
         let request = reqwest::Request::try_from(request)?;
-        let mut response = self.0.execute(request).await?;
-        let mut answer = http::Response::builder().status(response.status());
-        if let Some(headers) = answer.headers_mut() {
-            headers.extend(
-                response
-                    .headers()
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone())),
-            );
+        // On the runtime, whoever awaits: the span processor awaits on its
+        // own thread, outside any runtime.
+        self.runtime
+            .spawn(exchange(self.client.clone(), request))
+            .await?
+    }
+}
+
+/// Sends `request`; the collector's answer, read up to [`MAX_ANSWER`] bytes.
+async fn exchange(
+    client: reqwest::Client,
+    request: reqwest::Request,
+) -> Result<http::Response<bytes::Bytes>, HttpError> {
+    let mut response = client.execute(request).await?;
+    let mut answer = http::Response::builder().status(response.status());
+    if let Some(headers) = answer.headers_mut() {
+        headers.extend(
+            response
+                .headers()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+    }
+    let mut body = bytes::BytesMut::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > MAX_ANSWER {
+            return Err(format!("the collector's answer is over {MAX_ANSWER} bytes").into());
         }
-        let mut body = bytes::BytesMut::new();
-        while let Some(chunk) = response.chunk().await? {
-            if body.len() + chunk.len() > MAX_ANSWER {
-                return Err(format!("the collector's answer is over {MAX_ANSWER} bytes").into());
+        body.extend_from_slice(&chunk);
+    }
+    Ok(answer.body(body.freeze())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    /// Wakes a parked thread.
+    struct Unpark(std::thread::Thread);
+
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    /// Runs `future` on this thread, outside any runtime, as the SDK's span
+    /// processor runs an export on its own thread.
+    fn block_on<F: Future>(future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut context = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+                return output;
             }
-            body.extend_from_slice(&chunk);
+            std::thread::park();
         }
-        Ok(answer.body(body.freeze())?)
+    }
+
+    #[test]
+    fn an_export_awaited_outside_the_runtime_is_sent_by_the_runtime() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        let collector = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut seen = Vec::new();
+            let mut buffer = [0u8; 1024];
+            while !seen.ends_with(b"spans") {
+                let read = stream.read(&mut buffer).unwrap();
+                assert!(read > 0, "the request ended early");
+                seen.extend_from_slice(&buffer[..read]);
+            }
+            stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .unwrap();
+            seen
+        });
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = {
+            let _entered = runtime.enter();
+            ExportClient::new(false).unwrap()
+        };
+        let request = http::Request::post(url)
+            .body(bytes::Bytes::from_static(b"spans"))
+            .unwrap();
+        let answer = std::thread::spawn(move || block_on(client.send_bytes(request)))
+            .join()
+            .expect("the export thread did not panic")
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        assert_eq!(answer.body().as_ref(), b"ok");
+        assert!(collector.join().unwrap().ends_with(b"spans"));
     }
 }

@@ -8,7 +8,8 @@
 //! and unscored; the `extra` scenarios are judged under the revision `extra`.
 //! The server scenarios the suite runs but does not score (extensions such
 //! as tasks, pending ones) are held to [`unscored::UNSCORED_PASSES`], the
-//! list of those we pass, both ways.
+//! list of those we pass, both ways; those the suite itself skips, to
+//! [`unscored::SUITE_SKIPS`].
 //!
 //! Each run is held to the scenarios the suite lists for its requirement
 //! set (`conformance list --requirements REV`, [`scenario_list`]): a listed
@@ -36,7 +37,7 @@ use crate::workspace::Workspace;
 use extra::EXTRA_LABEL;
 use scenario_list::{ScenarioList, hold_to_list};
 pub use scenario_result::ScenarioResult;
-use unscored::{UNSCORED_PASSES, UnscoredJudgement};
+use unscored::{SUITE_SKIPS, UNSCORED_PASSES, UnscoredJudgement};
 
 /// The requirement sets (spec revisions) the client is checked against.
 pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
@@ -294,6 +295,10 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     let unscored_text = fs::read_to_string(&unscored_path)
         .with_context(|| format!("cannot read {}", unscored_path.display()))?;
     let unscored_passes = parse_scenario_list(&unscored_text, UNSCORED_PASSES)?;
+    let skips_path = ws.root().join(SUITE_SKIPS);
+    let skips_text = fs::read_to_string(&skips_path)
+        .with_context(|| format!("cannot read {}", skips_path.display()))?;
+    let suite_skips = parse_scenario_list(&skips_text, SUITE_SKIPS)?;
     let command = match &options.command {
         Some(command) => command.clone(),
         None => build_client(ws)?,
@@ -355,7 +360,7 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     // Server runs are judged on the scenarios the suite scores; the
     // extensions and pending scenarios it runs besides are held to the list
     // of those we pass.
-    let unscored = UnscoredJudgement::of(&unscored_passes, &server_runs);
+    let unscored = UnscoredJudgement::of(&unscored_passes, &suite_skips, &server_runs);
     runs.extend(server_runs.into_iter().map(|(label, results)| {
         (
             label,
@@ -369,8 +374,10 @@ pub fn run(ws: &Workspace, tools: &Tools, options: &Options) -> Result<Tally> {
     } = judge(&runs, &expected);
     tally.failed += suite_errors;
     tally.passed += u32::try_from(unscored.kept.len()).unwrap_or(u32::MAX);
-    tally.failed +=
-        u32::try_from(unscored.regressed.len() + unscored.unlisted.len()).unwrap_or(u32::MAX);
+    tally.failed += u32::try_from(
+        unscored.regressed.len() + unscored.unlisted.len() + unscored.unskipped.len(),
+    )
+    .unwrap_or(u32::MAX);
     let is_server = |label: &str| label.starts_with(server::SERVER_LABEL_PREFIX);
     let (server_rows, rows): (Vec<Row>, Vec<Row>) =
         rows.into_iter().partition(|(label, _, _)| is_server(label));

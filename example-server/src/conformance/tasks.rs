@@ -9,7 +9,9 @@
 //! method. A task is created in the server's store before its
 //! `CreateTaskResult` is sent; its work is a spawned timer that feeds the
 //! outcome to the store, aborted on cancel. Questions are answered through
-//! `tasks/update`, which finishes the task itself once none is open.
+//! `tasks/update`, which finishes the task itself once none is open. Each
+//! status change goes to the `subscriptions/listen` streams whose filter
+//! names the task (`taskIds`), as `notifications/tasks`.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -28,7 +30,7 @@ use super::task_tools::{self, Outcome, Work};
 use crate::context::Context;
 use crate::shared::SharedState;
 use crate::task_state::{TaskAction, TaskEvent};
-use crate::task_store::TaskJob;
+use crate::task_store::{TaskJob, TaskStore};
 
 /// The interval between `tasks/get` the server suggests, in milliseconds.
 const POLL_INTERVAL_MS: u64 = 500;
@@ -132,16 +134,21 @@ pub(crate) fn start(
         .map_err(|full| ErrorObject::new(ErrorCode::INTERNAL_ERROR, full.to_string()))?;
     match work {
         Work::Ask(questions) => {
-            store.step(&id, TaskEvent::Ask(questions), now);
+            step(shared, &mut store, &id, TaskEvent::Ask(questions), now);
         }
         Work::After(delay, outcome) => {
             let owner = Arc::clone(shared);
             let task_id = id.clone();
             let worker = tokio::spawn(async move {
                 tokio::time::sleep(delay).await;
-                owner
-                    .tasks()
-                    .step(&task_id, outcome.event(), SystemTime::now());
+                let mut store = owner.tasks();
+                step(
+                    &owner,
+                    &mut store,
+                    &task_id,
+                    outcome.event(),
+                    SystemTime::now(),
+                );
             });
             if let Some(job) = store.job_mut(&id, now) {
                 job.worker = Some(worker.abort_handle());
@@ -178,13 +185,21 @@ pub(crate) async fn update(
     gate(&context)?;
     let now = SystemTime::now();
     let id = params.task_id.as_str();
-    let mut store = context.shared.tasks();
-    let (actions, job) = store
-        .step(id, TaskEvent::Answer(params.input_responses), now)
-        .ok_or_else(|| unknown(id))?;
+    let shared = &context.shared;
+    let mut store = shared.tasks();
+    let actions = step(
+        shared,
+        &mut store,
+        id,
+        TaskEvent::Answer(params.input_responses),
+        now,
+    )
+    .ok_or_else(|| unknown(id))?;
     let mut outcome = None;
     for action in actions {
-        if let TaskAction::Resume(answers) = action {
+        if let TaskAction::Resume(answers) = action
+            && let Some((_, job)) = store.get(id, now)
+        {
             outcome = Some(
                 task_tools::finish(&job.tool, &job.arguments, &answers)
                     .unwrap_or_else(Outcome::Fail),
@@ -192,7 +207,7 @@ pub(crate) async fn update(
         }
     }
     if let Some(outcome) = outcome {
-        store.step(id, outcome.event(), now);
+        step(shared, &mut store, id, outcome.event(), now);
     }
     Ok(EmptyResult::default())
 }
@@ -205,16 +220,37 @@ pub(crate) async fn cancel(
 ) -> Result<EmptyResult, ErrorObject> {
     gate(&context)?;
     let id = params.task_id.as_str();
-    let mut store = context.shared.tasks();
-    let (actions, job) = store
-        .step(id, TaskEvent::Cancel, SystemTime::now())
-        .ok_or_else(|| unknown(id))?;
+    let now = SystemTime::now();
+    let shared = &context.shared;
+    let mut store = shared.tasks();
+    let actions =
+        step(shared, &mut store, id, TaskEvent::Cancel, now).ok_or_else(|| unknown(id))?;
     if actions.contains(&TaskAction::Stop)
-        && let Some(worker) = job.worker.take()
+        && let Some(worker) = store.job_mut(id, now).and_then(|job| job.worker.take())
     {
         worker.abort();
     }
     Ok(EmptyResult::default())
+}
+
+/// Applies `event` to the task `id` in `store` (the guard of
+/// `shared.tasks()`) at `now`, and tells the listeners when its status
+/// moved; the actions left for the caller, `None` for an unknown task.
+fn step(
+    shared: &SharedState,
+    store: &mut TaskStore<TaskJob>,
+    id: &str,
+    event: TaskEvent,
+    now: SystemTime,
+) -> Option<Vec<TaskAction>> {
+    let (mut actions, _) = store.step(id, event, now)?;
+    if actions.last() == Some(&TaskAction::StatusChanged) {
+        actions.pop();
+        if let Some((state, _)) = store.get(id, now) {
+            shared.task_changed(state.detailed(id, store.ttl_ms(), POLL_INTERVAL_MS));
+        }
+    }
+    Some(actions)
 }
 
 /// Whether this request's client declared the extension (a modern

@@ -302,3 +302,66 @@ async fn a_client_without_the_extension_gets_no_task() {
     assert_eq!(at_once["result"]["resultType"], "complete");
     assert!(at_once["result"].get("taskId").is_none(), "{at_once}");
 }
+
+#[tokio::test]
+async fn a_listener_hears_the_status_changes_of_the_tasks_it_named_and_no_others() {
+    let server = conformance_server();
+    let client = connect(&server);
+    let named = ask(&client, 1, "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "b.txt"}, "_meta": tasks_meta()})).await;
+    let named_id = named["result"]["taskId"].clone();
+    let other = ask(
+        &client,
+        2,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}, "_meta": tasks_meta()}),
+    )
+    .await;
+    let other_id = other["result"]["taskId"].clone();
+    let listener = connect(&server);
+    send(
+        &listener,
+        json!({"jsonrpc": "2.0", "id": "listen-tasks", "method": "subscriptions/listen",
+               "params": {"notifications": {"taskIds": [named_id]}, "_meta": tasks_meta()}}),
+    )
+    .await;
+    let ack = next(&listener).await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([named_id]));
+    // Without the extension declared, the listen follows no task.
+    let undeclared = connect(&server);
+    send(
+        &undeclared,
+        json!({"jsonrpc": "2.0", "id": "listen-plain", "method": "subscriptions/listen",
+               "params": {"notifications": {"taskIds": [named_id]}, "_meta": modern_meta()}}),
+    )
+    .await;
+    let plain_ack = next(&undeclared).await;
+    assert!(
+        plain_ack["params"]["notifications"]
+            .get("taskIds")
+            .is_none(),
+        "{plain_ack}"
+    );
+
+    let cancel = json!({"taskId": other_id, "_meta": tasks_meta()});
+    ask(&client, 3, "tasks/cancel", cancel).await;
+    let update = json!({"taskId": named_id, "_meta": tasks_meta(),
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    ask(&client, 4, "tasks/update", update).await;
+    // The other task's cancellation is not this listener's: the first
+    // notification is the named task working again, then its end.
+    for (status, result) in [
+        ("working", Value::Null),
+        ("completed", json!("Deleted b.txt.")),
+    ] {
+        let heard = next(&listener).await;
+        assert_eq!(heard["method"], "notifications/tasks", "{heard}");
+        let params = &heard["params"];
+        assert_eq!(params["_meta"][SUBSCRIPTION_ID_KEY], "listen-tasks");
+        assert_eq!(
+            (&params["taskId"], &params["status"]),
+            (&named_id, &json!(status))
+        );
+        assert_eq!(params["result"]["content"][0]["text"], result);
+    }
+}

@@ -69,7 +69,7 @@ pub use lifecycle::{
 pub use logging::{LoggingLevel, LoggingMessageParams, SetLevelParams};
 pub use notifications::{
     CancelledParams, ProgressParams, ResourceUpdatedParams, SubscriptionFilter,
-    SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenParams, TASK_IDS_KEY,
 };
 pub use prompt::{
     GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage,

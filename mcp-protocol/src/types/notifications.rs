@@ -123,3 +123,62 @@ impl SubscriptionsListenParams {
         }
     }
 }
+
+/// The filter member naming the tasks whose `notifications/tasks` a listen
+/// asks for (extension `io.modelcontextprotocol/tasks`, SEP-2663).
+pub const TASK_IDS_KEY: &str = "taskIds";
+
+impl SubscriptionFilter {
+    /// The tasks whose status changes this filter asks for (`taskIds`, an
+    /// extension's member, so it is kept among the extra members); `None`
+    /// when it names none or the member is not a list of strings.
+    pub fn task_ids(&self) -> Option<Vec<String>> {
+        self.extra
+            .get(TASK_IDS_KEY)
+            .and_then(|ids| serde_json::from_value(ids.clone()).ok())
+    }
+
+    /// This filter, also asking for the status changes of `ids`.
+    pub fn with_task_ids(mut self, ids: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let ids: Vec<Value> = ids.into_iter().map(|id| Value::String(id.into())).collect();
+        self.extra
+            .insert(TASK_IDS_KEY.to_owned(), Value::Array(ids));
+        self
+    }
+
+    /// This filter without `taskIds` (for a listener that did not declare
+    /// the tasks extension).
+    pub fn without_task_ids(mut self) -> Self {
+        self.extra.remove(TASK_IDS_KEY);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_travel_as_the_extensions_member_of_the_filter() {
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..SubscriptionFilter::default()
+        }
+        .with_task_ids(["task-1", "task-2"]);
+        let wire = serde_json::to_value(&filter).unwrap();
+        assert_eq!(
+            wire,
+            serde_json::json!({"toolsListChanged": true, "taskIds": ["task-1", "task-2"]})
+        );
+        let read: SubscriptionFilter = serde_json::from_value(wire).unwrap();
+        assert_eq!(
+            read.task_ids(),
+            Some(vec!["task-1".to_owned(), "task-2".to_owned()])
+        );
+        assert_eq!(read.clone().without_task_ids().task_ids(), None);
+        assert_eq!(read.without_task_ids().tools_list_changed, Some(true));
+        let odd: SubscriptionFilter =
+            serde_json::from_value(serde_json::json!({"taskIds": "task-1"})).unwrap();
+        assert_eq!(odd.task_ids(), None, "not a list of strings");
+    }
+}

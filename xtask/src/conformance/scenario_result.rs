@@ -21,4 +21,11 @@ impl ScenarioResult {
     pub fn is_pass(&self) -> bool {
         self.passed.is_some_and(|p| p > 0) && self.failed == 0 && self.warnings == 0
     }
+
+    /// Whether no check passed, failed or warned: the suite skipped the
+    /// scenario (its summary says `skipped`, or `0 passed, 0 failed` when
+    /// the scenario's only check is a SKIPPED one).
+    pub fn checked_nothing(&self) -> bool {
+        self.passed.unwrap_or(0) == 0 && self.failed == 0 && self.warnings == 0
+    }
 }

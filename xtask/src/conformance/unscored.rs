@@ -3,7 +3,10 @@
 //! [`UNSCORED_PASSES`], and the list is held to the runs both ways. A
 //! listed scenario that no longer passes (or no longer runs) is a
 //! regression; an unlisted one that passes must be added, so the list is
-//! always exactly what we pass.
+//! always exactly what we pass. The ones the suite's own harness skips
+//! whatever the server does are listed apart, each with the reason read in
+//! the suite's source ([`SUITE_SKIPS`]); one that the suite runs again
+//! fails the step until it is taken off that list.
 
 use std::collections::BTreeSet;
 
@@ -11,6 +14,10 @@ use super::scenario_result::ScenarioResult;
 
 /// The list of unscored server scenarios we pass, relative to the workspace root.
 pub const UNSCORED_PASSES: &str = "xtask/conformance-unscored-passes.txt";
+
+/// The unscored server scenarios the suite skips whatever the server does,
+/// relative to the workspace root.
+pub const SUITE_SKIPS: &str = "xtask/conformance-suite-skips.txt";
 
 /// A `label scenario` pair, as listed.
 pub type Listed = (String, String);
@@ -24,12 +31,19 @@ pub struct UnscoredJudgement {
     pub regressed: Vec<Listed>,
     /// Passed, and not listed.
     pub unlisted: Vec<Listed>,
+    /// Listed as skipped by the suite, and run by it (or not reported).
+    pub unskipped: Vec<Listed>,
 }
 
 impl UnscoredJudgement {
     /// Holds the unscored results of `runs` (every server run, its scored
     /// results too: they are skipped) to `listed`.
-    pub fn of(listed: &BTreeSet<Listed>, runs: &[(String, Vec<ScenarioResult>)]) -> Self {
+    /// `skips` are the listed suite skips.
+    pub fn of(
+        listed: &BTreeSet<Listed>,
+        skips: &BTreeSet<Listed>,
+        runs: &[(String, Vec<ScenarioResult>)],
+    ) -> Self {
         let passed: BTreeSet<Listed> = runs
             .iter()
             .flat_map(|(label, results)| {
@@ -39,10 +53,25 @@ impl UnscoredJudgement {
                     .map(move |result| (label.clone(), result.scenario.clone()))
             })
             .collect();
+        let skipped: BTreeSet<Listed> = runs
+            .iter()
+            .flat_map(|(label, results)| {
+                results
+                    .iter()
+                    .filter(|result| !result.scored && result.checked_nothing())
+                    .map(move |result| (label.clone(), result.scenario.clone()))
+            })
+            .collect();
+        let ran: BTreeSet<&String> = runs.iter().map(|(label, _)| label).collect();
         Self {
             kept: listed.intersection(&passed).cloned().collect(),
             regressed: listed.difference(&passed).cloned().collect(),
             unlisted: passed.difference(listed).cloned().collect(),
+            unskipped: skips
+                .iter()
+                .filter(|skip| ran.contains(&skip.0) && !skipped.contains(*skip))
+                .cloned()
+                .collect(),
         }
     }
 
@@ -61,6 +90,11 @@ impl UnscoredJudgement {
         for (label, scenario) in &self.unlisted {
             println!(
                 "  UNLISTED   {scenario}  {label}: passes; add `{label} {scenario}` to the list"
+            );
+        }
+        for (label, scenario) in &self.unskipped {
+            println!(
+                "  UNSKIPPED  {scenario}  {label}: listed in {SUITE_SKIPS}, and the suite no longer skips it; take it off"
             );
         }
     }
@@ -102,7 +136,7 @@ mod tests {
             pair(label, "gone-scenario"),
         ]
         .into();
-        let judgement = UnscoredJudgement::of(&listed, &runs);
+        let judgement = UnscoredJudgement::of(&listed, &BTreeSet::new(), &runs);
         assert_eq!(judgement.kept, vec![pair(label, "tasks-lifecycle")]);
         assert_eq!(
             judgement.regressed,
@@ -121,8 +155,32 @@ mod tests {
             vec![result("ping", true, true)],
         )];
         assert_eq!(
-            UnscoredJudgement::of(&BTreeSet::new(), &runs),
+            UnscoredJudgement::of(&BTreeSet::new(), &BTreeSet::new(), &runs),
             UnscoredJudgement::default()
         );
+    }
+
+    #[test]
+    fn a_listed_suite_skip_must_stay_skipped() {
+        let label = "server:example:2026-07-28";
+        // As the summary shows a scenario whose only check is SKIPPED.
+        let skipped = ScenarioResult {
+            passed: Some(0),
+            ..result("tasks-status-notifications", false, true)
+        };
+        let skips: BTreeSet<Listed> = [
+            pair(label, "tasks-status-notifications"),
+            pair(label, "tasks-now-run"),
+            pair("server:example:2025-11-25", "not-run-this-time"),
+        ]
+        .into();
+        let runs = vec![(
+            label.to_owned(),
+            vec![skipped, result("tasks-now-run", false, true)],
+        )];
+        let judgement = UnscoredJudgement::of(&BTreeSet::new(), &skips, &runs);
+        assert_eq!(judgement.unskipped, vec![pair(label, "tasks-now-run")]);
+        assert_eq!(judgement.unlisted, vec![pair(label, "tasks-now-run")]);
+        assert!(judgement.regressed.is_empty());
     }
 }

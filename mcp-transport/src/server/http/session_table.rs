@@ -43,8 +43,19 @@ impl<L: Clone> SessionTable<L> {
     }
 
     /// The connection of `id`, if held.
+    #[cfg(test)]
     pub(super) fn get(&self, id: &str) -> Option<L> {
         self.live.get(id).cloned()
+    }
+
+    /// The connection of `id`, if held, borrowed.
+    pub(super) fn get_ref(&self, id: &str) -> Option<&L> {
+        self.live.get(id)
+    }
+
+    /// The connection of `id`, if held, to change what is held with it.
+    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut L> {
+        self.live.get_mut(id)
     }
 
     /// How many connections are held.

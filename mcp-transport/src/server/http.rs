@@ -22,8 +22,10 @@
 //!   handshake, the route and the subject, so any server holding the key
 //!   opens it and resumes the session with no lookup
 //!   ([`Transport::resumed_handshake`]). The table of live connections is
-//!   a bounded cache (`session_table`). An id refused for any reason is
-//!   answered as an unknown session (404), with one log line saying why.
+//!   a bounded cache (`session_table`); a held session's id is not opened
+//!   again while its subject, the keys and its age still hold
+//!   (`held_session`). An id refused for any reason is answered as an
+//!   unknown session (404), with one log line saying why.
 //! - With a [`session_relay`] (a store shared by a fleet), a `DELETE` ends
 //!   the session on every server, and a session's messages reach its GET
 //!   stream whichever server holds it.
@@ -39,6 +41,7 @@ use axum::extract::{DefaultBodyLimit, Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::serve::ListenerExt as _;
 use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::{Cancelled, Initialize, LoggingMessage};
@@ -52,10 +55,14 @@ use crate::inbound::Inbound;
 use crate::secret::{ExposeSecret, SecretString};
 use crate::sync::Mutex;
 use crate::transport::{ResumedHandshake, Transport};
+use held_session::OpenedWith;
 use session_relay::{Doorway, SessionDoor, SessionKey, SessionRelay};
-use session_seal::{SessionClaims, SessionKeyRing, SessionRefusal, SessionSubject};
+use session_seal::{SessionClaims, SessionKeyRing, SessionKeys, SessionRefusal, SessionSubject};
 use session_table::SessionTable;
 
+mod held_session;
+#[cfg(test)]
+mod held_session_tests;
 mod modern_checks;
 pub mod session_relay;
 pub mod session_seal;
@@ -311,6 +318,12 @@ impl HttpServer {
             served.shutdown().await;
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        // An answer goes out at once, not held back until the previous one is acknowledged.
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
+            }
+        });
         let server = axum::serve(listener, router).with_graceful_shutdown(async move {
             let _ = stopped.await;
         });
@@ -335,7 +348,7 @@ struct Shared {
     max_body: usize,
     /// A permit per open SSE stream, when they are capped.
     streams: Option<Arc<Semaphore>>,
-    sessions: Mutex<SessionTable<Arc<Link>>>,
+    sessions: Mutex<SessionTable<Held>>,
     accept: mpsc::Sender<HttpConnection>,
     /// Who holds the static token, when there is one.
     token_subject: Option<SessionSubject>,
@@ -364,11 +377,11 @@ impl Doorway for Shared {
         let held = self
             .sessions
             .lock()
-            .find(|link| link.session.lock().as_ref() == Some(session));
+            .find(|held| held.link.session.lock().as_ref() == Some(session));
         if let Some(id) = held {
             let ended = self.sessions.lock().delete(&id);
-            if let Some(Some(link)) = ended {
-                link.end();
+            if let Some(Some(held)) = ended {
+                held.link.end();
             }
         }
     }
@@ -427,7 +440,16 @@ impl Shared {
     /// The claims of session id `id` presented by `subject` now, or why it
     /// is refused (logged here; the refusal is answered 404).
     fn open_id(&self, id: &str, subject: &SessionSubject) -> Result<SessionClaims, Refused> {
-        let keys = self.options.session_keys.keys();
+        self.open_id_with(&self.options.session_keys.keys(), id, subject)
+    }
+
+    /// [`open_id`](Self::open_id) with `keys`.
+    fn open_id_with(
+        &self,
+        keys: &SessionKeys,
+        id: &str,
+        subject: &SessionSubject,
+    ) -> Result<SessionClaims, Refused> {
         let opened = keys.open(id).and_then(|claims| {
             let max_age = self.options.session_max_age;
             claims.check(&self.options.route, subject, SystemTime::now(), max_age)?;
@@ -448,11 +470,29 @@ impl Shared {
 
     /// The live connection of session `id`, resumed from its sealed claims
     /// when this server holds none (another replica opened it, or its
-    /// connection was dropped); `Err` is the refusal to answer.
+    /// connection was dropped); `Err` is the refusal to answer. A held
+    /// session is served without opening its id while what it was opened
+    /// with still holds ([`OpenedWith::still_serves`]).
     async fn session(&self, id: &str, subject: &SessionSubject) -> Result<Arc<Link>, Refused> {
-        let claims = self.open_id(id, subject)?;
-        if let Some(link) = self.sessions.lock().get(id) {
-            return Ok(link);
+        let keys = self.options.session_keys.keys();
+        {
+            let sessions = self.sessions.lock();
+            if let Some(held) = sessions.get_ref(id) {
+                let max_age = self.options.session_max_age;
+                if held
+                    .opened
+                    .still_serves(subject, &keys, SystemTime::now(), max_age)
+                    && !sessions.is_deleted(id)
+                {
+                    return Ok(Arc::clone(&held.link));
+                }
+            }
+        }
+        let claims = self.open_id_with(&keys, id, subject)?;
+        let opened = OpenedWith::new(&claims, keys);
+        if let Some(held) = self.sessions.lock().get_mut(id) {
+            held.opened = opened;
+            return Ok(Arc::clone(&held.link));
         }
         self.check_relay(id).await?;
         let resumed = ResumedHandshake::new(
@@ -464,7 +504,7 @@ impl Shared {
             .open(Some(resumed), Some(id))
             .await
             .ok_or(Refused::ShuttingDown)?;
-        self.hold(id.to_owned(), link)
+        self.hold(id.to_owned(), link, opened)
             .ok_or(Refused::TooManySessions)
     }
 
@@ -483,19 +523,24 @@ impl Shared {
         Err(Refused::UnknownSession)
     }
 
-    /// Holds `link` as session `id`'s connection (or the one already held);
-    /// `None` if the table is full of sessions in use (`link` then ends).
-    fn hold(&self, id: String, link: Arc<Link>) -> Option<Arc<Link>> {
+    /// Holds `link` as session `id`'s connection (or the one already held),
+    /// its id opened or sealed as `opened` says; `None` if the table is
+    /// full of sessions in use (`link` then ends).
+    fn hold(&self, id: String, link: Arc<Link>, opened: OpenedWith) -> Option<Arc<Link>> {
         let mut evicted = Vec::new();
-        let held =
-            self.sessions
-                .lock()
-                .insert(id, Arc::clone(&link), |link| link.is_idle(), &mut evicted);
+        let held = Held {
+            link: Arc::clone(&link),
+            opened,
+        };
+        let held = self
+            .sessions
+            .lock()
+            .insert(id, held, |held| held.link.is_idle(), &mut evicted);
         for dropped in evicted {
-            dropped.end();
+            dropped.link.end();
         }
         match held {
-            Ok(held) => {
+            Ok(Held { link: held, .. }) => {
                 if !Arc::ptr_eq(&held, &link) {
                     link.end();
                 }
@@ -544,10 +589,12 @@ impl Shared {
                 .unwrap_or_default()
                 .as_secs(),
         };
-        let id = self.options.session_keys.keys().seal(&claims);
+        let keys = self.options.session_keys.keys();
+        let id = keys.seal(&claims);
         link.name_session(&self.options, &id);
+        let opened = OpenedWith::new(&claims, keys);
         // Full: the id still opens, and the session resumes when there is room.
-        let _ = self.hold(id.clone(), Arc::clone(link));
+        let _ = self.hold(id.clone(), Arc::clone(link), opened);
         id
     }
 
@@ -578,6 +625,13 @@ impl Shared {
         }
         Some(link)
     }
+}
+
+/// A held session: its connection, and what its id was opened with.
+#[derive(Clone)]
+struct Held {
+    link: Arc<Link>,
+    opened: OpenedWith,
 }
 
 /// What a connection shares with the routes.
@@ -1159,8 +1213,8 @@ async fn on_delete(
     let deleted = shared.sessions.lock().delete(id);
     match deleted {
         Some(held) => {
-            if let Some(link) = held {
-                link.end();
+            if let Some(held) = held {
+                held.link.end();
             }
             if let Some(relay) = &shared.options.session_relay {
                 let expires_at = UNIX_EPOCH

@@ -43,6 +43,7 @@ impl<L: Clone> SessionTable<L> {
     }
 
     /// The connection of `id`, if held.
+    #[cfg(test)]
     pub(super) fn get(&self, id: &str) -> Option<L> {
         self.live.get(id).cloned()
     }
@@ -54,6 +55,16 @@ impl<L: Clone> SessionTable<L> {
             .iter()
             .find(|(_, link)| matches(link))
             .map(|(id, _)| id.clone())
+    }
+
+    /// The connection of `id`, if held, borrowed.
+    pub(super) fn get_ref(&self, id: &str) -> Option<&L> {
+        self.live.get(id)
+    }
+
+    /// The connection of `id`, if held, to change what is held with it.
+    pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut L> {
+        self.live.get_mut(id)
     }
 
     /// How many connections are held.

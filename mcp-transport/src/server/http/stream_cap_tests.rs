@@ -18,7 +18,11 @@ const WAIT: Duration = Duration::from_secs(10);
 /// Sends a POST of `body` (with `session`), and reads the answer's head:
 /// its status, its head as sent (header values keep their case: a sealed
 /// session id is case-sensitive), and the open stream.
-async fn post(addr: &str, session: Option<&str>, body: &str) -> (u16, String, TcpStream) {
+pub(super) async fn post(
+    addr: &str,
+    session: Option<&str>,
+    body: &str,
+) -> (u16, String, TcpStream) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let session = session.map_or(String::new(), |id| format!("Mcp-Session-Id: {id}\r\n"));
     let head = format!(
@@ -42,7 +46,7 @@ async fn post(addr: &str, session: Option<&str>, body: &str) -> (u16, String, Tc
 
 /// The value of header `name` (lower-case) in `head`, names compared
 /// without case.
-fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+pub(super) fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     head.lines()
         .find_map(|line| {
             let (found, value) = line.split_once(':')?;

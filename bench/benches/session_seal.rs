@@ -1,8 +1,8 @@
 //! Sealed session ids (`serve --http`, legacy sessions): what opening one
 //! costs each request (base64url, XChaCha20-Poly1305, the claims' JSON, the
 //! route, subject and age checks), and what sealing one costs each
-//! `initialize`. `cargo xtask bench` (case B5) reads the medians back and
-//! checks opening against its target (under 5 µs).
+//! `initialize`. `cargo xtask bench` (case B9, the fleet) reads the medians
+//! back and checks opening against its target (under 5 µs).
 
 use std::hint::black_box;
 use std::time::{Duration, UNIX_EPOCH};

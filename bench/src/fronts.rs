@@ -15,7 +15,6 @@
 //! its share of the calls in turn; latency is each call's, throughput the
 //! timed calls over the timed phase's wall time.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -30,6 +29,7 @@ use serde_json::json;
 
 use crate::BenchError;
 use crate::discovery::ServerSet;
+use crate::serve_http::{self, ServeHttp};
 use crate::statistics::LatencySummary;
 
 /// How long a front may take to listen, and its backends to be ready.
@@ -96,23 +96,47 @@ fn ours_error(error: impl std::fmt::Display) -> BenchError {
     BenchError::Ours(error.to_string())
 }
 
-fn options() -> SessionOptions {
+/// The client's options: the legacy era, retry on (as a host has it), no
+/// rate limit (its default would be the whole result).
+pub(crate) fn options() -> SessionOptions {
     SessionOptions::default()
         // The era every front speaks.
         .era(EraPreference::Legacy)
         .stack(LayerStack::empty().retry(RetryPolicy::default()))
 }
 
-/// A front running in a process of its own (HTTP), killed when dropped.
-struct Running {
+/// The peer running in a process of its own, killed and reaped when dropped.
+struct PeerProcess {
     child: Child,
     url: String,
 }
 
-impl Drop for Running {
+impl Drop for PeerProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// An HTTP front running in a process of its own.
+enum Running {
+    Ours(ServeHttp),
+    Peer(PeerProcess),
+}
+
+impl Running {
+    fn url(&self) -> &str {
+        match self {
+            Running::Ours(serve) => serve.url(),
+            Running::Peer(peer) => &peer.url,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        match self {
+            Running::Ours(serve) => serve.pid(),
+            Running::Peer(peer) => peer.child.id(),
+        }
     }
 }
 
@@ -126,20 +150,12 @@ fn set(case: &FrontCase) -> ServerSet {
     }
 }
 
-/// `mcp-cli serve`'s config: the set, health pings off (noise in a short run).
+/// `mcp-cli serve`'s config: the set, health pings off.
 fn write_ours(case: &FrontCase) -> Result<PathBuf, BenchError> {
-    let mut config = set(case).config();
-    if let Some(servers) = config["mcpServers"].as_object_mut() {
-        for server in servers.values_mut() {
-            server["health"] = json!({"pingInterval": 3600});
-        }
-    }
     let path = case
         .scratch
         .join(format!("fronts-ours-{}.json", case.servers));
-    let text = serde_json::to_string(&config).map_err(|e| BenchError::json("the config", e))?;
-    std::fs::write(&path, text)
-        .map_err(|e| BenchError::io(format!("cannot write {}", path.display()), e))?;
+    serve_http::write_config(&set(case), &path)?;
     Ok(path)
 }
 
@@ -167,7 +183,8 @@ fn write_peer(case: &FrontCase, port: u16) -> Result<PathBuf, BenchError> {
     Ok(path)
 }
 
-fn free_port() -> Result<u16, BenchError> {
+/// A free loopback port.
+pub(crate) fn free_port() -> Result<u16, BenchError> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")
         .map_err(|e| BenchError::io("cannot find a free port", e))?;
     listener
@@ -181,37 +198,8 @@ fn start_http(case: &FrontCase) -> Result<Running, BenchError> {
     match case.front {
         Front::Http => {
             let config = write_ours(case)?;
-            let mut child = Command::new(&case.cli)
-                .args(["serve", "--page-size", "1000", "--config"])
-                .arg(&config)
-                .args(["--http", "127.0.0.1:0"])
-                .env_remove("RUST_LOG")
-                .env_remove("MCP_GATEWAY_TOKEN")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| BenchError::io("cannot start mcp-cli serve --http", e))?;
-            let stderr = child
-                .stderr
-                .take()
-                .ok_or_else(|| BenchError::Unexpected("no stderr of mcp-cli serve".into()))?;
-            let (sender, receiver) = std::sync::mpsc::channel();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    if let Some(url) = line.strip_prefix("mcp-cli serve: listening on ") {
-                        let _ = sender.send(url.to_owned());
-                    }
-                }
-            });
-            let mut running = Running {
-                child,
-                url: String::new(),
-            };
-            running.url = receiver.recv_timeout(READY_TIMEOUT).map_err(|_| {
-                BenchError::Unexpected("mcp-cli serve --http never said where it listens".into())
-            })?;
-            Ok(running)
+            let flags: [&str; 0] = [];
+            ServeHttp::start(&case.cli, &config, &flags).map(Running::Ours)
         }
         Front::Peer => {
             let program = case.peer.as_ref().ok_or_else(|| {
@@ -228,7 +216,7 @@ fn start_http(case: &FrontCase) -> Result<Running, BenchError> {
                 .stderr(Stdio::null())
                 .spawn()
                 .map_err(|e| BenchError::io(format!("cannot start {}", program.display()), e))?;
-            let running = Running {
+            let running = PeerProcess {
                 child,
                 url: format!("http://127.0.0.1:{port}/"),
             };
@@ -242,7 +230,7 @@ fn start_http(case: &FrontCase) -> Result<Running, BenchError> {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            Ok(running)
+            Ok(Running::Peer(running))
         }
         Front::Relay | Front::Stdio => Err(BenchError::Unexpected("not an HTTP front".into())),
     }
@@ -278,24 +266,30 @@ async fn connect_stdio(case: &FrontCase) -> Result<(Session, Option<u32>), Bench
     Ok((session, pid))
 }
 
-async fn connect_http(url: &str) -> Result<Session, BenchError> {
+/// A session of its own over Streamable HTTP to `url`, with `token` as its
+/// bearer token when there is one.
+pub(crate) async fn connect_http(
+    url: &str,
+    token: Option<&str>,
+    options: SessionOptions,
+) -> Result<Session, BenchError> {
     // A client of its own, as a separate host has.
     let client = HttpClient::new().map_err(ours_error)?;
-    let transport = HttpTransport::connect(
-        HttpConfig::new("bench", url),
-        &client,
-        HttpKind::StreamableHttp,
-    )
-    .await
-    .map_err(ours_error)?;
-    Session::connect("bench", transport, options())
+    let mut config = HttpConfig::new("bench", url);
+    if let Some(token) = token {
+        config = config.bearer_token(token);
+    }
+    let transport = HttpTransport::connect(config, &client, HttpKind::StreamableHttp)
+        .await
+        .map_err(ours_error)?;
+    Session::connect("bench", transport, options)
         .await
         .map_err(ours_error)
 }
 
 /// The tool called: the first server's first tool, namespaced (the relay
 /// passes the server's own name).
-fn tool(front: Front) -> String {
+pub(crate) fn tool(front: Front) -> String {
     match front {
         Front::Relay => "tool_0".to_owned(),
         _ => format!("{}__tool_0", ServerSet::name(0)),
@@ -320,7 +314,7 @@ async fn call(session: &Session, name: &str) -> Result<(), BenchError> {
 }
 
 /// Lists every tool through `session` until the front serves them all.
-async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> {
+pub(crate) async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
         let listed = session.list_tools().await.map_err(ours_error)?.len();
@@ -338,7 +332,7 @@ async fn ready(session: &Session, expected: usize) -> Result<usize, BenchError> 
 
 /// `calls` calls by each of `sessions` (one per client, or the one
 /// connection cloned), all at once; each call's latency.
-async fn drive(
+pub(crate) async fn drive(
     sessions: &[Session],
     front: Front,
     calls: usize,
@@ -387,9 +381,9 @@ pub async fn run(case: FrontCase) -> Result<FrontResult, BenchError> {
             let running = start_http(&case)?;
             let mut sessions = Vec::with_capacity(clients);
             for _ in 0..clients {
-                sessions.push(connect_http(&running.url).await?);
+                sessions.push(connect_http(running.url(), None, options()).await?);
             }
-            let pid = running.child.id();
+            let pid = running.pid();
             (sessions, Some(pid), Some(running))
         }
     };

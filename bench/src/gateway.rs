@@ -113,16 +113,7 @@ fn write_config(case: &GatewayCase, path: &Path) -> Result<(), BenchError> {
         start_delay_ms: 0,
         start_log: None,
     };
-    let mut config = set.config();
-    if let Some(servers) = config["mcpServers"].as_object_mut() {
-        for server in servers.values_mut() {
-            // Health pings would only add noise to a short run.
-            server["health"] = json!({"pingInterval": 3600});
-        }
-    }
-    let text = serde_json::to_string(&config).map_err(|e| BenchError::json("the config", e))?;
-    std::fs::write(path, text)
-        .map_err(|e| BenchError::io(format!("cannot write {}", path.display()), e))
+    crate::serve_http::write_config(&set, path)
 }
 
 /// The name of the tool called: the first tool, directly or namespaced.

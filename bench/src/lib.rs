@@ -27,6 +27,8 @@
 //! | [`stdio`] | B2: request latency and throughput over stdio |
 //! | [`discovery`] | B3: rmcp over every server at once and the single-server floor (ours is `mcp-cli`) |
 //! | [`fronts`] | B5 under load: our gateway over stdio and HTTP, a byte relay (the floor) and `mcp-proxy` (the peer), at 1 and 32 clients |
+//! | [`fleet`] | B9: `serve --http` replicas behind HAProxy ([`haproxy`]) and one alone, 32 clients |
+//! | [`serve_http`] | `mcp-cli serve --http` in a process of its own (B5's HTTP front, B9's replicas) |
 //! | [`http`] | B4: `tools/list` over Streamable HTTP, and the connections it opens |
 //! | [`real`] | B6: real Node and Python servers discovered all at once (rmcp with `join_all`, and the raw floor) |
 //! | [`placement`] | which CPUs a client and its server run on (latency on a VM is bimodal) |
@@ -50,9 +52,13 @@ pub mod contender;
 pub mod discovery;
 pub mod error;
 #[cfg(feature = "ours")]
+pub mod fleet;
+#[cfg(feature = "ours")]
 pub mod fronts;
 #[cfg(feature = "ours")]
 pub mod gateway;
+#[cfg(feature = "ours")]
+pub mod haproxy;
 pub mod http;
 pub mod measure;
 pub mod pipe;
@@ -62,6 +68,8 @@ pub mod raw_client;
 #[cfg(feature = "peers")]
 pub mod real;
 pub mod rss;
+#[cfg(feature = "ours")]
+pub mod serve_http;
 pub mod server;
 pub mod statistics;
 pub mod stdio;

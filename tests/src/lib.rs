@@ -12,6 +12,7 @@
 //! Python SDK client.
 
 pub mod haproxy;
+pub mod haproxy_config;
 pub mod listeners;
 pub mod otlp;
 pub mod processes;
@@ -21,4 +22,5 @@ pub mod registry_server;
 pub mod scripted_http;
 pub mod serve_http;
 pub mod skill_fixture;
+pub mod tool_server;
 pub mod tools;

@@ -12,7 +12,7 @@
 //!   extra client scenarios (outside the sets) one by one, then the server scenarios of every set
 //!   against `mcp-example-server http --conformance` (`--servers-only`: just those).
 //! * `fuzz --seconds N`: every cargo-fuzz target for N seconds.
-//! * `bench`: ours side by side with rmcp and a floor (B1–B8); writes `docs/bench/report.md` (with `--only`, `target/bench-report.md`).
+//! * `bench`: ours side by side with rmcp and a floor (B1–B9); writes `docs/bench/report.md` (with `--only`, `target/bench-report.md`).
 //! * `setup`: the pinned tool installs under `.tools/`.
 //! * `deploy`: `deploy/kubernetes/` against the Kubernetes schemas (offline) and
 //!   `deploy/haproxy.cfg` by `haproxy -c`, with no stickiness (needs `setup`).
@@ -79,7 +79,7 @@ enum Cmd {
     },
     /// Benchmark ours against rmcp and a raw floor; print and write docs/bench/report.md (with --only, target/bench-report.md).
     Bench {
-        /// Only these cases (b1 … b8, repeatable); all when none is given.
+        /// Only these cases (b1 … b9, repeatable); all when none is given.
         #[arg(long = "only", value_name = "CASE")]
         only: Vec<String>,
     },

@@ -10,6 +10,7 @@
 //! bench-runner http --contender ours --format sse --requests 1000
 //! bench-runner gateway --via gateway --cli mcp-cli --scratch dir --requests 2000
 //! bench-runner gateway --via gateway --memory --servers 50 --cli mcp-cli --scratch dir
+//! bench-runner fleet --replicas 3 --haproxy haproxy --haproxy-libs libs --deploy-config deploy/haproxy.cfg --cli mcp-cli --scratch dir
 //! bench-runner measure --timeout-secs 300 -- mcp-cli --config servers.json discover
 //! ```
 //!
@@ -208,6 +209,40 @@ enum Bench {
         #[command(flatten)]
         server: ServerOptions,
     },
+    /// B9: `tools/call`s by concurrent clients, each its own legacy session,
+    /// through HAProxy to `mcp-cli serve --http` replicas, or straight to one.
+    #[cfg(feature = "ours")]
+    Fleet {
+        /// Replicas of `serve --http` (same config, token and key file).
+        #[arg(long, default_value_t = 1)]
+        replicas: usize,
+        /// The haproxy program; without it the clients call the one replica straight.
+        #[arg(long, requires_all = ["haproxy_libs", "deploy_config"])]
+        haproxy: Option<PathBuf>,
+        /// The folder of the libraries haproxy links (`LD_LIBRARY_PATH`).
+        #[arg(long, requires = "haproxy")]
+        haproxy_libs: Option<PathBuf>,
+        /// `deploy/haproxy.cfg`, which HAProxy's config is derived from.
+        #[arg(long, requires = "haproxy")]
+        deploy_config: Option<PathBuf>,
+        /// Concurrent clients.
+        #[arg(long, default_value_t = 32)]
+        clients: usize,
+        /// Timed calls, over all clients.
+        #[arg(long, default_value_t = 2000)]
+        requests: usize,
+        /// Untimed calls first, over all clients.
+        #[arg(long, default_value_t = 200)]
+        warmup: usize,
+        /// The mcp-cli program.
+        #[arg(long)]
+        cli: PathBuf,
+        /// Where configs and the key file are written.
+        #[arg(long)]
+        scratch: PathBuf,
+        #[command(flatten)]
+        server: ServerOptions,
+    },
     /// The floor of B5: run a program, copying bytes between our stdio and its.
     #[cfg(feature = "ours")]
     Relay {
@@ -394,6 +429,42 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 scratch,
             };
             report(&runtime()?.block_on(mcp_bench::fronts::run(case))?)
+        }
+        #[cfg(feature = "ours")]
+        Bench::Fleet {
+            replicas,
+            haproxy,
+            haproxy_libs,
+            deploy_config,
+            clients,
+            requests,
+            warmup,
+            cli,
+            scratch,
+            server,
+        } => {
+            let haproxy = match (haproxy, haproxy_libs, deploy_config) {
+                (Some(binary), Some(libs), Some(deploy_config)) => {
+                    Some(mcp_bench::haproxy::HaProxyProgram {
+                        binary,
+                        libs,
+                        deploy_config,
+                    })
+                }
+                _ => None,
+            };
+            let case = mcp_bench::fleet::FleetCase {
+                replicas,
+                haproxy,
+                clients,
+                requests,
+                warmup,
+                tools: server.tools,
+                server: server_program(server.server)?,
+                cli,
+                scratch,
+            };
+            report(&runtime()?.block_on(mcp_bench::fleet::run(case))?)
         }
         #[cfg(feature = "ours")]
         Bench::Relay { command } => {

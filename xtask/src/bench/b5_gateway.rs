@@ -34,35 +34,6 @@ pub(super) fn tool_search_row(searched: &[MicroResult], rows: &mut Vec<Row>) {
     );
 }
 
-/// The most opening a sealed session id may take, in microseconds.
-const OPEN_TARGET_US: f64 = 5.0;
-
-/// Adds the row of the sealed session id bench (`sealed`, its criterion
-/// results: `open` and `seal`).
-pub(super) fn session_seal_row(sealed: &[MicroResult], rows: &mut Vec<Row>) {
-    let median_us = |function: &str| {
-        sealed
-            .iter()
-            .find(|result| result.function == function)
-            .map(|result| result.median_ns / 1e3)
-    };
-    let (open, seal) = (median_us("open"), median_us("seal"));
-    let seal_note = seal.map_or(String::new(), |us| {
-        format!("; sealing one (each initialize) {us:.2} µs")
-    });
-    rows.push(
-        Row::new(
-            "B5 `serve --http`: opening a sealed session id (each legacy request: XChaCha20-Poly1305, claims, checks): median time",
-            Unit::Microseconds,
-            [open, None, None],
-        )
-        .target("< 5 µs", open.is_some_and(|us| us < OPEN_TARGET_US))
-        .with_notes(format!(
-            "criterion, `bench/benches/session_seal.rs`{seal_note}; no rmcp or limit counterpart"
-        )),
-    );
-}
-
 /// Runs B5 and adds its rows.
 pub(super) fn run(bench: &Bench, rows: &mut Vec<Row>) -> Result<()> {
     let scratch = bench.scratch.join("b5");

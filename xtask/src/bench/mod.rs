@@ -19,15 +19,16 @@
 //! Contenders alternate within each round, so drift on a shared machine hits
 //! all of them alike; a value is the median over rounds (and over passes, for
 //! B1). Then it runs the criterion micro-benchmarks of our decoders
-//! ([`criterion`]), and with B5 the criterion benches of tool search and
-//! of sealed session ids. The report (machine, commit, date, every row) is
+//! ([`criterion`]), with B5 the criterion bench of tool search, and with
+//! B9 (the gateway as a fleet behind HAProxy) that of sealed session ids.
+//! The report (machine, commit, date, every row) is
 //! printed and written to [`REPORT`], which `docs/performance.md` quotes:
 //! commit the report of the run the docs quote. A run of some cases
 //! (`--only`) writes `target/bench-report.md` instead.
 //!
 //! | module | what |
 //! |---|---|
-//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b5_fronts`], [`b6_real`], [`b7_policies`], [`b8_telemetry`] | the cases, each adding its rows |
+//! | [`b1_codec`], [`b2_stdio`], [`b3_discovery`], [`b4_http`], [`b5_gateway`], [`b5_fronts`], [`b6_real`], [`b7_policies`], [`b8_telemetry`], [`b9_fleet`] | the cases, each adding its rows |
 //! | [`measure`] | one child process measured through `bench-runner measure` |
 //! | [`report`] | rows, targets and the Markdown report |
 //! | [`run_info`] | the machine, commit, date and toolchain a report names |
@@ -42,6 +43,7 @@ mod b5_gateway;
 mod b6_real;
 mod b7_policies;
 mod b8_telemetry;
+mod b9_fleet;
 mod criterion;
 mod measure;
 mod report;
@@ -91,7 +93,7 @@ const SLOW_START_MS: u64 = 300;
 /// it to [`REPORT`] (a full run) or `target/bench-report.md` (some cases).
 pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     let started = Instant::now();
-    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"];
+    let known = ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9"];
     if let Some(unknown) = only.iter().find(|case| !known.contains(&case.as_str())) {
         bail!(
             "no bench case '{unknown}'; the cases are {}",
@@ -115,8 +117,6 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
         b5_fronts::run(&bench, ws, &mut rows)?;
         let searched = criterion::run(ws, "tool_search")?;
         b5_gateway::tool_search_row(&searched, &mut rows);
-        let sealed = criterion::run(ws, "session_seal")?;
-        b5_gateway::session_seal_row(&sealed, &mut rows);
     }
     if wanted("b3") {
         b3_discovery::run(&bench, &mut rows)?;
@@ -129,6 +129,9 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
     }
     if wanted("b8") {
         b8_telemetry::run(&bench, &mut rows)?;
+    }
+    if wanted("b9") {
+        b9_fleet::run(&bench, ws, &mut rows)?;
     }
     // The decoder micro-benchmarks go with B1.
     let micro = if wanted("b1") {

@@ -1119,10 +1119,13 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
     });
     let session = Session::connect("sub", client, options()).await.unwrap();
     let mut subscription = session
-        .listen(SubscriptionFilter {
-            tools_list_changed: Some(true),
-            ..SubscriptionFilter::default()
-        })
+        .listen(
+            SubscriptionFilter {
+                tools_list_changed: Some(true),
+                ..SubscriptionFilter::default()
+            },
+            RequestOptions::default(),
+        )
         .await
         .unwrap();
     assert_eq!(

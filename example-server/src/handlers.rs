@@ -4,7 +4,8 @@
 
 use mcpdisco_protocol::methods::{
     CallTool, CancelTask, Discover, GetPrompt, GetTask, Initialize, ListPrompts,
-    ListResourceTemplates, ListResources, ListTools, Ping, ReadResource, UpdateTask,
+    ListResourceTemplates, ListResources, ListTools, Ping, ReadResource, SubscriptionsListen,
+    UpdateTask,
 };
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
@@ -29,7 +30,9 @@ const INSTRUCTIONS: &str = "An example server: arithmetic and text tools, two re
 
 /// The handlers of a server with `options`: the handshake of each era it
 /// speaks (the other's is -32601), ping, the lists, calls, reads and
-/// prompts; with `conformance`, those of the suite's test catalog.
+/// prompts; with `conformance`, those of the suite's test catalog; with
+/// `tasks`, the task methods and `subscriptions/listen` (task status
+/// changes).
 pub(crate) fn router(options: &ServerOptions) -> Router<Context> {
     let eras = options.eras;
     let mut router = Router::new()
@@ -53,7 +56,8 @@ pub(crate) fn router(options: &ServerOptions) -> Router<Context> {
         router = router
             .on::<GetTask>(conformance::tasks::get)
             .on::<UpdateTask>(conformance::tasks::update)
-            .on::<CancelTask>(conformance::tasks::cancel);
+            .on::<CancelTask>(conformance::tasks::cancel)
+            .on::<SubscriptionsListen>(conformance::listen::listen);
     }
     router
 }

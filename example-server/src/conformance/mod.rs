@@ -11,7 +11,7 @@
 mod catalog;
 mod content;
 mod input;
-mod listen;
+pub(crate) mod listen;
 mod mrtr;
 mod schemas;
 pub(crate) mod task_tools;

@@ -530,8 +530,15 @@ impl Session {
 
     /// Modern `subscriptions/listen`: notifications for this filter (such as
     /// `tools_list_changed`) arrive on the returned subscription, demultiplexed
-    /// by subscription id. Dropping it cancels the listen request.
-    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, SessionError> {
+    /// by subscription id. Dropping it cancels the listen request. Of
+    /// `options`, only its `meta` applies (its entries win over the
+    /// session's envelope: a gateway passes on the capabilities its own
+    /// client declared); a listen is sent past the session's policies.
+    pub async fn listen(
+        &self,
+        filter: SubscriptionFilter,
+        options: RequestOptions,
+    ) -> Result<Subscription, SessionError> {
         const METHOD: &str = SubscriptionsListen::METHOD;
         let state = self.state();
         if state.era != Era::Modern {
@@ -553,7 +560,8 @@ impl Session {
         let engine = self.engine();
         let id = engine.next_id();
         let receiver = engine.add_subscription(id.clone());
-        let meta = handshake::modern_meta(self.options(), state.protocol_version);
+        let mut meta = handshake::modern_meta(self.options(), state.protocol_version);
+        meta.extend(options.meta.unwrap_or_default());
         let params = handshake::with_meta(request.params, &meta);
         // The caller's span context, when there is one.
         #[cfg(feature = "otel")]

@@ -1105,6 +1105,16 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
             listen.params.as_ref().unwrap()["notifications"],
             json!({"toolsListChanged": true})
         );
+        // The options' `_meta` entries win over the session's envelope.
+        let meta = &listen.params.as_ref().unwrap()["_meta"];
+        assert_eq!(
+            meta[mcpdisco_protocol::meta::CLIENT_CAPABILITIES_KEY],
+            json!({"extensions": {"x-declared": {}}})
+        );
+        assert_eq!(
+            meta[mcpdisco_protocol::meta::PROTOCOL_VERSION_KEY],
+            json!("2026-07-28")
+        );
         for id in [Value::from(999), listen.id.to_value()] {
             server
                 .end
@@ -1119,10 +1129,16 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
     });
     let session = Session::connect("sub", client, options()).await.unwrap();
     let mut subscription = session
-        .listen(SubscriptionFilter {
-            tools_list_changed: Some(true),
-            ..SubscriptionFilter::default()
-        })
+        .listen(
+            SubscriptionFilter {
+                tools_list_changed: Some(true),
+                ..SubscriptionFilter::default()
+            },
+            RequestOptions::new().meta(serde_json::Map::from_iter([(
+                mcpdisco_protocol::meta::CLIENT_CAPABILITIES_KEY.to_owned(),
+                json!({"extensions": {"x-declared": {}}}),
+            )])),
+        )
         .await
         .unwrap();
     assert_eq!(

@@ -86,6 +86,8 @@ mod shared;
 mod subscriptions;
 mod task_id;
 mod tasks;
+mod tasks_listen;
+mod tasks_relay;
 mod upstream;
 mod view;
 

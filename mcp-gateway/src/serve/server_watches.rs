@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use mcpdisco_client::session::Session;
+use mcpdisco_client::session::{RequestOptions, Session};
 use mcpdisco_protocol::types::SubscriptionFilter;
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::sync::Mutex;
@@ -104,7 +104,7 @@ impl ServerWatches {
         let session = session.clone();
         let name = server.to_owned();
         let task = tokio::spawn(async move {
-            match session.listen(filter).await {
+            match session.listen(filter, RequestOptions::default()).await {
                 // Drained here; the supervisor hears each update on the session's notifications.
                 Ok(mut subscription) => while subscription.next().await.is_some() {},
                 Err(error) => {

@@ -3,7 +3,10 @@
 //! profiles), in its view (a profile's client hears of its profile's
 //! items only): legacy clients get
 //! `notifications/*/list_changed` once initialized; modern ones get them on
-//! their `subscriptions/listen`, tagged with its id.
+//! their `subscriptions/listen`, tagged with its id. A modern client that
+//! declared the tasks extension also hears, on a listen whose filter names
+//! its tasks (`taskIds`), their status changes (`tasks_listen`,
+//! `tasks_relay`).
 
 use std::sync::Arc;
 
@@ -23,13 +26,19 @@ use tokio::sync::broadcast;
 use super::client::ClientLink;
 use super::context::RequestContext;
 use super::listings::Listings;
+use super::{tasks, tasks_listen, tasks_relay};
 use crate::supervisor::{Supervisor, SupervisorEvent};
 use mcpdisco::catalog::Catalog;
 use mcpdisco_client::session::ListKind;
 
 /// A modern `subscriptions/listen`: acknowledged at once, then held open
 /// (list changes go out tagged with its id) until the client cancels it or
-/// goes away. Legacy clients have no such method.
+/// goes away. Legacy clients have no such method. The task ids it names
+/// (for a client that declared the tasks extension) are honoured when the
+/// gateway gave them out for a server in the client's view; their status
+/// changes come from a listen on each server, opened before the
+/// acknowledgement and dropped with this one (see `tasks_relay` for a
+/// server restarted meanwhile).
 pub(crate) async fn listen(
     params: SubscriptionsListenParams,
     request: RequestContext,
@@ -39,13 +48,24 @@ pub(crate) async fn listen(
     }
     let asked = params.notifications;
     // Resource subscriptions are not offered; list changes are.
-    let honored = SubscriptionFilter {
+    let mut honored = SubscriptionFilter {
         tools_list_changed: asked.tools_list_changed.filter(|on| *on),
         prompts_list_changed: asked.prompts_list_changed.filter(|on| *on),
         resources_list_changed: asked.resources_list_changed.filter(|on| *on),
         resource_subscriptions: None,
         extra: Extra::new(),
     };
+    let mut backends = None;
+    if let Some(task_ids) = asked.task_ids()
+        && tasks::negotiated(&request, params.meta.as_ref())
+    {
+        let view = request.shared.listings.view(request.profile.as_deref());
+        let plan = tasks_listen::plan(&task_ids, |server| view.shows_server(server));
+        honored = honored.with_task_ids(plan.honored);
+        let options = tasks::declaring(params.meta.as_ref());
+        backends =
+            Some(tasks_relay::open(&request.shared.supervisor, plan.backends, &options).await);
+    }
     let link = request.link;
     link.add_listen(request.id.clone(), honored.clone());
     let acknowledged = SubscriptionsListenParams {
@@ -54,6 +74,9 @@ pub(crate) async fn listen(
     };
     link.notify::<SubscriptionsAcknowledged>(&acknowledged)
         .await;
+    if let Some(backends) = backends {
+        backends.forward(link, request.id).await;
+    }
     std::future::pending::<()>().await;
     Ok(EmptyResult::default())
 }

@@ -122,11 +122,17 @@ fn route(
         return Err(unknown());
     }
     super::operation::routed_to(&task.server);
+    Ok((task, declaring(meta)))
+}
+
+/// The options of a request to a server on behalf of a client's request
+/// whose `_meta` is `meta`: the client's capabilities, as it declared them.
+pub(super) fn declaring(meta: Option<&Extra>) -> RequestOptions {
     let mut own_meta = Map::new();
     if let Some(declared) = meta.and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY)) {
         own_meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), declared.clone());
     }
-    Ok((task, RequestOptions::new().meta(own_meta)))
+    RequestOptions::new().meta(own_meta)
 }
 
 /// The capabilities a modern request's `_meta` declares.
@@ -137,7 +143,7 @@ fn declared(meta: Option<&Extra>) -> Option<ClientCapabilities> {
 
 /// Takes a server's modern envelope off one of its results: its
 /// `resultType` (the gateway writes its own) and its `serverInfo`.
-fn without_envelope(extra: &mut Extra, meta: &mut Option<Extra>) {
+pub(super) fn without_envelope(extra: &mut Extra, meta: &mut Option<Extra>) {
     extra.shift_remove("resultType");
     if let Some(entries) = meta {
         entries.shift_remove(SERVER_INFO_KEY);

@@ -4,7 +4,7 @@
 //! `listChanged` for any list. What arrives on it also reaches the
 //! session's notifications, where the runner hears it and lists again.
 
-use mcpdisco_client::session::Session;
+use mcpdisco_client::session::{RequestOptions, Session};
 use mcpdisco_protocol::types::{ServerCapabilities, SubscriptionFilter};
 use mcpdisco_protocol::version::Era;
 use tokio::task::JoinHandle;
@@ -28,7 +28,7 @@ pub(super) fn listen_for_list_changes(session: &Session) -> Option<ListChangeLis
     let session = session.clone();
     let server = session.name().to_owned();
     Some(ListChangeListen(tokio::spawn(async move {
-        match session.listen(filter).await {
+        match session.listen(filter, RequestOptions::default()).await {
             // Drained here; the runner hears each one on the session's notifications.
             Ok(mut subscription) => while subscription.next().await.is_some() {},
             Err(error) => {

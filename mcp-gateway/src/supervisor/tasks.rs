@@ -7,16 +7,18 @@
 //! is restarted: a request about a task of an earlier incarnation is
 //! [`SupervisorError::Restarted`] at once, never a wait. A server reached
 //! over HTTP keeps its tasks across the gateway's reconnections, so its
-//! incarnation is not checked.
+//! incarnation is not checked. A listen for tasks' status changes
+//! ([`Supervisor::listen_to_tasks`]) goes to the same session, under the
+//! same check.
 
 use std::sync::atomic::Ordering;
 
 use mcpdisco::config::Launch;
-use mcpdisco_client::session::{ErrorKind, RequestOptions, SessionError};
+use mcpdisco_client::session::{ErrorKind, RequestOptions, SessionError, Subscription};
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CancelTask, GetTask, UpdateTask};
-use mcpdisco_protocol::types::{DetailedTask, TaskIdParams, UpdateTaskParams};
+use mcpdisco_protocol::types::{DetailedTask, SubscriptionFilter, TaskIdParams, UpdateTaskParams};
 use mcpdisco_transport::Delivery;
 
 use super::Supervisor;
@@ -82,6 +84,40 @@ impl Supervisor {
         self.task_request::<CancelTask>(server, incarnation, &params, options)
             .await
             .map(drop)
+    }
+
+    /// A `subscriptions/listen` on `server`'s session for the status
+    /// changes (`notifications/tasks`) of its tasks `task_ids` (its own
+    /// ids), created in its incarnation `incarnation`; `options`' `meta`
+    /// declares the client's capabilities. `Ok(None)` when the server is
+    /// not connected now (no wait) or did not declare the tasks extension.
+    /// The subscription ends when the session does (a restart); dropping it
+    /// cancels the listen at the server.
+    pub async fn listen_to_tasks(
+        &self,
+        server: &str,
+        incarnation: u64,
+        task_ids: Vec<String>,
+        options: RequestOptions,
+    ) -> Result<Option<Subscription>, SupervisorError> {
+        let unit = self.inner.unit(server)?;
+        let checked = !matches!(unit.config.launch, Launch::Http { .. });
+        let session = self.connected_session(server);
+        // Read after the session: a session opened since counts.
+        if checked && unit.generation.load(Ordering::Acquire) != incarnation {
+            return Err(SupervisorError::Restarted {
+                server: server.to_owned(),
+                created: incarnation,
+            });
+        }
+        let Some(session) = session else {
+            return Ok(None);
+        };
+        if !session.offers_tasks() {
+            return Ok(None);
+        }
+        let filter = SubscriptionFilter::default().with_task_ids(task_ids);
+        Ok(Some(session.listen(filter, options).await?))
     }
 
     /// Sends `M` about a task of `server`'s incarnation `incarnation`, once

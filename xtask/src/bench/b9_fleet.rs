@@ -137,7 +137,7 @@ fn fleet_rows(series: &[Series; 3], open_us: Option<f64>, cores: usize) -> Vec<R
                     .map_or_else(|| "—".to_owned(), |v| format!("{:.2}%", open / v * 100.0))
             };
             format!(
-                "opening its sealed id costs {open:.2} µs per request (the row below): {} of the 3-replica p50, {} of the {} µs of CPU time ({cores} cores) each request takes at its throughput",
+                "opening its sealed id costs {open:.2} µs (the row below), paid when a replica resumes the session, and at most once per request: {} of the 3-replica p50, {} of the {} µs of CPU time ({cores} cores) each request takes at its throughput",
                 share(p50),
                 share(budget_us),
                 budget_us.map_or_else(|| "—".to_owned(), |b| format!("{b:.0}")),
@@ -146,7 +146,7 @@ fn fleet_rows(series: &[Series; 3], open_us: Option<f64>, cores: usize) -> Vec<R
         None => "the sealed id's cost was not measured".to_owned(),
     };
     let notes = format!(
-        "{CLIENTS} clients, each its own legacy session: every request carries a sealed session id; {seal}. \
+        "{CLIENTS} clients, each its own legacy session: every request carries a sealed session id, which a replica holding the session does not open again; {seal}. \
          Contender column: HAProxy to 1 replica; limit: 1 replica without HAProxy. \
          ours/limit is HAProxy's price (one more process and loopback connection each way); \
          ours/contender is what 3 replicas give over 1: on {cores} cores they share the same CPUs and cannot scale CPU work. \
@@ -238,7 +238,7 @@ mod tests {
         assert!(rows.iter().all(|row| row.checks.is_empty()));
         // 4 µs against a p50 of 2,000 µs and 2 cores / 10,000 req/s = 200 µs.
         let notes = &rows[0].notes;
-        assert!(notes.contains("4.00 µs per request"), "{notes}");
+        assert!(notes.contains("costs 4.00 µs (the row below)"), "{notes}");
         assert!(notes.contains("0.20% of the 3-replica p50"), "{notes}");
         assert!(
             notes.contains("2.00% of the 200 µs of CPU time (2 cores)"),

@@ -21,6 +21,7 @@ pub mod redis;
 pub mod registry_server;
 pub mod scripted_http;
 pub mod serve_http;
+pub mod session_keys;
 pub mod skill_fixture;
 pub mod tool_server;
 pub mod tools;

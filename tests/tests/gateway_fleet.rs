@@ -26,7 +26,6 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -36,6 +35,7 @@ use mcp_tests::processes::{reaped, wait_with_timeout};
 use mcp_tests::raw_http::{self, RawAnswer};
 use mcp_tests::redis::RedisServer;
 use mcp_tests::serve_http::ServeHttp;
+use mcp_tests::session_keys::write_session_keys;
 use mcp_tests::tools::{require_tools, workspace_bin, workspace_root};
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
@@ -91,10 +91,7 @@ impl Fleet {
 
     /// Replaces the key file at once (a rename), readable by its owner only.
     fn write_keys(&self, keys: &[&str]) {
-        let staged = self.dir.path().join("session-keys.new");
-        std::fs::write(&staged, format!("{}\n", keys.join("\n"))).unwrap();
-        std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600)).unwrap();
-        std::fs::rename(&staged, &self.keys).unwrap();
+        write_session_keys(&self.keys, keys);
     }
 
     /// `serve --http 127.0.0.1:0` with the key file, `token` and `flags`.
@@ -532,45 +529,56 @@ impl GetStream {
     /// Reads until a line containing `needle` (true), the stream's end
     /// (false), or `within` (false).
     fn wait_for(&mut self, needle: &str, within: Duration) -> bool {
-        let deadline = Instant::now() + within;
-        let mut line = String::new();
-        while Instant::now() < deadline {
-            line.clear();
-            match self.lines.read_line(&mut line) {
-                Ok(0) => return false,
-                Ok(_) if line.contains(needle) => return true,
-                Ok(_) => {}
-                Err(error)
-                    if matches!(
-                        error.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(_) => return false,
-            }
-        }
-        false
+        self.read_until(within, |line| {
+            line.and_then(|line| line.contains(needle).then_some(true))
+        })
+        .unwrap_or(false)
     }
 
     /// Whether the stream ends within `within` (its last chunk, or the
     /// connection's end).
     fn ends_within(&mut self, within: Duration) -> bool {
+        self.read_until(within, |line| match line {
+            None => Some(true),
+            Some(line) => (line == "0\r\n").then_some(true),
+        })
+        .unwrap_or(false)
+    }
+
+    /// Reads lines until `verdict` gives one: it is called with each line,
+    /// and with `None` at the stream's end (or a read error); `None` once
+    /// `within` passes.
+    fn read_until(
+        &mut self,
+        within: Duration,
+        verdict: impl Fn(Option<&str>) -> Option<bool>,
+    ) -> Option<bool> {
         let deadline = Instant::now() + within;
         let mut line = String::new();
         while Instant::now() < deadline {
             line.clear();
-            match self.lines.read_line(&mut line) {
-                Ok(0) => return true,
-                Ok(_) if line == "0\r\n" => return true,
-                Ok(_) => {}
+            let read = match self.lines.read_line(&mut line) {
+                Ok(0) => None,
+                Ok(_) => Some(line.as_str()),
                 Err(error)
                     if matches!(
                         error.kind(),
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(_) => return true,
+                    ) =>
+                {
+                    continue;
+                }
+                Err(_) => None,
+            };
+            let ended = read.is_none();
+            if let Some(verdict) = verdict(read) {
+                return Some(verdict);
+            }
+            if ended {
+                return None;
             }
         }
-        false
+        None
     }
 }
 

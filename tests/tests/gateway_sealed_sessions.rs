@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use mcp_tests::raw_http::{RawAnswer, send};
 use mcp_tests::serve_http::ServeHttp;
+use mcp_tests::session_keys::write_session_keys;
 use mcp_tests::tools::workspace_bin;
 use serde_json::{Value, json};
 
@@ -21,7 +22,8 @@ const NEW_KEY: &str = "ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8=";
 
 /// A config, its folder and a key file, shared by the replicas of a test.
 struct Fleet {
-    dir: tempfile::TempDir,
+    /// The folder of the config and the key file, removed when the test ends.
+    _dir: tempfile::TempDir,
     config: PathBuf,
     keys: PathBuf,
 }
@@ -38,7 +40,7 @@ impl Fleet {
         let fleet = Self {
             keys: dir.path().join("session-keys"),
             config,
-            dir,
+            _dir: dir,
         };
         fleet.write_keys(keys);
         fleet
@@ -46,14 +48,7 @@ impl Fleet {
 
     /// Replaces the key file at once (a rename), readable by its owner only.
     fn write_keys(&self, keys: &[&str]) {
-        let staged = self.dir.path().join("session-keys.new");
-        std::fs::write(
-            &staged,
-            format!("# sealing key first\n{}\n", keys.join("\n")),
-        )
-        .unwrap();
-        std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600)).unwrap();
-        std::fs::rename(&staged, &self.keys).unwrap();
+        write_session_keys(&self.keys, keys);
     }
 
     /// `serve --http 127.0.0.1:0` with the key file, the token and `flags`,

@@ -3,7 +3,8 @@
 //! processes that know the gateway as a configured server: a follower
 //! killed mid-task and a new process that fetches the result by id, a
 //! task cancelled at the backend, and a backend killed and restarted by the
-//! supervisor, whose old task then fails with an error naming it.
+//! supervisor, whose old task then fails with an error naming it, as does
+//! a task of a backend that a config reload replaced.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -45,25 +46,31 @@ impl Setup {
             std::process::id(),
             dir.path().file_name().unwrap().to_string_lossy()
         );
-        let gateway_config = dir.path().join("gateway.json");
+        let client_config = dir.path().join("client.json");
+        let setup = Self {
+            dir,
+            marker,
+            client_config,
+        };
+        setup.write_gateway_config("1");
+        setup
+    }
+
+    /// Writes the gateway config; a new `variant` changes the backend's
+    /// environment, so a reload replaces it (a new process).
+    fn write_gateway_config(&self, variant: &str) {
         let backend = json!({
             "command": workspace_bin("mcp-example-server"),
             "args": ["stdio", "--tasks"],
-            "env": {processes::MARKER_VARIABLE: marker},
+            "env": {processes::MARKER_VARIABLE: self.marker, "VARIANT": variant},
         });
         // A profile that shows no server: its clients reach no task.
         let profiles = json!({ELSEWHERE: {"servers": []}});
         std::fs::write(
-            &gateway_config,
+            self.gateway_config(),
             json!({"mcpServers": {BACKEND: backend}, "profiles": profiles}).to_string(),
         )
         .unwrap();
-        let client_config = dir.path().join("client.json");
-        Self {
-            dir,
-            marker,
-            client_config,
-        }
     }
 
     fn gateway_config(&self) -> PathBuf {
@@ -265,6 +272,37 @@ fn a_task_through_serve_outlives_its_client_is_cancelled_at_its_server_and_fails
     // The restarted backend runs new tasks.
     setup.detached_task(1);
     assert_ne!(setup.backend_pid(), backend);
+
+    let status = serve.stop();
+    assert!(status.success(), "serve exited with {status}");
+    processes::assert_none_marked(&setup.marker);
+}
+
+#[test]
+fn a_task_of_a_backend_replaced_by_a_reload_fails_naming_the_server() {
+    let setup = Setup::new();
+    let serve = setup.serve();
+    let before = setup.detached_task(60);
+    let backend = setup.backend_pid();
+
+    // The backend's config changes: the reload replaces its process.
+    setup.write_gateway_config("2");
+    serve.signal(nix::sys::signal::Signal::SIGHUP);
+    serve.wait_for_line("config reloaded");
+    wait_reaped(backend);
+
+    // The new backend runs new tasks (so its session is up)…
+    setup.detached_task(1);
+    assert_ne!(setup.backend_pid(), backend);
+    // …but does not know the old one: the gateway says why, rather than
+    // asking it.
+    let failed = setup.run(&["task", "get", GATEWAY, &before]);
+    assert_ne!(failed.status.code(), Some(0), "{}", text(&failed));
+    let said = text(&failed);
+    assert!(
+        said.contains(&format!("server '{BACKEND}' was restarted")),
+        "{said}"
+    );
 
     let status = serve.stop();
     assert!(status.success(), "serve exited with {status}");

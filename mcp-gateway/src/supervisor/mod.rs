@@ -123,6 +123,7 @@ impl Supervisor {
             events,
             catalogs,
             http: RwLock::new(http),
+            sessions_started: std::sync::atomic::AtomicU64::new(0),
         });
         for config in servers {
             inner.add(config);

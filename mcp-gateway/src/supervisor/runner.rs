@@ -214,8 +214,9 @@ impl Runner {
         self.notifications = Some(session.notifications());
         self.listen = listen_for_list_changes(&session);
         *self.unit.session.write() = Some(session);
-        self.unit.generation.fetch_add(1, Ordering::AcqRel);
         if let Some(shared) = self.shared.upgrade() {
+            let incarnation = shared.sessions_started.fetch_add(1, Ordering::AcqRel) + 1;
+            self.unit.generation.store(incarnation, Ordering::Release);
             shared.offer(self.unit.name(), Some(report));
         }
     }

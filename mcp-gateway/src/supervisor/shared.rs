@@ -38,7 +38,9 @@ pub(crate) struct Unit {
     pub(crate) status: watch::Sender<Status>,
     /// Its session while it is connected.
     pub(crate) session: RwLock<Option<Session>>,
-    /// Counts sessions: a caller can tell a restarted server from the one it used.
+    /// Its current session's incarnation (from the supervisor's count of
+    /// sessions started): a caller can tell a restarted or replaced server
+    /// from the one it used.
     pub(crate) generation: AtomicU64,
     /// Why it last failed, while it is down.
     pub(crate) last_failure: Mutex<Option<String>>,
@@ -93,6 +95,10 @@ pub(crate) struct Shared {
     pub(crate) catalogs: Catalogs,
     /// The HTTP client of its HTTP servers (set when the first one is configured).
     pub(crate) http: RwLock<Option<HttpClient>>,
+    /// Sessions started so far, over every server it ever ran: each new
+    /// session's incarnation, unique for the supervisor's life, so that a
+    /// server replaced by a reload never reuses an earlier one's.
+    pub(crate) sessions_started: AtomicU64,
 }
 
 impl Shared {

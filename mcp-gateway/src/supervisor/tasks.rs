@@ -25,8 +25,9 @@ use super::Supervisor;
 use super::error::SupervisorError;
 
 impl Supervisor {
-    /// The incarnation of `server`: how many sessions with it the
-    /// supervisor has opened (each start or restart is one more).
+    /// The incarnation of `server`: which session with it is current, a
+    /// number the supervisor never gives twice (each start or restart, and a
+    /// server replaced by a reload, gets a new one; 0 before the first).
     pub fn incarnation(&self, server: &str) -> Result<u64, SupervisorError> {
         Ok(self.inner.unit(server)?.generation.load(Ordering::Acquire))
     }

@@ -30,8 +30,8 @@ struct Singles {
 }
 
 impl Singles {
-    /// The limit for the first `servers`: the slowest of them alone.
-    fn limit(&self, servers: usize) -> f64 {
+    /// The slowest of the first `servers`, each alone.
+    fn slowest(&self, servers: usize) -> f64 {
         self.wall_ms
             .iter()
             .take(servers)
@@ -330,15 +330,17 @@ fn discovery_case(
             }
         }
     }
-    let limit = singles.limit(servers);
+    let slowest = singles.slowest(servers);
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     let floor = singles.cpu_floor(servers, cpus);
-    // On few cores, starting many servers at once is bound by their CPU, not by the slowest one.
-    let physical = limit.max(floor);
+    // On few cores, starting many servers at once is bound by their CPU, not
+    // by the slowest one: the limit is the larger of the two lower bounds.
+    let limit = slowest.max(floor);
     let floor_note = |ours: Option<f64>| {
         format!(
-            "CPU floor (the {servers} singles' CPU time ÷ {cpus} cores) {floor:.1} ms; ours ÷ max(limit, CPU floor) = {}",
-            ours.map_or_else(|| "—".to_owned(), |ours| format!("{:.2}×", ours / physical))
+            "limit = max(the slowest single server alone {slowest:.1} ms, the CPU floor: the {servers} \
+             singles' CPU time ÷ {cpus} cores {floor:.1} ms); ours ÷ the slowest single = {}",
+            ours.map_or_else(|| "—".to_owned(), |ours| format!("{:.2}×", ours / slowest))
         )
     };
     gathered[2].samples.push(limit);

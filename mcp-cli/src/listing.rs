@@ -24,11 +24,11 @@ pub async fn discover(context: &Context<'_>, verify_pins: bool) -> Result<ExitCo
     let verification = capabilities::verify(global, loaded, &report).await?;
     let checks = &verification.servers;
     if global.json {
-        let mut document = serde_json::to_value(&report).unwrap_or_default();
-        if !checks.is_empty() {
-            document["pins"] = capabilities::statuses_json(checks);
-        }
-        print_json(&document);
+        let pins = (!checks.is_empty()).then(|| capabilities::statuses_json(checks));
+        print_json(&DiscoverDocument {
+            report: &report,
+            pins,
+        });
     } else {
         print!("{}", render::discover(&report, discovery_now(), style));
         for line in capabilities::summary_lines(checks) {
@@ -39,6 +39,17 @@ pub async fn discover(context: &Context<'_>, verify_pins: bool) -> Result<ExitCo
         return Ok(ExitCode::from(exit::PINS_CHANGED));
     }
     Ok(status_of(&report))
+}
+
+/// `discover --json`'s document: the report's fields, then the pin statuses
+/// when there are pins. Written straight from the report, so each item is
+/// the text its server sent (no tree of every item is built to print it).
+#[derive(serde::Serialize)]
+struct DiscoverDocument<'a> {
+    #[serde(flatten)]
+    report: &'a DiscoveryReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pins: Option<Value>,
 }
 
 /// `warm`: refreshes the cache and prints the statistics.
@@ -262,5 +273,50 @@ pub fn status_of(report: &DiscoveryReport) -> ExitCode {
         ExitCode::from(exit::SERVER_FAILED)
     } else {
         ExitCode::from(exit::OK)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpdisco::discovery::ServerReport;
+    use mcpdisco::protocol::RawJson;
+
+    fn report() -> DiscoveryReport {
+        let mut server = ServerReport::empty("s", ServerStatus::Ready);
+        let tool = RawJson::parse(r#"{"name":"t","inputSchema":{"type":"object"}}"#).unwrap();
+        server.set_items(ListKind::Tools, vec![tool]);
+        DiscoveryReport {
+            servers: vec![server],
+        }
+    }
+
+    #[test]
+    fn the_discover_document_keeps_each_item_as_its_server_sent_it() {
+        let report = report();
+        let document = DiscoverDocument {
+            report: &report,
+            pins: None,
+        };
+        let text = serde_json::to_string_pretty(&document).unwrap();
+        assert!(
+            text.contains(r#"{"name":"t","inputSchema":{"type":"object"}}"#),
+            "{text}"
+        );
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed, serde_json::to_value(&report).unwrap());
+        assert!(parsed.get("pins").is_none());
+    }
+
+    #[test]
+    fn pin_statuses_follow_the_report() {
+        let report = report();
+        let document = DiscoverDocument {
+            report: &report,
+            pins: Some(json!({"s": {}})),
+        };
+        let parsed: Value = serde_json::to_value(&document).unwrap();
+        let keys: Vec<&String> = parsed.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["servers", "pins"]);
     }
 }

@@ -258,3 +258,46 @@ impl Drop for StdioTransport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// A server that writes nothing and outlives both the end of its
+    /// stdin and SIGTERM: only SIGKILL, after both graces, ends it.
+    fn stubborn() -> StdioConfig {
+        let mut config =
+            StdioConfig::new("stubborn", "sh").args(["-c", "trap '' TERM; exec sleep 30"]);
+        config.shutdown_grace = Duration::from_secs(1);
+        config.term_grace = Duration::from_secs(1);
+        config
+    }
+
+    #[tokio::test]
+    async fn a_waiting_receive_ends_when_closing_begins_not_when_the_server_is_gone() {
+        let transport = Arc::new(StdioTransport::spawn(stubborn()).unwrap());
+        let receiving = tokio::spawn({
+            let transport = Arc::clone(&transport);
+            async move { transport.receive().await }
+        });
+        // Let it wait on the pipe.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!receiving.is_finished());
+        let closing = tokio::spawn({
+            let transport = Arc::clone(&transport);
+            async move { transport.close().await }
+        });
+        let received = tokio::time::timeout(Duration::from_millis(500), receiving)
+            .await
+            .expect("the receive outlived the start of close()")
+            .unwrap();
+        assert!(matches!(received, Ok(None)), "{received:?}");
+        // The server still runs its graces out.
+        assert!(!closing.is_finished());
+        closing.await.unwrap().unwrap();
+        // Every later receive ends at once too.
+        assert!(matches!(transport.receive().await, Ok(None)));
+    }
+}

@@ -62,6 +62,19 @@ pub trait Transport: Send + Sync + 'static {
         self.send(request).await.map(|()| None)
     }
 
+    /// Sends `messages` in order, like [`send`](Transport::send) for each,
+    /// stopping at the first failure. A transport that writes a stream may
+    /// write them together (stdio: one write for what fits its buffer), so
+    /// that answers finished together cost one system call, not one each.
+    ///
+    /// The default sends them one by one.
+    async fn send_all(&self, messages: Vec<Message>) -> Result<(), TransportError> {
+        for message in messages {
+            self.send(message).await?;
+        }
+        Ok(())
+    }
+
     /// Closes the connection gracefully. Idempotent.
     async fn close(&self) -> Result<(), TransportError>;
 
@@ -189,6 +202,10 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
         (**self).send_request(request).await
     }
 
+    async fn send_all(&self, messages: Vec<Message>) -> Result<(), TransportError> {
+        (**self).send_all(messages).await
+    }
+
     async fn close(&self) -> Result<(), TransportError> {
         (**self).close().await
     }
@@ -222,6 +239,10 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
 
     async fn send_request(&self, request: Message) -> Result<Option<Message>, TransportError> {
         (**self).send_request(request).await
+    }
+
+    async fn send_all(&self, messages: Vec<Message>) -> Result<(), TransportError> {
+        (**self).send_all(messages).await
     }
 
     async fn close(&self) -> Result<(), TransportError> {

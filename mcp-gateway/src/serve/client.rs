@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use futures::future::{AbortHandle, Abortable, BoxFuture};
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::Cancelled;
 use mcpdisco_protocol::types::{
@@ -20,10 +21,16 @@ use mcpdisco_transport::sync::Mutex;
 use mcpdisco_transport::{Inbound, Transport, TransportError};
 use serde_json::Map;
 use tokio::sync::{oneshot, watch};
-use tokio::task::AbortHandle;
 
 /// The most requests one client may have in progress; more are refused.
 const MAX_RUNNING: usize = 512;
+
+/// A client's request in progress, as its connection polls it: its
+/// answer, once worked out (`None` when it was stopped: no answer goes out).
+pub(crate) type Running = BoxFuture<'static, Option<Finished>>;
+
+/// A request of the client and its answer, ready to go out.
+pub(crate) type Finished = (RequestId, Result<RawJson, ErrorObject>);
 
 /// What a legacy client settled in `initialize`.
 #[derive(Default)]
@@ -249,33 +256,47 @@ impl ClientLink {
         }
     }
 
-    /// Answers request `id` with what `work` yields, worked on in a task of
-    /// its own that a `notifications/cancelled` for `id` stops (then no
-    /// answer goes out). More than [`MAX_RUNNING`] at once are refused.
+    /// Answers requests that finished together, in one write where the
+    /// transport can (stdio).
+    pub(crate) async fn answer_all(&self, answers: Vec<Finished>) {
+        let messages = answers
+            .into_iter()
+            .map(|(id, outcome)| match outcome {
+                Ok(result) => Message::Response(Response { id, result }),
+                Err(error) => Message::Error(ErrorResponse {
+                    id: Some(id),
+                    error,
+                }),
+            })
+            .collect();
+        if let Err(error) = self.transport.send_all(messages).await {
+            tracing::debug!(%error, "could not answer the gateway's client");
+        }
+    }
+
+    /// Starts request `id`, answered with what `work` yields: returns the
+    /// future that works on it and yields its answer, for the connection's
+    /// own task to poll beside its others and send ([`answer_all`](Self::answer_all));
+    /// no task is spawned per request. A `notifications/cancelled` for `id`
+    /// stops it (then no answer goes out). More than [`MAX_RUNNING`] at
+    /// once are refused (answered here, and `None`).
     pub(crate) async fn run(
         self: &Arc<Self>,
         id: RequestId,
         method: &str,
         work: impl Future<Output = Result<RawJson, ErrorObject>> + Send + 'static,
-    ) {
-        let refused = {
-            // Locked across the spawn: the task's own removal waits for the insert.
+    ) -> Option<Running> {
+        let registration = {
             let mut running = self.running.lock();
             if running.len() >= MAX_RUNNING {
-                true
+                None
             } else {
-                let (link, task_id) = (Arc::clone(self), id.clone());
-                let task = tokio::spawn(async move {
-                    let outcome = work.await;
-                    // Out of the table first: a cancel that comes now finds nothing to stop.
-                    link.running.lock().remove(&task_id);
-                    link.answer(task_id, outcome).await;
-                });
-                running.insert(id.clone(), task.abort_handle());
-                false
+                let (handle, registration) = AbortHandle::new_pair();
+                running.insert(id.clone(), handle);
+                Some(registration)
             }
         };
-        if refused {
+        let Some(registration) = registration else {
             let refusal = ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!(
@@ -283,7 +304,16 @@ impl ClientLink {
                 ),
             );
             self.answer(id, Err(refusal)).await;
-        }
+            return None;
+        };
+        let link = Arc::clone(self);
+        Some(Box::pin(async move {
+            // Aborted: the client cancelled it, or its connection ended.
+            let outcome = Abortable::new(work, registration).await.ok()?;
+            // Out of the table first: a cancel that comes now finds nothing to stop.
+            link.running.lock().remove(&id);
+            Some((id, outcome))
+        }))
     }
 
     /// The client cancelled its request `id`: its work stops (a routed call

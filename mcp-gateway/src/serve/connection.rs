@@ -1,9 +1,11 @@
 //! Serving one client connection: its messages read in order and handed to
-//! the gateway's handlers, until the connection ends; then everything the
-//! client started is stopped.
+//! the gateway's handlers, its requests in progress polled by the same task
+//! beside the reading (no task is spawned per request), until the
+//! connection ends; then everything the client started is stopped.
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::{Initialize, Initialized, SubscriptionsListen};
 use mcpdisco_protocol::modern_request::is_removed_in_modern;
@@ -16,8 +18,9 @@ use mcpdisco_protocol::{
 use mcpdisco_transport::Transport;
 use tokio::task::AbortHandle;
 
-use super::client::ClientLink;
+use super::client::{ClientLink, Running};
 use super::context::RequestContext;
+use super::in_flight::InFlight;
 use super::routes::Routes;
 use super::shared::Shared;
 use super::subscriptions;
@@ -58,15 +61,39 @@ pub(crate) async fn serve(
         fleet_sessions::restore(&shared, &link, profile.as_ref()).await;
         stop.announcer = Some(announce(&shared, &link, profile.as_ref()));
     }
+    // The client's requests in progress, polled here beside the next
+    // message: no task is spawned per request.
+    let mut in_flight = InFlight::new();
+    let mut next = next_message(&link);
     loop {
-        match link.receive().await {
+        let received = tokio::select! {
+            biased;
+            finished = in_flight.next_finished(), if !in_flight.is_empty() => {
+                // The others finished by now go out with it, in one write
+                // (this loop waits on `next_finished` again before it sleeps).
+                let answers: Vec<_> = std::iter::once(finished)
+                    .chain(in_flight.finished_now())
+                    .flatten()
+                    .collect();
+                if !answers.is_empty() {
+                    link.answer_all(answers).await;
+                }
+                continue;
+            }
+            received = &mut next => received,
+        };
+        next = next_message(&link);
+        match received {
             Ok(Some(message)) => {
                 // Started by the first message that can hear of list changes
                 // (a modern connection of one other request never does).
                 if stop.announcer.is_none() && hears_list_changes(&message) {
                     stop.announcer = Some(announce(&shared, &link, profile.as_ref()));
                 }
-                on_message(&shared, &routes, &link, profile.as_ref(), message).await;
+                let started = on_message(&shared, &routes, &link, profile.as_ref(), message).await;
+                if let Some(started) = started {
+                    in_flight.push(started);
+                }
             }
             Ok(None) => break,
             Err(error) => {
@@ -76,6 +103,16 @@ pub(crate) async fn serve(
         }
     }
     link.end().await;
+}
+
+/// The client's next message, as a future that owns what it needs, so that
+/// it can wait beside the requests in progress (and is never dropped half
+/// read: the loop keeps it until it yields).
+fn next_message(
+    link: &Arc<ClientLink>,
+) -> BoxFuture<'static, Result<Option<Message>, mcpdisco_transport::TransportError>> {
+    let link = Arc::clone(link);
+    Box::pin(async move { link.receive().await })
 }
 
 /// Starts telling the client of list changes in its view, until aborted.
@@ -122,9 +159,11 @@ async fn on_message(
     link: &Arc<ClientLink>,
     profile: Option<&Arc<str>>,
     message: Message,
-) {
+) -> Option<Running> {
     match message {
-        Message::Request(request) => on_request(shared, routes, link, profile, request).await,
+        Message::Request(request) => {
+            return on_request(shared, routes, link, profile, request).await;
+        }
         Message::Notification(Notification { method, params }) => {
             let handled = routes
                 .notifications
@@ -143,10 +182,12 @@ async fn on_message(
             tracing::debug!(%error, "the client sent an error without an id");
         }
     }
+    None
 }
 
 /// Answers a request in the era its `_meta` names: the handshake and ping
-/// at once, in order; anything else in a task of its own. A modern request
+/// at once, in order; anything else is returned as its work in progress,
+/// for the connection to poll beside its others. A modern request
 /// for a method the modern era removed is -32601 (HTTP 404).
 async fn on_request(
     shared: &Arc<Shared>,
@@ -154,16 +195,20 @@ async fn on_request(
     link: &Arc<ClientLink>,
     profile: Option<&Arc<str>>,
     request: Request,
-) {
+) -> Option<Running> {
     let Request { id, method, params } = request;
     let era = match server::request_era(params.as_ref()) {
         Ok(era) => era,
-        Err(error) => return link.answer(id, Err(error)).await,
+        Err(error) => {
+            link.answer(id, Err(error)).await;
+            return None;
+        }
     };
     // A dual-era server: `initialize`, `ping`, … are for legacy clients only.
     if era == Era::Modern && is_removed_in_modern(&method) {
         let error = ErrorObject::method_not_found(&method);
-        return link.answer(id, Err(error)).await;
+        link.answer(id, Err(error)).await;
+        return None;
     }
     let context = RequestContext {
         shared: Arc::clone(shared),
@@ -184,7 +229,7 @@ async fn on_request(
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
         link.answer(id, answer).await;
-        return;
+        return None;
     }
     let work = routes.concurrent.answer(&method, params, context);
     #[cfg(feature = "otel")]
@@ -198,7 +243,7 @@ async fn on_request(
         telemetry::finish(span, &answer);
         answer
     };
-    link.run(id, &method, answer).await;
+    link.run(id, &method, answer).await
 }
 
 /// The SERVER span of each client request (feature `otel`).

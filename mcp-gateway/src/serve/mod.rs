@@ -56,7 +56,8 @@
 //! Each method has a typed handler (`handshake`, `lists`, `calls`,
 //! `completion`, `logging`, `resource_subscriptions`, `subscriptions`, `tasks`),
 //! routed by `mcpdisco_transport::server::Router` (`routes`); `connection`
-//! reads a client's messages and hands them on, and `upstream` is where
+//! reads a client's messages and hands them on, polling its requests in
+//! progress in the same task (`in_flight`), and `upstream` is where
 //! calls go into the supervisor.
 
 mod bridge;
@@ -69,6 +70,7 @@ mod fleet_sessions;
 mod handshake;
 #[cfg(feature = "http")]
 pub(crate) mod http_views;
+mod in_flight;
 mod input;
 pub mod listing;
 mod listings;

@@ -96,6 +96,21 @@ impl Transport for StdioServer {
             })
     }
 
+    async fn send_all(&self, messages: Vec<Message>) -> Result<(), TransportError> {
+        let io_error = |source| TransportError::Io {
+            server: self.name.clone(),
+            source,
+        };
+        let mut output = self.output.lock().await;
+        // Buffered together (written early only past the codec's bound), then one flush.
+        for message in &messages {
+            output.feed(message).await.map_err(io_error)?;
+        }
+        SinkExt::<&Message>::flush(&mut *output)
+            .await
+            .map_err(io_error)
+    }
+
     async fn receive(&self) -> Result<Option<Inbound>, TransportError> {
         let mut input = self.input.lock().await;
         loop {
@@ -138,5 +153,71 @@ impl Transport for StdioServer {
 
     fn describe(&self) -> String {
         format!("stdio server: {}", self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll};
+
+    use mcpdisco_protocol::{RawJson, RequestId, Response};
+
+    use super::*;
+
+    /// Keeps what it is given and counts the writes it took.
+    #[derive(Clone, Default)]
+    struct CountingWriter {
+        writes: Arc<AtomicUsize>,
+        bytes: Arc<std::sync::Mutex<Vec<u8>>>,
+    }
+
+    impl AsyncWrite for CountingWriter {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<std::io::Result<usize>> {
+            self.writes.fetch_add(1, Ordering::SeqCst);
+            self.bytes.lock().unwrap().extend_from_slice(buf);
+            Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    fn answer(id: i64) -> Message {
+        Message::Response(Response {
+            id: RequestId::from(id),
+            result: RawJson::from(serde_json::Value::from(id)),
+        })
+    }
+
+    #[tokio::test]
+    async fn answers_sent_together_are_one_write_of_their_lines_in_order() {
+        let writer = CountingWriter::default();
+        let server = StdioServer::over("test", tokio::io::empty(), writer.clone());
+        server
+            .send_all((1..=3).map(answer).collect())
+            .await
+            .unwrap();
+        assert_eq!(writer.writes.load(Ordering::SeqCst), 1);
+        let bytes = writer.bytes.lock().unwrap().clone();
+        let lines: Vec<Message> = bytes
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect();
+        assert_eq!(lines, (1..=3).map(answer).collect::<Vec<_>>());
+        // One by one, each is a write of its own.
+        server.send(answer(4)).await.unwrap();
+        assert_eq!(writer.writes.load(Ordering::SeqCst), 2);
     }
 }

@@ -90,15 +90,43 @@ impl<R> Default for Envelope<R> {
 }
 
 /// The text between the quotes of a JSON string `text` with no escape in it.
-fn plain_string(text: &str) -> Option<&str> {
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    (!inner.contains('\\')).then_some(inner)
+fn plain_string(text: &[u8]) -> Option<&str> {
+    let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if inner.contains(&b'\\') {
+        return None;
+    }
+    std::str::from_utf8(inner).ok()
+}
+
+/// The integer `text` holds when it is at most 18 digits (always an `i64`)
+/// with an optional minus sign, and not `-0` (which serde_json reads as a
+/// float); `None` otherwise.
+fn plain_integer(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text {
+        [b'-', digits @ ..] => (true, digits),
+        digits => (false, digits),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(digit - b'0');
+    }
+    match (negative, value) {
+        (false, value) => Some(value),
+        (true, 0) => None,
+        (true, value) => Some(-value),
+    }
 }
 
 /// A value `text` holds; `None` when serde_json cannot read it as a `Value`
 /// (a lone surrogate, a number out of range).
-fn value_in(text: &str) -> Option<Value> {
-    serde_json::from_str(text).ok()
+fn value_in(text: &[u8]) -> Option<Value> {
+    serde_json::from_slice(text).ok()
 }
 
 impl Version {
@@ -109,8 +137,8 @@ impl Version {
         }
     }
 
-    fn read(text: &str) -> Option<Self> {
-        if plain_string(text) == Some(JSONRPC_VERSION) {
+    fn read(text: &[u8]) -> Option<Self> {
+        if text == br#""2.0""# {
             return Some(Version::Current);
         }
         value_in(text).map(|value| Self::of(&value))
@@ -124,22 +152,18 @@ fn method_of(value: Value) -> Result<String, MessageError> {
     }
 }
 
-fn read_method(text: &str) -> Option<Result<String, MessageError>> {
+fn read_method(text: &[u8]) -> Option<Result<String, MessageError>> {
     match plain_string(text) {
         Some(method) => Some(Ok(method.to_owned())),
         None => value_in(text).map(method_of),
     }
 }
 
-fn read_id(text: &str) -> Option<Result<RequestId, MessageError>> {
-    if let Some(id) = plain_string(text) {
+fn read_id(text: &[u8]) -> Option<Result<RequestId, MessageError>> {
+    if let Some(id) = plain_integer(text) {
         return Some(Ok(RequestId::from(id)));
     }
-    // An integer, but not `-0`, which serde_json reads as a float.
-    if text.bytes().all(|b| b.is_ascii_digit() || b == b'-')
-        && let Ok(id) = text.parse::<i64>()
-        && (id != 0 || !text.starts_with('-'))
-    {
+    if let Some(id) = plain_string(text) {
         return Some(Ok(RequestId::from(id)));
     }
     value_in(text).map(|value| RequestId::from_value(&value))
@@ -167,7 +191,7 @@ impl<R> Envelope<R> {
 
     /// Reads the member `name` (not the result) from its JSON text; `None`
     /// when serde_json cannot read it.
-    fn read(&mut self, name: Name, text: &str) -> Option<()> {
+    fn read(&mut self, name: Name, text: &[u8]) -> Option<()> {
         match name {
             Name::Jsonrpc => self.jsonrpc = Some(Version::read(text)?),
             Name::Id => self.id = Some(read_id(text)?),
@@ -236,6 +260,7 @@ impl Envelope<ScannedResult> {
     /// The envelope of `bytes` read by the one-pass scanner; `None` when the
     /// scanner gives up or a member does not read as a value (serde_json then
     /// decides, and says why).
+    #[inline]
     pub(super) fn scanned(bytes: &[u8]) -> Option<Self> {
         let record = bytes.len() >= RECORD_MIN;
         let mut envelope = Envelope::default();
@@ -276,7 +301,7 @@ impl Envelope<ScannedResult> {
                 self.result = Some((value, outline));
                 Some(())
             }
-            Some(name) => self.read(name, std::str::from_utf8(bytes.get(value)?).ok()?),
+            Some(name) => self.read(name, bytes.get(value)?),
         }
     }
 }
@@ -305,7 +330,7 @@ impl<'de, R: Deserialize<'de>> Deserialize<'de> for Envelope<R> {
                         Some(name) => {
                             let text: &'de RawValue = map.next_value()?;
                             envelope
-                                .read(name, text.get())
+                                .read(name, text.get().as_bytes())
                                 .ok_or_else(|| A::Error::custom("a member is not readable"))?;
                         }
                         None => {
@@ -327,22 +352,28 @@ mod tests {
 
     #[test]
     fn plain_members_are_read_from_the_text_and_others_through_a_value() {
-        assert!(matches!(Version::read(r#""2.0""#), Some(Version::Current)));
+        assert!(matches!(Version::read(br#""2.0""#), Some(Version::Current)));
         assert!(matches!(
-            Version::read(r#""\u0032.0""#),
+            Version::read(br#""\u0032.0""#),
             Some(Version::Current)
         ));
-        assert!(matches!(Version::read("2.0"), Some(Version::Other(v)) if v == "2.0"));
+        assert!(matches!(Version::read(b"2.0"), Some(Version::Other(v)) if v == "2.0"));
         assert_eq!(
-            read_method(r#""tools/list""#),
+            read_method(br#""tools/list""#),
             Some(Ok("tools/list".into()))
         );
-        assert_eq!(read_method(r#""a\"b""#), Some(Ok("a\"b".into())));
-        assert_eq!(read_method("7"), Some(Err(MessageError::MethodNotString)));
-        assert_eq!(read_method(r#""\ud800""#), None, "a lone surrogate");
+        assert_eq!(read_method(br#""a\"b""#), Some(Ok("a\"b".into())));
+        assert_eq!(read_method(b"7"), Some(Err(MessageError::MethodNotString)));
+        assert_eq!(read_method(br#""\ud800""#), None, "a lone surrogate");
         for (text, id) in [
             ("7", Ok(RequestId::from(7))),
             ("-7", Ok(RequestId::from(-7))),
+            (
+                "999999999999999999",
+                Ok(RequestId::from(999_999_999_999_999_999_i64)),
+            ),
+            ("9223372036854775807", Ok(RequestId::from(i64::MAX))),
+            ("-9223372036854775808", Ok(RequestId::from(i64::MIN))),
             (r#""7""#, Ok(RequestId::from("7"))),
             (r#""\u0037""#, Ok(RequestId::from("7"))),
             ("null", Err(MessageError::NullId)),
@@ -366,9 +397,9 @@ mod tests {
             ),
             ("[]", Err(MessageError::InvalidId("an array"))),
         ] {
-            assert_eq!(read_id(text), Some(id), "{text}");
+            assert_eq!(read_id(text.as_bytes()), Some(id), "{text}");
         }
-        assert_eq!(read_id("1e400"), None, "out of serde_json's range");
+        assert_eq!(read_id(b"1e400"), None, "out of serde_json's range");
     }
 
     #[test]

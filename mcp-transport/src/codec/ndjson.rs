@@ -200,9 +200,9 @@ const OWN_BUFFER_MIN: usize = 64 * 1024;
 /// on to the read buffer it came from:
 ///
 /// * a line shorter than [`OWN_BUFFER_MIN`] shares the buffer with its
-///   neighbours; that buffer only grew to fit such lines, so it is under
-///   twice that bound (when a kept line shares it, the reader's next
-///   `reserve` takes a fresh buffer);
+///   neighbours; that buffer only doubled while such a line filled more
+///   than half of it, so it is under four times that bound (when a kept
+///   line shares it, the reader's next `reserve` takes a fresh buffer);
 /// * a longer one takes the buffer, and whatever follows it moves to a
 ///   buffer of its own, so the line's allocation holds the line and nothing
 ///   that comes later (at most about twice the line).

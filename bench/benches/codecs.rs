@@ -198,12 +198,14 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.sample_size(10);
         group.throughput(Throughput::Bytes(ndjson.len() as u64));
-        group.bench_function("serde_json IgnoredAny, framed from the chunks (floor)", |b| {
-            b.iter(|| checked(framed_floor(&ndjson, chunk), expected, "floor"))
-        });
-        group.bench_function("serde_json IgnoredAny, lines already split (reference)", |b| {
-            b.iter(|| checked(unframed(&lines), expected, "unframed"))
-        });
+        group.bench_function(
+            "serde_json IgnoredAny, framed from the chunks (floor)",
+            |b| b.iter(|| checked(framed_floor(&ndjson, chunk), expected, "floor")),
+        );
+        group.bench_function(
+            "serde_json IgnoredAny, lines already split (reference)",
+            |b| b.iter(|| checked(unframed(&lines), expected, "unframed")),
+        );
         group.bench_function("serde_json Value tree (reference, not a floor)", |b| {
             b.iter(|| checked(value_tree(&lines), expected, "value tree"))
         });

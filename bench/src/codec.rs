@@ -199,7 +199,12 @@ async fn pass(
         (Contender::Rmcp, Decoding::Typed) => peers::rmcp(pipe(bytes, workload), workload).await,
         #[cfg(feature = "peers")]
         (Contender::Raw, Decoding::Checked) => {
-            floor::framed(pipe(bytes, workload), workload.chunk(), workload == Workload::Big).await
+            floor::framed(
+                pipe(bytes, workload),
+                workload.chunk(),
+                workload == Workload::Big,
+            )
+            .await
         }
         #[cfg(feature = "peers")]
         (Contender::Raw, Decoding::CheckedUnframed) => floor::unframed(lines),

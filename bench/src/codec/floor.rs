@@ -122,7 +122,12 @@ mod tests {
     use crate::pipe::ChunkedPipe;
 
     async fn framed_in(text: &'static [u8], chunk: usize) -> Result<usize, BenchError> {
-        framed(ChunkedPipe::new(Bytes::from_static(text), chunk), chunk, false).await
+        framed(
+            ChunkedPipe::new(Bytes::from_static(text), chunk),
+            chunk,
+            false,
+        )
+        .await
     }
 
     #[tokio::test]

@@ -2,9 +2,12 @@
 //!
 //! Cases: one 40 MB `tools/list` response line fed in 8 KiB chunks, and
 //! 100 000 small messages in 64 KiB chunks; each as newline JSON and as SSE.
-//! The floor validates the same JSON texts, already split, with
-//! `serde_json::from_slice::<IgnoredAny>` (it allocates nothing); a
-//! `Value` tree of each is a reference, not a floor. Our decoders yield
+//! The floor gathers the same chunks into lines with the plainest correct
+//! reader (one line buffer, `memchr` over the new bytes) and validates each
+//! line in place with `serde_json::from_slice::<IgnoredAny>` (it allocates
+//! nothing else): the framing and checking any reader must do. The same
+//! validation of the texts already split (no framing) and a `Value` tree of
+//! each are references, not floors. Our decoders yield
 //! messages whose results are kept raw (checked, not parsed); `cargo xtask
 //! bench` (case B1) adds typed decoding and compares with rmcp.
 //!
@@ -116,8 +119,39 @@ fn sse_messages(bytes: &[u8], chunk: usize) -> Result<usize, String> {
     Ok(messages)
 }
 
-/// The floor: every text validated by serde_json, nothing kept.
-fn floor(lines: &[String]) -> Result<usize, String> {
+/// The floor: `bytes` fed in `chunk`s to one line buffer, split at
+/// newlines (only the new bytes searched), every line validated in place by
+/// serde_json, nothing kept; the lines.
+fn framed_floor(bytes: &[u8], chunk: usize) -> Result<usize, String> {
+    let mut buffer = Vec::with_capacity(chunk * 2);
+    // The bytes of `buffer` already searched: they hold no newline.
+    let mut searched = 0;
+    let mut lines = 0;
+    let mut validate = |line: &[u8]| -> Result<(), String> {
+        black_box(serde_json::from_slice::<IgnoredAny>(line).map_err(|e| e.to_string())?);
+        lines += 1;
+        Ok(())
+    };
+    for piece in bytes.chunks(chunk) {
+        buffer.extend_from_slice(piece);
+        let mut start = 0;
+        while let Some(offset) = memchr::memchr(b'\n', &buffer[searched..]) {
+            let end = searched + offset;
+            validate(&buffer[start..end])?;
+            start = end + 1;
+            searched = start;
+        }
+        buffer.drain(..start);
+        searched = buffer.len();
+    }
+    if !buffer.is_empty() {
+        validate(&buffer)?;
+    }
+    Ok(lines)
+}
+
+/// A reference: every text, already split, validated by serde_json, nothing kept.
+fn unframed(lines: &[String]) -> Result<usize, String> {
     for line in lines {
         black_box(
             serde_json::from_slice::<IgnoredAny>(line.as_bytes()).map_err(|e| e.to_string())?,
@@ -164,9 +198,14 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         group.sample_size(10);
         group.throughput(Throughput::Bytes(ndjson.len() as u64));
-        group.bench_function("serde_json IgnoredAny (floor)", |b| {
-            b.iter(|| checked(floor(&lines), expected, "floor"))
-        });
+        group.bench_function(
+            "serde_json IgnoredAny, framed from the chunks (floor)",
+            |b| b.iter(|| checked(framed_floor(&ndjson, chunk), expected, "floor")),
+        );
+        group.bench_function(
+            "serde_json IgnoredAny, lines already split (reference)",
+            |b| b.iter(|| checked(unframed(&lines), expected, "unframed")),
+        );
         group.bench_function("serde_json Value tree (reference, not a floor)", |b| {
             b.iter(|| checked(value_tree(&lines), expected, "value tree"))
         });

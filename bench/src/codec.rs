@@ -9,9 +9,14 @@
 //!     reads a server's stdout): every message typed, its result checked and
 //!     kept as text; the 40 MB result split into an [`ItemList`] of its tools
 //!     (slices of the line, from what the decoder recorded), none read;
-//!   * the raw floor: `serde_json::from_slice` of each line (already split)
-//!     into [`IgnoredAny`] shapes that count the tools: a validating pass
-//!     that allocates nothing.
+//!   * the raw floor, the limit ([`floor::framed`]): the same chunks from
+//!     the same pipe gathered into lines by the plainest correct reader (one
+//!     line buffer, `memchr` over the new bytes), each line validated in
+//!     place by serde_json into `IgnoredAny` shapes that count the tools: a
+//!     validating pass that allocates nothing but its line buffer;
+//! * [`Decoding::CheckedUnframed`] (raw only): the same validation over
+//!   lines already split in memory ([`floor::unframed`]): no framing, a
+//!   reference.
 //! * [`Decoding::Typed`], every item decoded into its type:
 //!   * ours: as above, then every tool read as a [`Tool`] (schemas kept
 //!     raw), every small result as a [`CallToolResult`];
@@ -20,17 +25,17 @@
 //! * [`Decoding::Value`] (raw only): `serde_json::from_slice::<Value>` of
 //!   each line, a full parse into a tree: a reference, not a floor.
 //!
-//! Both readers get the bytes from the same [`ChunkedPipe`]; both have their
-//! line bound raised to 64 MiB (the default of each is 16 MiB). Which of
-//! them a build has follows its features (`ours`, `peers`).
+//! Every reader gets the bytes from the same [`ChunkedPipe`](crate::pipe::ChunkedPipe);
+//! ours and rmcp have their line bound raised to 64 MiB (the default of each
+//! is 16 MiB). Which of them a build has follows its features (`ours`, `peers`).
 
 use std::time::Instant;
 
 use bytes::Bytes;
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 
 use crate::{BenchError, Contender, rss, workload};
+
+pub mod floor;
 
 /// The bound on one line for every contender: above the 40 MiB message.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -69,10 +74,13 @@ impl Workload {
 
 /// How far each message is decoded (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Decoding {
     /// Validated, kept as text (ours) or ignored (the raw floor).
     Checked,
+    /// As [`Checked`](Self::Checked), from lines already split in memory
+    /// (raw only): the floor without its framing, a reference.
+    CheckedUnframed,
     /// Every item decoded into its type (ours and rmcp).
     Typed,
     /// Into `serde_json::Value` (raw only): a full parse, not a floor.
@@ -92,6 +100,7 @@ pub fn built_runs() -> Vec<(Contender, Decoding)> {
         runs.extend([
             (Contender::Rmcp, Decoding::Typed),
             (Contender::Raw, Decoding::Checked),
+            (Contender::Raw, Decoding::CheckedUnframed),
             (Contender::Raw, Decoding::Value),
         ]);
     }
@@ -158,7 +167,7 @@ pub async fn run(
     })
 }
 
-/// The lines of `bytes`, without their newlines (what the raw baseline gets for free).
+/// The lines of `bytes`, without their newlines (what the unframed references get for free).
 pub fn split_lines(bytes: &Bytes) -> Vec<Bytes> {
     let mut lines = Vec::new();
     let mut start = 0;
@@ -189,7 +198,16 @@ async fn pass(
         #[cfg(feature = "peers")]
         (Contender::Rmcp, Decoding::Typed) => peers::rmcp(pipe(bytes, workload), workload).await,
         #[cfg(feature = "peers")]
-        (Contender::Raw, Decoding::Checked) => floor(lines),
+        (Contender::Raw, Decoding::Checked) => {
+            floor::framed(
+                pipe(bytes, workload),
+                workload.chunk(),
+                workload == Workload::Big,
+            )
+            .await
+        }
+        #[cfg(feature = "peers")]
+        (Contender::Raw, Decoding::CheckedUnframed) => floor::unframed(lines),
         #[cfg(feature = "peers")]
         (Contender::Raw, Decoding::Value) => peers::value_tree(lines),
         (contender, decoding) => {
@@ -207,62 +225,6 @@ async fn pass(
 #[cfg(any(feature = "ours", feature = "peers"))]
 fn pipe(bytes: &Bytes, workload: Workload) -> crate::pipe::ChunkedPipe {
     crate::pipe::ChunkedPipe::new(bytes.clone(), workload.chunk())
-}
-
-/// A line, read for its shape only: the tools of a list result, counted.
-#[derive(Deserialize)]
-struct LineShape {
-    #[serde(default)]
-    result: Option<ResultShape>,
-}
-
-/// A result, read for its `tools` only.
-#[derive(Deserialize)]
-struct ResultShape {
-    #[serde(default)]
-    tools: Option<CountedArray>,
-}
-
-/// An array whose elements are validated and counted, never kept.
-struct CountedArray(usize);
-
-impl<'de> Deserialize<'de> for CountedArray {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Counter;
-        impl<'de> serde::de::Visitor<'de> for Counter {
-            type Value = CountedArray;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an array")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<CountedArray, A::Error> {
-                let mut count = 0;
-                while seq.next_element::<IgnoredAny>()?.is_some() {
-                    count += 1;
-                }
-                Ok(CountedArray(count))
-            }
-        }
-        deserializer.deserialize_seq(Counter)
-    }
-}
-
-/// The floor of [`Decoding::Checked`]: every line validated by serde_json
-/// into [`IgnoredAny`] shapes, which allocate nothing; the tools of a list
-/// are counted, any other line counts one.
-pub fn floor(lines: &[Bytes]) -> Result<usize, BenchError> {
-    let mut items = 0;
-    for line in lines {
-        let shape: LineShape =
-            serde_json::from_slice(line).map_err(|e| BenchError::json("floor: a line", e))?;
-        items += match shape.result.and_then(|result| result.tools) {
-            Some(CountedArray(tools)) if lines.len() == 1 => tools,
-            _ => 1,
-        };
-    }
-    Ok(items)
 }
 
 /// Our side: our codec and typed lists.
@@ -440,18 +402,6 @@ mod tests {
                 .await
                 .unwrap();
             assert_eq!(items, expected, "{contender} {decoding:?}");
-        }
-    }
-
-    #[test]
-    fn the_floor_validates_every_byte() {
-        // Invalid JSON inside a tool, in a string escape, and after the value.
-        for bad in [
-            &br#"{"result":{"tools":[{"a":[1,2,]}]}}"#[..],
-            br#"{"result":{"tools":[{"a":"\q"}]}}"#,
-            br#"{"id":1} x"#,
-        ] {
-            assert!(floor(&[Bytes::from_static(bad)]).is_err(), "{bad:?}");
         }
     }
 

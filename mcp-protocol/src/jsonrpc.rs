@@ -5,7 +5,9 @@
 //! never panics, does not care about field order, and says precisely what is
 //! wrong with an invalid message.
 //!
-//! Decoding reads the envelope's members straight from the bytes. A response's
+//! Decoding reads the envelope's members straight from the bytes (the
+//! `envelope` module: the version, an integer id and a plain method name
+//! build no `serde_json::Value`). A response's
 //! `result` is not parsed at all: it is kept as [`RawJson`], and
 //! [`Message::from_bytes`] makes it a slice of the input rather than a copy,
 //! so a 40 MB `tools/list` result costs one scan of its bytes.
@@ -29,8 +31,11 @@ use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
 use crate::raw::RawJson;
-use crate::raw::key::Key;
-use crate::raw::scan::{self, Inner, MemberSpan, Outline};
+use crate::raw::scan::Outline;
+
+mod envelope;
+
+use envelope::Envelope;
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -275,14 +280,14 @@ impl Message {
         let Value::Object(mut object) = value else {
             return Err(MessageError::NotAnObject(type_name(&value)));
         };
-        Envelope {
-            jsonrpc: object.remove("jsonrpc"),
-            id: object.remove("id"),
-            method: object.remove("method"),
-            params: object.remove("params"),
-            result: object.remove("result"),
-            error: object.remove("error"),
-        }
+        Envelope::of_values(
+            object.remove("jsonrpc"),
+            object.remove("id"),
+            object.remove("method"),
+            object.remove("params"),
+            object.remove("result"),
+            object.remove("error"),
+        )
         .classify(|result| RawJson::from_value(&result))
     }
 
@@ -548,169 +553,6 @@ fn classify_element(
             Ok(value) => Message::from_value(value),
             Err(_) => Err(MessageError::NotAnObject("unreadable JSON")),
         },
-    }
-}
-
-/// The members of a JSON-RPC object that matter, before classification;
-/// `R` is how the result is held until it is kept. Unknown members are ignored.
-struct Envelope<R> {
-    jsonrpc: Option<Value>,
-    id: Option<Value>,
-    method: Option<Value>,
-    params: Option<Value>,
-    result: Option<R>,
-    error: Option<Value>,
-}
-
-impl<R> Default for Envelope<R> {
-    fn default() -> Self {
-        Self {
-            jsonrpc: None,
-            id: None,
-            method: None,
-            params: None,
-            result: None,
-            error: None,
-        }
-    }
-}
-
-/// A scanned result: its range in the text, and its members when it is an object.
-type ScannedResult = (Range<usize>, Option<Outline>);
-
-impl Envelope<ScannedResult> {
-    /// The envelope of `bytes` read by the one-pass scanner; `None` when the
-    /// scanner gives up or a member does not read as a value (serde_json then
-    /// decides, and says why).
-    fn scanned(bytes: &[u8]) -> Option<Self> {
-        let (_, members) = scan::object_outline(bytes).ok()?;
-        let mut envelope = Envelope::default();
-        for MemberSpan {
-            key,
-            key_escaped,
-            value,
-            inner,
-        } in members
-        {
-            let slot = match scan::key_in(bytes, key, key_escaped)?.as_ref() {
-                "jsonrpc" => &mut envelope.jsonrpc,
-                "id" => &mut envelope.id,
-                "method" => &mut envelope.method,
-                "params" => &mut envelope.params,
-                "error" => &mut envelope.error,
-                "result" => {
-                    bytes.get(value.clone())?;
-                    let outline = match inner {
-                        Inner::Members(members) => Some(Outline {
-                            base: value.start,
-                            members,
-                        }),
-                        _ => None,
-                    };
-                    envelope.result = Some((value, outline));
-                    continue;
-                }
-                _ => continue,
-            };
-            *slot = Some(serde_json::from_slice::<Value>(bytes.get(value)?).ok()?);
-        }
-        Some(envelope)
-    }
-}
-
-impl<R> Envelope<R> {
-    fn classify(self, keep: impl FnOnce(R) -> RawJson) -> Result<Message, MessageError> {
-        match &self.jsonrpc {
-            None => return Err(MessageError::MissingVersion),
-            Some(Value::String(v)) if v == JSONRPC_VERSION => {}
-            Some(other) => return Err(MessageError::WrongVersion(other.to_string())),
-        }
-        let params = match self.params {
-            None => None,
-            Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
-            Some(_) => return Err(MessageError::InvalidParams),
-        };
-        if let Some(method) = self.method {
-            let Value::String(method) = method else {
-                return Err(MessageError::MethodNotString);
-            };
-            if self.result.is_some() {
-                return Err(MessageError::MethodAndResponse("result"));
-            }
-            if self.error.is_some() {
-                return Err(MessageError::MethodAndResponse("error"));
-            }
-            return Ok(match &self.id {
-                None => Message::Notification(Notification { method, params }),
-                Some(id) => Message::Request(Request {
-                    id: RequestId::from_value(id)?,
-                    method,
-                    params,
-                }),
-            });
-        }
-        match (self.result, self.error) {
-            (Some(_), Some(_)) => Err(MessageError::ResultAndError),
-            (Some(result), None) => {
-                let id = self.id.as_ref().ok_or(MessageError::MissingId)?;
-                Ok(Message::Response(Response {
-                    id: RequestId::from_value(id)?,
-                    result: keep(result),
-                }))
-            }
-            (None, Some(error)) => {
-                let id = match &self.id {
-                    None | Some(Value::Null) => None,
-                    Some(id) => Some(RequestId::from_value(id)?),
-                };
-                let error = ErrorObject::from_value(error)
-                    .map_err(|e| MessageError::InvalidErrorObject(e.to_string()))?;
-                Ok(Message::Error(ErrorResponse { id, error }))
-            }
-            (None, None) => Err(MessageError::Unclassifiable),
-        }
-    }
-}
-
-impl<'de, R: Deserialize<'de>> Deserialize<'de> for Envelope<R> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EnvelopeVisitor<R>(std::marker::PhantomData<R>);
-
-        impl<'de, R: Deserialize<'de>> serde::de::Visitor<'de> for EnvelopeVisitor<R> {
-            type Value = Envelope<R>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON-RPC object")
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Envelope<R>, A::Error> {
-                let mut envelope = Envelope::default();
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    let slot = match key.as_str() {
-                        "jsonrpc" => &mut envelope.jsonrpc,
-                        "id" => &mut envelope.id,
-                        "method" => &mut envelope.method,
-                        "params" => &mut envelope.params,
-                        "error" => &mut envelope.error,
-                        "result" => {
-                            envelope.result = Some(map.next_value()?);
-                            continue;
-                        }
-                        _ => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    *slot = Some(map.next_value()?);
-                }
-                Ok(envelope)
-            }
-        }
-
-        deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
     }
 }
 

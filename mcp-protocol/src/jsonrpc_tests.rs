@@ -248,3 +248,121 @@ fn non_json_is_a_json_error() {
         Err(DecodeError::Json(_))
     ));
 }
+
+mod decoded_as_from_value {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Keys, some escaped, and member texts in plain and unusual forms.
+    const KEYS: [&str; 9] = [
+        "jsonrpc",
+        "id",
+        "method",
+        "params",
+        "result",
+        "error",
+        "x",
+        r"j\u0073onrpc",
+        r"m\u0065thod",
+    ];
+    const VALUES: [&str; 24] = [
+        r#""2.0""#,
+        r#""1.0""#,
+        "2.0",
+        r#""\u0032.0""#,
+        "7",
+        "-7",
+        "-0",
+        "0",
+        "1.5",
+        "9223372036854775808",
+        "null",
+        "true",
+        r#""7""#,
+        r#""a\"b""#,
+        r#""tools/list""#,
+        "{}",
+        "[]",
+        r#"{"code":1,"message":"m"}"#,
+        r#"{"message":"m"}"#,
+        r#"[1,{"a":"\u00e9"}]"#,
+        "1e400",
+        r#""\ud800""#,
+        r#"{"tools":[{"name":"a"}],"nextCursor":"c"}"#,
+        r#""é""#,
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        // Most texts start as a valid message, so that the members after
+        // (which may repeat and replace a member) decide.
+        let start = prop_oneof![
+            Just(""),
+            Just(r#""jsonrpc":"2.0""#),
+            Just(r#""jsonrpc":"2.0","result":{}"#),
+            Just(r#""jsonrpc":"2.0","method":"m""#),
+            Just(r#""jsonrpc":"2.0","error":{"code":1,"message":"m"}"#),
+        ];
+        (
+            start,
+            proptest::collection::vec((0..KEYS.len(), 0..VALUES.len()), 0..6),
+            any::<bool>(),
+        )
+            .prop_map(|(start, members, long)| {
+                let mut members: Vec<String> = std::iter::once(start.to_owned())
+                    .filter(|start| !start.is_empty())
+                    .chain(
+                        members
+                            .into_iter()
+                            .map(|(key, value)| format!(r#""{}":{}"#, KEYS[key], VALUES[value])),
+                    )
+                    .collect();
+                if long {
+                    // Past the length from which a result is recorded.
+                    members.push(format!(r#""pad":"{}""#, "p".repeat(1100)));
+                }
+                format!("{{{}}}", members.join(","))
+            })
+    }
+
+    /// Ours against `Message::from_value` of serde_json's tree: the same
+    /// message or the same error, whenever serde_json reads the text.
+    fn agree(ours: Result<Message, DecodeError>, text: &str) -> Result<(), TestCaseError> {
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            if ours.is_ok() {
+                prop_assert!(serde_json::from_str::<&RawValue>(text).is_ok());
+            }
+            return Ok(());
+        };
+        match (ours, Message::from_value(value)) {
+            (Ok(Message::Response(ours)), Ok(Message::Response(theirs))) => {
+                prop_assert_eq!(ours.id, theirs.id);
+                prop_assert_eq!(ours.result.to_value().ok(), theirs.result.to_value().ok());
+            }
+            (Ok(ours), Ok(theirs)) => prop_assert_eq!(ours, theirs),
+            (Err(DecodeError::Message(ours)), Err(theirs)) => prop_assert_eq!(ours, theirs),
+            (ours, theirs) => prop_assert!(false, "ours {:?}, from the tree {:?}", ours, theirs),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn a_message_read_from_bytes_is_the_one_its_tree_makes(text in text()) {
+            agree(Message::from_slice(text.as_bytes()), &text)?;
+            // A batch element is read by serde_json's pass, not the scanner.
+            let batch = format!("[{text}]");
+            let element = match Incoming::from_slice(batch.as_bytes()) {
+                Ok(Incoming::Batch(mut items)) if items.len() == 1 => {
+                    items.pop().map(|item| item.map_err(DecodeError::Message))
+                }
+                Ok(other) => return Err(TestCaseError::fail(format!("{other:?}"))),
+                Err(error) => Some(Err(error)),
+            };
+            if let Some(element) = element {
+                agree(element, &text)?;
+            }
+        }
+    }
+}

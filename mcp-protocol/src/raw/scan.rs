@@ -81,20 +81,58 @@ pub(crate) fn key_in(text: &[u8], key: Range<usize>, escaped: bool) -> Option<Co
 }
 
 /// Scans `text`, which must hold one JSON object (whitespace around it
-/// allowed), recording its members, and for member values that are objects,
-/// their members; an array anywhere in those two levels has its elements
-/// recorded. Returns the object's own range and its members.
-pub(crate) fn object_outline(text: &[u8]) -> Scan<(Range<usize>, Vec<MemberSpan>)> {
+/// allowed), handing each member to `member` in order, and returns the
+/// object's own range. Nothing is allocated but what is recorded: only a
+/// member whose key text (between its quotes, escapes not decoded) `record`
+/// accepts has its value's inside recorded: an array's elements, or an
+/// object's members with the elements of their arrays.
+pub(crate) fn object_members(
+    text: &[u8],
+    record: impl Fn(&[u8]) -> bool,
+    mut member: impl FnMut(MemberSpan),
+) -> Scan<Range<usize>> {
     let mut scanner = Scanner { text, at: 0 };
     scanner.skip_space();
     let start = scanner.at;
-    let members = scanner.recorded_object(2)?;
+    if scanner.peek() != Some(b'{') {
+        return Err(GaveUp);
+    }
+    if !scanner.open(b'}') {
+        loop {
+            let (key, key_escaped) = scanner.key()?;
+            let value_start = scanner.at;
+            let inner = match text.get(key.clone()) {
+                Some(key_text) if record(key_text) => scanner.recorded_value(2)?,
+                _ => {
+                    scanner.value(1)?;
+                    Inner::Nothing
+                }
+            };
+            member(MemberSpan {
+                key,
+                key_escaped,
+                value: value_start..scanner.at,
+                inner,
+            });
+            if scanner.after_item(b'}')? {
+                break;
+            }
+        }
+    }
     let end = scanner.at;
     scanner.skip_space();
     if scanner.at != text.len() {
         return Err(GaveUp);
     }
-    Ok((start..end, members))
+    Ok(start..end)
+}
+
+/// [`object_members`] recording every member: the object's range and its members (for tests).
+#[cfg(test)]
+pub(crate) fn object_outline(text: &[u8]) -> Scan<(Range<usize>, Vec<MemberSpan>)> {
+    let mut members = Vec::new();
+    let range = object_members(text, |_| true, |member| members.push(member))?;
+    Ok((range, members))
 }
 
 /// Whether `text` is exactly one JSON value, as the scanner reads it (for tests).
@@ -416,13 +454,28 @@ impl Scanner<'_> {
         self.array_into(depth, None)
     }
 
-    /// An object, from its `{`, recording its members; `levels` 2 also
-    /// records the members of member objects. Top level: depth 1.
-    fn recorded_object(&mut self, levels: u8) -> Scan<Vec<MemberSpan>> {
-        if self.peek() != Some(b'{') {
-            return Err(GaveUp);
-        }
+    /// A member's value, recording its inside: an array's elements, and
+    /// with `levels` 2 an object's members (each value recorded with
+    /// `levels` 1). The value of a top-level member: depth 1.
+    fn recorded_value(&mut self, levels: u8) -> Scan<Inner> {
         let depth = 3 - usize::from(levels);
+        Ok(match self.peek() {
+            Some(b'[') => {
+                let mut elements = Vec::new();
+                self.array_into(depth + 1, Some(&mut elements))?;
+                Inner::Elements(elements)
+            }
+            Some(b'{') if levels > 1 => Inner::Members(self.recorded_object()?),
+            _ => {
+                self.value(depth)?;
+                Inner::Nothing
+            }
+        })
+    }
+
+    /// An object at depth 2, from its `{`, recording its members and the
+    /// elements of their arrays.
+    fn recorded_object(&mut self) -> Scan<Vec<MemberSpan>> {
         let mut members = Vec::new();
         if self.open(b'}') {
             return Ok(members);
@@ -430,18 +483,7 @@ impl Scanner<'_> {
         loop {
             let (key, key_escaped) = self.key()?;
             let value_start = self.at;
-            let inner = match self.peek() {
-                Some(b'[') => {
-                    let mut elements = Vec::new();
-                    self.array_into(depth + 1, Some(&mut elements))?;
-                    Inner::Elements(elements)
-                }
-                Some(b'{') if levels > 1 => Inner::Members(self.recorded_object(levels - 1)?),
-                _ => {
-                    self.value(depth)?;
-                    Inner::Nothing
-                }
-            };
+            let inner = self.recorded_value(1)?;
             members.push(MemberSpan {
                 key,
                 key_escaped,

@@ -7,7 +7,9 @@
 //! than the bound are thrown away as they arrive (never buffered whole) and
 //! reported; so are lines that are not JSON, not UTF-8 or not JSON-RPC. None of
 //! these is fatal: the stream goes on. `\r\n` and a leading UTF-8 BOM are
-//! accepted, blank lines ignored.
+//! accepted, blank lines ignored. A line is a slice of the read buffer, not a
+//! copy, and a result a slice of its line (see [`take_line`] for what a kept
+//! result holds on to).
 
 use std::fmt;
 
@@ -162,23 +164,20 @@ impl NdjsonCodec {
         self.max_frame_len
     }
 
-    /// Decodes one complete line (without its `\n`). `None` for a blank line.
-    fn line(&self, raw: Bytes) -> Option<NdjsonFrame> {
-        let line = match raw.as_ref() {
-            [rest @ .., b'\r'] => raw.slice(..rest.len()),
-            _ => raw.clone(),
-        };
+    /// Decodes one complete line (without its `\n`; a `\r` before it is
+    /// JSON whitespace, like any other). `None` for a blank line.
+    fn line(&self, line: Bytes) -> Option<NdjsonFrame> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
         let skipped = |reason| {
             Some(NdjsonFrame::Skipped(SkippedLine {
                 reason,
-                preview: preview(&raw, self.max_frame_len),
-                len: raw.len(),
+                preview: preview(&line, self.max_frame_len),
+                len: line.len(),
             }))
         };
-        if raw.len() > self.max_frame_len {
+        if line.len() > self.max_frame_len {
             return skipped(SkipReason::Oversized);
         }
         match Incoming::from_bytes(&line) {
@@ -191,36 +190,29 @@ impl NdjsonCodec {
     }
 }
 
-/// Lines at least this long are handed on without copying.
-const SHARE_MIN: usize = 64 * 1024;
+/// Lines at least this long take the read buffer with them.
+const OWN_BUFFER_MIN: usize = 64 * 1024;
 
-/// Takes the first `len` bytes of `buf` as a line. Decoded results are
-/// slices of the line, and a slice keeps its whole allocation alive, so:
+/// Takes the first `len` bytes of `buf` as a line, without copying: decoded
+/// results are slices of the line, and the line a slice of the read buffer.
 ///
-/// * a line shorter than [`SHARE_MIN`] is copied (a few microseconds at most),
-///   and a result kept for long never pins the read buffer;
-/// * a longer one is split off without copying (copying a 40 MB line would
-///   double the peak), and whatever follows it moves to a buffer of its own,
-///   so the line's allocation holds the line and nothing that comes later.
+/// A slice keeps its whole allocation alive, so a result kept for long holds
+/// on to the read buffer it came from:
 ///
-/// The read buffer only grows to fit a line, and is dropped after a shared
-/// line or a discarded oversized one, so a shared line's allocation is at
-/// most about twice the line.
+/// * a line shorter than [`OWN_BUFFER_MIN`] shares the buffer with its
+///   neighbours; that buffer only doubled while such a line filled more
+///   than half of it, so it is under four times that bound (when a kept
+///   line shares it, the reader's next `reserve` takes a fresh buffer);
+/// * a longer one takes the buffer, and whatever follows it moves to a
+///   buffer of its own, so the line's allocation holds the line and nothing
+///   that comes later (at most about twice the line).
+///
+/// The read buffer is dropped after such a line or a discarded oversized one.
 fn take_line(buf: &mut BytesMut, len: usize) -> Bytes {
-    if len < SHARE_MIN {
-        let line = Bytes::copy_from_slice(&buf[..len]);
-        buf.advance(len);
-        if buf.is_empty() {
-            // Back to the start of the allocation (nothing to move): the next
-            // line, as long as this one, is read in one go, not in the few
-            // bytes left after this one and then again after a move.
-            buf.reserve(len);
-        }
-        return line;
-    }
     let line = buf.split_to(len).freeze();
-    let rest = BytesMut::from(&buf[..]);
-    *buf = rest;
+    if len >= OWN_BUFFER_MIN {
+        *buf = BytesMut::from(&buf[..]);
+    }
     line
 }
 
@@ -256,7 +248,8 @@ impl Decoder for NdjsonCodec {
                 return Ok(None);
             };
             let end = self.scanned + offset;
-            let line = take_line(buf, end + 1);
+            let line = take_line(buf, end);
+            buf.advance(1);
             self.scanned = 0;
             if let Some((len, start)) = self.discarding.take() {
                 return Ok(Some(NdjsonFrame::Skipped(SkippedLine {
@@ -265,7 +258,7 @@ impl Decoder for NdjsonCodec {
                     len: len + end,
                 })));
             }
-            if let Some(frame) = self.line(line.slice(..end)) {
+            if let Some(frame) = self.line(line) {
                 return Ok(Some(frame));
             }
         }
@@ -446,12 +439,12 @@ mod tests {
     }
 
     #[test]
-    fn a_long_line_is_shared_alone_and_a_short_one_copied() {
-        let mut buf = BytesMut::with_capacity(4 * SHARE_MIN);
-        buf.extend_from_slice(&vec![b'x'; SHARE_MIN]);
+    fn a_long_line_takes_its_buffer_and_a_short_one_shares_it() {
+        let mut buf = BytesMut::with_capacity(4 * OWN_BUFFER_MIN);
+        buf.extend_from_slice(&vec![b'x'; OWN_BUFFER_MIN]);
         buf.extend_from_slice(b"next");
         let start = buf.as_ptr();
-        let line = take_line(&mut buf, SHARE_MIN);
+        let line = take_line(&mut buf, OWN_BUFFER_MIN);
         assert_eq!(line.as_ptr(), start, "shared, not copied");
         assert_eq!(&buf[..], b"next");
         let line_range = line.as_ptr_range();
@@ -462,26 +455,56 @@ mod tests {
         let mut buf = BytesMut::with_capacity(1024);
         buf.extend_from_slice(b"small\nrest");
         let start = buf.as_ptr();
-        let line = take_line(&mut buf, 6);
-        assert_eq!(&line[..], b"small\n");
-        assert_ne!(line.as_ptr(), start);
-        assert_eq!(&buf[..], b"rest");
+        let line = take_line(&mut buf, 5);
+        assert_eq!(&line[..], b"small");
+        assert_eq!(line.as_ptr(), start, "shared, not copied");
+        assert_eq!(&buf[..], b"\nrest");
     }
 
     #[test]
-    fn after_a_copied_line_the_whole_buffer_is_free_again() {
-        let mut buf = BytesMut::with_capacity(32 * 1024);
-        let allocation = buf.as_ptr();
-        buf.extend_from_slice(&vec![b'x'; 28 * 1024]);
-        let line = take_line(&mut buf, 28 * 1024);
-        assert_eq!(line.len(), 28 * 1024);
-        assert!(buf.is_empty());
+    fn results_are_slices_of_the_read_buffer_which_is_reused_once_they_are_dropped() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\r\n";
+        let mut codec = NdjsonCodec::new();
+        let mut buf = BytesMut::with_capacity(8 * 1024);
+        let allocation = buf.as_ptr() as usize..buf.as_ptr() as usize + buf.capacity();
+        for _ in 0..1000 {
+            // As `FramedRead` reads: into the buffer's spare room.
+            buf.reserve(line.len());
+            buf.extend_from_slice(line);
+            let Some(NdjsonFrame::Message(Message::Response(response))) =
+                codec.decode(&mut buf).unwrap()
+            else {
+                panic!("not a response");
+            };
+            assert_eq!(response.result.as_str(), "{\"content\":[]}");
+            let result = response.result.as_bytes().as_ptr() as usize;
+            assert!(allocation.contains(&result), "a slice, not a copy");
+        }
         assert!(
-            buf.capacity() >= 32 * 1024,
-            "the next line is read in one go, not into the {} bytes after this one",
-            32 * 1024 - 28 * 1024
+            allocation.contains(&(buf.as_ptr() as usize)),
+            "the read buffer was reused, not replaced"
         );
-        assert_eq!(buf.as_ptr(), allocation, "the same allocation, reused");
+    }
+
+    #[test]
+    fn bytes_searched_once_are_not_searched_again() {
+        let mut codec = NdjsonCodec::new();
+        let mut buf = BytesMut::new();
+        for _ in 0..100 {
+            buf.extend_from_slice(&[b' '; 100]);
+            assert_eq!(codec.decode(&mut buf).unwrap(), None);
+            assert_eq!(
+                codec.scanned,
+                buf.len(),
+                "the next search starts after these"
+            );
+        }
+        buf.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
+        assert!(matches!(
+            codec.decode(&mut buf).unwrap(),
+            Some(NdjsonFrame::Message(_))
+        ));
+        assert_eq!(codec.scanned, 0);
     }
 
     #[test]

@@ -201,10 +201,12 @@ pub(super) fn render(rows: &[Row], micro: &[MicroResult], run: &RunInfo) -> Stri
     );
     let _ = writeln!(
         out,
-        "- Limits: B1 `serde_json::from_slice` into `IgnoredAny` shapes on lines already split \
-         (a validating pass that allocates nothing; B1's rows compare the same work: checked and \
-         kept as text against it, and typed against rmcp's typed decoding, with a `Value` tree in \
-         the notes for reference); B2 blocking write-a-line, \
+        "- Limits: B1 the same chunks gathered into lines by the plainest reader (one line buffer, \
+         `memchr` over the new bytes), each line validated in place by `serde_json` into `IgnoredAny` \
+         shapes (the framing any reader does, then a validating pass that allocates nothing; B1's \
+         rows compare the same work: checked and kept as text against it, and typed against rmcp's \
+         typed decoding, with the validation over lines already split and a `Value` tree in the \
+         notes for reference); B2 blocking write-a-line, \
          read-a-line with no protocol logic; B3 (rmcp with `join_all`, as in B6) the slowest single server's own whole-process time \
          (spawn, initialize, tools/list, reap), each server measured alone, with the CPU floor (the \
          singles' CPU time spread over every core) in the notes; B4 a pooled reqwest POST loop \
@@ -295,9 +297,10 @@ fn micro_section(out: &mut String, micro: &[MicroResult]) {
     let _ = writeln!(
         out,
         "\n## Decoder micro-benchmarks (criterion, `bench/benches/codecs.rs`)\n\n\
-         Our decoders yield messages whose results are checked but kept raw; the floor validates \
-         the same texts, already split, with `serde_json` into `IgnoredAny` (nothing allocated); \
-         a `Value` tree of each is shown for reference. Every function's count of decoded \
+         Our decoders yield messages whose results are checked but kept raw; the floor gathers \
+         the same chunks into lines (one line buffer, `memchr`) and validates each with \
+         `serde_json` into `IgnoredAny` (nothing else allocated); the same validation over the \
+         texts already split and a `Value` tree of each are shown for reference. Every function's count of decoded \
          messages is checked. Median of criterion's samples.\n"
     );
     let _ = writeln!(

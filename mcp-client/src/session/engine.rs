@@ -7,9 +7,15 @@
 //! methods.
 //!
 //! One lock holds the table, the subscriptions and the server's requests
-//! being answered. It is never held while a reply wakes its requester, and
-//! a requester polls its reply before its timer, so an answer that arrives
-//! with the deadline is an answer, not a timeout.
+//! being answered. It is never held while a reply wakes its requester.
+//!
+//! Timeouts take one timer per session, not one per request: the
+//! [`deadline_timer`](Engine::deadline_timer) task sleeps until the earliest
+//! deadline the table keeps, is woken to set it again only when a new request
+//! comes due before it, and tells each expired request's waiter through its
+//! reply channel. A request answered first never touches the runtime's timer.
+//! An answer and a timeout race for the same table entry: the one that takes
+//! it first is the outcome, so an answer the table has is an answer.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,10 +33,11 @@ use mcpdisco_transport::secret::Masker;
 use mcpdisco_transport::sync::Mutex;
 use mcpdisco_transport::{Delivery, Inbound, Transport, TransportError};
 use serde_json::{Map, Value};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{Notify, broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::deadline::Deadline;
+use super::deadline_queue::Timer;
 use super::handler::{self, ClientHandler};
 use super::request_table::{self, Answered, Lost, Reply, RequestTable};
 use crate::error::{ErrorKind, SessionError};
@@ -46,8 +53,6 @@ const NOTIFICATION_BUFFER: usize = 256;
 struct Waiter {
     reply: oneshot::Sender<Reply>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
-    /// Told of each progress notification when progress extends the timeout.
-    progress_seen: Option<mpsc::UnboundedSender<()>>,
 }
 
 /// Everything of the connection that changes, under one lock.
@@ -64,7 +69,6 @@ struct State {
 enum Waited {
     Reply(Result<Reply, oneshot::error::RecvError>),
     SendFailed(TransportError),
-    TimedOut(Duration),
 }
 
 /// The shared state of one connection.
@@ -78,7 +82,9 @@ pub(crate) struct Engine {
     /// Masks known secrets in the notifications the server sends.
     masker: Masker,
     /// Becomes true when the connection is gone (the server exited, the stream ended).
-    gone: tokio::sync::watch::Sender<bool>,
+    gone: watch::Sender<bool>,
+    /// Wakes the deadline timer to be set again: a deadline came before it.
+    timer_moved: Arc<Notify>,
 }
 
 impl Engine {
@@ -99,7 +105,8 @@ impl Engine {
             handler,
             capabilities,
             masker,
-            gone: tokio::sync::watch::Sender::new(false),
+            gone: watch::Sender::new(false),
+            timer_moved: Arc::new(Notify::new()),
         })
     }
 
@@ -160,9 +167,7 @@ impl Engine {
             (told, std::mem::take(&mut state.answering))
         };
         self.gone.send_replace(true);
-        for (waiter, reply) in told {
-            let _ = waiter.reply.send(reply);
-        }
+        self.tell(told);
         for task in answering.into_values() {
             task.abort();
         }
@@ -216,6 +221,49 @@ impl Engine {
         }
     }
 
+    /// Tells each waiter its reply (with the lock released).
+    fn tell(&self, told: Vec<(Waiter, Reply)>) {
+        for (waiter, reply) in told {
+            let _ = waiter.reply.send(reply);
+        }
+    }
+
+    /// The session's one timer for request timeouts, to run as a task: it
+    /// sleeps until the earliest deadline, times out what is due, and is
+    /// woken to be set earlier when a new deadline comes first. It ends when
+    /// the connection is gone or the engine dropped.
+    pub(crate) fn deadline_timer(self: &Arc<Self>) -> impl Future<Output = ()> + Send + 'static {
+        let engine = Arc::downgrade(self);
+        let moved = Arc::clone(&self.timer_moved);
+        let mut gone = self.gone.subscribe();
+        async move {
+            let sleep = tokio::time::sleep_until(Instant::now());
+            tokio::pin!(sleep);
+            let mut set = false;
+            loop {
+                let Some(this) = engine.upgrade() else { return };
+                let wake = this.state.lock().requests.arm_timer();
+                drop(this);
+                // The runtime's timer is touched only when the wake-up moves.
+                if let Some(at) = wake
+                    && (!set || sleep.deadline() != at)
+                {
+                    sleep.as_mut().reset(at);
+                }
+                set = wake.is_some();
+                tokio::select! {
+                    () = moved.notified() => {}
+                    _ = gone.wait_for(|gone| *gone) => return,
+                    () = &mut sleep, if set => {
+                        let Some(this) = engine.upgrade() else { return };
+                        let told = this.state.lock().requests.expire(Instant::now());
+                        this.tell(told);
+                    }
+                }
+            }
+        }
+    }
+
     async fn answer(&self, request: Request) {
         let params = request.params.unwrap_or_else(|| Value::Object(Map::new()));
         let outcome = match request.method.as_str() {
@@ -250,15 +298,12 @@ impl Engine {
             && let Some(token) = params.get("progressToken")
             && let Ok(id) = RequestId::from_value(token)
         {
-            let state = self.state.lock();
-            if let Some(waiter) = state.requests.progress(&id) {
+            let mut state = self.state.lock();
+            if let Some(waiter) = state.requests.progress(&id, Instant::now()) {
                 if let (Some(sender), Some(progress)) =
                     (&waiter.progress, Progress::from_params(params))
                 {
                     let _ = sender.send(progress);
-                }
-                if let Some(seen) = &waiter.progress_seen {
-                    let _ = seen.send(());
                 }
                 return;
             }
@@ -372,25 +417,31 @@ impl Engine {
         max_timeout: Duration,
     ) -> Result<RawJson, SessionError> {
         let (reply_tx, reply_rx) = oneshot::channel();
-        // A channel only when progress may extend the timeout (most requests have none).
-        let (seen_tx, seen_rx) = if options.progress_extends_timeout {
-            let (tx, rx) = mpsc::unbounded_channel();
-            (Some(tx), Some(rx))
-        } else {
-            (None, None)
-        };
         let waiter = Waiter {
             reply: reply_tx,
             progress: options.progress.clone(),
-            progress_seen: seen_tx,
         };
-        // `initialize` is never cancelled (the specification forbids it).
-        let opened = self
-            .state
-            .lock()
-            .requests
-            .open(waiter, method != Initialize::METHOD);
-        let id = opened.map_err(|lost| self.lost_error(method, lost))?;
+        let timeout = options.timeout.unwrap_or(default_timeout);
+        let deadline = Deadline::new(Instant::now(), timeout, max_timeout);
+        let opened = {
+            let mut state = self.state.lock();
+            // `initialize` is never cancelled (the specification forbids it).
+            state
+                .requests
+                .open(waiter, method != Initialize::METHOD)
+                .map(|id| {
+                    let timer = state.requests.set_deadline(
+                        &id,
+                        deadline,
+                        options.progress_extends_timeout,
+                    );
+                    (id, timer)
+                })
+        };
+        let (id, timer) = opened.map_err(|lost| self.lost_error(method, lost))?;
+        if timer == Timer::Rearm {
+            self.timer_moved.notify_one();
+        }
         if let Some(sent) = &options.sent_id {
             sent.set(id.clone());
         }
@@ -403,41 +454,36 @@ impl Engine {
             id: id.clone(),
             armed: true,
         };
-        let timeout = options.timeout.unwrap_or(default_timeout);
-        let deadline = Deadline::new(Instant::now(), timeout, max_timeout);
         let request = Message::Request(Request {
             id,
             method: method.to_owned(),
             params,
         });
-        match self.wait(request, reply_rx, seen_rx, deadline).await {
+        match self.wait(request, reply_rx).await {
             Waited::Reply(reply) => {
                 guard.finish();
+                if let Ok(Reply::TimedOut {
+                    server: request_table::Cancelled::NotifyServer,
+                    ..
+                }) = &reply
+                {
+                    // Boxed: the cancel path (a timed send) would double every request's future.
+                    Box::pin(self.send_cancel(&guard.id, "timeout")).await;
+                }
                 self.reply_result(method, reply)
             }
             Waited::SendFailed(error) => {
                 guard.finish();
                 Err(SessionError::from_send(&self.server, method, error))
             }
-            Waited::TimedOut(after) => {
-                // Boxed: the cancel path (a timed send) would double every request's future.
-                Box::pin(guard.cancel("timeout")).await;
-                Err(
-                    SessionError::new(&self.server, method, ErrorKind::Timeout { after })
-                        .with_delivery(Delivery::TimedOut),
-                )
-            }
         }
     }
 
-    /// Sends `request` and waits for its reply, moving `deadline` on with
-    /// progress when `seen` is given.
+    /// Sends `request` and waits for its reply (a timeout comes as one).
     async fn wait(
         self: &Arc<Self>,
         request: Message,
         mut reply: oneshot::Receiver<Reply>,
-        mut seen: Option<mpsc::UnboundedReceiver<()>>,
-        mut deadline: Deadline,
     ) -> Waited {
         // The send runs under the request's timeout too: a transport may read
         // the answer while sending (an HTTP POST's body or event stream), and
@@ -449,7 +495,7 @@ impl Engine {
         loop {
             tokio::select! {
                 // The reply first: an answer that came with the send is taken
-                // before the timer is ever registered with the runtime.
+                // before the send's result is looked at.
                 biased;
                 replied = &mut reply => return Waited::Reply(replied),
                 sent = &mut send, if sending => {
@@ -461,15 +507,6 @@ impl Engine {
                         Ok(Some(answer)) => self.dispatch(answer),
                         Ok(None) => {}
                     }
-                }
-                Some(()) = async {
-                    match &mut seen {
-                        Some(rx) => rx.recv().await,
-                        None => std::future::pending().await,
-                    }
-                } => deadline.progress(Instant::now()),
-                () = tokio::time::sleep_until(deadline.at()) => {
-                    return Waited::TimedOut(deadline.waited());
                 }
             }
         }
@@ -493,6 +530,13 @@ impl Engine {
             }
             Ok(Reply::Lost(lost)) => {
                 Err(self.lost_error(method, lost).with_delivery(Delivery::Lost))
+            }
+            // The session's timer found the deadline passed.
+            Ok(Reply::TimedOut { after, .. }) => {
+                Err(
+                    SessionError::new(&self.server, method, ErrorKind::Timeout { after })
+                        .with_delivery(Delivery::TimedOut),
+                )
             }
             // The sender is only dropped when the table is drained, which sends `Lost` first.
             Err(_) => Err(self
@@ -589,12 +633,6 @@ impl CancelOnDrop {
     fn decide(&mut self) -> request_table::Cancelled {
         self.armed = false;
         self.engine.state.lock().requests.cancel(&self.id)
-    }
-
-    async fn cancel(&mut self, reason: &str) {
-        if self.decide() == request_table::Cancelled::NotifyServer {
-            self.engine.send_cancel(&self.id, reason).await;
-        }
     }
 }
 

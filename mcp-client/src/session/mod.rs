@@ -27,6 +27,7 @@
 //! [`Session::await_task`] and [`Session::cancel_task`] keep and resume it by id.
 
 mod deadline;
+mod deadline_queue;
 mod engine;
 pub(crate) mod handler;
 mod handshake;
@@ -142,6 +143,8 @@ impl Session {
             options.masker.clone(),
         );
         let reader = tokio::spawn(Arc::clone(&engine).pump());
+        // Ends by itself with the connection or the engine.
+        tokio::spawn(engine.deadline_timer());
         let connection = Arc::new(Connection::new(Arc::clone(&engine), options));
         let crate::policy::stack::BuiltStack {
             service,

@@ -4,16 +4,23 @@
 //! waiting for its answer, and decides what every event means for them: an
 //! answer goes to its waiter (or is ignored when nobody waits for it), a
 //! progress notification is routed to its request, a cancelled request gets
-//! `notifications/cancelled` only while it may still be running, and a lost
-//! connection fails every waiter and every later request. It performs
+//! `notifications/cancelled` only while it may still be running, a request
+//! whose deadline passed times out (its deadlines are a [`DeadlineQueue`],
+//! for one timer per session), and a lost connection fails every waiter and
+//! every later request. It performs
 //! nothing: the waiters it returns are told by the engine, which also sends
 //! what it is told to send. It is generic over the waiter, so tests use
 //! plain labels and run without a runtime.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use mcpdisco_protocol::{ErrorObject, RawJson, RequestId};
 use mcpdisco_transport::ExitStatus;
+use tokio::time::Instant;
+
+use super::deadline::Deadline;
+use super::deadline_queue::{DeadlineQueue, Timer};
 
 /// Why the connection is gone, kept so every later request can say it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +54,13 @@ pub(crate) enum Reply {
     },
     /// The connection is gone.
     Lost(Lost),
+    /// The request's deadline passed before its answer came.
+    TimedOut {
+        /// How long it waited.
+        after: Duration,
+        /// Whether the server is to hear of it (`notifications/cancelled`).
+        server: Cancelled,
+    },
 }
 
 /// What to do with an answer (or word of its loss) for an id.
@@ -87,6 +101,7 @@ struct Entry<W> {
 pub(crate) struct RequestTable<W> {
     next_id: i64,
     in_flight: HashMap<RequestId, Entry<W>>,
+    deadlines: DeadlineQueue,
     lost: Option<Lost>,
     closing: bool,
 }
@@ -96,6 +111,7 @@ impl<W> Default for RequestTable<W> {
         Self {
             next_id: 1,
             in_flight: HashMap::new(),
+            deadlines: DeadlineQueue::default(),
             lost: None,
             closing: false,
         }
@@ -128,8 +144,25 @@ impl<W> RequestTable<W> {
         Ok(id)
     }
 
+    /// Gives the request `id` (in flight) its deadline, moved on by progress
+    /// when `extends_on_progress`; says whether the session's timer must be
+    /// set again.
+    pub(crate) fn set_deadline(
+        &mut self,
+        id: &RequestId,
+        deadline: Deadline,
+        extends_on_progress: bool,
+    ) -> Timer {
+        if !self.in_flight.contains_key(id) {
+            return Timer::Keep;
+        }
+        self.deadlines
+            .insert(id.clone(), deadline, extends_on_progress)
+    }
+
     /// The server answered `id` (a result or an error).
     pub(crate) fn answer(&mut self, id: &RequestId, reply: Reply) -> Answered<W> {
+        self.deadlines.remove(id);
         match self.in_flight.remove(id) {
             Some(entry) => Answered::Deliver {
                 waiter: entry.waiter,
@@ -144,21 +177,49 @@ impl<W> RequestTable<W> {
         self.answer(id, Reply::AnswerLost { reason })
     }
 
-    /// The waiter of the request a progress token names, while it is in
+    /// Progress for the request a token names came at `now`: its deadline
+    /// moves on if it asked for that. Returns its waiter, while it is in
     /// flight; `None` sends the notification to everyone instead.
-    pub(crate) fn progress(&self, token: &RequestId) -> Option<&W> {
-        self.in_flight.get(token).map(|entry| &entry.waiter)
+    pub(crate) fn progress(&mut self, token: &RequestId, now: Instant) -> Option<&W> {
+        let entry = self.in_flight.get(token)?;
+        self.deadlines.progress(token, now);
+        Some(&entry.waiter)
+    }
+
+    /// The session's timer fired at `now`: every request whose deadline
+    /// passed times out, and its waiter is told so.
+    pub(crate) fn expire(&mut self, now: Instant) -> Vec<(W, Reply)> {
+        let mut told = Vec::new();
+        for (id, after) in self.deadlines.expire(now) {
+            if let Some(entry) = self.in_flight.remove(&id) {
+                let server = if entry.cancellable {
+                    Cancelled::NotifyServer
+                } else {
+                    Cancelled::Quietly
+                };
+                told.push((entry.waiter, Reply::TimedOut { after, server }));
+            }
+        }
+        told
+    }
+
+    /// The session's timer is being set: when it is to fire, or `None` for
+    /// no timer while no deadline is pending.
+    pub(crate) fn arm_timer(&mut self) -> Option<Instant> {
+        self.deadlines.arm()
     }
 
     /// The requester took its answer (or gave up after a failed send): the
     /// entry, if still there, goes without telling the server.
     pub(crate) fn finish(&mut self, id: &RequestId) {
+        self.deadlines.remove(id);
         self.in_flight.remove(id);
     }
 
     /// The requester stops waiting (timed out, or dropped): the entry goes,
     /// and the answer says whether the server is to hear of it.
     pub(crate) fn cancel(&mut self, id: &RequestId) -> Cancelled {
+        self.deadlines.remove(id);
         match self.in_flight.remove(id) {
             // A lost connection drained the table: nothing of it is told.
             Some(entry) if entry.cancellable => Cancelled::NotifyServer,
@@ -176,6 +237,7 @@ impl<W> RequestTable<W> {
     pub(crate) fn connection_lost(&mut self, lost: Lost) -> Vec<(W, Reply)> {
         let lost = if self.closing { Lost::ClosedByUs } else { lost };
         let lost = self.lost.get_or_insert(lost).clone();
+        self.deadlines.clear();
         self.in_flight
             .drain()
             .map(|(_, entry)| (entry.waiter, Reply::Lost(lost.clone())))
@@ -222,7 +284,7 @@ mod tests {
         );
         // A second answer for the same id finds nobody.
         assert_eq!(table.answer(&b, result()), Answered::Ignore);
-        assert_eq!(table.progress(&a), Some(&"a"));
+        assert_eq!(table.progress(&a, Instant::now()), Some(&"a"));
     }
 
     #[test]
@@ -252,7 +314,7 @@ mod tests {
                 Answered::Ignore,
                 "{name}"
             );
-            assert_eq!(table.progress(&id), None, "{name}");
+            assert_eq!(table.progress(&id, Instant::now()), None, "{name}");
         }
     }
 
@@ -271,7 +333,7 @@ mod tests {
             }
         );
         assert_eq!(table.lost(), None);
-        assert_eq!(table.progress(&b), Some(&"b"));
+        assert_eq!(table.progress(&b, Instant::now()), Some(&"b"));
         assert!(table.open("c", true).is_ok());
     }
 
@@ -301,6 +363,68 @@ mod tests {
             // Cancelling twice never notifies twice.
             assert_eq!(table.cancel(&id), Cancelled::Quietly);
         }
+    }
+
+    #[test]
+    fn a_request_past_its_deadline_times_out_once_and_its_late_answer_is_ignored() {
+        let start = Instant::now();
+        let second = Duration::from_secs(1);
+        let mut table = Table::default();
+        let call = table.open("call", true).unwrap();
+        let init = table.open("initialize", false).unwrap();
+        let answered = table.open("answered", true).unwrap();
+        for (id, timeout) in [(&call, 10), (&init, 10), (&answered, 5)] {
+            let deadline = Deadline::new(start, timeout * second, 60 * second);
+            table.set_deadline(id, deadline, false);
+        }
+        table.answer(&answered, result());
+        // The answered request's deadline is gone: the timer is for the next.
+        assert_eq!(table.arm_timer(), Some(start + 10 * second));
+        assert!(table.expire(start + 9 * second).is_empty());
+        let mut told = table.expire(start + 10 * second);
+        told.sort_by_key(|(waiter, _)| *waiter);
+        let timed_out = |server| Reply::TimedOut {
+            after: 10 * second,
+            server,
+        };
+        // `initialize` is never cancelled on the server.
+        assert_eq!(
+            told,
+            vec![
+                ("call", timed_out(Cancelled::NotifyServer)),
+                ("initialize", timed_out(Cancelled::Quietly)),
+            ]
+        );
+        assert!(table.expire(start + 20 * second).is_empty());
+        assert_eq!(table.answer(&call, result()), Answered::Ignore);
+        assert_eq!(table.cancel(&call), Cancelled::Quietly);
+        assert_eq!(table.arm_timer(), None);
+    }
+
+    #[test]
+    fn progress_moves_the_deadline_of_a_request_that_asked_for_it() {
+        let start = Instant::now();
+        let second = Duration::from_secs(1);
+        let mut table = Table::default();
+        let id = table.open("a", true).unwrap();
+        let deadline = Deadline::new(start, 10 * second, 60 * second);
+        table.set_deadline(&id, deadline, true);
+        assert_eq!(table.progress(&id, start + 8 * second), Some(&"a"));
+        assert!(table.expire(start + 10 * second).is_empty());
+        assert_eq!(table.arm_timer(), Some(start + 18 * second));
+        assert_eq!(table.expire(start + 18 * second).len(), 1);
+    }
+
+    #[test]
+    fn a_lost_connection_drops_every_deadline() {
+        let start = Instant::now();
+        let mut table = Table::default();
+        let id = table.open("a", true).unwrap();
+        let deadline = Deadline::new(start, Duration::from_secs(1), Duration::from_secs(1));
+        table.set_deadline(&id, deadline, false);
+        table.connection_lost(Lost::EndOfStream);
+        assert!(table.expire(start + Duration::from_secs(5)).is_empty());
+        assert_eq!(table.arm_timer(), None);
     }
 
     #[test]

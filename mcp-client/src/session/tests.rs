@@ -404,6 +404,121 @@ async fn timeout_sends_cancel_and_late_answer_is_ignored() {
     server_task.await.unwrap();
 }
 
+/// Sends `notifications/progress` for `request`.
+async fn send_progress(server: &FakeServer, request: &Request, step: u32) {
+    let token = request.id.to_value();
+    server
+        .end
+        .send(Message::Notification(Notification {
+            method: "notifications/progress".into(),
+            params: Some(json!({"progressToken": token, "progress": step})),
+        }))
+        .await
+        .unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn progress_extends_the_timeout_up_to_the_limit() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        // Progress every 80 ms keeps a 100 ms timeout alive past 100 ms.
+        let call = server.next_request().await;
+        for step in 1..=2 {
+            tokio::time::sleep(Duration::from_millis(80)).await;
+            send_progress(&server, &call, step).await;
+        }
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        server.reply(call.id, json!({"content": []})).await;
+        // The 250 ms limit ends this one however much progress comes.
+        let capped = server.next_request().await;
+        for step in 1..=4 {
+            tokio::time::sleep(Duration::from_millis(80)).await;
+            send_progress(&server, &capped, step).await;
+        }
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(cancel.method, "notifications/cancelled");
+    });
+    let session = Session::connect(
+        "p",
+        client,
+        options().max_request_timeout(Duration::from_millis(250)),
+    )
+    .await
+    .unwrap();
+    let extending = || {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        RequestOptions::new()
+            .timeout(Duration::from_millis(100))
+            .progress(tx)
+            .progress_extends_timeout(true)
+    };
+    let started = tokio::time::Instant::now();
+    session
+        .request_raw("tools/call", Some(json!({"name": "long"})), extending())
+        .await
+        .unwrap();
+    assert_eq!(started.elapsed(), Duration::from_millis(240));
+    let started = tokio::time::Instant::now();
+    let error = session
+        .request_raw("tools/call", Some(json!({"name": "longer"})), extending())
+        .await
+        .unwrap_err();
+    assert_eq!(started.elapsed(), Duration::from_millis(250));
+    assert_eq!(
+        error.to_string(),
+        "server 'p': tools/call: timed out after 250ms"
+    );
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shorter_timeout_behind_a_longer_one_ends_on_time() {
+    let (client, server) = pair();
+    let server_task = tokio::spawn(async move {
+        server.legacy_handshake("2025-11-25").await;
+        let long = server.next_request().await;
+        let short = server.next_request().await;
+        let Message::Notification(cancel) = server.next().await else {
+            panic!("expected cancel")
+        };
+        assert_eq!(
+            cancel.params.as_ref().unwrap()["requestId"],
+            short.id.to_value()
+        );
+        server.reply(long.id, json!({"content": []})).await;
+    });
+    let session = Arc::new(Session::connect("t", client, options()).await.unwrap());
+    let long = tokio::spawn({
+        let session = Arc::clone(&session);
+        async move {
+            session
+                .request_raw(
+                    "tools/call",
+                    Some(json!({"name": "long"})),
+                    RequestOptions::new().timeout(Duration::from_secs(10)),
+                )
+                .await
+        }
+    });
+    tokio::task::yield_now().await;
+    let started = tokio::time::Instant::now();
+    let error = session
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "short"})),
+            RequestOptions::new().timeout(Duration::from_millis(100)),
+        )
+        .await
+        .unwrap_err();
+    assert!(error.is_timeout(), "{error}");
+    assert_eq!(started.elapsed(), Duration::from_millis(100));
+    long.await.unwrap().unwrap();
+    server_task.await.unwrap();
+}
+
 /// A transport whose `tools/call` sends never finish (a POST that hangs
 /// while its answer streams in, say); everything else passes through.
 struct StuckCalls {

@@ -344,7 +344,10 @@ fn a_fleet_behind_haproxy_keeps_every_session_through_a_replica_kill_and_a_key_r
                 "a request after the kill (at {killed_at}) was sent again: {retry}"
             );
         }
-        assert!(retried <= 1, "{retried} calls of one client failed: {record}");
+        assert!(
+            retried <= 1,
+            "{retried} calls of one client failed: {record}"
+        );
         let replicas = run.replicas();
         served_by.extend(replicas.iter().copied());
         match run.mode {

@@ -207,9 +207,10 @@ pub(super) fn render(rows: &[Row], micro: &[MicroResult], run: &RunInfo) -> Stri
          rows compare the same work: checked and kept as text against it, and typed against rmcp's \
          typed decoding, with the validation over lines already split and a `Value` tree in the \
          notes for reference); B2 blocking write-a-line, \
-         read-a-line with no protocol logic; B3 (rmcp with `join_all`, as in B6) the slowest single server's own whole-process time \
-         (spawn, initialize, tools/list, reap), each server measured alone, with the CPU floor (the \
-         singles' CPU time spread over every core) in the notes; B4 a pooled reqwest POST loop \
+         read-a-line with no protocol logic; B3 (rmcp with `join_all`, as in B6) the larger of two lower bounds: the slowest single \
+         server's own whole-process time (spawn, initialize, tools/list, reap), each server \
+         measured alone, and the CPU floor (those singles' CPU time, client and server, spread \
+         over every core), both in the notes; B4 a pooled reqwest POST loop \
          that reads the body and decodes nothing; B5 our own client calling the server straight, \
          without the gateway in between, and under load a byte relay that copies between the \
          client's pipe and the server's and parses nothing. Peer: B5's HTTP rows put mcp-proxy \

@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{
+use super::message::{
     ErrorResponse, JSONRPC_VERSION, Message, MessageError, Notification, Request, RequestId,
     Response,
 };

@@ -192,6 +192,17 @@ fn follower(setup: &Setup, seconds: u32) -> (String, Child) {
     }
 }
 
+/// Asserts that a `task get` failed with the error that names the backend
+/// as restarted since it created the task.
+fn assert_fails_as_restarted(output: &Output) {
+    assert_ne!(output.status.code(), Some(0), "{}", text(output));
+    let said = text(output);
+    assert!(
+        said.contains(&format!("server '{BACKEND}' was restarted")),
+        "{said}"
+    );
+}
+
 /// Kills `child` (SIGKILL: it cancels nothing on its way out) and reaps it.
 fn kill(mut child: Child) {
     child.kill().unwrap();
@@ -260,12 +271,7 @@ fn a_task_through_serve_outlives_its_client_is_cancelled_at_its_server_and_fails
     .unwrap();
     wait_reaped(backend);
     let failed = setup.run(&["task", "get", GATEWAY, &lost]);
-    assert_ne!(failed.status.code(), Some(0), "{}", text(&failed));
-    let said = text(&failed);
-    assert!(
-        said.contains(&format!("server '{BACKEND}' was restarted")),
-        "{said}"
-    );
+    assert_fails_as_restarted(&failed);
     let waited = setup.run(&["task", "get", GATEWAY, &lost, "--wait"]);
     assert_ne!(waited.status.code(), Some(0), "{}", text(&waited));
     assert!(text(&waited).contains("was restarted"), "{}", text(&waited));
@@ -297,12 +303,7 @@ fn a_task_of_a_backend_replaced_by_a_reload_fails_naming_the_server() {
     // …but does not know the old one: the gateway says why, rather than
     // asking it.
     let failed = setup.run(&["task", "get", GATEWAY, &before]);
-    assert_ne!(failed.status.code(), Some(0), "{}", text(&failed));
-    let said = text(&failed);
-    assert!(
-        said.contains(&format!("server '{BACKEND}' was restarted")),
-        "{said}"
-    );
+    assert_fails_as_restarted(&failed);
 
     let status = serve.stop();
     assert!(status.success(), "serve exited with {status}");

@@ -18,8 +18,10 @@ fn claims() -> SessionClaims {
             r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}"#,
         )
         .expect("JSON"),
-        client_info: serde_json::from_str(r#"{"name":"claude-code","title":"Claude Code","version":"2.1.0"}"#)
-            .expect("JSON"),
+        client_info: serde_json::from_str(
+            r#"{"name":"claude-code","title":"Claude Code","version":"2.1.0"}"#,
+        )
+        .expect("JSON"),
         route: "/profiles/engineering/mcp".into(),
         subject: SessionSubject::jwt(Some("user-1234@example.com")),
         issued_at: 1_700_000_000,
@@ -40,7 +42,12 @@ fn session_seal(c: &mut Criterion) {
         b.iter(|| {
             let opened = keys.open(black_box(&id)).expect("opens");
             opened
-                .check("/profiles/engineering/mcp", &subject, black_box(now), max_age)
+                .check(
+                    "/profiles/engineering/mcp",
+                    &subject,
+                    black_box(now),
+                    max_age,
+                )
                 .expect("holds");
             opened
         })

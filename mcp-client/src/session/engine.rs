@@ -110,8 +110,7 @@ impl Engine {
         })
     }
 
-    /// What telemetry reads about the transport.
-    #[cfg(feature = "otel")]
+    /// What telemetry reads about the transport, and its session id.
     pub(crate) fn transport_info(&self) -> &dyn mcpdisco_transport::TransportInfo {
         self.transport.info()
     }
@@ -411,7 +410,7 @@ impl Engine {
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        params: Option<&Value>,
+        mut params: Option<Value>,
         options: &RequestOptions,
         default_timeout: Duration,
         max_timeout: Duration,
@@ -445,7 +444,6 @@ impl Engine {
         if let Some(sent) = &options.sent_id {
             sent.set(id.clone());
         }
-        let mut params = params.cloned();
         if options.progress.is_some() {
             insert_progress_token(&mut params, &id);
         }

@@ -103,7 +103,7 @@ impl Path<'_> {
                 engine
                     .request(
                         &request.method,
-                        request.params.as_ref(),
+                        request.params,
                         &request.options,
                         options.request_timeout,
                         options.max_request_timeout,

@@ -26,6 +26,7 @@ use mcpdisco_protocol::methods::Initialize;
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::TransportError;
 use mcpdisco_transport::sync::RwLock;
+use serde_json::Value;
 use tower::Service;
 
 use super::engine::Engine;
@@ -138,13 +139,23 @@ impl SessionCore {
         Self { connection }
     }
 
-    async fn send(self, request: McpRequest) -> Result<RawJson, SessionError> {
+    async fn send(self, mut request: McpRequest) -> Result<RawJson, SessionError> {
         let connection = &self.connection;
         let seen = connection.reinitialized.load(Ordering::Acquire);
-        let result = self.once(&request).await;
+        // Only a session the server issued (legacy Streamable HTTP) can
+        // expire and need the request sent again: then the engine gets a
+        // copy of the params; otherwise it takes them.
+        let may_expire = connection.engine.transport_info().session_id().is_some();
+        let params = if may_expire {
+            request.params.clone()
+        } else {
+            request.params.take()
+        };
+        let result = self.once(&request, params).await;
         match result {
             Err(error)
-                if is_session_expired(&error)
+                if may_expire
+                    && is_session_expired(&error)
                     && connection.established.load(Ordering::Acquire)
                     && connection.state.read().era == Era::Legacy =>
             {
@@ -155,14 +166,16 @@ impl SessionCore {
         }
     }
 
+    /// Sends `request` once, with `params` (its own, or a copy).
     fn once<'a>(
         &'a self,
         request: &'a McpRequest,
+        params: Option<Value>,
     ) -> impl Future<Output = Result<RawJson, SessionError>> + Send + 'a {
         let connection = &self.connection;
         connection.engine.request(
             &request.method,
-            request.params.as_ref(),
+            params,
             &request.options,
             connection.options.request_timeout,
             connection.options.max_request_timeout,
@@ -175,7 +188,7 @@ impl SessionCore {
         seen: u64,
     ) -> Result<RawJson, SessionError> {
         self.connection.reinitialize(seen).await?;
-        self.once(request).await
+        self.once(request, request.params.clone()).await
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use futures::FutureExt;
 use mcpdisco_protocol::meta::{CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY};
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{
@@ -273,15 +274,23 @@ where
 }
 
 /// Runs a legacy client's routed `call`: the server's questions meanwhile
-/// go to the client over its connection.
-async fn on_connection<T>(
+/// go to the client over its connection, from now until `call` ends or is
+/// dropped.
+///
+/// Not an `async fn`: one would keep `call` twice in its state (the
+/// argument and the future it awaits), and a call's future is kilobytes,
+/// copied on every call.
+fn on_connection<T>(
     request: &RequestContext,
     server: &str,
     call: impl Future<Output = T>,
-) -> T {
+) -> impl Future<Output = T> {
     let caller = Caller::Connection(Arc::clone(&request.link));
-    let _on_record = request.shared.bridge.enter(server, caller);
-    call.await
+    let on_record = request.shared.bridge.enter(server, caller);
+    call.map(move |answer| {
+        drop(on_record);
+        answer
+    })
 }
 
 /// What a call routed to a server is sent with, and the progress it passes back.
@@ -368,18 +377,17 @@ impl Routing {
     {
         let work = call(self.options);
         let (progress, link) = (self.progress, self.link);
-        async move {
-            let forward = async {
-                if let Some((token, mut receiver)) = progress {
-                    while let Some(progress) = receiver.recv().await {
-                        let params = progress_params(&token, progress);
-                        link.notify::<ProgressNotification>(&params).await;
-                    }
+        let forward = async move {
+            if let Some((token, mut receiver)) = progress {
+                while let Some(progress) = receiver.recv().await {
+                    let params = progress_params(&token, progress);
+                    link.notify::<ProgressNotification>(&params).await;
                 }
-            };
-            let (result, ()) = tokio::join!(work, forward);
-            result
-        }
+            }
+        };
+        // `join` keeps `work` once; an `async` block around `tokio::join!`
+        // kept it twice (moved in, then joined).
+        futures::future::join(work, forward).map(|(result, ())| result)
     }
 }
 

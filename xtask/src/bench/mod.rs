@@ -40,6 +40,7 @@ mod b3_discovery;
 mod b4_http;
 mod b5_fronts;
 mod b5_gateway;
+mod b5_hop;
 mod b6_real;
 mod b7_policies;
 mod b8_telemetry;
@@ -117,6 +118,9 @@ pub fn run(ws: &Workspace, only: &[String]) -> Result<()> {
         b5_fronts::run(&bench, ws, &mut rows)?;
         let searched = criterion::run(ws, "tool_search")?;
         b5_gateway::tool_search_row(&searched, &mut rows);
+        let hop = criterion::run(ws, "serve_hop")?;
+        let criterion_dir = side_target_dir(ws, OURS_FEATURES).join("criterion");
+        rows.push(b5_hop::row(&hop, b5_hop::allocations(&criterion_dir)));
     }
     if wanted("b3") {
         b3_discovery::run(&bench, &mut rows)?;

@@ -335,7 +335,12 @@ impl Routing {
             None => (RequestOptions::default(), None),
         };
         let mut own_meta = Map::new();
-        if let Ok(mut declared) = serde_json::to_value(declared.as_ref()) {
+        // Only a modern server reads a request's own `_meta` (a legacy one
+        // knows its client from `initialize`): for a legacy server, the
+        // declared capabilities are not written out on every call. A server
+        // not connected yet, or restarting, gets them.
+        let to_modern = request.shared.supervisor.era(server) != Some(Era::Legacy);
+        if to_modern && let Ok(mut declared) = serde_json::to_value(declared.as_ref()) {
             // A legacy client cannot follow a task: its calls never ask for one.
             if request.era == Era::Legacy
                 && let Some(extensions) = declared
@@ -348,14 +353,16 @@ impl Routing {
         }
         // A modern server logs only when a request asks: at the level the
         // legacy client set (its messages during this call go to it).
-        if request.era == Era::Legacy
+        if to_modern
+            && request.era == Era::Legacy
             && let Some(wish) = request.link.log_wish()
         {
             own_meta.insert(LOG_LEVEL_KEY.to_owned(), Value::from(wish.level.as_str()));
         }
-        let mut options = options
-            .meta(own_meta)
-            .relay_input_required(request.era == Era::Modern);
+        let mut options = options.relay_input_required(request.era == Era::Modern);
+        if !own_meta.is_empty() {
+            options = options.meta(own_meta);
+        }
         options.input_retry = retry;
         Self {
             declared,

@@ -18,6 +18,7 @@ use mcpdisco_protocol::types::{
     Answer, CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, ReadResourceParams,
     ReadResourceResult, TaskResultType,
 };
+use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::Delivery;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -33,6 +34,13 @@ impl Supervisor {
     /// (up to the options' `ready_wait`) until it is ready.
     pub async fn session(&self, server: &str) -> Result<Session, SupervisorError> {
         self.session_after(server, None).await
+    }
+
+    /// The era `server`'s current session speaks; `None` while it has none.
+    pub fn era(&self, server: &str) -> Option<Era> {
+        let unit = self.inner.unit(server).ok()?;
+        let era = unit.session.read().as_ref().map(Session::era);
+        era
     }
 
     /// Like [`session`](Self::session), but not the session of generation

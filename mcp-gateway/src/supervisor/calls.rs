@@ -39,8 +39,7 @@ impl Supervisor {
     /// The era `server`'s current session speaks; `None` while it has none.
     pub fn era(&self, server: &str) -> Option<Era> {
         let unit = self.inner.unit(server).ok()?;
-        let era = unit.session.read().as_ref().map(Session::era);
-        era
+        unit.session.read().as_ref().map(Session::era)
     }
 
     /// Like [`session`](Self::session), but not the session of generation

@@ -5,6 +5,8 @@
 //! The fronts:
 //! * [`Front::Relay`], the floor: `bench-runner relay`, which copies bytes
 //!   between the client's pipe and the server's and parses nothing;
+//! * [`Front::EventLoopRelay`], a reference: the same copies from one
+//!   thread's event loop (`bench-runner relay --event-loop`);
 //! * [`Front::Stdio`]: `mcp-cli serve` over stdio;
 //! * [`Front::Http`]: `mcp-cli serve --http` on 127.0.0.1;
 //! * [`Front::Peer`]: `mcp-proxy` (crates.io, tower-based, aggregating
@@ -16,7 +18,7 @@
 //! timed calls over the timed phase's wall time.
 
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,6 +43,8 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 pub enum Front {
     /// A byte relay over stdio (the floor).
     Relay,
+    /// The same relay from one thread's event loop (a reference).
+    EventLoopRelay,
     /// `mcp-cli serve` over stdio.
     Stdio,
     /// `mcp-cli serve --http`.
@@ -232,17 +236,23 @@ fn start_http(case: &FrontCase) -> Result<Running, BenchError> {
             }
             Ok(Running::Peer(running))
         }
-        Front::Relay | Front::Stdio => Err(BenchError::Unexpected("not an HTTP front".into())),
+        Front::Relay | Front::EventLoopRelay | Front::Stdio => {
+            Err(BenchError::Unexpected("not an HTTP front".into()))
+        }
     }
 }
 
 /// A stdio front's session, and its process id.
 async fn connect_stdio(case: &FrontCase) -> Result<(Session, Option<u32>), BenchError> {
     let config = match case.front {
-        Front::Relay => {
+        Front::Relay | Front::EventLoopRelay => {
             let me = std::env::current_exe()
                 .map_err(|e| BenchError::io("cannot find bench-runner itself", e))?;
-            let mut args = vec!["relay".to_owned(), "--".to_owned()];
+            let mut args = vec!["relay".to_owned()];
+            if case.front == Front::EventLoopRelay {
+                args.push("--event-loop".to_owned());
+            }
+            args.push("--".to_owned());
             args.push(case.server.display().to_string());
             args.extend(set(case).args(0));
             StdioConfig::new("relay", me.display().to_string()).args(args)
@@ -291,7 +301,7 @@ pub(crate) async fn connect_http(
 /// passes the server's own name).
 pub(crate) fn tool(front: Front) -> String {
     match front {
-        Front::Relay => "tool_0".to_owned(),
+        Front::Relay | Front::EventLoopRelay => "tool_0".to_owned(),
         _ => format!("{}__tool_0", ServerSet::name(0)),
     }
 }
@@ -373,7 +383,7 @@ fn rss_kib(pid: Option<u32>) -> Option<u64> {
 pub async fn run(case: FrontCase) -> Result<FrontResult, BenchError> {
     let clients = case.clients.max(1);
     let (sessions, pid, _running) = match case.front {
-        Front::Relay | Front::Stdio => {
+        Front::Relay | Front::EventLoopRelay | Front::Stdio => {
             let (session, pid) = connect_stdio(&case).await?;
             (vec![session; clients], pid, None)
         }
@@ -387,7 +397,7 @@ pub async fn run(case: FrontCase) -> Result<FrontResult, BenchError> {
             (sessions, Some(pid), Some(running))
         }
     };
-    let expected = if case.front == Front::Relay {
+    let expected = if matches!(case.front, Front::Relay | Front::EventLoopRelay) {
         case.tools
     } else {
         case.servers * case.tools
@@ -417,50 +427,4 @@ pub async fn run(case: FrontCase) -> Result<FrontResult, BenchError> {
         front_rss_kib,
         tools_listed: listed,
     })
-}
-
-/// `bench-runner relay -- PROGRAM ARGS...`: runs PROGRAM and copies bytes
-/// from this process's stdin to its stdin, and from its stdout to this
-/// process's stdout, as they come, parsing nothing; ends when stdin ends
-/// and PROGRAM has exited.
-pub fn relay(program: &Path, args: &[std::ffi::OsString]) -> Result<(), BenchError> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| BenchError::io(format!("cannot start {}", program.display()), e))?;
-    let (Some(mut to_child), Some(mut from_child)) = (child.stdin.take(), child.stdout.take())
-    else {
-        return Err(BenchError::Unexpected(
-            "no pipes to the relayed program".into(),
-        ));
-    };
-    let up = std::thread::spawn(move || {
-        let _ = copy_flushing(&mut std::io::stdin().lock(), &mut to_child);
-        // Dropping the child's stdin tells it the client is gone.
-    });
-    let _ = copy_flushing(&mut from_child, &mut std::io::stdout().lock());
-    let _ = up.join();
-    child
-        .wait()
-        .map_err(|e| BenchError::io("cannot reap the relayed program", e))?;
-    Ok(())
-}
-
-/// Copies through one fixed buffer, each read written and flushed at once.
-fn copy_flushing(
-    from: &mut impl std::io::Read,
-    to: &mut impl std::io::Write,
-) -> std::io::Result<()> {
-    let mut buffer = [0u8; 64 * 1024];
-    loop {
-        let read = from.read(&mut buffer)?;
-        if read == 0 {
-            return Ok(());
-        }
-        to.write_all(&buffer[..read])?;
-        to.flush()?;
-    }
 }

@@ -67,6 +67,8 @@ pub mod placement;
 pub mod raw_client;
 #[cfg(feature = "peers")]
 pub mod real;
+#[cfg(feature = "ours")]
+pub mod relay;
 pub mod rss;
 #[cfg(feature = "ours")]
 pub mod serve_http;

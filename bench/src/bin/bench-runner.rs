@@ -246,6 +246,9 @@ enum Bench {
     /// The floor of B5: run a program, copying bytes between our stdio and its.
     #[cfg(feature = "ours")]
     Relay {
+        /// Copy from one thread's event loop instead of a thread per direction.
+        #[arg(long)]
+        event_loop: bool,
         /// The program and its arguments.
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<OsString>,
@@ -467,11 +470,19 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             report(&runtime()?.block_on(mcp_bench::fleet::run(case))?)
         }
         #[cfg(feature = "ours")]
-        Bench::Relay { command } => {
+        Bench::Relay {
+            event_loop,
+            command,
+        } => {
             let Some((program, args)) = command.split_first() else {
                 return Err(BenchError::Unexpected("no program to relay".into()));
             };
-            mcp_bench::fronts::relay(std::path::Path::new(program), args)
+            let program = std::path::Path::new(program);
+            if event_loop {
+                mcp_bench::relay::event_loop_relay(program, args)
+            } else {
+                mcp_bench::relay::relay(program, args)
+            }
         }
         Bench::Http {
             contender,

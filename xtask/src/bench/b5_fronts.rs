@@ -101,9 +101,9 @@ pub(super) fn run(bench: &Bench, ws: &Workspace, rows: &mut Vec<Row>) -> Result<
         bench.case("front", &args)
     };
     let fronts: Vec<&str> = if peer.is_some() {
-        vec!["relay", "stdio", "http", "peer"]
+        vec!["relay", "event-loop-relay", "stdio", "http", "peer"]
     } else {
-        vec!["relay", "stdio", "http"]
+        vec!["relay", "event-loop-relay", "stdio", "http"]
     };
     for clients in CLIENTS {
         let mut series: Vec<Series> = fronts.iter().map(|_| Series::default()).collect();
@@ -132,7 +132,7 @@ pub(super) fn run(bench: &Bench, ws: &Workspace, rows: &mut Vec<Row>) -> Result<
             rows,
             clients,
             of("stdio"),
-            of("relay"),
+            [of("relay"), of("event-loop-relay")],
             of("http"),
             of("peer"),
         );
@@ -155,7 +155,7 @@ fn push_rows(
     rows: &mut Vec<Row>,
     clients: usize,
     stdio: Option<&Series>,
-    relay: Option<&Series>,
+    [relay, event_loop]: [Option<&Series>; 2],
     http: Option<&Series>,
     peer: Option<&Series>,
 ) {
@@ -165,7 +165,19 @@ fn push_rows(
         format!("{clients} concurrent clients")
     };
     let rss = |s: Option<&Series>| s.and_then(|s| s.rss_kib);
-    let stdio_notes = "stdio: one connection, its clients are requests in flight on it; limit = a byte relay (one more process and pipe, no parsing)";
+    let stdio_notes = |field: fn(&Series) -> &Vec<f64>, unit: &str| {
+        let mut notes = "stdio: one connection, its clients are requests in flight on it; limit = a byte relay (one more process and pipe, no parsing; a thread per direction, blocking in `read`)".to_owned();
+        if let (Some(reference), Some(ours)) = (pick(event_loop, field), pick(stdio, field)) {
+            notes.push_str(&format!(
+                "; for reference, the same relay from one thread's event loop (tokio current-thread, non-blocking pipes, as `serve` reads them): {reference:.1} {unit}, ours ÷ it {:.2}×",
+                ours / reference
+            ));
+            if let Some(floor) = pick(relay, field) {
+                notes.push_str(&format!(", it ÷ the limit {:.2}×", reference / floor));
+            }
+        }
+        notes
+    };
     rows.push(
         Row::new(
             format!("B5 stdio tools/call through `mcp-cli serve` (ours) vs a byte relay (limit), {who}: p50 latency"),
@@ -174,7 +186,7 @@ fn push_rows(
         )
         .with_rss([rss(stdio), None, rss(relay)])
         .limit_target(RELAY_FACTOR)
-        .with_notes(stdio_notes),
+        .with_notes(stdio_notes(|s| &s.p50, "µs")),
     );
     rows.push(
         Row::new(
@@ -182,7 +194,7 @@ fn push_rows(
             Unit::Microseconds,
             [pick(stdio, |s| &s.p99), None, pick(relay, |s| &s.p99)],
         )
-        .with_notes(stdio_notes),
+        .with_notes(stdio_notes(|s| &s.p99, "µs")),
     );
     rows.push(
         Row::new(
@@ -190,7 +202,7 @@ fn push_rows(
             Unit::RequestsPerSecond,
             [pick(stdio, |s| &s.throughput), None, pick(relay, |s| &s.throughput)],
         )
-        .with_notes(stdio_notes),
+        .with_notes(stdio_notes(|s| &s.throughput, "req/s")),
     );
     let http_notes = format!(
         "Streamable HTTP, each client its own session; the contender column is {PEER_CRATE} {PEER_VERSION} (crates.io), the same stdio backend behind it"
@@ -263,4 +275,50 @@ fn memory(
         )),
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(p50: f64) -> Series {
+        Series {
+            p50: vec![p50],
+            p99: vec![p50 * 2.0],
+            throughput: vec![1e6 / p50],
+            rss_kib: None,
+        }
+    }
+
+    #[test]
+    fn the_stdio_rows_name_the_event_loop_reference_and_its_ratios() {
+        let (ours, relay, event_loop) = (series(120.0), series(80.0), series(100.0));
+        let mut rows = Vec::new();
+        push_rows(
+            &mut rows,
+            1,
+            Some(&ours),
+            [Some(&relay), Some(&event_loop)],
+            None,
+            None,
+        );
+        let p50 = &rows[0];
+        assert_eq!(p50.values, [Some(120.0), None, Some(80.0)]);
+        assert!(
+            p50.notes
+                .contains("100.0 µs, ours ÷ it 1.20×, it ÷ the limit 1.25×"),
+            "{}",
+            p50.notes
+        );
+        let mut without = Vec::new();
+        push_rows(
+            &mut without,
+            1,
+            Some(&ours),
+            [Some(&relay), None],
+            None,
+            None,
+        );
+        assert!(!without[0].notes.contains("for reference"));
+    }
 }

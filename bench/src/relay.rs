@@ -26,11 +26,7 @@ const BUFFER: usize = 64 * 1024;
 /// process's stdout, as they come, parsing nothing; ends when stdin ends
 /// and PROGRAM has exited.
 pub fn relay(program: &Path, args: &[OsString]) -> Result<(), BenchError> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+    let mut child = relayed(program, args)
         .spawn()
         .map_err(|e| BenchError::io(format!("cannot start {}", program.display()), e))?;
     let (Some(mut to_child), Some(mut from_child)) = (child.stdin.take(), child.stdout.take())
@@ -49,6 +45,17 @@ pub fn relay(program: &Path, args: &[OsString]) -> Result<(), BenchError> {
         .wait()
         .map_err(|e| BenchError::io("cannot reap the relayed program", e))?;
     Ok(())
+}
+
+/// The relayed program: its stdin and stdout piped to us, its stderr ours.
+fn relayed(program: &Path, args: &[OsString]) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    command
 }
 
 /// Copies through one fixed buffer, each read written and flushed at once.
@@ -73,11 +80,7 @@ pub fn event_loop_relay(program: &Path, args: &[OsString]) -> Result<(), BenchEr
         .build()
         .map_err(|e| BenchError::io("cannot start a runtime", e))?;
     runtime.block_on(async {
-        let mut child = tokio::process::Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+        let mut child = tokio::process::Command::from(relayed(program, args))
             .spawn()
             .map_err(|e| BenchError::io(format!("cannot start {}", program.display()), e))?;
         let (Some(to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {

@@ -22,6 +22,8 @@ use mcpdisco_transport::{Inbound, Transport, TransportError};
 use serde_json::Map;
 use tokio::sync::{oneshot, watch};
 
+use super::operation::Operation;
+
 /// The most requests one client may have in progress; more are refused.
 const MAX_RUNNING: usize = 512;
 
@@ -30,7 +32,14 @@ const MAX_RUNNING: usize = 512;
 pub(crate) type Running = BoxFuture<'static, Option<Finished>>;
 
 /// A request of the client and its answer, ready to go out.
-pub(crate) type Finished = (RequestId, Result<RawJson, ErrorObject>);
+pub(crate) struct Finished {
+    /// The client's id of the request.
+    pub(crate) id: RequestId,
+    /// Its answer.
+    pub(crate) answer: Result<RawJson, ErrorObject>,
+    /// Its operation, recorded once the answer is out.
+    pub(crate) operation: Operation,
+}
 
 /// What a legacy client settled in `initialize`.
 #[derive(Default)]
@@ -257,21 +266,30 @@ impl ClientLink {
     }
 
     /// Answers requests that finished together, in one write where the
-    /// transport can (stdio).
-    pub(crate) async fn answer_all(&self, answers: Vec<Finished>) {
+    /// transport can (stdio); their operations, for the caller to record
+    /// now that the answers are out.
+    pub(crate) async fn answer_all(&self, answers: Vec<Finished>) -> Vec<Operation> {
+        let mut operations = Vec::with_capacity(answers.len());
         let messages = answers
             .into_iter()
-            .map(|(id, outcome)| match outcome {
-                Ok(result) => Message::Response(Response { id, result }),
-                Err(error) => Message::Error(ErrorResponse {
-                    id: Some(id),
-                    error,
-                }),
+            .map(|finished| {
+                operations.push(finished.operation);
+                match finished.answer {
+                    Ok(result) => Message::Response(Response {
+                        id: finished.id,
+                        result,
+                    }),
+                    Err(error) => Message::Error(ErrorResponse {
+                        id: Some(finished.id),
+                        error,
+                    }),
+                }
             })
             .collect();
         if let Err(error) = self.transport.send_all(messages).await {
             tracing::debug!(%error, "could not answer the gateway's client");
         }
+        operations
     }
 
     /// Starts request `id`, answered with what `work` yields: returns the
@@ -284,7 +302,7 @@ impl ClientLink {
         self: &Arc<Self>,
         id: RequestId,
         method: &str,
-        work: impl Future<Output = Result<RawJson, ErrorObject>> + Send + 'static,
+        work: impl Future<Output = (Result<RawJson, ErrorObject>, Operation)> + Send + 'static,
     ) -> Option<Running> {
         let registration = {
             let mut running = self.running.lock();
@@ -309,10 +327,14 @@ impl ClientLink {
         let link = Arc::clone(self);
         Some(Box::pin(async move {
             // Aborted: the client cancelled it, or its connection ended.
-            let outcome = Abortable::new(work, registration).await.ok()?;
+            let (answer, operation) = Abortable::new(work, registration).await.ok()?;
             // Out of the table first: a cancel that comes now finds nothing to stop.
             link.running.lock().remove(&id);
-            Some((id, outcome))
+            Some(Finished {
+                id,
+                answer,
+                operation,
+            })
         }))
     }
 

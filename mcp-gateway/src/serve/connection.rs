@@ -76,7 +76,9 @@ pub(crate) async fn serve(
                     .flatten()
                     .collect();
                 if !answers.is_empty() {
-                    link.answer_all(answers).await;
+                    for operation in link.answer_all(answers).await {
+                        operation.record(shared.meter());
+                    }
                 }
                 continue;
             }
@@ -224,24 +226,24 @@ async fn on_request(
         let outcome = routes.immediate.answer(&method, params, context);
         #[cfg(feature = "otel")]
         let outcome = telemetry::within(span.as_ref(), outcome);
-        let outcome = operation::measured(shared.meter(), &method, outcome).await;
+        let (outcome, operation) = operation::measured(method, outcome).await;
         let answer = in_era(outcome, era, &server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
         link.answer(id, answer).await;
+        operation.record(shared.meter());
         return None;
     }
     let work = routes.concurrent.answer(&method, params, context);
     #[cfg(feature = "otel")]
     let work = telemetry::within(span.as_ref(), work);
-    let measuring = (Arc::clone(shared), method.clone());
+    let measuring = method.clone();
     let answer = async move {
-        let (shared, method) = measuring;
-        let outcome = operation::measured(shared.meter(), &method, work).await;
+        let (outcome, operation) = operation::measured(measuring, work).await;
         let answer = in_era(outcome, era, &server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
-        answer
+        (answer, operation)
     };
     link.run(id, &method, answer).await
 }

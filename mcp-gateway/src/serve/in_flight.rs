@@ -88,6 +88,7 @@ mod tests {
     use mcpdisco_protocol::{RawJson, RequestId};
 
     use super::*;
+    use crate::serve::operation::Operation;
 
     /// Counts how often it is woken.
     #[derive(Default)]
@@ -101,7 +102,15 @@ mod tests {
 
     fn answered(id: i64) -> Running {
         let id = RequestId::from(id);
-        async move { Some((id, Ok(RawJson::from(serde_json::Value::Null)))) }.boxed()
+        async move { Some(finished(id)) }.boxed()
+    }
+
+    fn finished(id: RequestId) -> Finished {
+        Finished {
+            id,
+            answer: Ok(RawJson::from(serde_json::Value::Null)),
+            operation: Operation::none(),
+        }
     }
 
     #[test]
@@ -112,10 +121,7 @@ mod tests {
         set.push(
             async move {
                 let _ = receiver.await;
-                Some((
-                    RequestId::from(1),
-                    Ok(RawJson::from(serde_json::Value::Null)),
-                ))
+                Some(finished(RequestId::from(1)))
             }
             .boxed(),
         );
@@ -129,7 +135,7 @@ mod tests {
         let _ = sender.send(());
         assert_eq!(waker.0.load(Ordering::SeqCst), 1);
         let done = Pin::new(&mut next).poll(&mut context);
-        assert!(matches!(done, Poll::Ready(Some((id, _))) if id == RequestId::from(1)));
+        assert!(matches!(done, Poll::Ready(Some(Finished { id, .. })) if id == RequestId::from(1)));
         assert!(set.is_empty());
     }
 

@@ -1,8 +1,9 @@
 //! One client request as an operation the metrics count: how long it took,
 //! how it ended, and which server it went to. A handler that routes a
 //! request names its server with [`routed_to`]; [`measured`] runs the
-//! handler with a place for that name and records the operation (feature
-//! `metrics`; without it, `measured` only runs the handler).
+//! handler with a place for that name and measures the operation, which
+//! the connection records once the answer is out (feature `metrics`;
+//! without it, `measured` only runs the handler).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -29,8 +30,54 @@ pub(crate) fn routed_to(server: &str) {
     let _ = ROUTED_TO.try_with(|routed| *routed.borrow_mut() = Some(server.to_owned()));
 }
 
-/// Runs `work`, the handler of one `method` request, and records it on `meter`.
-pub(crate) async fn measured<F>(meter: &Meter, method: &str, work: F) -> F::Output
+/// One request's operation, measured when its answer was ready and
+/// recorded on the meter once that answer is out ([`record`](Self::record)):
+/// the recording (and reading the result for its outcome) is not on the
+/// way of the answer. Empty without feature `metrics`.
+pub(crate) struct Operation {
+    #[cfg(feature = "metrics")]
+    measured: Option<Measured>,
+}
+
+/// What [`Operation::record`] records.
+#[cfg(feature = "metrics")]
+struct Measured {
+    server: Option<String>,
+    method: String,
+    elapsed: std::time::Duration,
+    /// The result, for its outcome (`None`: an error).
+    result: Option<RawJson>,
+}
+
+impl Operation {
+    /// An operation that records nothing.
+    #[cfg(any(test, not(feature = "metrics")))]
+    pub(crate) fn none() -> Self {
+        Self {
+            #[cfg(feature = "metrics")]
+            measured: None,
+        }
+    }
+
+    /// Records it on `meter`.
+    pub(crate) fn record(self, meter: &Meter) {
+        #[cfg(feature = "metrics")]
+        if let Some(measured) = self.measured {
+            meter.record(
+                measured.server.as_deref().unwrap_or_default(),
+                &measured.method,
+                outcome_of(measured.result.as_ref()),
+                measured.elapsed,
+            );
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = meter;
+    }
+}
+
+/// Runs `work`, the handler of one `method` request: its answer, and the
+/// operation to record once the answer is out.
+pub(crate) async fn measured<F>(method: String, work: F) -> (F::Output, Operation)
 where
     F: Future<Output = Result<RawJson, ErrorObject>>,
 {
@@ -44,28 +91,32 @@ where
                 (answer, server)
             })
             .await;
-        meter.record(
-            server.as_deref().unwrap_or_default(),
+        let measured = Measured {
+            server,
             method,
-            outcome_of(&answer),
-            started.elapsed(),
-        );
-        answer
+            elapsed: started.elapsed(),
+            result: answer.as_ref().ok().cloned(),
+        };
+        let operation = Operation {
+            measured: Some(measured),
+        };
+        (answer, operation)
     }
     #[cfg(not(feature = "metrics"))]
     {
-        let _ = meter;
         let _ = method;
-        ROUTED_TO.scope(RefCell::new(None), work).await
+        let answer = ROUTED_TO.scope(RefCell::new(None), work).await;
+        (answer, Operation::none())
     }
 }
 
+/// How an operation ended, from its result (`None`: an error).
 #[cfg(feature = "metrics")]
-fn outcome_of(answer: &Result<RawJson, ErrorObject>) -> crate::operations::metrics::Outcome {
+fn outcome_of(result: Option<&RawJson>) -> crate::operations::metrics::Outcome {
     use crate::operations::metrics::Outcome;
     use mcpdisco_protocol::raw::JsonView;
-    match answer {
-        Ok(result)
+    match result {
+        Some(result)
             if JsonView::of(result)
                 .get("isError")
                 .and_then(JsonView::as_bool)
@@ -73,8 +124,8 @@ fn outcome_of(answer: &Result<RawJson, ErrorObject>) -> crate::operations::metri
         {
             Outcome::ToolError
         }
-        Ok(_) => Outcome::Ok,
-        Err(_) => Outcome::Error,
+        Some(_) => Outcome::Ok,
+        None => Outcome::Error,
     }
 }
 
@@ -86,13 +137,15 @@ mod tests {
     #[test]
     fn a_tool_result_marked_as_an_error_is_its_own_outcome() {
         use crate::operations::metrics::Outcome;
-        let result = |value| Ok(RawJson::from_value(&value));
-        assert_eq!(outcome_of(&result(json!({"content": []}))), Outcome::Ok);
+        let result = |value| RawJson::from_value(&value);
         assert_eq!(
-            outcome_of(&result(json!({"content": [], "isError": true}))),
+            outcome_of(Some(&result(json!({"content": []})))),
+            Outcome::Ok
+        );
+        assert_eq!(
+            outcome_of(Some(&result(json!({"content": [], "isError": true})))),
             Outcome::ToolError
         );
-        let error = ErrorObject::new(mcpdisco_protocol::ErrorCode::INTERNAL_ERROR, "down");
-        assert_eq!(outcome_of(&Err(error)), Outcome::Error);
+        assert_eq!(outcome_of(None), Outcome::Error);
     }
 }

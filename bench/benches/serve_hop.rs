@@ -7,7 +7,7 @@
 //! gateway's user-space work (decoding, routing, encoding, masking, its
 //! tasks' wake-ups), which `B5`'s process rows add on top of their pipes.
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,35 +25,31 @@ use mcpdisco_gateway::supervisor::SupervisorOptions;
 use mcpdisco_transport::server::stdio::StdioServer;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
-/// Counts allocations (and their bytes), to report them per call, over
-/// mimalloc: the allocator of `mcp-cli` (its default feature `mimalloc`).
+/// Counts allocations (and their bytes), to report them per call.
 struct Counting;
-
-/// What [`Counting`] allocates with.
-static INNER: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
 
-// SAFETY: every method forwards to mimalloc unchanged.
+// SAFETY: every method forwards to the system allocator unchanged.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         ALLOCATED_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
         // SAFETY: the caller's layout, passed on.
-        unsafe { INNER.alloc(layout) }
+        unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` came from `alloc` or `realloc` with this layout.
-        unsafe { INNER.dealloc(ptr, layout) }
+        unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         ALLOCATED_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
         // SAFETY: `ptr` came from `alloc` with `layout`; passed on.
-        unsafe { INNER.realloc(ptr, layout, new_size) }
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 

@@ -7,13 +7,13 @@
 //! 2 MB, no runtime started); the harness, which holds results, is not.
 
 use std::ffi::OsString;
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use nix::sys::resource::{UsageWho, getrusage};
-use nix::sys::signal::{Signal, kill};
+use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use crate::BenchError;
@@ -41,6 +41,11 @@ pub struct Measurement {
 
 /// Runs `program` with `args` (stdin empty, stdout passed through, stderr inherited) and
 /// measures it; kills it after `timeout`. Call it from a process with no other child.
+///
+/// The program leads a process group of its own: after the timeout, and
+/// once it has ended, whatever it started and left running is killed with
+/// it (a shell's `sleep`, a server it spawned), so that nothing it started
+/// outlives the measurement or holds its output open.
 pub fn measure(
     program: &OsString,
     args: &[OsString],
@@ -52,6 +57,7 @@ pub fn measure(
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(|e| BenchError::io(format!("cannot start {shown}"), e))?;
     // Its stdout passes through, and the first byte's time is noted.
@@ -87,7 +93,7 @@ pub fn measure(
     let (ended, status) = match exits.recv_timeout(timeout) {
         Ok(exit) => exit,
         Err(_) => {
-            let _ = kill(pid, Signal::SIGKILL);
+            let _ = killpg(pid, Signal::SIGKILL);
             let _ = waiter.join();
             return Err(BenchError::Timeout(format!(
                 "{shown} ran longer than {}s and was killed",
@@ -96,6 +102,9 @@ pub fn measure(
         }
     };
     let _ = waiter.join();
+    // What it left behind (none, for a well-behaved program) would keep its
+    // stdout open and the forwarder waiting.
+    let _ = killpg(pid, Signal::SIGKILL);
     let first_output = forwarder.and_then(|thread| thread.join().ok().flatten());
     let status = status.map_err(|e| BenchError::io(format!("cannot wait for {shown}"), e))?;
     let usage = getrusage(UsageWho::RUSAGE_CHILDREN)
@@ -164,5 +173,44 @@ mod tests {
         let outcome = shell("sleep 30", Duration::from_millis(200));
         assert!(matches!(outcome, Err(BenchError::Timeout(_))));
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    /// Whether process `pid` is gone (or only a zombie, which its new
+    /// parent reaps), within a few seconds.
+    fn ends_soon(pid: i32) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+            match state {
+                Err(_) => return true,
+                Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => {
+                    return true;
+                }
+                Ok(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn what_the_program_started_dies_with_it_on_the_timeout_and_after_its_end() {
+        let dir = std::env::temp_dir().join(format!("measure-group-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (script, timeout) in [
+            // Killed at the timeout while its child sleeps.
+            ("sleep 30 & echo $! > {pid}; wait", Duration::from_millis(300)),
+            // Ended by itself, its child left running.
+            ("sleep 30 > /dev/null & echo $! > {pid}; sleep 0.2", Duration::from_secs(20)),
+        ] {
+            let pid_file = dir.join("pid");
+            let _ = std::fs::remove_file(&pid_file);
+            let script = script.replace("{pid}", &pid_file.display().to_string());
+            let started = Instant::now();
+            let _ = shell(&script, timeout);
+            assert!(started.elapsed() < Duration::from_secs(10), "{script}");
+            let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+            assert!(ends_soon(pid), "{script}: its `sleep 30` ({pid}) outlived it");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -43,7 +43,16 @@ impl ResultType {
     /// Reads the `resultType` of a raw result (skipping every other member):
     /// absent means complete, an unknown value is an error.
     pub fn of(result: &RawJson) -> Result<Self, UnknownResultType> {
-        match result.member::<Value>("resultType") {
+        Self::from_member(&result.member::<Value>("resultType"))
+    }
+
+    /// The result type a result's `resultType` member says, as
+    /// [`RawJson::member`] read it (for a caller that reads the member for
+    /// another kind of result too, such as a task's).
+    pub fn from_member(
+        member: &Result<Option<Value>, serde_json::Error>,
+    ) -> Result<Self, UnknownResultType> {
+        match member {
             Ok(None | Some(Value::Null)) => Ok(ResultType::Complete),
             Ok(Some(Value::String(s))) if s == "complete" => Ok(ResultType::Complete),
             Ok(Some(Value::String(s))) if s == "input_required" => Ok(ResultType::InputRequired),

@@ -105,11 +105,21 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
             "msrv + features + windows + fuzz build",
             || {
                 let failures: Vec<String> = thread::scope(|scope| {
-                    let windows = scope.spawn(|| release::check_windows(ws));
-                    let fuzz = scope.spawn(|| fuzz::prepare(ws, tools, fuzz::Build::Smoke));
-                    let features = scope.spawn(|| release::check_feature_combinations(ws));
-                    let fresh = scope.spawn(|| fresh_client::run(ws));
-                    let msrv = release::check_on_msrv(ws);
+                    let windows =
+                        scope.spawn(|| timed("the Windows check", || release::check_windows(ws)));
+                    let fuzz = scope.spawn(|| {
+                        timed("the fuzz build", || {
+                            fuzz::prepare(ws, tools, fuzz::Build::Smoke)
+                        })
+                    });
+                    let features = scope.spawn(|| {
+                        timed("the feature combinations", || {
+                            release::check_feature_combinations(ws)
+                        })
+                    });
+                    let fresh =
+                        scope.spawn(|| timed("the fresh client project", || fresh_client::run(ws)));
+                    let msrv = timed("the MSRV check", || release::check_on_msrv(ws));
                     [
                         ("the MSRV check", msrv),
                         ("the feature combinations", joined(features)),
@@ -187,6 +197,15 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
 }
 
 /// The result of a scoped thread's work (a panic is an error).
+/// Runs `work`, one of a step's parts running side by side, and says how
+/// long it took: the step's time alone does not tell which part to shorten.
+fn timed(what: &str, work: impl FnOnce() -> Result<()>) -> Result<()> {
+    let started = Instant::now();
+    let outcome = work();
+    println!("    {what} took {}", seconds(started.elapsed()));
+    outcome
+}
+
 fn joined(handle: thread::ScopedJoinHandle<'_, Result<()>>) -> Result<()> {
     handle
         .join()
@@ -432,15 +451,17 @@ fn feature_off_args() -> Vec<&'static str> {
     args
 }
 
-/// The bench crate's own tests (`bench/`: its own workspace and target
-/// folder, both sides in one build; see `cargo xtask bench`).
+/// The bench crate's own tests (`bench/`: its own workspace, both sides in
+/// one build; see `cargo xtask bench`). Built in the workspace's target
+/// folder: every dependency whose features the two builds share is not
+/// compiled again (the bench's measured builds keep folders of their own).
 fn bench_crate_tests(ws: &Workspace) -> Result<Totals> {
     let bench = ws.root().join("bench");
     let mut cmd = ws.cargo();
     cmd.args(["test", "--no-fail-fast", "--color", "never"])
         .arg("--manifest-path")
         .arg(bench.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", bench.join("target"));
+        .env("CARGO_TARGET_DIR", ws.target_dir());
     Ok(Totals {
         rust: counted(&mut cmd, "the bench crate's tests")?,
         ..Totals::default()
@@ -455,8 +476,17 @@ fn nextest_installed(ws: &Workspace) -> bool {
 }
 
 /// Runs a test command and counts its tests from its result lines (cargo's
-/// `test result:` or nextest's `Summary`).
+/// `test result:` or nextest's `Summary`), and says how long it took.
 fn counted(cmd: &mut Command, what: &str) -> Result<Counts> {
+    let started = Instant::now();
+    let counted = counted_untimed(cmd, what);
+    // A step runs several of these; its time alone does not tell which to shorten.
+    println!("    {what} took {}", seconds(started.elapsed()));
+    counted
+}
+
+/// [`counted`] without the time.
+fn counted_untimed(cmd: &mut Command, what: &str) -> Result<Counts> {
     let mut counts = Counts::default();
     let finished = process::run_streaming(cmd, TEST_TIMEOUT, |_, line| {
         if let Some(found) = parse_test_result(line).or_else(|| parse_nextest_summary(line)) {

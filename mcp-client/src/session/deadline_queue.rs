@@ -9,7 +9,9 @@
 //! answered before its deadline never touches the runtime's timer. Pure: the
 //! time is passed in.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::HashMap;
 use std::time::Duration;
 
 use mcpdisco_protocol::RequestId;

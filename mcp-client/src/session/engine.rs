@@ -17,7 +17,7 @@
 //! An answer and a timeout race for the same table entry: the one that takes
 //! it first is the outcome, so an answer the table has is an answer.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -12,7 +12,7 @@
 //! what it is told to send. It is generic over the waiter, so tests use
 //! plain labels and run without a runtime.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::time::Duration;
 
 use mcpdisco_protocol::{ErrorObject, RawJson, RequestId};
@@ -110,7 +110,7 @@ impl<W> Default for RequestTable<W> {
     fn default() -> Self {
         Self {
             next_id: 1,
-            in_flight: HashMap::new(),
+            in_flight: HashMap::default(),
             deadlines: DeadlineQueue::default(),
             lost: None,
             closing: false,

@@ -60,7 +60,7 @@ pub struct Catalog {
     pub clashes: Vec<NameClash>,
     /// Where each namespaced name sits, per kind (lookups without a scan).
     #[serde(skip)]
-    index: [std::collections::HashMap<String, usize>; 5],
+    index: [foldhash::HashMap<String, usize>; 5],
 }
 
 impl Catalog {

@@ -3,7 +3,7 @@
 //! gateway's own requests to it, its modern subscriptions, and the log
 //! level it set (legacy `logging/setLevel`).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -91,8 +91,8 @@ impl ClientLink {
             transport,
             declared: Mutex::new(Declared::default()),
             next_id: AtomicI64::new(1),
-            waiting: Mutex::new(HashMap::new()),
-            running: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::default()),
+            running: Mutex::new(HashMap::default()),
             listens: Mutex::new(Vec::new()),
             log_wish: Mutex::new(None),
             profile: Mutex::new(None),

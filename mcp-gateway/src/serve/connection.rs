@@ -219,7 +219,6 @@ async fn on_request(
         era,
         profile: profile.cloned(),
     };
-    let server_info = shared.options.server_info.clone();
     #[cfg(feature = "otel")]
     let span = telemetry::start(shared, &id, &method, params.as_ref());
     if routes.immediate.handles(&method) {
@@ -227,7 +226,7 @@ async fn on_request(
         #[cfg(feature = "otel")]
         let outcome = telemetry::within(span.as_ref(), outcome);
         let (outcome, operation) = operation::measured(method, outcome).await;
-        let answer = in_era(outcome, era, &server_info);
+        let answer = in_era(outcome, era, &shared.options.server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
         link.answer(id, answer).await;
@@ -238,9 +237,12 @@ async fn on_request(
     #[cfg(feature = "otel")]
     let work = telemetry::within(span.as_ref(), work);
     let measuring = method.clone();
+    // The gateway's own info, for a modern result: borrowed when it is
+    // needed, not copied for every request.
+    let answering = Arc::clone(shared);
     let answer = async move {
         let (outcome, operation) = operation::measured(measuring, work).await;
-        let answer = in_era(outcome, era, &server_info);
+        let answer = in_era(outcome, era, &answering.options.server_info);
         #[cfg(feature = "otel")]
         telemetry::finish(span, &answer);
         (answer, operation)

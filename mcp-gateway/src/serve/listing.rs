@@ -17,7 +17,7 @@
 //! A listing is built once per catalog (the catalog is shared as an `Arc`,
 //! so rebuilding happens only when a server's lists change).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use mcpdisco_protocol::types::{
@@ -80,7 +80,7 @@ impl Listing {
                 })
                 .collect()
         }
-        let mut namespaces = HashMap::new();
+        let mut namespaces = HashMap::default();
         for kind in ListKind::ALL {
             for entry in catalog.entries(kind) {
                 namespaces
@@ -88,7 +88,7 @@ impl Listing {
                     .or_insert_with(|| entry.server.clone());
             }
         }
-        let mut uris = HashMap::new();
+        let mut uris = HashMap::default();
         let resources = served_uris(&catalog.resources, false, |served, route| {
             uris.insert(served.to_owned(), route);
         });
@@ -224,7 +224,7 @@ fn served_skills(
     entries: &[CatalogEntry],
     mut route: impl FnMut(&str, ResourceRoute),
 ) -> ItemList<SkillEntry> {
-    let mut owner: HashMap<String, &str> = HashMap::new();
+    let mut owner: HashMap<String, &str> = HashMap::default();
     let mut items = Vec::with_capacity(entries.len());
     for entry in entries {
         let Ok(mut skill) = entry.item.decode::<SkillEntry>() else {
@@ -266,7 +266,7 @@ fn served_uris<T>(
     mut route: impl FnMut(&str, ResourceRoute),
 ) -> ItemList<T> {
     let key = if template { "uriTemplate" } else { "uri" };
-    let mut owner: HashMap<String, &str> = HashMap::new();
+    let mut owner: HashMap<String, &str> = HashMap::default();
     let mut items = Vec::with_capacity(entries.len());
     for entry in entries {
         let Some(uri) = ResourceView::read(JsonView::of(&entry.item), template)

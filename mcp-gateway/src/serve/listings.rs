@@ -3,7 +3,7 @@
 //! and the lists of the current catalog in each view, built once per
 //! catalog and profiles.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use mcpdisco::catalog::Catalog;
@@ -45,7 +45,7 @@ impl Listings {
             supervisor,
             tool_search,
             profiles: RwLock::new(Arc::new(profiles)),
-            cached: Mutex::new(HashMap::new()),
+            cached: Mutex::new(HashMap::default()),
             warmed: OnceCell::new(),
         }
     }

@@ -268,13 +268,15 @@ fn read_answer<M: RequestMethod>(
         )
         .with_delivery(Delivery::Answered)
     };
-    if M::METHOD == CallTool::METHOD && is_task(&result) {
+    // One read of `resultType` for both questions: the result is scanned once.
+    let result_type = result.member::<Value>("resultType");
+    if M::METHOD == CallTool::METHOD && is_task(&result_type) {
         return result
             .decode()
             .map(|task| Answer::Task(Box::new(task)))
             .map_err(|error| unreadable(format!("malformed task: {error}")));
     }
-    match ResultType::of(&result).map_err(|error| unreadable(error.to_string()))? {
+    match ResultType::from_member(&result_type).map_err(|error| unreadable(error.to_string()))? {
         ResultType::Complete => Ok(Answer::Complete(result)),
         ResultType::InputRequired => result
             .decode()
@@ -283,10 +285,11 @@ fn read_answer<M: RequestMethod>(
     }
 }
 
-/// Whether a result is a task (`resultType: "task"`).
-fn is_task(result: &RawJson) -> bool {
+/// Whether a result whose `resultType` member reads as `result_type` is a
+/// task (`resultType: "task"`).
+fn is_task(result_type: &Result<Option<Value>, serde_json::Error>) -> bool {
     matches!(
-        result.member::<Value>("resultType"),
+        result_type,
         Ok(Some(Value::String(kind))) if kind == TaskResultType::TASK
     )
 }

@@ -2,7 +2,7 @@
 //! server's unit (its state and its session), the channels to the runners,
 //! the options, the events, the catalogs.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 

@@ -45,7 +45,7 @@
 //! connections: whatever a handler needs of those comes in its context `C`,
 //! which the server builds for each message.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -179,8 +179,8 @@ impl<C> Clone for Router<C> {
 impl<C> Default for Router<C> {
     fn default() -> Self {
         Self {
-            requests: HashMap::new(),
-            notifications: HashMap::new(),
+            requests: HashMap::default(),
+            notifications: HashMap::default(),
         }
     }
 }

@@ -120,6 +120,14 @@ mod tests {
     use super::*;
     use mcpdisco_protocol::{Notification, Request, RequestId};
 
+    /// The next message `end` receives; `None` once the other end is gone.
+    async fn next(end: &MemoryTransport) -> Option<Message> {
+        end.receive()
+            .await
+            .expect("a memory transport never fails to receive")
+            .and_then(Inbound::into_message)
+    }
+
     fn ping(id: i64) -> Message {
         Message::Request(Request {
             id: RequestId::from(id),
@@ -140,32 +148,9 @@ mod tests {
             }))
             .await
             .unwrap();
-        assert_eq!(
-            server
-                .receive()
-                .await
-                .unwrap()
-                .and_then(Inbound::into_message),
-            Some(ping(1))
-        );
-        assert_eq!(
-            server
-                .receive()
-                .await
-                .unwrap()
-                .and_then(Inbound::into_message),
-            Some(ping(2))
-        );
-        assert_eq!(
-            client
-                .receive()
-                .await
-                .unwrap()
-                .and_then(Inbound::into_message)
-                .unwrap()
-                .method(),
-            Some("n")
-        );
+        assert_eq!(next(&server).await, Some(ping(1)));
+        assert_eq!(next(&server).await, Some(ping(2)));
+        assert_eq!(next(&client).await.unwrap().method(), Some("n"));
     }
 
     #[tokio::test]
@@ -174,22 +159,8 @@ mod tests {
         client.send(ping(1)).await.unwrap();
         client.close().await.unwrap();
         client.close().await.unwrap();
-        assert_eq!(
-            server
-                .receive()
-                .await
-                .unwrap()
-                .and_then(Inbound::into_message),
-            Some(ping(1))
-        );
-        assert_eq!(
-            server
-                .receive()
-                .await
-                .unwrap()
-                .and_then(Inbound::into_message),
-            None
-        );
+        assert_eq!(next(&server).await, Some(ping(1)));
+        assert_eq!(next(&server).await, None);
         assert!(matches!(
             client.send(ping(2)).await,
             Err(TransportError::Closed { .. })
@@ -204,14 +175,7 @@ mod tests {
     async fn dropping_one_end_ends_the_other() {
         let (client, server) = MemoryTransport::pair();
         drop(server);
-        assert_eq!(
-            client
-                .receive()
-                .await
-                .unwrap()
-                .and_then(Inbound::into_message),
-            None
-        );
+        assert_eq!(next(&client).await, None);
         assert!(client.send(ping(1)).await.is_err());
     }
 }

@@ -65,6 +65,19 @@ fn text(result: &mcpdisco_protocol::types::CallToolResult) -> String {
 }
 
 /// The id of the task the call runs as, once the status watch shows one.
+/// Asserts that `tool`, called without asking for a task (and with no
+/// time to take), answers at once, not as a task.
+async fn answers_at_once(session: &Session, tool: &str) {
+    let started = session
+        .start_tool_call(call(tool, json!({"seconds": 0})), RequestOptions::new())
+        .await
+        .unwrap();
+    assert!(
+        matches!(started, ToolCallStart::Completed(_)),
+        "{tool}: {started:?}"
+    );
+}
+
 async fn task_id(statuses: &mut watch::Receiver<Option<Task>>) -> String {
     tokio::time::timeout(Duration::from_secs(10), async {
         loop {
@@ -111,17 +124,7 @@ async fn a_call_answered_with_a_task_is_followed_to_its_result() {
         .expect("a task was followed");
     assert_eq!(last.status, TaskStatus::Completed);
     // Without asking, the same tool answers at once.
-    let started = session
-        .start_tool_call(
-            call("slow_compute", json!({"seconds": 0})),
-            RequestOptions::new(),
-        )
-        .await
-        .unwrap();
-    assert!(
-        matches!(started, ToolCallStart::Completed(_)),
-        "{started:?}"
-    );
+    answers_at_once(&session, "slow_compute").await;
     session.close().await.unwrap();
 }
 
@@ -307,17 +310,7 @@ async fn the_example_servers_slow_report_runs_as_a_task_with_tasks() {
         .unwrap();
     assert_eq!(text(&result), "report ready after 0.5s");
     assert!(statuses.borrow().is_some(), "it ran as a task");
-    let at_once = session
-        .start_tool_call(
-            call("slow_report", json!({"seconds": 0})),
-            RequestOptions::new(),
-        )
-        .await
-        .unwrap();
-    assert!(
-        matches!(at_once, ToolCallStart::Completed(_)),
-        "{at_once:?}"
-    );
+    answers_at_once(&session, "slow_report").await;
     let ToolCallStart::Task(long) = session
         .start_tool_call(
             call("slow_report", json!({"seconds": 30})),

@@ -181,11 +181,15 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             let state = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+            // The state is the first field after the command's `)`.
+            let zombie = |stat: &str| {
+                stat.rsplit(')')
+                    .next()
+                    .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+            };
             match state {
                 Err(_) => return true,
-                Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => {
-                    return true;
-                }
+                Ok(stat) if zombie(&stat) => return true,
                 Ok(_) => std::thread::sleep(Duration::from_millis(20)),
             }
         }

@@ -104,32 +104,40 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
         step(
             "msrv + features + windows + fuzz build",
             || {
+                // The first part runs on this thread, the others beside it.
+                let parts: Vec<(&str, Part<'_>)> = vec![
+                    ("the MSRV check", Box::new(|| release::check_on_msrv(ws))),
+                    (
+                        "the feature combinations",
+                        Box::new(|| release::check_feature_combinations(ws)),
+                    ),
+                    (
+                        "the fresh client project",
+                        Box::new(|| fresh_client::run(ws)),
+                    ),
+                    ("the Windows check", Box::new(|| release::check_windows(ws))),
+                    (
+                        "the fuzz build",
+                        Box::new(|| fuzz::prepare(ws, tools, fuzz::Build::Smoke)),
+                    ),
+                ];
                 let failures: Vec<String> = thread::scope(|scope| {
-                    let windows =
-                        scope.spawn(|| timed("the Windows check", || release::check_windows(ws)));
-                    let fuzz = scope.spawn(|| {
-                        timed("the fuzz build", || {
-                            fuzz::prepare(ws, tools, fuzz::Build::Smoke)
+                    let mut parts = parts.into_iter();
+                    let here = parts.next();
+                    let beside: Vec<_> = parts
+                        .map(|(what, work)| (what, scope.spawn(move || timed(what, work))))
+                        .collect();
+                    here.map(|(what, work)| (what, timed(what, work)))
+                        .into_iter()
+                        .chain(
+                            beside
+                                .into_iter()
+                                .map(|(what, handle)| (what, joined(handle))),
+                        )
+                        .filter_map(|(what, result)| {
+                            result.err().map(|err| format!("{what}: {err:#}"))
                         })
-                    });
-                    let features = scope.spawn(|| {
-                        timed("the feature combinations", || {
-                            release::check_feature_combinations(ws)
-                        })
-                    });
-                    let fresh =
-                        scope.spawn(|| timed("the fresh client project", || fresh_client::run(ws)));
-                    let msrv = timed("the MSRV check", || release::check_on_msrv(ws));
-                    [
-                        ("the MSRV check", msrv),
-                        ("the feature combinations", joined(features)),
-                        ("the fresh client project", joined(fresh)),
-                        ("the Windows check", joined(windows)),
-                        ("the fuzz build", joined(fuzz)),
-                    ]
-                    .into_iter()
-                    .filter_map(|(what, result)| result.err().map(|err| format!("{what}: {err:#}")))
-                    .collect()
+                        .collect()
                 });
                 if failures.is_empty() {
                     Ok(Totals::default())
@@ -196,7 +204,9 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
     total.counts
 }
 
-/// The result of a scoped thread's work (a panic is an error).
+/// One part of a step whose parts run side by side.
+type Part<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
+
 /// Runs `work`, one of a step's parts running side by side, and says how
 /// long it took: the step's time alone does not tell which part to shorten.
 fn timed(what: &str, work: impl FnOnce() -> Result<()>) -> Result<()> {
@@ -206,6 +216,7 @@ fn timed(what: &str, work: impl FnOnce() -> Result<()>) -> Result<()> {
     outcome
 }
 
+/// The result of a scoped thread's work (a panic is an error).
 fn joined(handle: thread::ScopedJoinHandle<'_, Result<()>>) -> Result<()> {
     handle
         .join()

@@ -106,7 +106,7 @@ impl Peer {
             .send(Message::Request(Request {
                 id: id.clone(),
                 method: M::METHOD.to_owned(),
-                params: Some(params),
+                params: Some(params.into()),
             }))
             .await;
         if let Err(error) = sent {

@@ -108,8 +108,7 @@ impl Server {
                 meta: request
                     .params
                     .as_ref()
-                    .and_then(|params| params.get("_meta"))
-                    .cloned(),
+                    .and_then(|params| params.member::<serde_json::Value>("_meta").ok().flatten()),
             }),
         };
         let result = self

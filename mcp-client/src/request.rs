@@ -33,9 +33,9 @@ use crate::notification::Progress;
 pub struct McpRequest {
     /// The method, such as `tools/list`.
     pub method: Cow<'static, str>,
-    /// The params, `_meta` included (the session adds the modern envelope
-    /// before the request enters the stack).
-    pub params: Option<Value>,
+    /// The params as they will be sent, `_meta` included (the session adds
+    /// the modern envelope before the request enters the stack).
+    pub params: Option<RawJson>,
     /// Timeout, progress, deadline.
     pub options: RequestOptions,
     /// Whether sending it twice has the effect of sending it once; a request
@@ -53,11 +53,8 @@ impl McpRequest {
         params: &M::Params,
         options: RequestOptions,
     ) -> Result<Self, serde_json::Error> {
-        let params = match serde_json::to_value(params)? {
-            Value::Object(object) if object.is_empty() => None,
-            Value::Null => None,
-            other => Some(other),
-        };
+        let params = RawJson::encode(params)?;
+        let params = (!matches!(params.as_str(), "{}" | "null")).then_some(params);
         Ok(Self {
             method: Cow::Borrowed(M::METHOD),
             params,
@@ -72,7 +69,7 @@ impl McpRequest {
     /// ([`mcpdisco_protocol::methods::is_idempotent`]: unknown methods are not).
     pub fn untyped(
         method: impl Into<String>,
-        params: Option<Value>,
+        params: Option<RawJson>,
         options: RequestOptions,
     ) -> Self {
         let method: String = method.into();

@@ -126,15 +126,6 @@ impl Message {
             _ => None,
         }
     }
-
-    /// The parameters of a request or notification.
-    pub fn params(&self) -> Option<&Value> {
-        match self {
-            Message::Request(r) => r.params.as_ref(),
-            Message::Notification(n) => n.params.as_ref(),
-            _ => None,
-        }
-    }
 }
 
 impl Serialize for Message {
@@ -321,7 +312,7 @@ fn decode_incoming(bytes: &[u8], keep: Keep<'_>) -> Result<Incoming, DecodeError
 /// One element of a batch: valid JSON, since the array was.
 fn classify_element(
     text: &str,
-    keep: impl FnOnce(&RawValue) -> RawJson,
+    keep: impl Fn(&RawValue) -> RawJson,
 ) -> Result<Message, MessageError> {
     match serde_json::from_str::<Envelope<&RawValue>>(text) {
         Ok(envelope) => envelope.classify(keep),

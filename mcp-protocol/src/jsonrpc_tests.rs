@@ -229,7 +229,7 @@ fn encoding_is_compact_and_jsonrpc_first() {
     let message = Message::Request(Request {
         id: 1.into(),
         method: "tools/list".into(),
-        params: Some(json!({"cursor": "a\nb"})),
+        params: Some(json!({"cursor": "a\nb"}).into()),
     });
     let bytes = message.to_vec();
     assert!(!bytes.contains(&b'\n'));

@@ -1,9 +1,12 @@
 //! Modern-era (2026-07-28) helpers: the per-request `_meta` keys, `resultType`,
 //! and multi-round-trip (`input_required`) results.
 
+use std::borrow::Cow;
+
+use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use crate::raw::RawJson;
+use crate::raw::{JsonView, RawJson};
 
 /// `_meta` key: the protocol version of a modern request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -141,10 +144,82 @@ impl RequestMeta {
         }
     }
 
-    /// Reads the protocol version of a request's params, if present.
+    /// Reads the protocol version of a notification's params, if present.
     pub fn protocol_version_of(params: &Value) -> Option<&str> {
         params.get("_meta")?.get(PROTOCOL_VERSION_KEY)?.as_str()
     }
+
+    /// Reads the protocol version of a request's params (as sent), if present.
+    pub fn protocol_version_in(params: &RawJson) -> Option<Cow<'_, str>> {
+        JsonView::of(params)
+            .get("_meta")?
+            .get(PROTOCOL_VERSION_KEY)?
+            .as_str()
+    }
+}
+
+/// A request's `params` with its `_meta` object changed by `edit`: made
+/// (`{}`) where the params or their `_meta` are absent, and every other
+/// member kept as its text, in order (a new `_meta` goes last). Params that
+/// are not an object, or whose `_meta` is not one, are returned unchanged.
+pub fn edit_meta(
+    params: Option<RawJson>,
+    edit: impl FnOnce(&mut Map<String, Value>),
+) -> Option<RawJson> {
+    let Some(params) = params else {
+        let mut meta = Map::new();
+        edit(&mut meta);
+        let mut object = Map::new();
+        object.insert("_meta".to_owned(), Value::Object(meta));
+        return Some(RawJson::from_value(&Value::Object(object)));
+    };
+    let Some(members) = JsonView::of(&params).members() else {
+        return Some(params);
+    };
+    let mut meta = Map::new();
+    let mut meta_at = None;
+    let mut others = Vec::with_capacity(members.len());
+    for (key, value) in members {
+        if key == "_meta" {
+            match serde_json::from_str::<Map<String, Value>>(value.text()) {
+                Ok(existing) => meta = existing,
+                Err(_) => return Some(params),
+            }
+            meta_at = Some(others.len());
+        } else {
+            others.push((key, value));
+        }
+    }
+    edit(&mut meta);
+    let meta_at = meta_at.unwrap_or(others.len());
+    let mut out = Vec::with_capacity(params.len() + 64);
+    out.push(b'{');
+    for index in 0..=others.len() {
+        if index == meta_at {
+            if index > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(br#""_meta":"#);
+            // A map of strings to values always writes into a Vec.
+            if serde_json::to_writer(&mut out, &meta).is_err() {
+                return Some(params);
+            }
+        }
+        let Some((key, value)) = others.get(index) else {
+            break;
+        };
+        if index > 0 || meta_at == 0 {
+            out.push(b',');
+        }
+        // A string always writes into a Vec.
+        if serde_json::to_writer(&mut out, key.as_ref()).is_err() {
+            return Some(params);
+        }
+        out.push(b':');
+        out.extend_from_slice(value.text().as_bytes());
+    }
+    out.push(b'}');
+    Some(RawJson::scanned(Bytes::from(out), None))
 }
 
 /// The W3C trace context a request carries in `params._meta` (SEP-414):
@@ -165,19 +240,18 @@ impl TraceContext {
 
     /// The trace context of a request's params, when its `_meta` has a
     /// `traceparent` string (of at most [`MAX_LEN`](Self::MAX_LEN) bytes).
-    pub fn of_params(params: Option<&Value>) -> Option<Self> {
-        let meta = params?.get("_meta")?;
-        let traceparent = meta
-            .get(TRACEPARENT_KEY)?
+    pub fn of_params(params: Option<&RawJson>) -> Option<Self> {
+        let meta = JsonView::of(params?).get("_meta")?;
+        let [traceparent, tracestate] = meta.pick([TRACEPARENT_KEY, TRACESTATE_KEY]);
+        let traceparent = traceparent?
             .as_str()
             .filter(|text| text.len() <= Self::MAX_LEN)?;
-        let tracestate = meta
-            .get(TRACESTATE_KEY)
-            .and_then(Value::as_str)
+        let tracestate = tracestate
+            .and_then(JsonView::as_str)
             .filter(|text| text.len() <= Self::MAX_LEN)
-            .map(str::to_owned);
+            .map(Cow::into_owned);
         Some(Self {
-            traceparent: traceparent.to_owned(),
+            traceparent: traceparent.into_owned(),
             tracestate,
         })
     }
@@ -185,34 +259,27 @@ impl TraceContext {
     /// `params` with this context in its `_meta` (an object made where there
     /// was none), replacing the one there: each attempt carries its own.
     /// Params that are not an object are left as they are.
-    pub fn apply(&self, params: Option<Value>) -> Option<Value> {
-        let mut params = params.unwrap_or_else(|| Value::Object(Map::new()));
-        if let Some(object) = params.as_object_mut() {
-            let meta = object
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(
-                    TRACEPARENT_KEY.into(),
-                    Value::from(self.traceparent.as_str()),
-                );
-                match &self.tracestate {
-                    Some(state) => {
-                        meta.insert(TRACESTATE_KEY.into(), Value::from(state.as_str()));
-                    }
-                    None => {
-                        meta.remove(TRACESTATE_KEY);
-                    }
+    pub fn apply(&self, params: Option<RawJson>) -> Option<RawJson> {
+        edit_meta(params, |meta| {
+            meta.insert(
+                TRACEPARENT_KEY.into(),
+                Value::from(self.traceparent.as_str()),
+            );
+            match &self.tracestate {
+                Some(state) => {
+                    meta.insert(TRACESTATE_KEY.into(), Value::from(state.as_str()));
+                }
+                None => {
+                    meta.remove(TRACESTATE_KEY);
                 }
             }
-        }
-        Some(params)
+        })
     }
 
     /// Puts this context into `params._meta` unless it already has a
     /// `traceparent` (what a request says itself wins over, say, an HTTP
     /// header).
-    pub fn apply_if_absent(&self, params: Option<Value>) -> Option<Value> {
+    pub fn apply_if_absent(&self, params: Option<RawJson>) -> Option<RawJson> {
         if Self::of_params(params.as_ref()).is_some() {
             return params;
         }
@@ -243,6 +310,41 @@ mod tests {
 
     fn raw(value: Value) -> RawJson {
         RawJson::from_value(&value)
+    }
+
+    #[test]
+    fn edit_meta_changes_only_meta_and_keeps_every_other_member_as_sent() {
+        let add = |meta: &mut Map<String, Value>| {
+            meta.insert("k".into(), json!(1));
+        };
+        // Members kept as their text (spacing, order, escapes); `_meta` where it was.
+        let sent = RawJson::parse(r#"{"b": [1, 2], "_meta": {"x": "y"}, "a\u0041": {}}"#).unwrap();
+        let edited = edit_meta(Some(sent), add).unwrap();
+        assert_eq!(
+            edited.as_str(),
+            r#"{"b":[1, 2],"_meta":{"x":"y","k":1},"aA":{}}"#
+        );
+        // `_meta` first, last, alone, absent, and no params at all.
+        for (sent, expected) in [
+            (r#"{"_meta":{},"n":1}"#, r#"{"_meta":{"k":1},"n":1}"#),
+            (r#"{"n":1,"_meta":{}}"#, r#"{"n":1,"_meta":{"k":1}}"#),
+            (r#"{"_meta":{}}"#, r#"{"_meta":{"k":1}}"#),
+            (r#"{"n":1}"#, r#"{"n":1,"_meta":{"k":1}}"#),
+            ("{}", r#"{"_meta":{"k":1}}"#),
+        ] {
+            let edited = edit_meta(Some(RawJson::parse(sent).unwrap()), add).unwrap();
+            assert_eq!(edited.as_str(), expected, "{sent}");
+            assert!(RawJson::parse(edited.as_str().to_owned()).is_ok());
+        }
+        assert_eq!(
+            edit_meta(None, add).unwrap().as_str(),
+            r#"{"_meta":{"k":1}}"#
+        );
+        // Not an object, or a `_meta` that is not one: unchanged.
+        for sent in ["[1]", r#"{"_meta":3,"n":1}"#] {
+            let edited = edit_meta(Some(RawJson::parse(sent).unwrap()), add).unwrap();
+            assert_eq!(edited.as_str(), sent);
+        }
     }
 
     #[test]

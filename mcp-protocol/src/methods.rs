@@ -8,7 +8,9 @@
 //! assert!(is_idempotent("resources/read") && !is_idempotent("tools/call"));
 //! ```
 
-use serde_json::Value;
+use std::borrow::Cow;
+
+use crate::raw::{JsonView, RawJson};
 
 use crate::method::{NotificationMethod, RequestKind, RequestMethod};
 use crate::types::{
@@ -246,19 +248,19 @@ pub fn kind_of(method: &str) -> RequestKind {
 
 /// What a request acts on, as the OpenTelemetry MCP conventions name its
 /// span (`{method} {target}`) and its attributes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target<'a> {
     /// `tools/call`: the tool's name.
-    Tool(&'a str),
+    Tool(Cow<'a, str>),
     /// `prompts/get`: the prompt's name.
-    Prompt(&'a str),
+    Prompt(Cow<'a, str>),
     /// `resources/read`: the resource's URI.
-    Resource(&'a str),
+    Resource(Cow<'a, str>),
 }
 
-impl<'a> Target<'a> {
+impl Target<'_> {
     /// The tool's or prompt's name, or the resource's URI.
-    pub fn text(self) -> &'a str {
+    pub fn text(&self) -> &str {
         match self {
             Target::Tool(text) | Target::Prompt(text) | Target::Resource(text) => text,
         }
@@ -268,8 +270,8 @@ impl<'a> Target<'a> {
 /// The target of a request of `method` with `params`: the tool's name for
 /// `tools/call`, the prompt's name for `prompts/get`, the resource's URI for
 /// `resources/read`; other methods (and params without it) have none.
-pub fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<Target<'a>> {
-    let member = |name: &str| params?.get(name)?.as_str();
+pub fn target_of<'a>(method: &str, params: Option<&'a RawJson>) -> Option<Target<'a>> {
+    let member = |name: &str| JsonView::of(params?).get(name)?.as_str();
     match method {
         CallTool::METHOD => member("name").map(Target::Tool),
         GetPrompt::METHOD => member("name").map(Target::Prompt),
@@ -280,17 +282,17 @@ pub fn target_of<'a>(method: &str, params: Option<&'a Value>) -> Option<Target<'
 
 /// The protocol version a request names: the one `initialize` offers, or a
 /// modern request's `_meta` version.
-pub fn requested_version<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+pub fn requested_version<'a>(method: &str, params: Option<&'a RawJson>) -> Option<Cow<'a, str>> {
     match method {
-        Initialize::METHOD => params?.get("protocolVersion")?.as_str(),
-        _ => crate::meta::RequestMeta::protocol_version_of(params?),
+        Initialize::METHOD => JsonView::of(params?).get("protocolVersion")?.as_str(),
+        _ => crate::meta::RequestMeta::protocol_version_in(params?),
     }
 }
 
 /// The `arguments` of a `tools/call` request's params, if any.
-pub fn call_arguments<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a Value> {
+pub fn call_arguments<'a>(method: &str, params: Option<&'a RawJson>) -> Option<JsonView<'a>> {
     match method {
-        CallTool::METHOD => params?.get("arguments"),
+        CallTool::METHOD => JsonView::of(params?).get("arguments"),
         _ => None,
     }
 }

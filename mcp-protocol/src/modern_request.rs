@@ -3,12 +3,15 @@
 //! body (SEP-2243), the methods the modern era removed, and the HTTP status
 //! of a modern error.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ErrorObject};
 use crate::meta::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::method::RequestMethod;
 use crate::methods::{CancelTask, GetTask, UpdateTask};
+use crate::raw::{JsonView, RawJson};
 use crate::server::unsupported_version;
 use crate::version::{Era, ProtocolVersion};
 
@@ -29,37 +32,32 @@ pub fn is_removed_in_modern(method: &str) -> bool {
 
 /// Checks a modern request's `_meta`: an object with a protocol version
 /// (text) and the client's capabilities (an object). -32602 names what is missing.
-pub fn check_meta(params: Option<&Value>) -> Result<(), ErrorObject> {
+pub fn check_meta(params: Option<&RawJson>) -> Result<(), ErrorObject> {
     let invalid = |reason: &str| Err(ErrorObject::new(ErrorCode::INVALID_PARAMS, reason));
-    let Some(meta) = params.and_then(|p| p.get("_meta")) else {
+    let Some(meta) = params.and_then(|p| JsonView::of(p).get("_meta")) else {
         return invalid("a modern request needs _meta");
     };
-    let Some(meta) = meta.as_object() else {
+    if !meta.is_object() {
         return invalid("_meta must be an object");
-    };
-    if !meta.get(PROTOCOL_VERSION_KEY).is_some_and(Value::is_string) {
+    }
+    let [version, capabilities] = meta.pick([PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY]);
+    if !version.is_some_and(|v| v.text().starts_with('"')) {
         return invalid("_meta needs io.modelcontextprotocol/protocolVersion");
     }
-    if !meta
-        .get(CLIENT_CAPABILITIES_KEY)
-        .is_some_and(Value::is_object)
-    {
+    if !capabilities.is_some_and(JsonView::is_object) {
         return invalid("_meta needs io.modelcontextprotocol/clientCapabilities (an object)");
     }
     Ok(())
 }
 
 /// The protocol version a request's `_meta` names, if any.
-pub fn meta_version(params: Option<&Value>) -> Option<&str> {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
-        .and_then(Value::as_str)
+pub fn meta_version(params: Option<&RawJson>) -> Option<Cow<'_, str>> {
+    crate::meta::RequestMeta::protocol_version_in(params?)
 }
 
 /// Whether a POST is in the modern era: its `MCP-Protocol-Version` header
 /// is not a legacy version we know, or its body's `_meta` names a version.
-pub fn is_modern_post(header_version: Option<&str>, params: Option<&Value>) -> bool {
+pub fn is_modern_post(header_version: Option<&str>, params: Option<&RawJson>) -> bool {
     let header_modern = header_version.is_some_and(|version| {
         ProtocolVersion::parse(version.trim()).is_none_or(|v| v.era() == Era::Modern)
     });
@@ -80,17 +78,14 @@ pub struct RequestHeaders<'a> {
 /// The value `Mcp-Name` must carry for `method`: the tool or prompt name,
 /// the resource URI, or (SEP-2663) the task id of `tasks/get`,
 /// `tasks/update` and `tasks/cancel`; `None` for methods without one.
-pub fn name_of(method: &str, params: Option<&Value>) -> Option<String> {
+pub fn name_of<'a>(method: &str, params: Option<&'a RawJson>) -> Option<Cow<'a, str>> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
         GetTask::METHOD | UpdateTask::METHOD | CancelTask::METHOD => "taskId",
         _ => return None,
     };
-    params
-        .and_then(|p| p.get(key))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+    JsonView::of(params?).get(key)?.as_str()
 }
 
 /// Checks a modern POST: its `_meta` (-32602), then that the headers match
@@ -100,11 +95,12 @@ pub fn name_of(method: &str, params: Option<&Value>) -> Option<String> {
 pub fn check_post(
     headers: RequestHeaders<'_>,
     method: &str,
-    params: Option<&Value>,
+    params: Option<&RawJson>,
 ) -> Result<(), ErrorObject> {
     check_meta(params)?;
     let mismatch = |what: String| Err(header_mismatch(what));
     let body_version = meta_version(params).unwrap_or_default();
+    let body_version = body_version.as_ref();
     match headers.protocol_version.map(str::trim) {
         Some(header) if header != body_version => {
             return mismatch(format!(
@@ -125,7 +121,7 @@ pub fn check_post(
     }
     if let Some(name) = name_of(method, params) {
         match headers.name.map(str::trim) {
-            Some(header) if header == name => {}
+            Some(header) if header == name.as_ref() => {}
             Some(header) => {
                 return mismatch(format!("Mcp-Name {header:?} does not match {name:?}"));
             }
@@ -172,8 +168,9 @@ pub fn http_status_of(code: ErrorCode) -> u16 {
 mod tests {
     use super::*;
 
-    fn meta(version: &str) -> Value {
+    fn meta(version: &str) -> RawJson {
         json!({"name": "t", "_meta": {PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: {}}})
+            .into()
     }
 
     fn headers<'a>(version: &'a str, method: &'a str, name: Option<&'a str>) -> RequestHeaders<'a> {
@@ -194,7 +191,7 @@ mod tests {
             json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}}),
         ] {
             assert_eq!(
-                check_meta(Some(&params)).unwrap_err().code,
+                check_meta(Some(&params.clone().into())).unwrap_err().code,
                 ErrorCode::INVALID_PARAMS,
                 "{params}"
             );
@@ -240,7 +237,9 @@ mod tests {
 
     #[test]
     fn task_methods_name_their_task_in_mcp_name() {
-        let params = |id: &str| json!({"taskId": id, "_meta": meta("2026-07-28")["_meta"]});
+        let params = |id: &str| -> RawJson {
+            json!({"taskId": id, "_meta": {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {}}}).into()
+        };
         for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
             assert_eq!(
                 name_of(method, Some(&params("t-1"))).as_deref(),

@@ -6,24 +6,21 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ErrorObject};
-use crate::meta::{PROTOCOL_VERSION_KEY, ResultType, SERVER_INFO_KEY};
+use crate::meta::{RequestMeta, ResultType, SERVER_INFO_KEY};
+use crate::raw::RawJson;
 use crate::types::{Implementation, ItemList, ListResult};
 use crate::version::{Era, ProtocolVersion};
 
 /// The era a request is in: modern when its `_meta` names a modern version
 /// we speak; legacy when it names none. A version we do not speak is a
 /// -32022 error listing the modern versions we do.
-pub fn request_era(params: Option<&Value>) -> Result<Era, ErrorObject> {
-    let Some(asked) = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
-        .and_then(Value::as_str)
-    else {
+pub fn request_era(params: Option<&RawJson>) -> Result<Era, ErrorObject> {
+    let Some(asked) = params.and_then(RequestMeta::protocol_version_in) else {
         return Ok(Era::Legacy);
     };
-    match ProtocolVersion::parse(asked) {
+    match ProtocolVersion::parse(&asked) {
         Some(version) if version.era() == Era::Modern => Ok(Era::Modern),
-        _ => Err(unsupported_version(asked)),
+        _ => Err(unsupported_version(&asked)),
     }
 }
 
@@ -117,6 +114,7 @@ pub fn list_page<L: ListResult>(
 mod tests {
     use super::*;
     use crate::RawJson;
+    use crate::meta::PROTOCOL_VERSION_KEY;
     use crate::types::{ListToolsResult, Tool};
 
     fn tool(name: &str) -> Tool {
@@ -126,9 +124,9 @@ mod tests {
     #[test]
     fn eras_versions_and_pages() {
         assert_eq!(request_era(None).unwrap(), Era::Legacy);
-        let modern = json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}});
+        let modern = json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}}).into();
         assert_eq!(request_era(Some(&modern)).unwrap(), Era::Modern);
-        let future = json!({"_meta": {PROTOCOL_VERSION_KEY: "2099-01-01"}});
+        let future = json!({"_meta": {PROTOCOL_VERSION_KEY: "2099-01-01"}}).into();
         assert_eq!(
             request_era(Some(&future)).unwrap_err().code,
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION

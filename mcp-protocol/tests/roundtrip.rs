@@ -420,7 +420,7 @@ proptest! {
     fn messages(id in prop_oneof![any::<i64>().prop_map(RequestId::from), text().prop_map(RequestId::from)], method in "[a-z/_]{1,20}", params in opt(arb_json()), result in arb_json()) {
         let params = params.map(|p| json!({"p": p}));
         for message in [
-            Message::Request(Request { id: id.clone(), method: method.clone(), params: params.clone() }),
+            Message::Request(Request { id: id.clone(), method: method.clone(), params: params.clone().map(RawJson::from) }),
             Message::Notification(Notification { method, params }),
             Message::Response(Response { id, result: RawJson::from_value(&result) }),
         ] {

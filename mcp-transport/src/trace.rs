@@ -431,7 +431,9 @@ mod tests {
             .send(Message::Request(Request {
                 id: RequestId::from(1),
                 method: "tools/call".into(),
-                params: Some(json!({"name": "echo", "arguments": {"key": "sk-live-0815abc"}})),
+                params: Some(
+                    json!({"name": "echo", "arguments": {"key": "sk-live-0815abc"}}).into(),
+                ),
             }))
             .await
             .unwrap();

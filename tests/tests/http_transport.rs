@@ -541,7 +541,7 @@ async fn progress_before_the_answer_keeps_the_order_the_server_sent() {
     let call = Message::Request(Request {
         id: RequestId::from(4),
         method: "tools/call".into(),
-        params: Some(json!({"name": "slow", "arguments": {}})),
+        params: Some(json!({"name": "slow", "arguments": {}}).into()),
     });
     assert!(
         transport.send_request(call).await.unwrap().is_none(),

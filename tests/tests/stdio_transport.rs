@@ -23,7 +23,7 @@ fn request(id: i64, method: &str) -> Message {
     Message::Request(Request {
         id: RequestId::from(id),
         method: method.into(),
-        params: Some(json!({})),
+        params: Some(json!({}).into()),
     })
 }
 

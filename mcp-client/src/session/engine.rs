@@ -21,7 +21,7 @@ use foldhash::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpdisco_protocol::meta::SUBSCRIPTION_ID_KEY;
+use mcpdisco_protocol::meta::{PROGRESS_TOKEN_KEY, SUBSCRIPTION_ID_KEY};
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::{Cancelled, Initialize, Ping};
 use mcpdisco_protocol::types::{CancelledParams, ClientCapabilities, EmptyResult};
@@ -264,11 +264,18 @@ impl Engine {
     }
 
     async fn answer(&self, request: Request) {
-        let params = request.params.unwrap_or_else(|| Value::Object(Map::new()));
-        let outcome = match request.method.as_str() {
-            Ping::METHOD => serde_json::to_value(EmptyResult::default())
+        let params = request
+            .params
+            .as_ref()
+            .map_or(Ok(Value::Object(Map::new())), RawJson::to_value);
+        let outcome = match (request.method.as_str(), params) {
+            (Ping::METHOD, _) => serde_json::to_value(EmptyResult::default())
                 .map_err(|error| ErrorObject::new(ErrorCode::INTERNAL_ERROR, error.to_string())),
-            method => {
+            (method, Err(error)) => Err(ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("{method}: invalid params: {error}"),
+            )),
+            (method, Ok(params)) => {
                 handler::answer(self.handler.as_ref(), &self.capabilities, method, params).await
             }
         };
@@ -410,7 +417,7 @@ impl Engine {
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        mut params: Option<Value>,
+        mut params: Option<RawJson>,
         options: &RequestOptions,
         default_timeout: Duration,
         max_timeout: Duration,
@@ -564,7 +571,7 @@ impl Engine {
         &self,
         id: RequestId,
         method: &str,
-        params: Option<Value>,
+        params: Option<RawJson>,
     ) -> Result<(), SessionError> {
         self.check_alive(method)?;
         self.transport
@@ -600,16 +607,10 @@ impl Engine {
 }
 
 /// Puts `_meta.progressToken` (the request's id) into a request's params.
-fn insert_progress_token(params: &mut Option<Value>, id: &RequestId) {
-    let object = params.get_or_insert_with(|| Value::Object(Map::new()));
-    if let Some(object) = object.as_object_mut() {
-        let meta = object
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(meta) = meta.as_object_mut() {
-            meta.insert("progressToken".into(), id.to_value());
-        }
-    }
+fn insert_progress_token(params: &mut Option<RawJson>, id: &RequestId) {
+    *params = mcpdisco_protocol::meta::edit_meta(params.take(), |meta| {
+        meta.insert(PROGRESS_TOKEN_KEY.into(), id.to_value());
+    });
 }
 
 /// Ends a request in the table when its future is dropped, and tells the

@@ -62,9 +62,9 @@ pub(crate) fn with_input_retry(mut params: Value, retry: &crate::request::InputR
     params
 }
 
-/// Merges `meta` into `params._meta`, keeping keys already there (a progress token).
-pub(crate) fn with_meta(params: Option<Value>, meta: &Map<String, Value>) -> Option<Value> {
-    let mut params = params.unwrap_or_else(|| Value::Object(Map::new()));
+/// Merges `meta` into the `_meta` of params held as a value, keeping keys
+/// already there; params that are not an object are left as they are.
+pub(crate) fn with_meta_value(mut params: Value, meta: &Map<String, Value>) -> Value {
     if let Some(object) = params.as_object_mut() {
         let entry = object
             .entry("_meta")
@@ -75,7 +75,16 @@ pub(crate) fn with_meta(params: Option<Value>, meta: &Map<String, Value>) -> Opt
             }
         }
     }
-    Some(params)
+    params
+}
+
+/// Merges `meta` into `params._meta`, keeping keys already there (a progress token).
+pub(crate) fn with_meta(params: Option<RawJson>, meta: &Map<String, Value>) -> Option<RawJson> {
+    mcpdisco_protocol::meta::edit_meta(params, |existing| {
+        for (key, value) in meta {
+            existing.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    })
 }
 
 /// How a handshake request travels: through the session's policies, or (to

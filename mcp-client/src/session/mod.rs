@@ -316,12 +316,12 @@ impl Session {
     }
 
     /// Sends a request of a method `mcp-protocol` has no type for (a vendor
-    /// extension, say), with raw params; like [`send`](Self::send) otherwise.
-    /// Unknown methods count as not idempotent.
+    /// extension, say), with its params as JSON text; like
+    /// [`send`](Self::send) otherwise. Unknown methods count as not idempotent.
     pub async fn request_raw(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<RawJson>,
         options: RequestOptions,
     ) -> Result<RawJson, SessionError> {
         self.exchange(McpRequest::untyped(method, params, options))
@@ -360,17 +360,21 @@ impl Session {
             }
         }
         let method = request.method.clone();
-        let original = request
-            .params
-            .clone()
-            .unwrap_or_else(|| Value::Object(Map::new()));
+        let original = match &request.params {
+            Some(params) => params
+                .to_value()
+                .map_err(|e| self.violation(&method, format!("unreadable params: {e}")))?,
+            None => Value::Object(Map::new()),
+        };
         let mut params = original.clone();
         if let Some(retry) = &request.options.input_retry {
             params = handshake::with_input_retry(params, retry);
         }
         for round in 0..=opts.max_input_rounds {
             let mut attempt = request.clone();
-            attempt.params = handshake::with_meta(Some(params), &meta);
+            attempt.params = Some(RawJson::from_value(&handshake::with_meta_value(
+                params, &meta,
+            )));
             let result = self.service().oneshot(attempt).await?;
             if is_task_result(&result) {
                 // A task (extension `io.modelcontextprotocol/tasks`): for the caller to follow or relay.

@@ -26,7 +26,6 @@ use mcpdisco_protocol::methods::Initialize;
 use mcpdisco_protocol::version::Era;
 use mcpdisco_transport::TransportError;
 use mcpdisco_transport::sync::RwLock;
-use serde_json::Value;
 use tower::Service;
 
 use super::engine::Engine;
@@ -170,7 +169,7 @@ impl SessionCore {
     fn once<'a>(
         &'a self,
         request: &'a McpRequest,
-        params: Option<Value>,
+        params: Option<RawJson>,
     ) -> impl Future<Output = Result<RawJson, SessionError>> + Send + 'a {
         let connection = &self.connection;
         connection.engine.request(

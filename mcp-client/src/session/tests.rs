@@ -16,6 +16,14 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// A request's params read as a value (`null` when it has none).
+fn params_of(request: &Request) -> Value {
+    request
+        .params
+        .as_ref()
+        .map_or(Value::Null, |params| params.to_value().unwrap())
+}
+
 /// The server end of a memory connection, with helpers to script it.
 struct FakeServer {
     end: MemoryTransport,
@@ -141,7 +149,7 @@ async fn typed_lists_follow_every_page_and_keep_a_malformed_item_as_sent() {
             )
             .await;
         let second = server.next_request().await;
-        assert_eq!(second.params.as_ref().unwrap()["cursor"], "2");
+        assert_eq!(params_of(&second)["cursor"], "2");
         server
             .reply(
                 second.id,
@@ -215,10 +223,7 @@ async fn silence_on_discover_means_legacy_and_the_probe_is_cancelled() {
             .await;
         let init = server.next_request().await;
         assert_eq!(init.method, "initialize");
-        assert_eq!(
-            init.params.as_ref().unwrap()["protocolVersion"],
-            "2025-11-25"
-        );
+        assert_eq!(params_of(&init)["protocolVersion"], "2025-11-25");
         server.reply(init.id, json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "quiet", "version": "0"}})).await;
         server.next().await
     });
@@ -302,7 +307,7 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {
         let probe = server.next_request().await;
-        let meta = &probe.params.as_ref().unwrap()["_meta"];
+        let meta = params_of(&probe)["_meta"].clone();
         assert_eq!(
             meta["io.modelcontextprotocol/protocolVersion"],
             "2026-07-28"
@@ -322,7 +327,7 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
         })).await;
         let list = server.next_request().await;
         assert_eq!(
-            list.params.as_ref().unwrap()["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            params_of(&list)["_meta"]["io.modelcontextprotocol/protocolVersion"],
             "2026-07-28"
         );
         server
@@ -390,7 +395,7 @@ async fn timeout_sends_cancel_and_late_answer_is_ignored() {
     let error = session
         .request_raw(
             "tools/call",
-            Some(json!({"name": "sleep"})),
+            Some(json!({"name": "sleep"}).into()),
             RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
@@ -457,13 +462,21 @@ async fn progress_extends_the_timeout_up_to_the_limit() {
     };
     let started = tokio::time::Instant::now();
     session
-        .request_raw("tools/call", Some(json!({"name": "long"})), extending())
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "long"}).into()),
+            extending(),
+        )
         .await
         .unwrap();
     assert_eq!(started.elapsed(), Duration::from_millis(240));
     let started = tokio::time::Instant::now();
     let error = session
-        .request_raw("tools/call", Some(json!({"name": "longer"})), extending())
+        .request_raw(
+            "tools/call",
+            Some(json!({"name": "longer"}).into()),
+            extending(),
+        )
         .await
         .unwrap_err();
     assert_eq!(started.elapsed(), Duration::from_millis(250));
@@ -497,7 +510,7 @@ async fn a_shorter_timeout_behind_a_longer_one_ends_on_time() {
             session
                 .request_raw(
                     "tools/call",
-                    Some(json!({"name": "long"})),
+                    Some(json!({"name": "long"}).into()),
                     RequestOptions::new().timeout(Duration::from_secs(10)),
                 )
                 .await
@@ -508,7 +521,7 @@ async fn a_shorter_timeout_behind_a_longer_one_ends_on_time() {
     let error = session
         .request_raw(
             "tools/call",
-            Some(json!({"name": "short"})),
+            Some(json!({"name": "short"}).into()),
             RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
@@ -575,7 +588,7 @@ async fn a_send_that_never_finishes_times_out_and_is_cancelled() {
     let error = session
         .request_raw(
             "tools/call",
-            Some(json!({"name": "x"})),
+            Some(json!({"name": "x"}).into()),
             RequestOptions::new().timeout(Duration::from_millis(100)),
         )
         .await
@@ -656,7 +669,7 @@ async fn a_lost_answer_fails_its_request_at_once_and_the_session_lives_on() {
     let error = session
         .request_raw(
             "tools/call",
-            Some(json!({"name": "x"})),
+            Some(json!({"name": "x"}).into()),
             RequestOptions::new(),
         )
         .await
@@ -702,7 +715,7 @@ async fn concurrent_requests_match_out_of_order_answers() {
         let ids: std::collections::HashSet<_> = requests.iter().map(|r| r.id.clone()).collect();
         assert_eq!(ids.len(), 10, "ids must be unique");
         for request in requests.into_iter().rev() {
-            let name = request.params.as_ref().unwrap()["name"].clone();
+            let name = params_of(&request)["name"].clone();
             server
                 .reply(
                     request.id,
@@ -811,7 +824,7 @@ async fn page_cap_stops_an_endless_list() {
         for page in 0..3 {
             let list = server.next_request().await;
             if page > 0 {
-                assert_eq!(list.params.as_ref().unwrap()["cursor"], format!("c{page}"));
+                assert_eq!(params_of(&list)["cursor"], format!("c{page}"));
             }
             server
                 .reply(
@@ -852,7 +865,7 @@ async fn server_requests_without_capability_get_method_not_found() {
                 .send(Message::Request(Request {
                     id: RequestId::from(id),
                     method: method.into(),
-                    params: Some(json!({})),
+                    params: Some(json!({}).into()),
                 }))
                 .await
                 .unwrap();
@@ -885,7 +898,7 @@ async fn a_malformed_server_request_is_invalid_params_naming_what_is_wrong() {
                 .send(Message::Request(Request {
                     id: RequestId::from(id),
                     method: method.into(),
-                    params: Some(params),
+                    params: Some(params.into()),
                 }))
                 .await
                 .unwrap();
@@ -973,14 +986,7 @@ async fn input_required_rounds_echo_state_with_new_ids() {
             )
             .await;
         let first = server.next_request().await;
-        assert!(
-            first
-                .params
-                .as_ref()
-                .unwrap()
-                .get("inputResponses")
-                .is_none()
-        );
+        assert!(params_of(&first).get("inputResponses").is_none());
         server.reply(first.id.clone(), json!({
             "resultType": "input_required",
             "inputRequests": {
@@ -991,7 +997,7 @@ async fn input_required_rounds_echo_state_with_new_ids() {
         })).await;
         let retry = server.next_request().await;
         assert_ne!(retry.id, first.id);
-        let params = retry.params.unwrap();
+        let params = params_of(&retry);
         assert_eq!(params["name"], "deploy");
         assert_eq!(params["requestState"], state);
         assert_eq!(
@@ -1108,7 +1114,7 @@ async fn notifications_and_progress_reach_the_caller() {
     let server_task = tokio::spawn(async move {
         server.legacy_handshake("2025-11-25").await;
         let request = server.next_request().await;
-        let token = request.params.as_ref().unwrap()["_meta"]["progressToken"].clone();
+        let token = params_of(&request)["_meta"]["progressToken"].clone();
         assert_eq!(token, request.id.to_value());
         for step in 1..=2 {
             server
@@ -1136,7 +1142,7 @@ async fn notifications_and_progress_reach_the_caller() {
     session
         .request_raw(
             "tools/call",
-            Some(json!({"name": "long"})),
+            Some(json!({"name": "long"}).into()),
             RequestOptions::new().progress(tx),
         )
         .await
@@ -1217,11 +1223,11 @@ async fn modern_listen_demultiplexes_by_subscription_id() {
         let listen = server.next_request().await;
         assert_eq!(listen.method, "subscriptions/listen");
         assert_eq!(
-            listen.params.as_ref().unwrap()["notifications"],
+            params_of(&listen)["notifications"],
             json!({"toolsListChanged": true})
         );
         // The options' `_meta` entries win over the session's envelope.
-        let meta = &listen.params.as_ref().unwrap()["_meta"];
+        let meta = params_of(&listen)["_meta"].clone();
         assert_eq!(
             meta[mcpdisco_protocol::meta::CLIENT_CAPABILITIES_KEY],
             json!({"extensions": {"x-declared": {}}})
@@ -1434,7 +1440,7 @@ async fn requests_of_both_eras_carry_a_traceparent_in_meta() {
         let probe_parent = carried(&probe);
         server.reply(probe.id, json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})).await;
         let list = server.next_request().await;
-        let meta = &list.params.as_ref().unwrap()["_meta"];
+        let meta = params_of(&list)["_meta"].clone();
         assert_eq!(
             meta["io.modelcontextprotocol/protocolVersion"],
             "2026-07-28"

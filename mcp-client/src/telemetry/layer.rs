@@ -118,7 +118,7 @@ fn session_attributes(
     let settled = facts.and_then(SessionFacts::settled);
     // A modern request names its version itself, and `initialize` the one it offers.
     let version = methods::requested_version(&request.method, request.params.as_ref())
-        .map(str::to_owned)
+        .map(Cow::into_owned)
         .or_else(|| settled.map(|(_, version)| version.as_str().to_owned()));
     if let Some(version) = version {
         into.push(masked(masker, names::MCP_PROTOCOL_VERSION, &version));
@@ -158,7 +158,7 @@ pub(crate) fn metric_attributes(span: &[KeyValue]) -> Vec<KeyValue> {
 
 /// The attributes of a request's target.
 pub(crate) fn target_attributes_of(
-    target: Option<Target<'_>>,
+    target: Option<&Target<'_>>,
     masker: &Masker,
     into: &mut Vec<KeyValue>,
 ) {
@@ -176,7 +176,7 @@ pub(crate) fn target_attributes_of(
 /// The span name of a request: `{method} {target}`, or the method alone.
 pub(crate) fn span_name(
     method: Cow<'static, str>,
-    target: Option<Target<'_>>,
+    target: Option<&Target<'_>>,
     masker: &Masker,
 ) -> Cow<'static, str> {
     match target {
@@ -234,16 +234,16 @@ fn describe(
     session_attributes(facts, request, masker, &mut attributes);
     // The metric's attributes: few, and of few values.
     let metric = metric_attributes(&attributes);
-    target_attributes_of(target, masker, &mut attributes);
+    target_attributes_of(target.as_ref(), masker, &mut attributes);
     if telemetry.records_arguments()
         && let Some(arguments) = methods::call_arguments(&request.method, request.params.as_ref())
     {
-        let text = masker.mask_json_text(&arguments.to_string());
+        let text = masker.mask_json_text(arguments.text());
         attributes.push(KeyValue::new(names::GEN_AI_TOOL_CALL_ARGUMENTS, text));
     }
     Described {
         is_call: method == CallTool::METHOD,
-        name: span_name(method, target, masker),
+        name: span_name(method, target.as_ref(), masker),
         attributes,
         metric,
     }
@@ -425,7 +425,7 @@ impl Service<McpRequest> for AttemptSpans {
 /// `params` with the current span's context in `_meta` (for the requests
 /// that go past the stack: a re-initialization, `subscriptions/listen`);
 /// unchanged without a current span.
-pub(crate) fn carry_current(params: Option<serde_json::Value>) -> Option<serde_json::Value> {
+pub(crate) fn carry_current(params: Option<RawJson>) -> Option<RawJson> {
     let context = Context::current();
     match to_carrier(context.span().span_context()) {
         Some(carried) => carried.apply(params),

@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use mcpdisco_protocol::ErrorObject;
-use mcpdisco_protocol::RequestId;
 use mcpdisco_protocol::meta::{RequestMeta, TraceContext};
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{self, CallTool};
 use mcpdisco_protocol::types::CallToolResult;
+use mcpdisco_protocol::{RawJson, RequestId};
 use mcpdisco_transport::secret::Masker;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
@@ -42,7 +42,7 @@ impl ServerRequestSpan {
         telemetry: &Telemetry,
         id: &RequestId,
         method: &str,
-        params: Option<&Value>,
+        params: Option<&RawJson>,
         network: Option<&'static str>,
         masker: &Masker,
     ) -> Self {
@@ -59,19 +59,19 @@ impl ServerRequestSpan {
                 masker.mask(&id.to_string()).into_owned(),
             ),
         ];
-        if let Some(version) = params.and_then(RequestMeta::protocol_version_of) {
+        if let Some(version) = params.and_then(RequestMeta::protocol_version_in) {
             attributes.push(KeyValue::new(
                 names::MCP_PROTOCOL_VERSION,
-                masker.mask(version).into_owned(),
+                masker.mask(&version).into_owned(),
             ));
         }
         if let Some(network) = network {
             attributes.push(KeyValue::new(names::NETWORK_TRANSPORT, network));
         }
         let metric = super::layer::metric_attributes(&attributes);
-        super::layer::target_attributes_of(target, masker, &mut attributes);
+        super::layer::target_attributes_of(target.as_ref(), masker, &mut attributes);
         let span = tracer
-            .span_builder(span_name(method.clone(), target, masker))
+            .span_builder(span_name(method.clone(), target.as_ref(), masker))
             .with_kind(SpanKind::Server)
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);

@@ -14,7 +14,7 @@ use mcpdisco_transport::{ConnectCause, TransportError};
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
-use serde_json::{Value, json};
+use serde_json::json;
 use tower::ServiceExt;
 
 use super::*;
@@ -65,8 +65,8 @@ fn reset() -> SessionError {
 fn core(
     failures: Vec<SessionError>,
     answer: RawJson,
-) -> (RequestService, Arc<Mutex<Vec<Option<Value>>>>) {
-    let seen: Arc<Mutex<Vec<Option<Value>>>> = Arc::default();
+) -> (RequestService, Arc<Mutex<Vec<Option<RawJson>>>>) {
+    let seen: Arc<Mutex<Vec<Option<RawJson>>>> = Arc::default();
     let failures = Arc::new(Mutex::new(std::collections::VecDeque::from(failures)));
     let log = Arc::clone(&seen);
     let service = RequestService::from_fn(move |request: McpRequest| {

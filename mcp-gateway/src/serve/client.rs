@@ -184,7 +184,7 @@ impl ClientLink {
         params: &M::Params,
     ) -> Result<M::Result, ErrorObject> {
         let method = M::METHOD;
-        let params = serde_json::to_value(params).map_err(|error| {
+        let params = RawJson::encode(params).map_err(|error| {
             ErrorObject::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!("{method}: could not write the request: {error}"),

@@ -268,7 +268,7 @@ mod telemetry {
         shared: &Shared,
         id: &RequestId,
         method: &str,
-        params: Option<&Value>,
+        params: Option<&RawJson>,
     ) -> Option<(ServerRequestSpan, mcpdisco_transport::secret::Masker)> {
         let (telemetry, masker) = shared.telemetry.as_ref()?;
         let masker = masker.read().clone();

@@ -93,7 +93,10 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
             }
             Message::Notification(_) => continue,
         };
-        let params = request.params.clone().unwrap_or(Value::Null);
+        let params = request
+            .params
+            .as_ref()
+            .map_or(Value::Null, |p| p.to_value().unwrap());
         let reply = match request.method.as_str() {
             "initialize" => result_message(
                 &request.id,
@@ -129,7 +132,7 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
                 let question = Message::Request(mcpdisco_protocol::Request {
                     id: RequestId::from(901),
                     method: "sampling/createMessage".into(),
-                    params: Some(json!({"messages": [], "maxTokens": 5})),
+                    params: Some(json!({"messages": [], "maxTokens": 5}).into()),
                 });
                 let _ = end.send(question).await;
                 continue;
@@ -138,7 +141,7 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
                 let question = Message::Request(mcpdisco_protocol::Request {
                     id: RequestId::from(900),
                     method: "sampling/createMessage".into(),
-                    params: Some(json!({"messages": [], "maxTokens": 5})),
+                    params: Some(json!({"messages": [], "maxTokens": 5}).into()),
                 });
                 let _ = end.send(question).await;
                 tokio::time::sleep(Duration::from_secs(1)).await;

@@ -5,9 +5,10 @@
 //! when they are plain: the version `"2.0"`, an integer id, a string without
 //! escapes (the common case, compared or copied straight from the text). Any
 //! other form is read through a `Value`, so every answer, and every error, is
-//! the one [`Message::from_value`] gives. `params` and `error` become
-//! `Value`s (the public types hold them so); the result is held as the caller
-//! says (`R`), and kept without being parsed.
+//! the one [`Message::from_value`] gives. A notification's `params` and
+//! `error` become `Value`s (the public types hold them so); a request's
+//! params and the result are held as the caller says (`R`), and kept
+//! without being parsed.
 
 use std::fmt;
 use std::ops::Range;
@@ -37,7 +38,7 @@ pub(super) struct Envelope<R> {
     jsonrpc: Option<Version>,
     id: Option<Result<RequestId, MessageError>>,
     method: Option<Result<String, MessageError>>,
-    params: Option<Value>,
+    params: Option<R>,
     result: Option<R>,
     error: Option<Value>,
 }
@@ -175,7 +176,7 @@ impl<R> Envelope<R> {
         jsonrpc: Option<Value>,
         id: Option<Value>,
         method: Option<Value>,
-        params: Option<Value>,
+        params: Option<R>,
         result: Option<R>,
         error: Option<Value>,
     ) -> Self {
@@ -196,23 +197,22 @@ impl<R> Envelope<R> {
             Name::Jsonrpc => self.jsonrpc = Some(Version::read(text)?),
             Name::Id => self.id = Some(read_id(text)?),
             Name::Method => self.method = Some(read_method(text)?),
-            Name::Params => self.params = Some(value_in(text)?),
             Name::Error => self.error = Some(value_in(text)?),
-            Name::Result => {}
+            Name::Params | Name::Result => {}
         }
         Some(())
     }
 
-    /// The message these members make, its result kept by `keep`.
-    pub(super) fn classify(self, keep: impl FnOnce(R) -> RawJson) -> Result<Message, MessageError> {
+    /// The message these members make, its params and result kept by `keep`.
+    pub(super) fn classify(self, keep: impl Fn(R) -> RawJson) -> Result<Message, MessageError> {
         match self.jsonrpc {
             None => return Err(MessageError::MissingVersion),
             Some(Version::Current) => {}
             Some(Version::Other(version)) => return Err(MessageError::WrongVersion(version)),
         }
-        let params = match self.params {
+        let params = match self.params.map(&keep) {
             None => None,
-            Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
+            Some(p) if matches!(p.as_bytes().first(), Some(b'{' | b'[')) => Some(p),
             Some(_) => return Err(MessageError::InvalidParams),
         };
         if let Some(method) = self.method {
@@ -223,14 +223,24 @@ impl<R> Envelope<R> {
             if self.error.is_some() {
                 return Err(MessageError::MethodAndResponse("error"));
             }
-            return Ok(match self.id {
-                None => Message::Notification(Notification { method, params }),
-                Some(id) => Message::Request(Request {
+            return match self.id {
+                None => Ok(Message::Notification(Notification {
+                    method,
+                    // A notification's params are a `Value` (they are small,
+                    // and read where they arrive); text that reads as none
+                    // (a lone surrogate) is refused as a request's would be
+                    // when its params are read.
+                    params: params
+                        .map(|p| p.to_value())
+                        .transpose()
+                        .map_err(|_| MessageError::InvalidParams)?,
+                })),
+                Some(id) => Ok(Message::Request(Request {
                     id: id?,
                     method,
                     params,
-                }),
-            });
+                })),
+            };
         }
         match (self.result, self.error) {
             (Some(_), Some(_)) => Err(MessageError::ResultAndError),
@@ -289,6 +299,11 @@ impl Envelope<ScannedResult> {
         };
         match name {
             None => Some(()),
+            Some(Name::Params) => {
+                bytes.get(value.clone())?;
+                self.params = Some((value, None));
+                Some(())
+            }
             Some(Name::Result) => {
                 bytes.get(value.clone())?;
                 let outline = match inner {
@@ -327,6 +342,7 @@ impl<'de, R: Deserialize<'de>> Deserialize<'de> for Envelope<R> {
                 while let Some(key) = map.next_key::<Key<'de>>()? {
                     match Name::of(key.as_str().as_bytes()) {
                         Some(Name::Result) => envelope.result = Some(map.next_value()?),
+                        Some(Name::Params) => envelope.params = Some(map.next_value()?),
                         Some(name) => {
                             let text: &'de RawValue = map.next_value()?;
                             envelope

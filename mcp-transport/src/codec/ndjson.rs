@@ -570,7 +570,7 @@ mod tests {
                 Request {
                     id: id.into(),
                     method,
-                    params: Some(json!({"t": t})),
+                    params: Some(json!({"t": t}).into()),
                 }
             )),
             (text, "[a-z/]{1,20}").prop_map(|(id, method)| Message::Notification(Notification {

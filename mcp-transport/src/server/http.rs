@@ -47,7 +47,9 @@ use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::{Cancelled, Initialize, LoggingMessage};
 use mcpdisco_protocol::schema::{Schema, X_MCP_HEADER};
 use mcpdisco_protocol::types::CancelledParams;
-use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, Notification, RequestId};
+use mcpdisco_protocol::{
+    ErrorCode, ErrorObject, ErrorResponse, JsonView, Message, Notification, RequestId,
+};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::error::TransportError;
@@ -940,7 +942,9 @@ async fn on_post(
         None if is_initialize => match shared.open(None, None).await {
             Some(link) => {
                 let params = match &message {
-                    Message::Request(request) => request.params.clone(),
+                    Message::Request(request) => {
+                        request.params.as_ref().and_then(|p| p.to_value().ok())
+                    }
                     _ => None,
                 };
                 let new_session = NewSession {
@@ -973,9 +977,9 @@ async fn on_post(
     let token = request
         .params
         .as_ref()
-        .and_then(|p| p.get("_meta"))
+        .and_then(|p| JsonView::of(p).get("_meta"))
         .and_then(|m| m.get("progressToken"))
-        .and_then(|t| RequestId::from_value(t).ok());
+        .and_then(|t| serde_json::from_str::<RequestId>(t.text()).ok());
     let (sender, mut answers) = mpsc::channel(STREAM_QUEUE);
     link.pending.lock().push((id.clone(), sender));
     if let Some(token) = &token {

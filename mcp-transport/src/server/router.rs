@@ -60,9 +60,9 @@ use serde_json::{Map, Value};
 /// A future a handler returns, boxed so the router can keep handlers of every method.
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// A request handler as the router keeps it: params in, the result as JSON text out.
+/// A request handler as the router keeps it: params as sent in, the result as JSON text out.
 type ErasedRequest<C> =
-    Arc<dyn Fn(Option<Value>, C) -> BoxFuture<Result<RawJson, ErrorObject>> + Send + Sync>;
+    Arc<dyn Fn(Option<RawJson>, C) -> BoxFuture<Result<RawJson, ErrorObject>> + Send + Sync>;
 
 /// A notification handler as the router keeps it: the params are decoded
 /// before its work is returned.
@@ -211,7 +211,7 @@ impl<C: Send + 'static> Router<C> {
         let erased: ErasedRequest<C> = Arc::new(move |params, context| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let params = decode::<M::Params>(M::METHOD, params)?;
+                let params = decode_raw::<M::Params>(M::METHOD, params)?;
                 let answer = handler.answer(params, context).await?;
                 encode::<M>(&answer)
             })
@@ -228,7 +228,7 @@ impl<C: Send + 'static> Router<C> {
         let erased: ErasedRequest<C> = Arc::new(move |params, context| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let params = decode::<M::Params>(M::METHOD, params)?;
+                let params = decode_raw::<M::Params>(M::METHOD, params)?;
                 match handler.reply(params, context).await? {
                     Reply::Typed(answer) => encode::<M>(&answer),
                     Reply::Encoded(text) => Ok(text),
@@ -266,7 +266,7 @@ impl<C: Send + 'static> Router<C> {
     pub fn answer(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<RawJson>,
         context: C,
     ) -> impl Future<Output = Result<RawJson, ErrorObject>> + Send + 'static {
         let work = match self.requests.get(method) {
@@ -281,7 +281,7 @@ impl<C: Send + 'static> Router<C> {
     pub fn request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<RawJson>,
         context: C,
     ) -> impl Future<Output = Result<Value, ErrorObject>> + Send + 'static {
         let answer = self.answer(method, params, context);
@@ -325,7 +325,26 @@ fn encode<M: RequestMethod>(answer: &Answer<M::Result>) -> Result<RawJson, Error
     })
 }
 
-/// Reads `params` (absent or `null` reads as `{}`) as `T`, or -32602 naming the fault.
+/// Reads a request's `params` as sent (absent or `null` reads as `{}`) as
+/// `T`, or -32602 naming the fault.
+fn decode_raw<T: DeserializeOwned>(
+    method: &str,
+    params: Option<RawJson>,
+) -> Result<T, ErrorObject> {
+    let decoded = match &params {
+        Some(params) if params.as_str() != "null" => params.decode(),
+        _ => serde_json::from_str("{}"),
+    };
+    decoded.map_err(|error| {
+        ErrorObject::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("{method}: invalid params: {error}"),
+        )
+    })
+}
+
+/// Reads a notification's `params` (absent or `null` reads as `{}`) as `T`,
+/// or -32602 naming the fault.
 fn decode<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T, ErrorObject> {
     let params = match params {
         None | Some(Value::Null) => Value::Object(Map::new()),

@@ -64,7 +64,10 @@ async fn scripted(end: MemoryTransport, seen: Arc<Seen>) {
         let Message::Request(request) = message else {
             continue;
         };
-        let params = request.params.clone().unwrap_or(Value::Null);
+        let params = request
+            .params
+            .as_ref()
+            .map_or(Value::Null, |p| p.to_value().unwrap());
         let result = match request.method.as_str() {
             "initialize" => json!({"protocolVersion": "2025-11-25",
                 "capabilities": {"tools": {}, "resources": {"subscribe": true}, "logging": {}},

@@ -42,7 +42,10 @@ async fn modern(end: MemoryTransport, retries: Arc<Mutex<Vec<Value>>>) {
         let Message::Request(request) = message else {
             continue;
         };
-        let params = request.params.clone().unwrap_or(Value::Null);
+        let params = request
+            .params
+            .as_ref()
+            .map_or(Value::Null, |p| p.to_value().unwrap());
         let result = match (request.method.as_str(), params["name"].as_str()) {
             ("server/discover", _) => json!({
                 "supportedVersions": ["2026-07-28"],
@@ -207,7 +210,10 @@ async fn sending_text(end: MemoryTransport) {
         let Message::Request(request) = message else {
             continue;
         };
-        let params = request.params.clone().unwrap_or(Value::Null);
+        let params = request
+            .params
+            .as_ref()
+            .map_or(Value::Null, |p| p.to_value().unwrap());
         let text = match (request.method.as_str(), params["name"].as_str()) {
             ("initialize", _) => {
                 json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},

@@ -3,6 +3,7 @@
 //! response body is classified. The I/O pump (`mod.rs`) asks it and does
 //! what it says; everything here is tested without a server.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use mcpdisco_protocol::meta::RequestMeta;
@@ -85,10 +86,19 @@ impl StreamableState {
     /// meet the expired session's 404 and are sent again once the new id is
     /// there.
     pub(crate) fn prepare(&mut self, message: &Message) -> Outgoing {
-        let modern_version = message
-            .params()
-            .and_then(RequestMeta::protocol_version_of)
-            .map(str::to_owned);
+        let modern_version = match message {
+            Message::Request(request) => request
+                .params
+                .as_ref()
+                .and_then(RequestMeta::protocol_version_in)
+                .map(Cow::into_owned),
+            Message::Notification(notification) => notification
+                .params
+                .as_ref()
+                .and_then(RequestMeta::protocol_version_of)
+                .map(str::to_owned),
+            _ => None,
+        };
         let mut outgoing = Outgoing {
             headers: Vec::new(),
             request_id: None,
@@ -136,19 +146,22 @@ impl StreamableState {
             return;
         };
         headers.push(("mcp-method".into(), method.to_owned()));
-        let params = message.params();
-        let field = |name: &str| params.and_then(|p| p.get(name)).and_then(|v| v.as_str());
+        // Only requests name what they act on.
+        let Message::Request(request) = message else {
+            return;
+        };
+        let params = request.params.as_ref();
         // The tool or prompt name, the resource URI, or a task's id.
-        if let Some(name) = mcpdisco_protocol::modern_request::name_of(method, params) {
-            headers.push(("mcp-name".into(), param_headers::encode_header_value(&name)));
+        let name = mcpdisco_protocol::modern_request::name_of(method, params);
+        if let Some(name) = &name {
+            headers.push(("mcp-name".into(), param_headers::encode_header_value(name)));
         }
         if method == CallTool::METHOD
-            && let Some(tool) = field("name")
-            && let Some(annotated) = self.tool_headers.get(tool)
+            && let Some(tool) = &name
+            && let Some(annotated) = self.tool_headers.get(tool.as_ref())
         {
             let arguments = params
-                .and_then(|p| p.get("arguments"))
-                .cloned()
+                .and_then(|p| p.member::<serde_json::Value>("arguments").ok().flatten())
                 .unwrap_or(serde_json::Value::Null);
             headers.extend(
                 param_headers::param_header_values(annotated, &arguments)
@@ -276,7 +289,7 @@ mod tests {
         Message::Request(Request {
             id: RequestId::from(id),
             method: method.into(),
-            params: Some(params),
+            params: Some(params.into()),
         })
     }
 

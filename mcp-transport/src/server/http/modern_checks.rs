@@ -11,7 +11,9 @@ use base64::Engine as _;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::CallTool;
 use mcpdisco_protocol::modern_request::{self, RequestHeaders};
-use mcpdisco_protocol::{ErrorCode, ErrorObject, ErrorResponse, Message, RequestId};
+use mcpdisco_protocol::{
+    ErrorCode, ErrorObject, ErrorResponse, JsonView, Message, RawJson, RequestId,
+};
 use serde_json::Value;
 
 use super::{ParamHeaderRule, ToolParamHeaders};
@@ -27,7 +29,7 @@ const NAME_HEADER: &str = "mcp-name";
 pub(super) fn check(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&Value>,
+    params: Option<&RawJson>,
     rules: Option<&ToolParamHeaders>,
 ) -> Result<bool, ErrorObject> {
     let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
@@ -48,11 +50,14 @@ pub(super) fn check(
     modern_request::check_post(request_headers, method, params)?;
     if method == CallTool::METHOD
         && let Some(rules) = rules
-        && let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str)
+        && let Some(params) = params
+        && let [Some(tool), arguments] = JsonView::of(params).pick(["name", "arguments"])
+        && let Some(tool) = tool.as_str()
     {
-        let arguments = params.and_then(|p| p.get("arguments"));
-        for rule in rules(tool) {
-            check_param(headers, &rule, arguments)?;
+        let arguments: Option<Value> =
+            arguments.and_then(|arguments| serde_json::from_str(arguments.text()).ok());
+        for rule in rules(&tool) {
+            check_param(headers, &rule, arguments.as_ref())?;
         }
     }
     Ok(true)

@@ -83,7 +83,7 @@ async fn typed_handlers_get_decoded_params_and_their_results_are_encoded() {
         json!({})
     );
     let first = router
-        .request("tools/list", Some(json!({})), context.clone())
+        .request("tools/list", Some(json!({}).into()), context.clone())
         .await
         .unwrap();
     assert_eq!(
@@ -93,7 +93,7 @@ async fn typed_handlers_get_decoded_params_and_their_results_are_encoded() {
     let echoed = router
         .request(
             "tools/call",
-            Some(json!({"name": "echo", "arguments": {"a": 1}})),
+            Some(json!({"name": "echo", "arguments": {"a": 1}}).into()),
             context.clone(),
         )
         .await
@@ -103,7 +103,11 @@ async fn typed_handlers_get_decoded_params_and_their_results_are_encoded() {
         json!({"content": [{"type": "text", "text": "{\"a\":1}"}]})
     );
     let asked = router
-        .request("tools/call", Some(json!({"name": "ask"})), context.clone())
+        .request(
+            "tools/call",
+            Some(json!({"name": "ask"}).into()),
+            context.clone(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -113,7 +117,7 @@ async fn typed_handlers_get_decoded_params_and_their_results_are_encoded() {
                "requestState": "state"})
     );
     let failed = router
-        .request("tools/call", Some(json!({"name": "fail"})), context)
+        .request("tools/call", Some(json!({"name": "fail"}).into()), context)
         .await
         .unwrap_err();
     assert_eq!(
@@ -126,7 +130,7 @@ async fn typed_handlers_get_decoded_params_and_their_results_are_encoded() {
 async fn absent_or_null_params_read_as_an_empty_object() {
     let (context, _) = context();
     let router = router();
-    for params in [None, Some(Value::Null)] {
+    for params in [None, Some(RawJson::null())] {
         let page = router
             .request("tools/list", params, context.clone())
             .await
@@ -142,7 +146,7 @@ async fn malformed_params_are_invalid_params_naming_the_fault() {
     let missing = router
         .request(
             "tools/call",
-            Some(json!({"arguments": {}})),
+            Some(json!({"arguments": {}}).into()),
             context.clone(),
         )
         .await
@@ -155,7 +159,11 @@ async fn malformed_params_are_invalid_params_naming_the_fault() {
         missing.message
     );
     let wrong = router
-        .request("tools/list", Some(json!({"cursor": 3})), context.clone())
+        .request(
+            "tools/list",
+            Some(json!({"cursor": 3}).into()),
+            context.clone(),
+        )
         .await
         .unwrap_err();
     assert_eq!(wrong.code, ErrorCode::INVALID_PARAMS);
@@ -165,7 +173,11 @@ async fn malformed_params_are_invalid_params_naming_the_fault() {
         wrong.message
     );
     let bad_cursor = router
-        .request("tools/list", Some(json!({"cursor": "nowhere"})), context)
+        .request(
+            "tools/list",
+            Some(json!({"cursor": "nowhere"}).into()),
+            context,
+        )
         .await
         .unwrap_err();
     assert_eq!(bad_cursor.code, ErrorCode::INVALID_PARAMS);
@@ -177,7 +189,7 @@ async fn a_method_without_a_handler_is_method_not_found() {
     let router = router();
     assert!(router.handles("tools/call") && !router.handles("prompts/get"));
     let unknown = router
-        .request("prompts/get", Some(json!({"name": "x"})), context)
+        .request("prompts/get", Some(json!({"name": "x"}).into()), context)
         .await
         .unwrap_err();
     assert_eq!(unknown, ErrorObject::method_not_found("prompts/get"));
@@ -257,7 +269,7 @@ async fn a_reply_handler_s_encoded_result_is_sent_as_its_text_and_a_typed_one_is
     let passed = router
         .answer(
             "tools/call",
-            Some(json!({"name": "relayed", "arguments": {"text": sent}})),
+            Some(json!({"name": "relayed", "arguments": {"text": sent}}).into()),
             context.clone(),
         )
         .await
@@ -266,7 +278,7 @@ async fn a_reply_handler_s_encoded_result_is_sent_as_its_text_and_a_typed_one_is
     let typed = router
         .answer(
             "tools/call",
-            Some(json!({"name": "typed"})),
+            Some(json!({"name": "typed"}).into()),
             context.clone(),
         )
         .await
@@ -276,7 +288,7 @@ async fn a_reply_handler_s_encoded_result_is_sent_as_its_text_and_a_typed_one_is
         r#"{"content":[{"type":"text","text":"t"}]}"#
     );
     let malformed = router
-        .answer("tools/call", Some(json!({"arguments": {}})), context)
+        .answer("tools/call", Some(json!({"arguments": {}}).into()), context)
         .await
         .unwrap_err();
     assert_eq!(malformed.code, ErrorCode::INVALID_PARAMS);

@@ -101,12 +101,41 @@ impl Message {
     /// line breaks between its tokens: they are written as spaces.
     pub fn write_compact(&self, out: &mut Vec<u8>) {
         let start = out.len();
-        // Serializing a `Value`-backed message into a Vec cannot fail: no I/O, string keys only.
-        if serde_json::to_writer(&mut *out, self).is_err() {
+        // Writing into a Vec cannot fail: no I/O, string keys only.
+        if self.write_json(&mut *out).is_err() {
             out.truncate(start);
             out.extend_from_slice(b"null");
         }
         on_one_line(&mut out[start..]);
+    }
+
+    /// Writes the message as compact JSON, `jsonrpc` first, the bytes
+    /// [`Serialize`] writes. A request's params and a response's result are
+    /// copied as the text they hold (checked when it was made), not read
+    /// again. A raw text may hold line breaks between its tokens; see
+    /// [`write_compact`](Self::write_compact) for one line.
+    pub fn write_json<W: std::io::Write>(&self, mut out: W) -> std::io::Result<()> {
+        match self {
+            Message::Request(request) => {
+                out.write_all(br#"{"jsonrpc":"2.0","id":"#)?;
+                serde_json::to_writer(&mut out, &request.id)?;
+                out.write_all(br#","method":"#)?;
+                serde_json::to_writer(&mut out, &request.method)?;
+                if let Some(params) = &request.params {
+                    out.write_all(br#","params":"#)?;
+                    out.write_all(params.as_bytes())?;
+                }
+                out.write_all(b"}")
+            }
+            Message::Response(response) => {
+                out.write_all(br#"{"jsonrpc":"2.0","id":"#)?;
+                serde_json::to_writer(&mut out, &response.id)?;
+                out.write_all(br#","result":"#)?;
+                out.write_all(response.result.as_bytes())?;
+                out.write_all(b"}")
+            }
+            other => Ok(serde_json::to_writer(out, other)?),
+        }
     }
 
     /// The method name of a request or notification.

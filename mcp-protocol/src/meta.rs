@@ -151,11 +151,23 @@ impl RequestMeta {
 
     /// Reads the protocol version of a request's params (as sent), if present.
     pub fn protocol_version_in(params: &RawJson) -> Option<Cow<'_, str>> {
+        if !may_hold(params, "_meta") {
+            return None;
+        }
         JsonView::of(params)
             .get("_meta")?
             .get(PROTOCOL_VERSION_KEY)?
             .as_str()
     }
+}
+
+/// Whether `json` may hold the member `key` (plain ASCII) somewhere: false
+/// only when its text holds neither the key nor a `\u` escape (which could
+/// spell it), so the text need not be read member by member. Most requests
+/// carry no `_meta`, and their arguments may be long.
+fn may_hold(json: &RawJson, key: &str) -> bool {
+    let text = json.as_str();
+    text.contains(key) || text.contains("\\u")
 }
 
 /// A request's `params` with its `_meta` object changed by `edit`: made
@@ -241,7 +253,8 @@ impl TraceContext {
     /// The trace context of a request's params, when its `_meta` has a
     /// `traceparent` string (of at most [`MAX_LEN`](Self::MAX_LEN) bytes).
     pub fn of_params(params: Option<&RawJson>) -> Option<Self> {
-        let meta = JsonView::of(params?).get("_meta")?;
+        let params = params.filter(|params| may_hold(params, "_meta"))?;
+        let meta = JsonView::of(params).get("_meta")?;
         let [traceparent, tracestate] = meta.pick([TRACEPARENT_KEY, TRACESTATE_KEY]);
         let traceparent = traceparent?
             .as_str()
@@ -310,6 +323,27 @@ mod tests {
 
     fn raw(value: Value) -> RawJson {
         RawJson::from_value(&value)
+    }
+
+    #[test]
+    fn a_member_is_looked_for_only_where_the_text_may_spell_it() {
+        let version = |text: &str| {
+            RequestMeta::protocol_version_in(&RawJson::parse(text.to_owned()).unwrap())
+                .map(Cow::into_owned)
+        };
+        let meta = format!(r#"{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"v"}}}}"#);
+        assert_eq!(version(&meta).as_deref(), Some("v"));
+        let escaped = meta.replace("_meta", "\\u005fmeta");
+        assert_eq!(version(&escaped).as_deref(), Some("v"), "{escaped}");
+        assert_eq!(version(r#"{"name":"_meta","x":{"_meta":1}}"#), None);
+        assert!(!may_hold(
+            &RawJson::parse(r#"{"a":"\n"}"#).unwrap(),
+            "_meta"
+        ));
+        assert!(may_hold(
+            &RawJson::parse(r#"{"a":"\u0041"}"#).unwrap(),
+            "_meta"
+        ));
     }
 
     #[test]

@@ -426,6 +426,8 @@ proptest! {
         ] {
             let bytes = message.to_vec();
             prop_assert!(!bytes.contains(&b'\n'));
+            // The hand-written writer writes what serde writes.
+            prop_assert_eq!(&bytes, &serde_json::to_vec(&message).unwrap());
             prop_assert_eq!(Message::from_slice(&bytes).unwrap(), message);
         }
     }

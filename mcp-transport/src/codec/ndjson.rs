@@ -292,7 +292,7 @@ impl Encoder<&Message> for NdjsonCodec {
     fn encode(&mut self, message: &Message, buf: &mut BytesMut) -> Result<(), std::io::Error> {
         let start = buf.len();
         let mut writer = buf.writer();
-        serde_json::to_writer(&mut writer, message)?;
+        message.write_json(&mut writer)?;
         let buf = writer.into_inner();
         // A raw result passed on as a server sent it may break lines between tokens.
         on_one_line(&mut buf[start..]);

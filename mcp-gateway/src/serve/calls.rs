@@ -12,11 +12,11 @@ use mcpdisco_protocol::methods::{
     CallTool, GetPrompt, Progress as ProgressNotification, ReadResource,
 };
 use mcpdisco_protocol::types::{
-    Answer, CallToolParams, CallToolResult, ClientCapabilities, Extra, GetPromptParams,
-    GetPromptResult, ProgressParams, ReadResourceParams, ReadResourceResult, TASKS_EXTENSION,
+    Answer, CallToolResult, ClientCapabilities, Extra, GetPromptParams, GetPromptResult,
+    ProgressParams, ReadResourceParams, ReadResourceResult, TASKS_EXTENSION,
 };
 use mcpdisco_protocol::version::Era;
-use mcpdisco_protocol::{ErrorCode, ErrorObject};
+use mcpdisco_protocol::{ErrorCode, ErrorObject, RawJson};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
@@ -26,7 +26,7 @@ use super::context::RequestContext;
 use super::input::RunningCall;
 use super::search::tools as search_tools;
 use super::upstream::{self, RELAYED_STATE_PREFIX};
-use crate::supervisor::SupervisorError;
+use crate::supervisor::{RelayedCall, SupervisorError};
 use mcpdisco_client::session::{InputRetry, ListKind, Progress, RequestOptions};
 use mcpdisco_transport::server::Reply;
 
@@ -34,7 +34,7 @@ use mcpdisco_transport::server::Reply;
 /// `search_tools`, and `call_tool`, which is a call of the tool it names.
 /// A legacy client's call gets the server's result as the text it sent.
 pub(crate) async fn call_tool(
-    params: CallToolParams,
+    params: RelayedCall,
     request: RequestContext,
 ) -> Result<Reply<CallToolResult>, ErrorObject> {
     let state = params.request_state.as_deref();
@@ -86,14 +86,14 @@ pub(crate) async fn call_tool(
 async fn call_served_tool(
     request: &RequestContext,
     name: &str,
-    arguments: Option<Map<String, Value>>,
+    arguments: Option<RawJson>,
     meta: Option<&Extra>,
     retry: Option<InputRetry>,
 ) -> Result<Reply<CallToolResult>, ErrorObject> {
     let supervisor = request.shared.supervisor.clone();
     let (server, tool) = resolve_in_view(request, ListKind::Tools, name).await?;
     // A call without arguments reaches the server with `{}`, which every server reads.
-    let arguments = Some(arguments.unwrap_or_default());
+    let arguments = Some(arguments.unwrap_or_else(RawJson::empty_object));
     if request.era == Era::Legacy {
         let routing = Routing::new(request, meta, retry, &server);
         let call = |options| {

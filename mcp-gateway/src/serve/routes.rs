@@ -3,12 +3,14 @@
 use std::sync::Arc;
 
 use mcpdisco_protocol::methods::{
-    CallTool, CancelTask, Cancelled, Complete, Discover, GetPrompt, GetSkill, GetTask, Initialize,
+    CancelTask, Cancelled, Complete, Discover, GetPrompt, GetSkill, GetTask, Initialize,
     Initialized, ListPrompts, ListResourceTemplates, ListResources, ListSkills, ListTools, Ping,
     ReadResource, SetLevel, Subscribe, SubscriptionsListen, Unsubscribe, UpdateTask,
 };
 use mcpdisco_protocol::types::{CancelledParams, MetaParams};
 use mcpdisco_transport::server::Router;
+
+use crate::supervisor::RelayCallTool;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
@@ -41,7 +43,7 @@ impl Routes {
                 .on::<ListResourceTemplates>(lists::list::<ListResourceTemplates>)
                 .on::<ListSkills>(lists::list::<ListSkills>)
                 .on::<GetSkill>(lists::get_skill)
-                .on_reply::<CallTool>(calls::call_tool)
+                .on_reply::<RelayCallTool>(calls::call_tool)
                 .on::<ReadResource>(calls::read_resource)
                 .on::<GetPrompt>(calls::get_prompt)
                 .on::<SubscriptionsListen>(subscriptions::listen)

@@ -21,7 +21,6 @@ use mcpdisco_protocol::types::{
     InputRequiredResult, ReadResourceResult,
 };
 use mcpdisco_protocol::{ErrorObject, RawJson};
-use serde_json::{Map, Value};
 
 use crate::supervisor::{Supervisor, SupervisorError};
 use mcpdisco_client::session::RequestOptions;
@@ -32,11 +31,11 @@ pub(crate) async fn call_tool(
     supervisor: Supervisor,
     server: String,
     tool: String,
-    arguments: Option<Map<String, Value>>,
+    arguments: Option<RawJson>,
     options: RequestOptions,
 ) -> Result<Answer<CallToolResult>, ErrorObject> {
     let result = supervisor
-        .call_tool_on(&server, &tool, arguments, options)
+        .relay_tool_call(&server, &tool, arguments, options)
         .await;
     answer(result)
 }
@@ -49,11 +48,11 @@ pub(crate) async fn call_tool_text(
     supervisor: Supervisor,
     server: String,
     tool: String,
-    arguments: Option<Map<String, Value>>,
+    arguments: Option<RawJson>,
     options: RequestOptions,
 ) -> Result<Reply<CallToolResult>, ErrorObject> {
     let result = supervisor
-        .call_tool_text_on(&server, &tool, arguments, options)
+        .relay_tool_call_text(&server, &tool, arguments, options)
         .await;
     match result {
         Ok(text) if passes_as_sent(&text) => Ok(Reply::Encoded(text)),

@@ -26,6 +26,7 @@ use tokio::time::Instant;
 
 use super::Supervisor;
 use super::error::SupervisorError;
+use super::relayed_call::{RelayCallTool, RelayedCall};
 use super::shared::Command;
 use super::state::Status;
 
@@ -130,6 +131,35 @@ impl Supervisor {
         self.check_visible(server, ListKind::Tools, tool)?;
         let call = CallToolParams::new(tool, arguments);
         self.request_text::<CallTool>(server, &call, options).await
+    }
+
+    /// [`call_tool_on`](Self::call_tool_on) with the arguments as the
+    /// client sent them (a gateway relaying a call).
+    pub(crate) async fn relay_tool_call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<RawJson>,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, SupervisorError> {
+        self.check_visible(server, ListKind::Tools, tool)?;
+        let call = RelayedCall::new(tool, arguments);
+        self.request::<RelayCallTool>(server, &call, options).await
+    }
+
+    /// [`call_tool_text_on`](Self::call_tool_text_on) with the arguments
+    /// as the client sent them (a gateway relaying a call).
+    pub(crate) async fn relay_tool_call_text(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<RawJson>,
+        options: RequestOptions,
+    ) -> Result<RawJson, SupervisorError> {
+        self.check_visible(server, ListKind::Tools, tool)?;
+        let call = RelayedCall::new(tool, arguments);
+        self.request_text::<RelayCallTool>(server, &call, options)
+            .await
     }
 
     /// `resources/read` of `uri` (the server's own) on `server`.

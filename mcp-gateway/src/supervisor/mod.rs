@@ -50,6 +50,7 @@ mod lifecycle;
 mod listen;
 mod opening;
 mod options;
+mod relayed_call;
 mod reload;
 mod routing;
 mod runner;
@@ -72,6 +73,7 @@ pub use error::SupervisorError;
 pub use events::SupervisorEvent;
 pub use gate::{ItemGate, hide_changed};
 pub use options::{HandlerFactory, SupervisorOptions};
+pub(crate) use relayed_call::{RelayCallTool, RelayedCall, object_text};
 pub use reload::{ReloadPlan, ReloadSummary, ServerChange};
 pub use state::{Health, Status};
 

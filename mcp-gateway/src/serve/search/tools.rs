@@ -10,9 +10,9 @@ use mcpdisco_protocol::types::{CallToolResult, ContentBlock, Tool, ToolAnnotatio
 use mcpdisco_protocol::{ErrorCode, ErrorObject, RawJson};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::ToolIndex;
+use crate::supervisor::object_text;
 
 /// The search tool's name.
 pub(crate) const SEARCH_TOOLS: &str = "search_tools";
@@ -106,9 +106,9 @@ struct SearchArguments {
 pub(crate) struct CallArguments {
     /// The tool's served (namespaced) name.
     pub(crate) name: String,
-    /// Its arguments.
-    #[serde(default)]
-    pub(crate) arguments: Option<Map<String, Value>>,
+    /// Its arguments, as sent.
+    #[serde(default, deserialize_with = "object_text")]
+    pub(crate) arguments: Option<RawJson>,
 }
 
 /// What `search_tools` answers, structured and as its text.
@@ -131,7 +131,7 @@ struct FoundTool<'a> {
 /// and the same as JSON text.
 pub(crate) fn search(
     index: &ToolIndex,
-    arguments: Option<Map<String, Value>>,
+    arguments: Option<RawJson>,
 ) -> Result<CallToolResult, ErrorObject> {
     let arguments: SearchArguments = read_arguments(SEARCH_TOOLS, arguments)?;
     let limit = arguments.limit.unwrap_or(DEFAULT_LIMIT);
@@ -171,19 +171,19 @@ pub(crate) fn search(
 }
 
 /// `call_tool`'s arguments.
-pub(crate) fn call_arguments(
-    arguments: Option<Map<String, Value>>,
-) -> Result<CallArguments, ErrorObject> {
+pub(crate) fn call_arguments(arguments: Option<RawJson>) -> Result<CallArguments, ErrorObject> {
     read_arguments(CALL_TOOL, arguments)
 }
 
 /// A tool's arguments as `T` (absent arguments are `{}`).
 fn read_arguments<T: DeserializeOwned>(
     tool: &str,
-    arguments: Option<Map<String, Value>>,
+    arguments: Option<RawJson>,
 ) -> Result<T, ErrorObject> {
-    let arguments = Value::Object(arguments.unwrap_or_default());
-    serde_json::from_value(arguments).map_err(|error| invalid(tool, error.to_string()))
+    let arguments = arguments.unwrap_or_else(RawJson::empty_object);
+    arguments
+        .decode()
+        .map_err(|error| invalid(tool, error.to_string()))
 }
 
 fn invalid(tool: &str, message: impl std::fmt::Display) -> ErrorObject {
@@ -196,11 +196,11 @@ fn invalid(tool: &str, message: impl std::fmt::Display) -> ErrorObject {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    /// A JSON object's members, as a call carries them.
-    fn arguments(object: Value) -> Option<Map<String, Value>> {
-        object.as_object().cloned()
+    /// A JSON object as a call carries it (its text), or none.
+    fn arguments(object: Value) -> Option<RawJson> {
+        object.is_object().then(|| object.into())
     }
 
     fn index() -> ToolIndex {

@@ -139,18 +139,8 @@ pub struct Request {
     pub method: String,
     /// The parameters as the peer wrote them (an object or an array), when
     /// present; read them with the method's `Params` type
-    /// ([`decode_params`](Self::decode_params)).
+    /// ([`RawJson::decode`]).
     pub params: Option<RawJson>,
-}
-
-impl Request {
-    /// The params read as `T`; absent params read as `{}`.
-    pub fn decode_params<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        match &self.params {
-            Some(params) => params.decode(),
-            None => serde_json::from_str("{}"),
-        }
-    }
 }
 
 /// A notification: no id, no response.

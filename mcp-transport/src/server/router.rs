@@ -335,12 +335,7 @@ fn decode_raw<T: DeserializeOwned>(
         Some(params) if params.as_str() != "null" => params.decode(),
         _ => serde_json::from_str("{}"),
     };
-    decoded.map_err(|error| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("{method}: invalid params: {error}"),
-        )
-    })
+    decoded.map_err(|error| invalid_params(method, &error))
 }
 
 /// Reads a notification's `params` (absent or `null` reads as `{}`) as `T`,
@@ -350,12 +345,15 @@ fn decode<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T,
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(params) => params,
     };
-    serde_json::from_value(params).map_err(|error| {
-        ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("{method}: invalid params: {error}"),
-        )
-    })
+    serde_json::from_value(params).map_err(|error| invalid_params(method, &error))
+}
+
+/// The -32602 error of params that `method`'s type cannot read.
+fn invalid_params(method: &str, error: &serde_json::Error) -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::INVALID_PARAMS,
+        format!("{method}: invalid params: {error}"),
+    )
 }
 
 #[cfg(test)]

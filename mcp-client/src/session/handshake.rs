@@ -70,9 +70,7 @@ pub(crate) fn with_meta_value(mut params: Value, meta: &Map<String, Value>) -> V
             .entry("_meta")
             .or_insert_with(|| Value::Object(Map::new()));
         if let Some(existing) = entry.as_object_mut() {
-            for (key, value) in meta {
-                existing.entry(key.clone()).or_insert_with(|| value.clone());
-            }
+            keep_existing(existing, meta);
         }
     }
     params
@@ -80,11 +78,14 @@ pub(crate) fn with_meta_value(mut params: Value, meta: &Map<String, Value>) -> V
 
 /// Merges `meta` into `params._meta`, keeping keys already there (a progress token).
 pub(crate) fn with_meta(params: Option<RawJson>, meta: &Map<String, Value>) -> Option<RawJson> {
-    mcpdisco_protocol::meta::edit_meta(params, |existing| {
-        for (key, value) in meta {
-            existing.entry(key.clone()).or_insert_with(|| value.clone());
-        }
-    })
+    mcpdisco_protocol::meta::edit_meta(params, |existing| keep_existing(existing, meta))
+}
+
+/// Adds the entries of `meta` that `existing` does not have.
+fn keep_existing(existing: &mut Map<String, Value>, meta: &Map<String, Value>) {
+    for (key, value) in meta {
+        existing.entry(key.clone()).or_insert_with(|| value.clone());
+    }
 }
 
 /// How a handshake request travels: through the session's policies, or (to

@@ -41,7 +41,6 @@ use axum::extract::{DefaultBodyLimit, Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::serve::ListenerExt as _;
 use mcpdisco_protocol::meta::{SUBSCRIPTION_ID_KEY, TRACEPARENT_KEY, TRACESTATE_KEY, TraceContext};
 use mcpdisco_protocol::method::{NotificationMethod, RequestMethod};
 use mcpdisco_protocol::methods::{Cancelled, Initialize, LoggingMessage};
@@ -65,7 +64,9 @@ use session_table::SessionTable;
 mod held_session;
 #[cfg(test)]
 mod held_session_tests;
+mod listen;
 mod modern_checks;
+mod poll_again;
 pub mod session_relay;
 pub mod session_seal;
 mod session_table;
@@ -319,29 +320,11 @@ impl HttpServer {
             }
             served.shutdown().await;
         });
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        // An answer goes out at once, not held back until the previous one is acknowledged.
-        let listener = listener.tap_io(|stream| {
-            if let Err(error) = stream.set_nodelay(true) {
-                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
-            }
-        });
-        let server = axum::serve(listener, router).with_graceful_shutdown(async move {
-            let _ = stopped.await;
-        });
-        let server = server.into_future();
-        tokio::pin!(server);
-        let result = tokio::select! {
-            result = &mut server => result,
-            () = shutdown => {
-                let _ = stop.send(());
-                // Open event streams would hold a graceful shutdown forever.
-                tokio::time::timeout(SHUTDOWN_GRACE, server).await.unwrap_or(Ok(()))
-            }
-        };
+        // Open event streams would hold a graceful stop forever: they get `SHUTDOWN_GRACE`.
+        listen::serve(listener, router, shutdown, SHUTDOWN_GRACE).await;
         accept.abort();
         let _ = accept.await;
-        result
+        Ok(())
     }
 }
 

@@ -1,0 +1,163 @@
+//! Accepting TCP connections and serving each one's HTTP/1 with hyper, in a
+//! task of its own, polled through [`PollAgain`] (hyper wakes a
+//! connection's task on each request with a body; see there).
+//!
+//! What `axum::serve` does, but for that wrapper: accept errors are handled
+//! by axum's listener (a connection error is skipped, any other waits a
+//! second), each connection has `TCP_NODELAY`, and a stop lets open
+//! requests finish.
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::Router;
+use axum::serve::{Listener as _, ListenerExt as _};
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::poll_again::PollAgain;
+
+/// Serves `router` on `listener` until `stop` completes; then accepts no
+/// more, asks each connection to close once its requests are answered, and
+/// returns when all have, or after `grace`. The connections still open then
+/// are dropped, as they are when this future is.
+pub(super) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    stop: impl Future<Output = ()>,
+    grace: Duration,
+) {
+    // An answer goes out at once, not held back until the previous one is acknowledged.
+    let mut listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
+        }
+    });
+    let (close_all, close_signal) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            biased;
+            () = &mut stop => break,
+            // Reap finished connections as they end.
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            (stream, _) = listener.accept() => {
+                let connection = serve_connection(stream, router.clone(), close_signal.clone());
+                connections.spawn(PollAgain::new(connection));
+            }
+        }
+    }
+    drop(listener);
+    let _ = close_all.send(true);
+    let all_closed = async { while connections.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(grace, all_closed).await;
+}
+
+/// Serves one connection until it ends, or until `closing` turns true and
+/// its requests in progress are answered.
+async fn serve_connection(stream: TcpStream, router: Router, mut closing: watch::Receiver<bool>) {
+    let service = TowerToHyperService::new(router);
+    let connection =
+        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    let result = tokio::select! {
+        biased;
+        result = connection.as_mut() => result,
+        () = told_to_close(&mut closing) => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+    };
+    if let Err(error) = result {
+        tracing::trace!(%error, "an HTTP connection ended with an error");
+    }
+}
+
+/// Completes once `closing` turns true (or its sender is gone).
+async fn told_to_close(closing: &mut watch::Receiver<bool>) {
+    let _ = closing.wait_for(|closing| *closing).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream as StdStream;
+
+    use axum::body::Bytes;
+    use axum::routing::post;
+
+    use super::*;
+
+    const REQUESTS: u64 = 300;
+
+    /// Sends `REQUESTS` POSTs with a body on one keep-alive connection,
+    /// one after another, each answered before the next.
+    fn post_in_turn(address: std::net::SocketAddr) {
+        let mut stream = StdStream::connect(address).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+        for _ in 0..REQUESTS {
+            let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+            let request = format!(
+                "POST /echo HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(request.as_bytes()).expect("write");
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).expect("read a header");
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().expect("a length");
+                }
+            }
+            let mut answer = vec![0; length];
+            reader.read_exact(&mut answer).expect("read the body");
+            assert_eq!(answer, body.as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_request_with_a_body_wakes_no_other_worker() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let router = Router::new().route("/echo", post(|body: Bytes| async move { body }));
+        let listener = runtime
+            .block_on(TcpListener::bind("127.0.0.1:0"))
+            .expect("bind");
+        let address = listener.local_addr().expect("address");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let stop_when = async move {
+            let _ = stopped.await;
+        };
+        let server = runtime.spawn(serve(listener, router, stop_when, Duration::from_secs(1)));
+        post_in_turn(address);
+        let metrics = runtime.metrics();
+        let wake_ups: Vec<u64> = (0..metrics.num_workers())
+            .map(|worker| metrics.worker_park_unpark_count(worker))
+            .collect();
+        let _ = stop.send(());
+        runtime.block_on(server).expect("the server ends");
+        // One worker waits for the socket, and wakes for each request. The
+        // other sleeps: before `PollAgain`, each request woke it (hyper's
+        // connection wakes its own task, and tokio hands it to an idle worker).
+        let fewest = wake_ups.iter().min().copied().unwrap_or_default();
+        assert!(
+            fewest < REQUESTS / 4,
+            "an idle worker was woken {fewest} times over {REQUESTS} requests (by worker: {wake_ups:?})"
+        );
+    }
+}

@@ -89,6 +89,7 @@ mod tests {
 
     use axum::body::Bytes;
     use axum::routing::post;
+    use futures::StreamExt as _;
 
     use super::*;
 
@@ -159,5 +160,97 @@ mod tests {
             fewest < REQUESTS / 4,
             "an idle worker was woken {fewest} times over {REQUESTS} requests (by worker: {wake_ups:?})"
         );
+    }
+
+    /// Sends `request` on a new connection and reads until the connection
+    /// closes or `until` shows in what came.
+    async fn exchange(address: std::net::SocketAddr, request: &str, until: &str) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = TcpStream::connect(address).await.expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let mut seen = Vec::new();
+        let mut buffer = [0; 1024];
+        loop {
+            let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+                .await
+                .expect("an answer in time")
+                .unwrap_or(0);
+            if read == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buffer[..read]);
+            if String::from_utf8_lossy(&seen).contains(until) {
+                break;
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    }
+
+    #[tokio::test]
+    async fn a_stop_lets_a_request_in_progress_finish_and_drops_a_stream_after_the_grace() {
+        let (started, has_started) = tokio::sync::oneshot::channel::<()>();
+        let started = std::sync::Arc::new(std::sync::Mutex::new(Some(started)));
+        let router = Router::new()
+            .route(
+                "/slow",
+                post(move || {
+                    if let Some(started) = started.lock().ok().and_then(|mut s| s.take()) {
+                        let _ = started.send(());
+                    }
+                    async {
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        "done"
+                    }
+                }),
+            )
+            .route(
+                "/stream",
+                axum::routing::get(|| async {
+                    let endless = futures::stream::once(async {
+                        Ok::<_, std::io::Error>(Bytes::from_static(b"first"))
+                    })
+                    .chain(futures::stream::pending());
+                    axum::body::Body::from_stream(endless)
+                }),
+            );
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let stop_when = async move {
+            let _ = stopped.await;
+        };
+        let server = tokio::spawn(serve(
+            listener,
+            router,
+            stop_when,
+            Duration::from_millis(500),
+        ));
+        let stream = tokio::spawn(exchange(
+            address,
+            "GET /stream HTTP/1.1\r\nhost: x\r\n\r\n",
+            "never there",
+        ));
+        let slow = tokio::spawn(exchange(
+            address,
+            "POST /slow HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n",
+            "done",
+        ));
+        has_started.await.expect("the slow request started");
+        let _ = stop.send(());
+        // Answered, though the stop came while it ran.
+        let answer = slow.await.expect("the slow request");
+        assert!(
+            answer.starts_with("HTTP/1.1 200") && answer.ends_with("done"),
+            "{answer}"
+        );
+        // The stream outlasts the grace: dropped, its connection closed.
+        tokio::time::timeout(Duration::from_secs(10), server)
+            .await
+            .expect("serve ends after the grace")
+            .expect("serve");
+        let streamed = stream.await.expect("the stream");
+        assert!(streamed.contains("first"), "{streamed}");
+        // Nothing is accepted any more.
+        assert!(TcpStream::connect(address).await.is_err());
     }
 }

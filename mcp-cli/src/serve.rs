@@ -282,10 +282,7 @@ pub async fn serve(
                 .client_rate_limit(rate_limiter);
             #[cfg(feature = "redis")]
             let http = http.session_store(session_store);
-            let served = http_endpoints::serve(&gateway, listener, http, stop).await;
-            if let Err(error) = served {
-                eprintln!("error: the HTTP server failed: {error}");
-            }
+            http_endpoints::serve(&gateway, listener, http, stop).await;
         }
     }
     // No reload may start servers while they are being stopped.

@@ -223,10 +223,10 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     options: HttpEndpointsOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
+) {
     let (router, connections, profiles) = router(gateway, options);
     let serving = gateway.clone();
-    let served = HttpServer::serve_router(
+    HttpServer::serve_router(
         listener,
         router,
         connections,
@@ -238,5 +238,4 @@ pub async fn serve(
     )
     .await;
     profiles.stop().await;
-    served
 }

@@ -276,14 +276,16 @@ impl HttpServer {
 impl HttpServer {
     /// Serves the routes on `listener` until `shutdown` completes, handing
     /// each accepted connection to `serve_connection` (on its own task).
-    /// Connections still open at shutdown are dropped with the routes.
+    /// At shutdown, requests in progress get a few seconds to be answered;
+    /// connections still open then are dropped with the routes. A failed
+    /// accept is logged and the next one waited for, so this ends only
+    /// with `shutdown`.
     pub async fn serve<F, Fut>(
         listener: tokio::net::TcpListener,
         options: HttpServerOptions,
         serve_connection: F,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> std::io::Result<()>
-    where
+    ) where
         F: Fn(HttpConnection) -> Fut + Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
@@ -299,8 +301,7 @@ impl HttpServer {
         mut connections: Connections,
         serve_connection: F,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> std::io::Result<()>
-    where
+    ) where
         F: Fn(HttpConnection) -> Fut + Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
@@ -324,7 +325,6 @@ impl HttpServer {
         listen::serve(listener, router, shutdown, SHUTDOWN_GRACE).await;
         accept.abort();
         let _ = accept.await;
-        Ok(())
     }
 }
 

@@ -19,11 +19,7 @@ use crate::stdio::serve_transport;
 /// The axum router of the MCP endpoint, for embedding in another app; its
 /// connections are served on the current tokio runtime.
 pub fn router(server: Server) -> Router {
-    let (router, mut connections) = HttpServer::routes(
-        HttpServerOptions::default()
-            .name("mcp-example-server")
-            .param_headers(param_headers(&handlers::tools(server.options()))),
-    );
+    let (router, mut connections) = HttpServer::routes(options(&server));
     tokio::spawn(async move {
         while let Some(connection) = connections.accept().await {
             tokio::spawn(serve_transport(server.clone(), connection));
@@ -32,15 +28,24 @@ pub fn router(server: Server) -> Router {
     router
 }
 
-/// Serves `server` on `listener` until `shutdown` completes.
+/// Serves `server` on `listener` until `shutdown` completes (with
+/// `HttpServer::serve`: each connection polled as hyper needs, and requests
+/// in progress given a few seconds to be answered).
 pub async fn serve_http(
     listener: TcpListener,
     server: Server,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(server))
-        .with_graceful_shutdown(shutdown)
-        .await
+) {
+    let options = options(&server);
+    let serve = move |connection| serve_transport(server.clone(), connection);
+    HttpServer::serve(listener, options, serve, shutdown).await;
+}
+
+/// The HTTP server's options for `server`.
+fn options(server: &Server) -> HttpServerOptions {
+    HttpServerOptions::default()
+        .name("mcp-example-server")
+        .param_headers(param_headers(&handlers::tools(server.options())))
 }
 
 /// The `x-mcp-header` arguments of `tools` (top-level properties), by tool,

@@ -102,7 +102,8 @@ async fn main() -> ExitCode {
                         Ok(address) => eprintln!("listening on http://{address}/mcp"),
                         Err(error) => eprintln!("listening (address unknown: {error})"),
                     }
-                    serve_http(listener, Server::new(options(&common)), shutdown_signal()).await
+                    serve_http(listener, Server::new(options(&common)), shutdown_signal()).await;
+                    Ok(())
                 }
                 Err(error) => Err(error),
             }

@@ -149,7 +149,7 @@ async fn the_short_form_reaches_an_http_endpoint_and_masks_its_headers() {
     assert_eq!(echo(&session, "key hdr-secret-0123456789").await, "key ***");
     session.close().await.unwrap();
     stop.send(()).unwrap();
-    server.await.unwrap().unwrap();
+    server.await.unwrap();
 }
 
 #[tokio::test]
@@ -212,5 +212,5 @@ async fn over_streamable_http_in_both_eras() {
         session.close().await.unwrap();
     }
     let _ = stop.send(());
-    server.await.unwrap().unwrap();
+    server.await.unwrap();
 }

@@ -29,6 +29,7 @@ mod page;
 mod raw_json;
 pub(crate) mod scan;
 mod view;
+mod walk;
 
 pub use item::{PromptView, ResourceView, SkillView, ToolView};
 pub use page::RawPage;

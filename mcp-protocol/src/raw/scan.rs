@@ -498,7 +498,7 @@ impl Scanner<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn text(source: &str, range: &Range<usize>) -> String {
@@ -620,13 +620,14 @@ mod tests {
         }
     }
 
-    mod properties {
+    pub(in crate::raw) mod properties {
         use super::super::*;
         use proptest::prelude::*;
         use serde_json::Value;
         use serde_json::value::RawValue;
 
-        fn json() -> impl Strategy<Value = Value> {
+        /// Any JSON value, with keys and strings that need escapes.
+        pub(in crate::raw) fn json() -> impl Strategy<Value = Value> {
             let leaf = prop_oneof![
                 Just(Value::Null),
                 any::<bool>().prop_map(Value::Bool),
@@ -645,7 +646,7 @@ mod tests {
         }
 
         /// A JSON text, compact or spaced, maybe with one byte changed, added or removed.
-        fn text() -> impl Strategy<Value = Vec<u8>> {
+        pub(in crate::raw) fn text() -> impl Strategy<Value = Vec<u8>> {
             let alphabet = prop::sample::select(
                 b" \t\n{}[]:,\"\\/0123456789.eE+-truefalsn\x01\x7f\xc3\xa9\xff".to_vec(),
             );

@@ -3,8 +3,9 @@
 //!
 //! Where [`RawJson`] owns its text, a view borrows it, so reading an item
 //! (its name, a few members of its schema) allocates nothing but the lists it
-//! returns: each read is one serde_json pass over the view's own span that
-//! skips whatever it was not asked for. [`RawJson`]'s own readers of a part
+//! returns: each read is one pass over the view's own span that finds its
+//! members by their quotes and brackets (the text was checked when it was
+//! made) and skips whatever it was not asked for. [`RawJson`]'s own readers of a part
 //! ([`member`](RawJson::member), [`members`](RawJson::members),
 //! [`elements`](RawJson::elements)) read through a view, so they live here.
 
@@ -12,12 +13,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::Deserializer as _;
-use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::key::Key;
 use super::raw_json::RawJson;
+use super::walk;
 
 /// A JSON value borrowed from a text that is known to be valid JSON.
 #[derive(Clone, Copy)]
@@ -81,13 +81,16 @@ impl<'a> JsonView<'a> {
     /// one counts, as with every other reader here. The keys are meant to be
     /// distinct: a key named twice fills only its first entry.
     pub fn pick<const N: usize>(self, keys: [&str; N]) -> [Option<JsonView<'a>>; N] {
-        if !self.is_object() {
-            return [None; N];
+        let mut found = [None; N];
+        let walked = walk::members(self.text, |key, value| {
+            if let Some(index) = keys.iter().position(|wanted| *wanted == key) {
+                found[index] = Some(JsonView { text: value });
+            }
+        });
+        match walked {
+            Some(()) => found,
+            None => [None; N],
         }
-        let mut deserializer = serde_json::Deserializer::from_str(self.text());
-        deserializer
-            .deserialize_map(PickVisitor { keys })
-            .unwrap_or([None; N])
     }
 
     /// One member; see [`pick`](Self::pick) to read several.
@@ -98,72 +101,26 @@ impl<'a> JsonView<'a> {
 
     /// The members of an object, in order; `None` when this is not an object.
     pub fn members(self) -> Option<Vec<(Cow<'a, str>, JsonView<'a>)>> {
-        if !self.is_object() {
-            return None;
-        }
-        let mut deserializer = serde_json::Deserializer::from_str(self.text());
-        deserializer.deserialize_map(MembersVisitor).ok()
+        let mut members = Vec::new();
+        walk::members(self.text, |key, value| {
+            members.push((key, JsonView { text: value }));
+        })?;
+        Some(members)
     }
 
     /// The elements of an array, in order; `None` when this is not an array.
     pub fn elements(self) -> Option<Vec<JsonView<'a>>> {
-        if !self.text().starts_with('[') {
-            return None;
-        }
-        let elements: Vec<&'a RawValue> = serde_json::from_str(self.text()).ok()?;
-        Some(elements.into_iter().map(Self::from_raw).collect())
+        let mut elements = Vec::new();
+        walk::elements(self.text, |element| {
+            elements.push(JsonView { text: element });
+        })?;
+        Some(elements)
     }
 }
 
 impl fmt::Debug for JsonView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "JsonView({})", self.text())
-    }
-}
-
-struct PickVisitor<'k, const N: usize> {
-    keys: [&'k str; N],
-}
-
-impl<'de, const N: usize> Visitor<'de> for PickVisitor<'_, N> {
-    type Value = [Option<JsonView<'de>>; N];
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut found = [None; N];
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            match self.keys.iter().position(|wanted| *wanted == key.as_str()) {
-                Some(index) => {
-                    let raw: &'de RawValue = map.next_value()?;
-                    found[index] = Some(JsonView::from_raw(raw));
-                }
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(found)
-    }
-}
-
-struct MembersVisitor;
-
-impl<'de> Visitor<'de> for MembersVisitor {
-    type Value = Vec<(Cow<'de, str>, JsonView<'de>)>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(0));
-        while let Some((key, raw)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
-            members.push((key.into_cow(), JsonView::from_raw(raw)));
-        }
-        Ok(members)
     }
 }
 

@@ -53,15 +53,22 @@ impl McpRequest {
         params: &M::Params,
         options: RequestOptions,
     ) -> Result<Self, serde_json::Error> {
-        let params = RawJson::encode(params)?;
+        Ok(Self::encoded::<M>(RawJson::encode(params)?, options))
+    }
+
+    /// A request of typed method `M` whose params are already written
+    /// (`M::Params` as JSON: a relay passing on what it was sent, written
+    /// with [`ObjectWriter`](mcpdisco_protocol::raw::ObjectWriter)). An
+    /// empty params object is left out.
+    pub fn encoded<M: RequestMethod>(params: RawJson, options: RequestOptions) -> Self {
         let params = (!matches!(params.as_str(), "{}" | "null")).then_some(params);
-        Ok(Self {
+        Self {
             method: Cow::Borrowed(M::METHOD),
             params,
             options,
             idempotent: M::IDEMPOTENT,
             kind: M::KIND,
-        })
+        }
     }
 
     /// A request of a method the protocol crate has no type for (a vendor

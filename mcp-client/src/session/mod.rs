@@ -296,6 +296,18 @@ impl Session {
         self.exchange(request).await
     }
 
+    /// [`send`](Self::send) of params already written as `M::Params`'
+    /// JSON (a relay passing on what it was sent; see
+    /// [`McpRequest::encoded`]).
+    pub async fn send_encoded<M: RequestMethod>(
+        &self,
+        params: RawJson,
+        options: RequestOptions,
+    ) -> Result<RawJson, SessionError> {
+        self.exchange(McpRequest::encoded::<M>(params, options))
+            .await
+    }
+
     /// Sends a typed request and decodes its result.
     pub async fn request<M: RequestMethod>(
         &self,

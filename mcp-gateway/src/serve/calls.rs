@@ -382,7 +382,10 @@ impl Routing {
         Fut: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        let work = call(self.options);
+        // Boxed where it is made: a call's future is kilobytes, and every
+        // wrapper it went into (the join, the maps, each caller's state)
+        // copied all of it again; a box is moved as a pointer.
+        let work = Box::pin(call(self.options));
         let (progress, link) = (self.progress, self.link);
         let forward = async move {
             if let Some((token, mut receiver)) = progress {

@@ -129,8 +129,8 @@ impl Supervisor {
         options: RequestOptions,
     ) -> Result<RawJson, SupervisorError> {
         self.check_visible(server, ListKind::Tools, tool)?;
-        let call = CallToolParams::new(tool, arguments);
-        self.request_text::<CallTool>(server, &call, options).await
+        let call = encode_params::<CallTool>(server, &CallToolParams::new(tool, arguments))?;
+        self.request_text::<CallTool>(server, call, options).await
     }
 
     /// [`call_tool_on`](Self::call_tool_on) with the arguments as the
@@ -143,8 +143,11 @@ impl Supervisor {
         options: RequestOptions,
     ) -> Result<CallToolResult, SupervisorError> {
         self.check_visible(server, ListKind::Tools, tool)?;
-        let call = RelayedCall::new(tool, arguments);
-        self.request::<RelayCallTool>(server, &call, options).await
+        let call = RelayedCall::new(tool, arguments).to_json(server)?;
+        let text = self
+            .request_text::<RelayCallTool>(server, call, options)
+            .await?;
+        decode_result::<RelayCallTool>(server, &text)
     }
 
     /// [`call_tool_text_on`](Self::call_tool_text_on) with the arguments
@@ -157,8 +160,8 @@ impl Supervisor {
         options: RequestOptions,
     ) -> Result<RawJson, SupervisorError> {
         self.check_visible(server, ListKind::Tools, tool)?;
-        let call = RelayedCall::new(tool, arguments);
-        self.request_text::<RelayCallTool>(server, &call, options)
+        let call = RelayedCall::new(tool, arguments).to_json(server)?;
+        self.request_text::<RelayCallTool>(server, call, options)
             .await
     }
 
@@ -200,19 +203,9 @@ impl Supervisor {
         M: RequestMethod,
         M::Result: DeserializeOwned,
     {
+        let params = encode_params::<M>(server, params)?;
         let text = self.request_text::<M>(server, params, options).await?;
-        text.decode().map_err(|error| {
-            // The server answered: whatever it said, the request is not sent again.
-            SessionError::new(
-                server,
-                M::METHOD,
-                ErrorKind::ProtocolViolation {
-                    reason: format!("malformed result: {error}"),
-                },
-            )
-            .with_delivery(Delivery::Answered)
-            .into()
-        })
+        decode_result::<M>(server, &text)
     }
 
     /// Sends `M` to `server` (see [`deliver`](Self::deliver)); its result
@@ -222,14 +215,15 @@ impl Supervisor {
     pub(super) async fn request_text<M: RequestMethod>(
         &self,
         server: &str,
-        params: &M::Params,
+        params: RawJson,
         options: RequestOptions,
     ) -> Result<RawJson, SupervisorError> {
         let answer = self
             .deliver(server, |session| {
-                let options = options.clone();
+                let (params, options) = (params.clone(), options.clone());
                 async move {
-                    let result = session.send::<M>(params, options).await.map_err(|error| {
+                    let sent = session.send_encoded::<M>(params, options).await;
+                    let result = sent.map_err(|error| {
                         if error.may_have_run() && !M::IDEMPOTENT {
                             error.not_repeated()
                         } else {
@@ -280,6 +274,45 @@ impl Supervisor {
             other => Ok(other?),
         }
     }
+}
+
+/// `params` of `M` to `server`, written as JSON.
+fn encode_params<M: RequestMethod>(
+    server: &str,
+    params: &M::Params,
+) -> Result<RawJson, SupervisorError> {
+    RawJson::encode(params).map_err(|error| {
+        SessionError::new(
+            server,
+            M::METHOD,
+            ErrorKind::ProtocolViolation {
+                reason: format!("cannot encode params: {error}"),
+            },
+        )
+        .into()
+    })
+}
+
+/// `M`'s result read from the `text` `server` answered with.
+fn decode_result<M: RequestMethod>(
+    server: &str,
+    text: &RawJson,
+) -> Result<M::Result, SupervisorError>
+where
+    M::Result: DeserializeOwned,
+{
+    text.decode().map_err(|error| {
+        // The server answered: whatever it said, the request is not sent again.
+        SessionError::new(
+            server,
+            M::METHOD,
+            ErrorKind::ProtocolViolation {
+                reason: format!("malformed result: {error}"),
+            },
+        )
+        .with_delivery(Delivery::Answered)
+        .into()
+    })
 }
 
 /// A server's answer to `M`: its result's text, the `input_required`

@@ -3,9 +3,11 @@
 //! instead of being built as values and written again. Only the name is
 //! read (to route the call); the arguments are checked to be an object.
 
+use mcpdisco_client::error::{ErrorKind, SessionError};
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::{RequestKind, RequestMethod};
 use mcpdisco_protocol::methods::CallTool;
+use mcpdisco_protocol::raw::ObjectWriter;
 use mcpdisco_protocol::types::{CallToolResult, Extra};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -60,6 +62,40 @@ impl RelayedCall {
     }
 }
 
+impl RelayedCall {
+    /// These params as JSON, the arguments written as the text they are
+    /// (serde would read that text again to write it); for `server`'s call.
+    pub(crate) fn to_json(&self, server: &str) -> Result<RawJson, SessionError> {
+        let unwritable = |error: serde_json::Error| {
+            SessionError::new(
+                server,
+                CallTool::METHOD,
+                ErrorKind::ProtocolViolation {
+                    reason: format!("cannot encode params: {error}"),
+                },
+            )
+        };
+        let mut params = ObjectWriter::new()
+            .value("name", &self.name)
+            .map_err(unwritable)?;
+        if let Some(arguments) = &self.arguments {
+            params = params.raw("arguments", arguments);
+        }
+        if let Some(responses) = &self.input_responses {
+            params = params
+                .value("inputResponses", responses)
+                .map_err(unwritable)?;
+        }
+        if let Some(state) = &self.request_state {
+            params = params.value("requestState", state).map_err(unwritable)?;
+        }
+        if let Some(meta) = &self.meta {
+            params = params.value("_meta", meta).map_err(unwritable)?;
+        }
+        Ok(params.finish())
+    }
+}
+
 /// Reads an optional JSON object as its text; anything but an object or
 /// `null` is refused.
 pub(crate) fn object_text<'de, D: Deserializer<'de>>(
@@ -96,5 +132,23 @@ mod tests {
         }
         let sent = RawJson::encode(&RelayedCall::new("t", RawJson::parse("{ }").ok())).unwrap();
         assert_eq!(sent.as_str(), r#"{"name":"t","arguments":{ }}"#);
+    }
+
+    #[test]
+    fn written_by_hand_the_params_are_what_serde_writes() {
+        let mut full: RelayedCall = serde_json::from_str(
+            r#"{"name":"a\"b","arguments":{"x": [1, "\u00e9"]},"inputResponses":{"k":{"v":1}},"requestState":"s\n","_meta":{"m":true}}"#,
+        )
+        .unwrap();
+        for call in [
+            full.clone(),
+            RelayedCall::new("t", None),
+            RelayedCall::new("t", RawJson::parse("{}").ok()),
+        ] {
+            let by_hand = call.to_json("server").unwrap();
+            assert_eq!(by_hand.as_str(), RawJson::encode(&call).unwrap().as_str());
+        }
+        full.meta = None;
+        assert!(!full.to_json("s").unwrap().as_str().contains("_meta"));
     }
 }

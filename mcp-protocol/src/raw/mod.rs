@@ -16,6 +16,8 @@
 //!
 //! * [`JsonView`] borrows a value's text to read several members, or walk
 //!   a schema, without building a tree.
+//! * [`ObjectWriter`] writes an object whose values may be kept text
+//!   (a relay's params), with nothing checked again.
 //! * [`list_page`](RawJson::list_page) splits a list result into its items
 //!   without parsing them: from what the decoder recorded while checking a
 //!   message's result, so a page costs no second pass.
@@ -25,6 +27,7 @@
 
 mod item;
 pub(crate) mod key;
+mod object;
 mod page;
 mod raw_json;
 pub(crate) mod scan;
@@ -32,6 +35,7 @@ mod view;
 mod walk;
 
 pub use item::{PromptView, ResourceView, SkillView, ToolView};
+pub use object::ObjectWriter;
 pub use page::RawPage;
 pub use raw_json::RawJson;
 pub use view::JsonView;

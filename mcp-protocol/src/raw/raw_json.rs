@@ -62,6 +62,11 @@ impl RawJson {
         serde_json::to_vec(value).map(|text| Self::from_text(Bytes::from(text)))
     }
 
+    /// A text this module's writers made, one JSON value by construction.
+    pub(super) fn written(text: Bytes) -> Self {
+        Self::from_text(text)
+    }
+
     /// A text known to be one JSON value, nothing recorded about it.
     fn from_text(text: Bytes) -> Self {
         Self {

@@ -116,18 +116,12 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
 
 /// Just past the closing quote of the string whose opening quote is at `start`.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    /// Looked at a byte at a time before `memchr` takes over: most strings
-    /// (keys, names, short values) end sooner than its setup pays off.
-    const SHORT: usize = 24;
     let mut at = start + 1;
     loop {
-        let rest = bytes.get(at..)?;
-        let near = rest.get(..SHORT).unwrap_or(rest);
-        let found = match near.iter().position(|&byte| byte == b'"' || byte == b'\\') {
-            Some(found) => found,
-            None => near.len() + memchr::memchr2(b'"', b'\\', rest.get(near.len()..)?)?,
-        };
-        at += found;
+        at += bytes
+            .get(at..)?
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\')?;
         if bytes.get(at) == Some(&b'"') {
             return Some(at + 1);
         }

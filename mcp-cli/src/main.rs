@@ -48,11 +48,6 @@ use clap::Parser;
 use crate::cli::Cli;
 use crate::closing::PendingCloses;
 
-/// The process's allocator (see the `mimalloc` feature).
-#[cfg(all(unix, feature = "mimalloc"))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     completions::complete_if_asked();
     let cli = match Cli::try_parse() {

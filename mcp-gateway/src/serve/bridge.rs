@@ -49,6 +49,20 @@ pub(crate) enum Caller {
     },
 }
 
+/// The same caller: the same client connection, or the same modern
+/// request's question channel.
+impl PartialEq for Caller {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Connection(one), Self::Connection(other)) => Arc::ptr_eq(one, other),
+            (Self::Input { asks: one, .. }, Self::Input { asks: other, .. }) => {
+                one.same_channel(other)
+            }
+            _ => false,
+        }
+    }
+}
+
 impl Caller {
     fn declares(&self, method: &str) -> bool {
         match self {

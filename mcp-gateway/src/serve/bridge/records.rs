@@ -5,12 +5,13 @@
 //! the records whose linger has passed.
 //!
 //! The running calls are few (as many as are in flight) and kept by
-//! sequence number; the ended ones, thousands a second under load, wait in
-//! a queue in the order they ended, which is the order their lingers pass
-//! in. So a call's entry and end touch only the newest records and the
-//! oldest ended one: no tree of a second's calls is walked on every call.
+//! sequence number. An ended call lingers only as who waited on it, for
+//! which server: one record per server and caller, its time moved on by
+//! each of their calls that ends. So a client making thousands of calls a
+//! second leaves one ended record, not thousands, and a call's end touches
+//! only those few records.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -32,20 +33,21 @@ pub(super) struct CallRecord<C> {
 pub(super) struct CallRecords<C> {
     /// The running calls, by sequence number: the newest last.
     running: BTreeMap<u64, CallRecord<C>>,
-    /// The ended calls with when they ended, the oldest first.
-    ended: VecDeque<(Instant, CallRecord<C>)>,
+    /// The last ended call of each server and caller, with when it ended,
+    /// in the order they last ended (the latest last).
+    ended: Vec<(Instant, CallRecord<C>)>,
 }
 
 impl<C> Default for CallRecords<C> {
     fn default() -> Self {
         Self {
             running: BTreeMap::new(),
-            ended: VecDeque::new(),
+            ended: Vec::new(),
         }
     }
 }
 
-impl<C> CallRecords<C> {
+impl<C: PartialEq> CallRecords<C> {
     /// Records call `seq` to `server`, which `caller` waits on.
     pub(super) fn enter(&mut self, seq: u64, server: &str, caller: C, now: Instant) {
         self.expire(now);
@@ -59,13 +61,22 @@ impl<C> CallRecords<C> {
         );
     }
 
-    /// Call `seq` ended at `now`: kept on record, ended, for the linger.
+    /// Call `seq` ended at `now`: its server and caller stay on record,
+    /// ended, for the linger.
     pub(super) fn end(&mut self, seq: u64, now: Instant) {
         self.expire(now);
-        if let Some(mut call) = self.running.remove(&seq) {
-            call.ended = true;
-            self.ended.push_back((now, call));
+        let Some(mut call) = self.running.remove(&seq) else {
+            return;
+        };
+        call.ended = true;
+        if let Some(index) = self
+            .ended
+            .iter()
+            .position(|(_, known)| known.server == call.server && known.caller == call.caller)
+        {
+            self.ended.remove(index);
         }
+        self.ended.push((now, call));
     }
 
     /// The calls on record at `now`: the running ones, the newest first,
@@ -85,14 +96,14 @@ impl<C> CallRecords<C> {
         self.running.len() + self.ended.len()
     }
 
-    /// Drops the ended calls whose linger has passed by `now`.
+    /// Drops the ended records whose linger has passed by `now`.
     fn expire(&mut self, now: Instant) {
-        while let Some((ended, _)) = self.ended.front() {
-            if now.saturating_duration_since(*ended) < ENDED_CALL_LINGER {
-                break;
-            }
-            self.ended.pop_front();
-        }
+        let passed = self
+            .ended
+            .iter()
+            .take_while(|(ended, _)| now.saturating_duration_since(*ended) >= ENDED_CALL_LINGER)
+            .count();
+        self.ended.drain(..passed);
     }
 }
 
@@ -144,24 +155,26 @@ mod tests {
     }
 
     #[test]
-    fn many_calls_in_a_second_leave_only_those_of_the_last_linger() {
+    fn many_calls_of_one_caller_leave_one_ended_record_per_server() {
         let start = Instant::now();
         let mut records = CallRecords::default();
         let step = Duration::from_micros(100);
         for seq in 0..30_000u64 {
             let now = start + step * u32::try_from(seq).unwrap_or(u32::MAX);
-            records.enter(seq, "a", "c", now);
+            let server = if seq % 3 == 0 { "a" } else { "b" };
+            records.enter(seq, server, "c", now);
             records.end(seq, now);
         }
-        // 30,000 calls over 3 s: those that ended within the last second stay.
-        let lingering = u32::try_from(ENDED_CALL_LINGER.as_micros() / step.as_micros())
-            .unwrap_or(u32::MAX) as usize;
-        assert!(
-            (lingering..=lingering + 1).contains(&records.len()),
-            "{} on record",
-            records.len()
+        let last = start + step * 29_999;
+        assert_eq!(
+            servers_at(&mut records, last),
+            [("b:c".to_owned(), true), ("a:c".to_owned(), true)],
+            "the last to end first"
         );
-        assert_eq!(records.ended.len(), records.len());
         assert!(records.running.is_empty());
+        records.enter(30_000, "a", "d", last);
+        records.end(30_000, last);
+        assert_eq!(records.len(), 3, "another caller lingers on its own");
+        assert_eq!(servers_at(&mut records, last + ENDED_CALL_LINGER).len(), 0);
     }
 }

@@ -31,6 +31,7 @@ use serde_json::json;
 
 use crate::BenchError;
 use crate::discovery::ServerSet;
+use crate::placement::Placement;
 use crate::serve_http::{self, ServeHttp};
 use crate::statistics::LatencySummary;
 
@@ -76,6 +77,9 @@ pub struct FrontCase {
     pub peer: Option<PathBuf>,
     /// Where configs are written.
     pub scratch: PathBuf,
+    /// Where a stdio front and its server run, pinned (the client runs on
+    /// [`Placement::CLIENT_CPU`]); left to the scheduler when `None`.
+    pub placement: Option<Placement>,
 }
 
 /// What one case measured.
@@ -83,6 +87,8 @@ pub struct FrontCase {
 pub struct FrontResult {
     /// The front.
     pub front: Front,
+    /// Where a stdio front ran, when pinned.
+    pub placement: Option<Placement>,
     /// Concurrent clients.
     pub clients: usize,
     /// Per-call latency (timed calls).
@@ -244,7 +250,7 @@ fn start_http(case: &FrontCase) -> Result<Running, BenchError> {
 
 /// A stdio front's session, and its process id.
 async fn connect_stdio(case: &FrontCase) -> Result<(Session, Option<u32>), BenchError> {
-    let config = match case.front {
+    let (name, program, args) = match case.front {
         Front::Relay | Front::EventLoopRelay => {
             let me = std::env::current_exe()
                 .map_err(|e| BenchError::io("cannot find bench-runner itself", e))?;
@@ -255,19 +261,26 @@ async fn connect_stdio(case: &FrontCase) -> Result<(Session, Option<u32>), Bench
             args.push("--".to_owned());
             args.push(case.server.display().to_string());
             args.extend(set(case).args(0));
-            StdioConfig::new("relay", me.display().to_string()).args(args)
+            ("relay", me, args)
         }
         _ => {
             let config = write_ours(case)?;
-            StdioConfig::new("gateway", case.cli.display().to_string()).args([
+            let args = vec![
                 "serve".to_owned(),
                 "--config".to_owned(),
                 config.display().to_string(),
                 "--page-size".to_owned(),
                 "1000".to_owned(),
-            ])
+            ];
+            ("gateway", case.cli.clone(), args)
         }
     };
+    // Pinned, the front starts on its CPU and its server inherits it.
+    let (program, args) = match case.placement {
+        Some(placement) => placement.server_command(&program, &args),
+        None => (program.display().to_string(), args),
+    };
+    let config = StdioConfig::new(name, program).args(args);
     let transport = StdioTransport::spawn(config).map_err(ours_error)?;
     let pid = transport.pid();
     let session = Session::connect("bench", transport, options())
@@ -417,6 +430,7 @@ pub async fn run(case: FrontCase) -> Result<FrontResult, BenchError> {
     }
     Ok(FrontResult {
         front: case.front,
+        placement: case.placement,
         clients,
         throughput_per_s: if elapsed > 0.0 {
             latencies.len() as f64 / elapsed

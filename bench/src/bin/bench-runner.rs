@@ -206,6 +206,10 @@ enum Bench {
         /// Where configs are written.
         #[arg(long)]
         scratch: PathBuf,
+        /// Pins this client to CPU 0 and a stdio front with its server to
+        /// the placement's CPU; left to the scheduler when not given.
+        #[arg(long, value_enum)]
+        placement: Option<Placement>,
         #[command(flatten)]
         server: ServerOptions,
     },
@@ -417,6 +421,7 @@ fn run(bench: Bench) -> Result<(), BenchError> {
             cli,
             peer,
             scratch,
+            placement,
             server,
         } => {
             let case = mcp_bench::fronts::FrontCase {
@@ -430,7 +435,12 @@ fn run(bench: Bench) -> Result<(), BenchError> {
                 cli,
                 peer,
                 scratch,
+                placement,
             };
+            if placement.is_some() {
+                // Before the runtime starts its threads, so they are pinned too.
+                mcp_bench::placement::pin_this_process(Placement::CLIENT_CPU)?;
+            }
             report(&runtime()?.block_on(mcp_bench::fronts::run(case))?)
         }
         #[cfg(feature = "ours")]

@@ -221,7 +221,9 @@ pub(super) fn render(rows: &[Row], micro: &[MicroResult], run: &RunInfo) -> Stri
         "- B2 pins its processes with `sched_setaffinity` and `taskset`: on a VM a pipe round trip \
          takes ~2.5 µs when both ends share a CPU and ~60 µs when the other end's CPU must be woken, \
          and left to the scheduler each run lands in one mode or the other at random. Latency is \
-         measured in both placements; throughput with a CPU for each side."
+         measured in both placements; throughput with a CPU for each side. B5's 1-client stdio \
+         case is pinned the same way (the client on CPU 0; the front and its server on CPU 1, or \
+         on CPU 0 too), the relay and ours alike, and its target is on those rows."
     );
     let _ = writeln!(
         out,

@@ -281,16 +281,18 @@ fn encode_params<M: RequestMethod>(
     server: &str,
     params: &M::Params,
 ) -> Result<RawJson, SupervisorError> {
-    RawJson::encode(params).map_err(|error| {
-        SessionError::new(
-            server,
-            M::METHOD,
-            ErrorKind::ProtocolViolation {
-                reason: format!("cannot encode params: {error}"),
-            },
-        )
-        .into()
-    })
+    RawJson::encode(params).map_err(|error| unencodable(server, M::METHOD, &error).into())
+}
+
+/// The error of `method`'s params to `server` that cannot be written.
+pub(super) fn unencodable(server: &str, method: &str, error: &serde_json::Error) -> SessionError {
+    SessionError::new(
+        server,
+        method,
+        ErrorKind::ProtocolViolation {
+            reason: format!("cannot encode params: {error}"),
+        },
+    )
 }
 
 /// `M`'s result read from the `text` `server` answered with.

@@ -3,7 +3,7 @@
 //! instead of being built as values and written again. Only the name is
 //! read (to route the call); the arguments are checked to be an object.
 
-use mcpdisco_client::error::{ErrorKind, SessionError};
+use mcpdisco_client::error::SessionError;
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::{RequestKind, RequestMethod};
 use mcpdisco_protocol::methods::CallTool;
@@ -11,6 +11,8 @@ use mcpdisco_protocol::raw::ObjectWriter;
 use mcpdisco_protocol::types::{CallToolResult, Extra};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
+
+use super::calls::unencodable;
 
 /// [`CallTool`] with [`RelayedCall`] params: the same method, name,
 /// idempotency and result.
@@ -66,15 +68,7 @@ impl RelayedCall {
     /// These params as JSON, the arguments written as the text they are
     /// (serde would read that text again to write it); for `server`'s call.
     pub(crate) fn to_json(&self, server: &str) -> Result<RawJson, SessionError> {
-        let unwritable = |error: serde_json::Error| {
-            SessionError::new(
-                server,
-                CallTool::METHOD,
-                ErrorKind::ProtocolViolation {
-                    reason: format!("cannot encode params: {error}"),
-                },
-            )
-        };
+        let unwritable = |error: serde_json::Error| unencodable(server, CallTool::METHOD, &error);
         let mut params = ObjectWriter::new()
             .value("name", &self.name)
             .map_err(unwritable)?;

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::Supervisor;
-use super::error::SupervisorError;
+use super::error::{SupervisorError, unencodable};
 use super::relayed_call::{RelayCallTool, RelayedCall};
 use super::shared::Command;
 use super::state::Status;
@@ -282,17 +282,6 @@ fn encode_params<M: RequestMethod>(
     params: &M::Params,
 ) -> Result<RawJson, SupervisorError> {
     RawJson::encode(params).map_err(|error| unencodable(server, M::METHOD, &error).into())
-}
-
-/// The error of `method`'s params to `server` that cannot be written.
-pub(super) fn unencodable(server: &str, method: &str, error: &serde_json::Error) -> SessionError {
-    SessionError::new(
-        server,
-        method,
-        ErrorKind::ProtocolViolation {
-            reason: format!("cannot encode params: {error}"),
-        },
-    )
 }
 
 /// `M`'s result read from the `text` `server` answered with.

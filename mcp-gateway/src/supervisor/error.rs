@@ -1,6 +1,6 @@
 //! Why a supervisor could not do what was asked ([`SupervisorError`]).
 
-use mcpdisco_client::session::{ListKind, SessionError};
+use mcpdisco_client::session::{ErrorKind, ListKind, SessionError};
 use mcpdisco_protocol::types::{CreateTaskResult, InputRequiredResult};
 
 use super::state::Status;
@@ -98,4 +98,15 @@ pub(crate) fn kind_name(kind: ListKind) -> &'static str {
         ListKind::ResourceTemplates => "resource template",
         ListKind::Skills => "skill",
     }
+}
+
+/// The error of `method`'s params to `server` that cannot be written.
+pub(super) fn unencodable(server: &str, method: &str, error: &serde_json::Error) -> SessionError {
+    SessionError::new(
+        server,
+        method,
+        ErrorKind::ProtocolViolation {
+            reason: format!("cannot encode params: {error}"),
+        },
+    )
 }

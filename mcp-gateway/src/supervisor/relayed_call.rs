@@ -12,7 +12,7 @@ use mcpdisco_protocol::types::{CallToolResult, Extra};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::calls::unencodable;
+use super::error::unencodable;
 
 /// [`CallTool`] with [`RelayedCall`] params: the same method, name,
 /// idempotency and result.

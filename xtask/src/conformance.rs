@@ -48,6 +48,9 @@ pub const EXPECTED_FAILURES: &str = "xtask/conformance-expected-failures.txt";
 const SUITE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 const BUILD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 const MAX_SCENARIOS: usize = 1000;
+/// At most this many lines of failed checks are kept, each cut to [`MAX_REASON_CHARS`].
+const MAX_REASONS: usize = 200;
+const MAX_REASON_CHARS: usize = 500;
 
 /// Parses one `✓ name: P passed, F failed[, W warnings]` or `- name: skipped` summary line.
 pub fn parse_summary_line(line: &str) -> Option<ScenarioResult> {
@@ -90,14 +93,25 @@ pub fn parse_summary_line(line: &str) -> Option<ScenarioResult> {
 
 /// Collects scenario results from the suite's stdout (only lines after `=== SUITE SUMMARY ===`,
 /// or `=== SUMMARY ===` as the server runs print it).
+///
+/// Run with `--verbose`, the client suite follows a failed scenario's line
+/// with its failed checks (`    - Name: message`, a message may span lines):
+/// those are kept as the scenario's reasons, not as unreadable lines.
 #[derive(Debug, Default)]
 pub struct SummaryParser {
     in_summary: bool,
     in_unscored: bool,
+    /// Whether the last result failed: its failed checks may follow.
+    in_reasons: bool,
+    /// Whether a failed check of the last result was read: a line that is
+    /// not a result continues its message.
+    reason_open: bool,
     results: Vec<ScenarioResult>,
     unscored: BTreeSet<String>,
     /// Lines of the summary block that are neither a result nor blank.
     unreadable: Vec<String>,
+    /// The failed checks printed under a failed scenario: (scenario, line).
+    reasons: Vec<(String, String)>,
 }
 
 impl SummaryParser {
@@ -134,15 +148,38 @@ impl SummaryParser {
             return;
         }
         if let Some(result) = parse_summary_line(line) {
+            self.in_reasons = result.failed > 0;
+            self.reason_open = false;
             self.results.push(result);
-        } else if !line.trim().is_empty() && self.unreadable.len() < MAX_SCENARIOS {
-            self.unreadable.push(line.trim().to_owned());
+            return;
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            return;
+        }
+        // A failed check starts indented (`    - `); what follows it up to
+        // the next result is its message.
+        self.reason_open |= self.in_reasons && line.starts_with("    - ");
+        if self.reason_open {
+            if self.reasons.len() < MAX_REASONS
+                && let Some(last) = self.results.last()
+            {
+                let text: String = text.chars().take(MAX_REASON_CHARS).collect();
+                self.reasons.push((last.scenario.clone(), text));
+            }
+        } else if self.unreadable.len() < MAX_SCENARIOS {
+            self.unreadable.push(text.to_owned());
         }
     }
 
     /// The lines of the summary block it could not read (none are expected).
     pub fn unreadable(&self) -> &[String] {
         &self.unreadable
+    }
+
+    /// The failed checks printed under failed scenarios: (scenario, line).
+    pub fn reasons(&self) -> &[(String, String)] {
+        &self.reasons
     }
 
     /// The parsed results, each marked scored or not.
@@ -549,6 +586,8 @@ fn run_revision(
         command,
         "--requirements",
         revision,
+        // Each failed check's message under its scenario.
+        "--verbose",
         "-o",
     ])
     .arg(out_dir)
@@ -568,6 +607,9 @@ fn run_revision(
         process::status_text(&finished),
         out_dir.display()
     );
+    for (scenario, reason) in parser.reasons() {
+        println!("conformance {revision}: {scenario} failed: {reason}");
+    }
     let unreadable = parser.unreadable().to_vec();
     let exit = (!finished.success()).then(|| process::status_text(&finished));
     Ok(hold_to_list(parser.finish(), expected, &unreadable, exit))
@@ -659,6 +701,38 @@ mod tests {
         out.lines().for_each(|l| parser.feed(l));
         assert_eq!(parser.unreadable(), ["✓ tools-list: 3 passed, 1 skipped"]);
         assert_eq!(parser.finish().len(), 1);
+    }
+
+    #[test]
+    fn a_failed_scenarios_checks_are_its_reasons_and_nothing_else_is() {
+        // As `--verbose` prints them: the failed checks under the failed
+        // scenario, a message going on over a second line.
+        let out = "=== SUITE SUMMARY ===\n✗ auth/a: 0 passed, 1 failed\n\
+                   \u{20}   - auth/a: ENOSPC: no space left on device,\n\
+                   open 'checks.json'\n✓ auth/b: 3 passed, 0 failed\n\
+                   \u{20}   - stray: under a passing scenario\n✗ auth/c: 1 passed, 1 failed\n\
+                   not indented, so not a check\n\
+                   Total: 4 passed, 2 failed, 0 warnings\n";
+        let mut parser = SummaryParser::default();
+        out.lines().for_each(|l| parser.feed(l));
+        assert_eq!(
+            parser.reasons(),
+            [
+                (
+                    "auth/a".to_owned(),
+                    "- auth/a: ENOSPC: no space left on device,".to_owned()
+                ),
+                ("auth/a".to_owned(), "open 'checks.json'".to_owned()),
+            ]
+        );
+        assert_eq!(
+            parser.unreadable(),
+            [
+                "- stray: under a passing scenario",
+                "not indented, so not a check"
+            ]
+        );
+        assert_eq!(parser.finish().len(), 3);
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod conformance;
 mod demo;
 mod deploy_check;
 mod deps;
+mod disk;
 mod fresh_client;
 mod fuzz;
 mod imports;

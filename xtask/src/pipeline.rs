@@ -21,6 +21,7 @@
 //! without colour (and read with colour codes stripped), so
 //! `CARGO_TERM_COLOR=always` hides neither a warning nor a count.
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -30,6 +31,7 @@ use anyhow::Result;
 use crate::conformance;
 use crate::deploy_check;
 use crate::deps;
+use crate::disk;
 use crate::fresh_client;
 use crate::fuzz;
 use crate::imports;
@@ -50,7 +52,10 @@ pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 /// Runs every step and returns the summed counts (a failed step without its own counts adds one failure).
 pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
     let started = Instant::now();
-    let mut total = Steps::default();
+    let mut total = Steps {
+        disk: Some(ws.target_dir()),
+        ..Steps::default()
+    };
     // Downloads (npm, pip, apt; rustup's MSRV toolchain and Windows target)
     // wait on the network, not the CPU: they run beside the first steps, and
     // the steps needing them wait for them. Everything else competes for the
@@ -311,6 +316,9 @@ struct Steps {
     timings: Vec<(&'static str, Duration)>,
     /// The background steps: their time overlaps the others'.
     background: Vec<(&'static str, Duration)>,
+    /// The folder whose disk's free space each step's line gives (the
+    /// target folder; none in tests).
+    disk: Option<PathBuf>,
 }
 
 impl Steps {
@@ -328,7 +336,10 @@ fn step(name: &'static str, body: impl FnOnce() -> Result<Totals>, total: &mut S
     let outcome = body();
     let elapsed = started.elapsed();
     total.timings.push((name, elapsed));
-    let took = seconds(elapsed);
+    let mut took = seconds(elapsed);
+    if let Some(free) = total.disk.as_deref().and_then(disk::free_space) {
+        took = format!("{took} ({free})");
+    }
     match outcome {
         Ok(counts) => {
             total.counts.add(counts);

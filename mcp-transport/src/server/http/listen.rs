@@ -5,20 +5,29 @@
 //! What `axum::serve` does, but for that wrapper: accept errors are handled
 //! by axum's listener (a connection error is skipped, any other waits a
 //! second), each connection has `TCP_NODELAY`, and a stop lets open
-//! requests finish.
+//! requests finish. A connection that takes longer than
+//! [`HEADER_READ_TIMEOUT`] to send a request's head is closed.
 
 use std::future::Future;
 use std::time::Duration;
 
 use axum::Router;
 use axum::serve::{Listener as _, ListenerExt as _};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::poll_again::PollAgain;
+
+/// How long a connection may take to send a request's head once the server
+/// waits for one: a client that trickles its headers (or sends none) holds a
+/// task and a socket no longer than this. The wait starts when the
+/// connection is ready for its next request, so an idle keep-alive
+/// connection is closed after it too; a response that streams (an SSE
+/// stream) is not a wait for a head.
+pub(super) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Serves `router` on `listener` until `stop` completes; then accepts no
 /// more, asks each connection to close once its requests are answered, and
@@ -61,8 +70,10 @@ pub(super) async fn serve(
 /// its requests in progress are answered.
 async fn serve_connection(stream: TcpStream, router: Router, mut closing: watch::Receiver<bool>) {
     let service = TowerToHyperService::new(router);
-    let connection =
-        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     let result = tokio::select! {
         biased;
@@ -184,6 +195,66 @@ mod tests {
             }
         }
         String::from_utf8_lossy(&seen).into_owned()
+    }
+
+    /// Reads `stream` until it closes; how long that took (the runtime's
+    /// clock, paused in the test that calls it).
+    async fn until_closed(stream: &mut TcpStream) -> Duration {
+        use tokio::io::AsyncReadExt;
+        let began = tokio::time::Instant::now();
+        let mut buffer = [0; 1024];
+        // Longer than the server's limit: with the clock paused, the
+        // earliest timer is the one that fires.
+        let limit = HEADER_READ_TIMEOUT * 4;
+        while tokio::time::timeout(limit, stream.read(&mut buffer))
+            .await
+            .expect("the server closes the connection first")
+            .unwrap_or(0)
+            > 0
+        {}
+        began.elapsed()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_head_that_never_ends_and_an_idle_connection_are_closed_after_the_header_timeout() {
+        use tokio::io::AsyncWriteExt;
+        let router = Router::new().route("/echo", post(|body: Bytes| async move { body }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        let _server = tokio::spawn(serve(
+            listener,
+            router,
+            std::future::pending(),
+            Duration::from_secs(1),
+        ));
+        // Half a head, then nothing.
+        let mut trickle = TcpStream::connect(address).await.expect("connect");
+        trickle
+            .write_all(b"POST /echo HTTP/1.1\r\nhost: x\r\n")
+            .await
+            .expect("write");
+        let took = until_closed(&mut trickle).await;
+        assert!(
+            took >= HEADER_READ_TIMEOUT && took < HEADER_READ_TIMEOUT * 2,
+            "closed after {took:?}"
+        );
+        // A request answered, then the connection kept alive and idle.
+        let answer = exchange(
+            address,
+            "POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\nhi",
+            "\r\n\r\nhi",
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let mut idle = TcpStream::connect(address).await.expect("connect");
+        idle.write_all(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\nhi")
+            .await
+            .expect("write");
+        let took = until_closed(&mut idle).await;
+        assert!(
+            took >= HEADER_READ_TIMEOUT && took < HEADER_READ_TIMEOUT * 2,
+            "closed after {took:?}"
+        );
     }
 
     #[tokio::test]

@@ -18,10 +18,10 @@ fn claims() -> SessionClaims {
             r#"{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}"#,
         )
         .expect("JSON"),
-        client_info: serde_json::from_str(
-            r#"{"name":"claude-code","title":"Claude Code","version":"2.1.0"}"#,
-        )
-        .expect("JSON"),
+        client_info: Some(
+            serde_json::from_str(r#"{"name":"claude-code","title":"Claude Code","version":"2.1.0"}"#)
+                .expect("JSON"),
+        ),
         route: "/profiles/engineering/mcp".into(),
         subject: SessionSubject::jwt(Some("user-1234@example.com")),
         issued_at: 1_700_000_000,

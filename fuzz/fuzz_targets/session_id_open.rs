@@ -20,7 +20,7 @@ static SEALED: LazyLock<Vec<u8>> = LazyLock::new(|| {
         protocol_version: "2025-11-25".into(),
         client_capabilities: serde_json::from_str(r#"{"roots":{"listChanged":true}}"#)
             .expect("JSON"),
-        client_info: serde_json::from_str(r#"{"name":"fuzz","version":"1"}"#).expect("JSON"),
+        client_info: Some(serde_json::from_str(r#"{"name":"fuzz","version":"1"}"#).expect("JSON")),
         route: "/mcp".into(),
         subject: SessionSubject::anonymous(),
         issued_at: 1_700_000_000,

@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use mcpdisco_protocol::Message;
+use mcpdisco_protocol::types::{ClientCapabilities, Implementation};
 
 use crate::error::TransportError;
 use crate::inbound::Inbound;
@@ -114,17 +115,17 @@ pub struct ResumedHandshake {
     /// The protocol version the handshake settled on.
     pub protocol_version: String,
     /// The client's declared `capabilities`.
-    pub client_capabilities: serde_json::Value,
-    /// The client's `clientInfo`.
-    pub client_info: serde_json::Value,
+    pub client_capabilities: ClientCapabilities,
+    /// The client's `clientInfo`, when it sent one.
+    pub client_info: Option<Implementation>,
 }
 
 impl ResumedHandshake {
     /// The handshake of `protocol_version`, with the client's capabilities and info.
     pub fn new(
         protocol_version: impl Into<String>,
-        client_capabilities: serde_json::Value,
-        client_info: serde_json::Value,
+        client_capabilities: ClientCapabilities,
+        client_info: Option<Implementation>,
     ) -> Self {
         Self {
             protocol_version: protocol_version.into(),

@@ -4,15 +4,14 @@
 use mcpdisco_protocol::meta::SERVER_INFO_KEY;
 use mcpdisco_protocol::server;
 use mcpdisco_protocol::types::{
-    CacheScope, ClientCapabilities, DiscoverResult, EmptyResult, Extra, InitializeParams,
-    InitializeResult, ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION,
-    ServerCapabilities, TASKS_EXTENSION,
+    CacheScope, DiscoverResult, EmptyResult, Extra, InitializeParams, InitializeResult,
+    ListChangedCapability, MetaParams, ResourcesCapability, SKILLS_EXTENSION, ServerCapabilities,
+    TASKS_EXTENSION,
 };
 use mcpdisco_protocol::version::{Era, ProtocolVersion};
 use mcpdisco_protocol::{ErrorCode, ErrorObject};
 
 use mcpdisco_transport::ResumedHandshake;
-use serde::Deserialize as _;
 
 use super::client::ClientLink;
 use super::context::RequestContext;
@@ -91,11 +90,8 @@ pub(crate) async fn initialize(
 /// Restores what a legacy session's handshake left on its connection,
 /// from the handshake a resumed connection carries (a sealed session id
 /// opened here): the client's capabilities, and that it is initialized.
-/// Capabilities that no longer decode are taken as none declared.
 pub(crate) fn restore(link: &ClientLink, handshake: &ResumedHandshake) {
-    let capabilities =
-        ClientCapabilities::deserialize(&handshake.client_capabilities).unwrap_or_default();
-    link.initialize(capabilities);
+    link.initialize(handshake.client_capabilities.clone());
     link.initialized();
 }
 
@@ -143,7 +139,7 @@ mod tests {
         assert!(!link.is_legacy());
         let capabilities =
             serde_json::from_str(r#"{"roots": {"listChanged": true}, "sampling": {}}"#).unwrap();
-        let info = serde_json::from_str(r#"{"name": "client", "version": "1"}"#).unwrap();
+        let info = Some(mcpdisco_protocol::types::Implementation::new("client", "1"));
         restore(
             &link,
             &ResumedHandshake::new("2025-11-25", capabilities, info),
@@ -152,18 +148,5 @@ mod tests {
         let restored = link.capabilities();
         assert!(restored.roots.is_some() && restored.sampling.is_some());
         assert!(restored.elicitation.is_none());
-    }
-
-    #[test]
-    fn capabilities_that_no_longer_decode_are_none_declared() {
-        let (_client, server) = MemoryTransport::pair();
-        let link = ClientLink::new(Arc::new(server));
-        let garbled = serde_json::Value::String("not capabilities".into());
-        restore(
-            &link,
-            &ResumedHandshake::new("2025-11-25", garbled, serde_json::Value::Null),
-        );
-        assert!(link.is_legacy());
-        assert!(link.capabilities().roots.is_none());
     }
 }

@@ -565,8 +565,10 @@ impl Shared {
         let requested = member("protocolVersion").as_str().map(str::to_owned);
         let claims = SessionClaims {
             protocol_version: settled.or(requested).unwrap_or_default(),
-            client_capabilities: member("capabilities"),
-            client_info: member("clientInfo"),
+            // What does not read as capabilities declares none, as a
+            // resumed session would read it.
+            client_capabilities: serde_json::from_value(member("capabilities")).unwrap_or_default(),
+            client_info: serde_json::from_value(member("clientInfo")).ok().flatten(),
             route: self.options.route.clone(),
             subject,
             issued_at: SystemTime::now()

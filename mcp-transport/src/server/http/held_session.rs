@@ -55,8 +55,8 @@ mod tests {
     fn claims(subject: SessionSubject) -> SessionClaims {
         SessionClaims {
             protocol_version: "2025-11-25".into(),
-            client_capabilities: serde_json::Value::Null,
-            client_info: serde_json::Value::Null,
+            client_capabilities: Default::default(),
+            client_info: None,
             route: "/mcp".into(),
             subject,
             issued_at: ISSUED,

@@ -10,8 +10,8 @@
 //! let keys = SessionKeys::random();
 //! let claims = SessionClaims {
 //!     protocol_version: "2025-11-25".into(),
-//!     client_capabilities: serde_json::Value::Null,
-//!     client_info: serde_json::Value::Null,
+//!     client_capabilities: Default::default(),
+//!     client_info: None,
 //!     route: "/mcp".into(),
 //!     subject: SessionSubject::anonymous(),
 //!     issued_at: 1_700_000_000,
@@ -39,6 +39,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use mcpdisco_protocol::types::{ClientCapabilities, Implementation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -157,9 +158,10 @@ pub struct SessionClaims {
     /// The protocol version the handshake settled on.
     pub protocol_version: String,
     /// The client's `capabilities` in its `initialize`.
-    pub client_capabilities: Value,
-    /// The client's `clientInfo` in its `initialize`.
-    pub client_info: Value,
+    pub client_capabilities: ClientCapabilities,
+    /// The client's `clientInfo` in its `initialize` (`None` when it sent
+    /// none that reads as one).
+    pub client_info: Option<Implementation>,
     /// The route it was opened on (`/mcp`, `/profiles/<name>/mcp`).
     pub route: String,
     /// Who opened it.
@@ -168,7 +170,10 @@ pub struct SessionClaims {
     pub issued_at: u64,
 }
 
-/// The claims as sealed: short names, the subject in base64.
+/// The claims as sealed: short names, the subject in base64. The client's
+/// capabilities and info are kept as the JSON they were, and read leniently
+/// when an id opens ([`SessionClaims::from_wire`]): an id sealed by an older
+/// replica still opens on a newer one.
 #[derive(Serialize, Deserialize)]
 struct Wire {
     v: String,
@@ -209,20 +214,23 @@ impl SessionClaims {
     fn to_wire(&self) -> Wire {
         Wire {
             v: self.protocol_version.clone(),
-            c: self.client_capabilities.clone(),
-            i: self.client_info.clone(),
+            c: serde_json::to_value(&self.client_capabilities).unwrap_or(Value::Null),
+            i: serde_json::to_value(&self.client_info).unwrap_or(Value::Null),
             r: self.route.clone(),
             s: STANDARD_NO_PAD.encode(self.subject.0),
             t: self.issued_at,
         }
     }
 
+    /// The claims of `wire`; `None` when its subject is not one. Capabilities
+    /// that do not read as capabilities are none declared; info that does
+    /// not read as an implementation is none.
     fn from_wire(wire: Wire) -> Option<Self> {
         let subject = STANDARD_NO_PAD.decode(wire.s).ok()?.try_into().ok()?;
         Some(Self {
             protocol_version: wire.v,
-            client_capabilities: wire.c,
-            client_info: wire.i,
+            client_capabilities: serde_json::from_value(wire.c).unwrap_or_default(),
+            client_info: serde_json::from_value(wire.i).ok().flatten(),
             route: wire.r,
             subject: SessionSubject(subject),
             issued_at: wire.t,
@@ -312,8 +320,13 @@ impl SessionKeys {
 
     /// The sealed id of `claims`, under the first key (a fresh nonce each time).
     pub fn seal(&self, claims: &SessionClaims) -> String {
+        self.seal_wire(&claims.to_wire())
+    }
+
+    /// Seals claims as they are written into an id.
+    fn seal_wire(&self, wire: &Wire) -> String {
         let key = &self.keys[0];
-        let plaintext = serde_json::to_vec(&claims.to_wire()).unwrap_or_default();
+        let plaintext = serde_json::to_vec(wire).unwrap_or_default();
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
         let mut header = [0; 1 + FINGERPRINT_LEN];
         header[0] = FORMAT;

@@ -14,7 +14,7 @@ fn claims() -> SessionClaims {
             r#"{"sampling":{},"roots":{"listChanged":true}}"#,
         )
         .unwrap(),
-        client_info: serde_json::from_str(r#"{"name":"client","version":"1.0"}"#).unwrap(),
+        client_info: Some(serde_json::from_str(r#"{"name":"client","version":"1.0"}"#).unwrap()),
         route: "/profiles/dev/mcp".into(),
         subject: SessionSubject::jwt(Some("alice")),
         issued_at: ISSUED,
@@ -37,6 +37,24 @@ fn a_sealed_id_opens_to_its_claims_and_is_short_and_header_safe() {
     );
     // A fresh nonce each time: two seals of the same claims differ.
     assert_ne!(keys.seal(&claims()), id);
+}
+
+#[test]
+fn capabilities_or_info_that_do_not_read_open_as_none_declared() {
+    let keys = SessionKeys::from_keys(&[key(1)]).unwrap();
+    let mut wire = claims().to_wire();
+    wire.c = serde_json::Value::String("not capabilities".into());
+    wire.i = serde_json::json!({"version": "no name"});
+    let opened = keys.open(&keys.seal_wire(&wire)).unwrap();
+    assert_eq!(opened.client_capabilities, ClientCapabilities::default());
+    assert_eq!(opened.client_info, None);
+    assert_eq!(opened.route, claims().route);
+    // As a client that sent neither leaves them.
+    wire.c = serde_json::Value::Null;
+    wire.i = serde_json::Value::Null;
+    let opened = keys.open(&keys.seal_wire(&wire)).unwrap();
+    assert_eq!(opened.client_capabilities, ClientCapabilities::default());
+    assert_eq!(opened.client_info, None);
 }
 
 #[test]

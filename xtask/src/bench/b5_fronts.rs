@@ -21,9 +21,24 @@ use crate::workspace::Workspace;
 /// The peer gateway, pinned.
 const PEER_CRATE: &str = "mcp-proxy";
 const PEER_VERSION: &str = "0.6.0";
-/// Timed calls per case (over all its clients), and untimed ones first.
+/// Timed calls per case at 1 client (over all its clients), and untimed ones first.
 const REQUESTS: &str = "3000";
 const WARMUP: &str = "300";
+/// Timed calls per case at 32 clients. A stall of a few milliseconds holds
+/// every call in flight at once: over 3,000 calls (a p99 of the 30 slowest)
+/// one such stall set a run's p99, which went from 4.3 to 8.2 ms for the
+/// same build five runs in a row, and the peer's from 5.6 to 12.5 ms; over
+/// 20,000 the same builds gave 5.1 to 6.4 ms and 5.5 to 7.0 ms.
+const LOADED_REQUESTS: &str = "20000";
+
+/// The timed calls of a case at `clients`.
+fn requests(clients: usize) -> &'static str {
+    if clients > 1 {
+        LOADED_REQUESTS
+    } else {
+        REQUESTS
+    }
+}
 /// Concurrent clients of the two load levels.
 const CLIENTS: [usize; 2] = [1, 32];
 /// Backends behind a front in the memory case.
@@ -122,7 +137,7 @@ pub(super) fn run(bench: &Bench, ws: &Workspace, rows: &mut Vec<Row>) -> Result<
                     "bench: B5 {front}, {clients} client(s) (round {})",
                     round + 1
                 );
-                let (measured, result) = case(front, clients, 1, REQUESTS, WARMUP, None)?;
+                let (measured, result) = case(front, clients, 1, requests(clients), WARMUP, None)?;
                 gathered.p50.push(number(&result, "/latency/median_us")?);
                 gathered.p99.push(number(&result, "/latency/p99_us")?);
                 gathered
@@ -278,7 +293,8 @@ fn push_rows(
         .with_notes(stdio_notes(|s| &s.throughput, "req/s")),
     );
     let http_notes = format!(
-        "Streamable HTTP, each client its own session; the contender column is {PEER_CRATE} {PEER_VERSION} (crates.io), the same stdio backend behind it"
+        "Streamable HTTP, each client its own session; the contender column is {PEER_CRATE} {PEER_VERSION} (crates.io), the same stdio backend behind it; {} calls a run, median of {ROUNDS} runs alternating",
+        requests(clients)
     );
     for (what, unit, field) in [
         (

@@ -28,6 +28,7 @@ mod disk;
 mod fresh_client;
 mod fuzz;
 mod imports;
+mod open_files;
 mod pipeline;
 mod process;
 mod release;
@@ -100,6 +101,7 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    open_files::raise();
     let ws = match Workspace::locate() {
         Ok(ws) => ws,
         Err(err) => {

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use std::collections::BTreeMap;
 
-use mcpdisco_client::session::{ErrorKind, ListKind, RequestOptions, Session, SessionError};
+use mcpdisco_client::session::{ListKind, RequestOptions, Session, SessionError};
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::meta::ResultType;
 use mcpdisco_protocol::method::RequestMethod;
@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::Supervisor;
-use super::error::{SupervisorError, unencodable};
+use super::error::{SupervisorError, malformed_answer, unencodable};
 use super::relayed_call::{RelayCallTool, RelayedCall};
 use super::shared::Command;
 use super::state::Status;
@@ -293,16 +293,7 @@ where
     M::Result: DeserializeOwned,
 {
     text.decode().map_err(|error| {
-        // The server answered: whatever it said, the request is not sent again.
-        SessionError::new(
-            server,
-            M::METHOD,
-            ErrorKind::ProtocolViolation {
-                reason: format!("malformed result: {error}"),
-            },
-        )
-        .with_delivery(Delivery::Answered)
-        .into()
+        malformed_answer(server, M::METHOD, format!("malformed result: {error}")).into()
     })
 }
 
@@ -313,15 +304,7 @@ fn read_answer<M: RequestMethod>(
     session: &Session,
     result: RawJson,
 ) -> Result<Answer<RawJson>, SessionError> {
-    // The server answered: whatever it said, the request is not sent again.
-    let unreadable = |reason: String| {
-        SessionError::new(
-            session.name(),
-            M::METHOD,
-            ErrorKind::ProtocolViolation { reason },
-        )
-        .with_delivery(Delivery::Answered)
-    };
+    let unreadable = |reason: String| malformed_answer(session.name(), M::METHOD, reason);
     // One read of `resultType` for both questions: the result is scanned once.
     let result_type = result.member::<Value>("resultType");
     if M::METHOD == CallTool::METHOD && is_task(&result_type) {

@@ -2,6 +2,7 @@
 
 use mcpdisco_client::session::{ErrorKind, ListKind, SessionError};
 use mcpdisco_protocol::types::{CreateTaskResult, InputRequiredResult};
+use mcpdisco_transport::Delivery;
 
 use super::state::Status;
 
@@ -98,6 +99,14 @@ pub(crate) fn kind_name(kind: ListKind) -> &'static str {
         ListKind::ResourceTemplates => "resource template",
         ListKind::Skills => "skill",
     }
+}
+
+/// The error of an answer of `server` to `method` that does not read as
+/// one (`reason` says how). The server answered, so the request is not sent
+/// again.
+pub(super) fn malformed_answer(server: &str, method: &str, reason: String) -> SessionError {
+    SessionError::new(server, method, ErrorKind::ProtocolViolation { reason })
+        .with_delivery(Delivery::Answered)
 }
 
 /// The error of `method`'s params to `server` that cannot be written.

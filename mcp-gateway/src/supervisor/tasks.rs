@@ -14,15 +14,14 @@
 use std::sync::atomic::Ordering;
 
 use mcpdisco::config::Launch;
-use mcpdisco_client::session::{ErrorKind, RequestOptions, SessionError, Subscription};
+use mcpdisco_client::session::{RequestOptions, Subscription};
 use mcpdisco_protocol::RawJson;
 use mcpdisco_protocol::method::RequestMethod;
 use mcpdisco_protocol::methods::{CancelTask, GetTask, UpdateTask};
 use mcpdisco_protocol::types::{DetailedTask, SubscriptionFilter, TaskIdParams, UpdateTaskParams};
-use mcpdisco_transport::Delivery;
 
 use super::Supervisor;
-use super::error::SupervisorError;
+use super::error::{SupervisorError, malformed_answer};
 
 impl Supervisor {
     /// The incarnation of `server`: which session with it is current, a
@@ -47,15 +46,7 @@ impl Supervisor {
             .task_request::<GetTask>(server, incarnation, &params, options)
             .await?;
         text.decode().map_err(|error| {
-            SessionError::new(
-                server,
-                GetTask::METHOD,
-                ErrorKind::ProtocolViolation {
-                    reason: format!("malformed task: {error}"),
-                },
-            )
-            .with_delivery(Delivery::Answered)
-            .into()
+            malformed_answer(server, GetTask::METHOD, format!("malformed task: {error}")).into()
         })
     }
 

@@ -30,6 +30,12 @@ const WARMUP: &str = "300";
 /// same build five runs in a row, and the peer's from 5.6 to 12.5 ms; over
 /// 20,000 the same builds gave 5.1 to 6.4 ms and 5.5 to 7.0 ms.
 const LOADED_REQUESTS: &str = "20000";
+/// Concurrent clients of the two load levels.
+const CLIENTS: [usize; 2] = [1, 32];
+/// Backends behind a front in the memory case.
+const MEMORY_SERVERS: usize = 20;
+/// The most ours may take over the relay, at p50.
+const RELAY_FACTOR: f64 = 1.3;
 
 /// The timed calls of a case at `clients`.
 fn requests(clients: usize) -> &'static str {
@@ -39,12 +45,6 @@ fn requests(clients: usize) -> &'static str {
         REQUESTS
     }
 }
-/// Concurrent clients of the two load levels.
-const CLIENTS: [usize; 2] = [1, 32];
-/// Backends behind a front in the memory case.
-const MEMORY_SERVERS: usize = 20;
-/// The most ours may take over the relay, at p50.
-const RELAY_FACTOR: f64 = 1.3;
 
 /// The peer's program, installed on first use; `None` (with a warning) when
 /// it cannot be.

@@ -1,7 +1,6 @@
 //! Parallel discovery: every server is started at once (each waits until
 //! all of them are alive, so a discovery that started them one by one would
 //! never finish), and the concurrency limit makes waves.
-//! Alone in its test binary so that no other test competes for the CPU.
 
 use std::time::{Duration, Instant};
 

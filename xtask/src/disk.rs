@@ -1,13 +1,16 @@
-//! The free space of the disk the build writes to, for the step lines: a
-//! step that fails on a full disk says so beside its time.
+//! The room the build takes and the free space of the disk it writes to,
+//! for the step lines: a step that fails on a full disk says so beside its
+//! time, and each line shows which step took the disk.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use crate::process::{self, Stream};
 
 const DF_TIMEOUT: Duration = Duration::from_secs(10);
+/// `du` walks every file of the build folders (tens of thousands).
+const DU_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The space free for the user on the file system holding `dir`, as `df`
 /// reports it (`12.3 GiB free`); `None` when `df` gives no answer.
@@ -25,7 +28,48 @@ pub fn free_space(dir: &Path) -> Option<String> {
         return None;
     }
     let kib = available_kib(lines.get(1)?)?;
-    Some(format!("{:.1} GiB free", kib as f64 / (1024.0 * 1024.0)))
+    Some(format!("{} free", gib(kib)))
+}
+
+/// The space the folders of `dirs` that exist take, summed, as `du`
+/// reports it (`3.4 GiB`); `None` when none exists or `du` gives no answer.
+pub fn used_space(dirs: &[PathBuf]) -> Option<String> {
+    used_kib(dirs).map(gib)
+}
+
+/// [`used_space`] in kibibytes.
+fn used_kib(dirs: &[PathBuf]) -> Option<u64> {
+    let existing: Vec<&PathBuf> = dirs.iter().filter(|dir| dir.is_dir()).collect();
+    if existing.is_empty() {
+        return None;
+    }
+    let mut cmd = Command::new("du");
+    cmd.arg("-sk").args(&existing);
+    let mut kib = 0u64;
+    let mut read = 0usize;
+    let finished = process::run_quiet(&mut cmd, DU_TIMEOUT, |stream, line| {
+        if stream == Stream::Stdout
+            && let Some(size) = leading_kib(line)
+        {
+            kib += size;
+            read += 1;
+        }
+    })
+    .ok()?;
+    // A file removed while `du` walks makes it fail; its sums still stand.
+    if read != existing.len() && !finished.success() {
+        return None;
+    }
+    Some(kib)
+}
+
+/// The first column of a line of `du -sk` (kibibytes).
+fn leading_kib(line: &str) -> Option<u64> {
+    line.split_whitespace().next()?.parse().ok()
+}
+
+fn gib(kib: u64) -> String {
+    format!("{:.1} GiB", kib as f64 / (1024.0 * 1024.0))
 }
 
 /// The `Available` column of a line of `df -Pk` (kibibytes).
@@ -42,6 +86,30 @@ mod tests {
         let line = "/dev/vda  264218344 84893188 11599548  89% /";
         assert_eq!(available_kib(line), Some(11_599_548));
         assert_eq!(available_kib("Filesystem 1024-blocks Used Available"), None);
+    }
+
+    #[test]
+    fn the_used_column_is_read_in_kibibytes() {
+        assert_eq!(leading_kib("3565412\t/work/main/target"), Some(3_565_412));
+        assert_eq!(leading_kib("du: cannot read"), None);
+        assert_eq!(gib(3 * 1024 * 1024 + 512 * 1024), "3.5 GiB");
+    }
+
+    #[test]
+    fn the_space_of_the_folders_that_exist_is_summed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+        for (folder, mib) in [(&one, 3), (&two, 2)] {
+            std::fs::create_dir(folder).unwrap();
+            std::fs::write(folder.join("file"), vec![1u8; mib << 20]).unwrap();
+        }
+        let missing = dir.path().join("missing");
+        let first = used_kib(&[one.clone(), missing.clone()]).unwrap();
+        let second = used_kib(std::slice::from_ref(&two)).unwrap();
+        assert!(first >= 3 * 1024, "{first} KiB");
+        assert!(second >= 2 * 1024, "{second} KiB");
+        assert_eq!(used_kib(&[one, two, missing.clone()]), Some(first + second));
+        assert_eq!(used_kib(&[missing]), None);
     }
 
     #[test]

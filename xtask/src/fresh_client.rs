@@ -119,7 +119,9 @@ pub fn run(ws: &Workspace) -> Result<()> {
         .join("debug")
         .join(format!("fresh-client{}", std::env::consts::EXE_SUFFIX));
     let server = ws.debug_binary("mcp-example-server");
-    let printed = run_program(&program, &server)?;
+    let printed = run_program(&program, &server);
+    ws.remove_scratch_on_ci(&dir)?;
+    let printed = printed?;
     check_printed(&printed)?;
     println!("fresh-client: listed {}", printed.join(", "));
     Ok(())

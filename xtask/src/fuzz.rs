@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::fs;
+use std::path::PathBuf;
 use std::process::Command;
 use std::thread;
 use std::time::Duration;
@@ -113,6 +114,12 @@ pub fn prepare(ws: &Workspace, tools: &Tools, build: Build) -> Result<()> {
     process::run_checked(&mut build_all, BUILD_ALLOWANCE)
 }
 
+/// The fuzz project's own target folder (its builds are instrumented, so
+/// they share nothing with the workspace's).
+pub fn build_dir(ws: &Workspace) -> PathBuf {
+    ws.root().join("fuzz").join("target")
+}
+
 /// `cargo fuzz ARGS` with the flags of `build`, in the fuzz project.
 fn fuzz_cargo(ws: &Workspace, tools: &Tools, build: Build, args: &[&str]) -> Result<Command> {
     let fuzz_dir = ws.root().join("fuzz");
@@ -124,7 +131,7 @@ fn fuzz_cargo(ws: &Workspace, tools: &Tools, build: Build, args: &[&str]) -> Res
         .args(build.flags())
         .env("PATH", tools.cargo_path()?)
         .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO_TARGET_DIR", fuzz_dir.join("target"));
+        .env("CARGO_TARGET_DIR", build_dir(ws));
     Ok(cmd)
 }
 

@@ -6,17 +6,20 @@
 //! publishable (package, man page) -> the MSRV check, the feature
 //! combinations, the fresh client project (`mcpdisco-client` with only
 //! `stdio`, from outside the workspace), the Windows check and the fuzz
-//! build side by side -> tests
+//! build side by side -> fuzz smoke -> tests
 //! (nextest when installed, then the library crates' unit tests without
 //! default features, then the doc tests)
 //! -> conformance -> the bench crate's own tests (`bench/`, its own
-//! workspace) -> fuzz smoke, each step timed; the deployment files are
+//! workspace), each step timed; the deployment files are
 //! checked once the tools are in (`deploy`). The downloads (node, the
 //! venv, Redis; the MSRV toolchain and the Windows target) run in the
 //! background from the start, and the steps needing them wait for them. It
 //! ends with every step's time, the slowest, and one line counting Rust
 //! tests, doc tests and conformance runs each on its own, and the steps
-//! that failed without a count ([`Totals`]). Build warnings are read from
+//! that failed without a count ([`Totals`]). Each step's line gives the
+//! room the build folders take and the disk's free space; on CI, a folder
+//! only one part builds in is removed once that part is over
+//! ([`Workspace::remove_scratch_on_ci`]). Build warnings are read from
 //! cargo's JSON messages ([`crate::warnings`]) and test output is asked for
 //! without colour (and read with colour codes stripped), so
 //! `CARGO_TERM_COLOR=always` hides neither a warning nor a count.
@@ -53,7 +56,7 @@ pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
     let started = Instant::now();
     let mut total = Steps {
-        disk: Some(ws.target_dir()),
+        build_dirs: vec![ws.target_dir(), fuzz::build_dir(ws)],
         ..Steps::default()
     };
     // Downloads (npm, pip, apt; rustup's MSRV toolchain and Windows target)
@@ -156,6 +159,18 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
         println!("msrv and windows checks: skipped because the toolchains are missing");
         total.counts.steps_failed += 1;
     }
+    step(
+        "fuzz smoke",
+        // Built above; `cargo fuzz run` only checks that it is fresh. It runs
+        // here, not last, so that on CI its build folder is gone before the
+        // tests' builds add theirs.
+        || {
+            let ran = fuzz::run_targets(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke);
+            ws.remove_scratch_on_ci(&fuzz::build_dir(ws))?;
+            ran.map(|()| Totals::default())
+        },
+        &mut total,
+    );
     let setup_ok = setup.join(&mut total);
     if setup_ok {
         step(
@@ -184,15 +199,6 @@ pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
         total.counts.steps_failed += 2;
     }
     step("bench crate tests", || bench_crate_tests(ws), &mut total);
-    step(
-        "fuzz smoke",
-        // Built above; `cargo fuzz run` only checks that it is fresh.
-        || {
-            fuzz::run_targets(ws, tools, FUZZ_SMOKE_SECONDS, fuzz::Build::Smoke)
-                .map(|()| Totals::default())
-        },
-        &mut total,
-    );
     println!("\n==> step times");
     for (name, took) in &total.timings {
         let waited = total.background.iter().any(|(other, _)| other == name);
@@ -316,9 +322,10 @@ struct Steps {
     timings: Vec<(&'static str, Duration)>,
     /// The background steps: their time overlaps the others'.
     background: Vec<(&'static str, Duration)>,
-    /// The folder whose disk's free space each step's line gives (the
-    /// target folder; none in tests).
-    disk: Option<PathBuf>,
+    /// The build folders (the workspace's target folder first, on whose
+    /// disk every build writes): each step's line gives the room they take
+    /// and the disk's free space (none in tests).
+    build_dirs: Vec<PathBuf>,
 }
 
 impl Steps {
@@ -337,8 +344,16 @@ fn step(name: &'static str, body: impl FnOnce() -> Result<Totals>, total: &mut S
     let elapsed = started.elapsed();
     total.timings.push((name, elapsed));
     let mut took = seconds(elapsed);
-    if let Some(free) = total.disk.as_deref().and_then(disk::free_space) {
-        took = format!("{took} ({free})");
+    let room = [
+        disk::used_space(&total.build_dirs).map(|used| format!("build folders {used}")),
+        total
+            .build_dirs
+            .first()
+            .and_then(|dir| disk::free_space(dir)),
+    ];
+    let room: Vec<String> = room.into_iter().flatten().collect();
+    if !room.is_empty() {
+        took = format!("{took} ({})", room.join(", "));
     }
     match outcome {
         Ok(counts) => {

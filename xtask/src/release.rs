@@ -159,11 +159,11 @@ fn msrv_check(ws: &Workspace, version: &str, args: &[&str]) -> Result<()> {
     cmd.args(["run", version, "cargo", "check", "--locked"])
         .args(args)
         .current_dir(ws.root())
-        .env("CARGO_TARGET_DIR", ws.target_dir().join("msrv"))
+        .env("CARGO_TARGET_DIR", msrv_dir(ws))
         .env_remove("RUSTC")
         .env_remove("CARGO")
         .env_remove("RUSTUP_TOOLCHAIN");
-    workspace::no_incremental_on_ci(&mut cmd);
+    workspace::lean_builds_on_ci(&mut cmd);
     println!("release: {}", process::describe(&cmd));
     process::run_checked(&mut cmd, PACKAGE_TIMEOUT)
 }
@@ -187,8 +187,15 @@ pub fn check_on_msrv(ws: &Workspace) -> Result<()> {
     for package in LIBRARIES {
         all_features.extend(["-p", package]);
     }
-    msrv_check(ws, &version, &all_features)?;
-    msrv_check(ws, &version, &["-p", "mcpdisco-cli"])
+    let checked = msrv_check(ws, &version, &all_features)
+        .and_then(|()| msrv_check(ws, &version, &["-p", "mcpdisco-cli"]));
+    ws.remove_scratch_on_ci(&msrv_dir(ws))?;
+    checked
+}
+
+/// The MSRV check's target folder.
+fn msrv_dir(ws: &Workspace) -> PathBuf {
+    ws.target_dir().join("msrv")
 }
 
 /// Type-checks each of [`FEATURE_CHECKS`] alone, with the toolchain running
@@ -230,6 +237,7 @@ const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
 /// toolchain is needed. It has a target folder of its own: nothing of the
 /// workspace's is built for that target.
 pub fn check_windows(ws: &Workspace) -> Result<()> {
+    let dir = ws.target_dir().join("windows-check");
     let mut cmd = ws.cargo();
     cmd.args([
         "check",
@@ -239,10 +247,11 @@ pub fn check_windows(ws: &Workspace) -> Result<()> {
         WINDOWS_TARGET,
     ])
     .args(package_args())
-    .env("CARGO_TARGET_DIR", ws.target_dir().join("windows-check"));
+    .env("CARGO_TARGET_DIR", &dir);
     println!("release: {}", process::describe(&cmd));
-    process::run_checked(&mut cmd, PACKAGE_TIMEOUT)?;
-    Ok(())
+    let checked = process::run_checked(&mut cmd, PACKAGE_TIMEOUT);
+    ws.remove_scratch_on_ci(&dir)?;
+    checked
 }
 
 /// Writes the man page to `target/man/mcp-cli.1` (builds mcp-cli first).

@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use crate::process;
-use crate::workspace::Workspace;
+use crate::workspace::{self, Workspace};
 
 /// npm packages installed into `.tools/node` (exact versions).
 pub const NPM_PACKAGES: &[&str] = &[
@@ -335,6 +335,7 @@ impl Tools {
     pub fn setup_cargo_fuzz(&self, ws: &Workspace) -> Result<()> {
         let root = self.cargo_root();
         let wanted = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
+        let build_dir = ws.target_dir().join("cargo-install");
         if stamp_matches(&root, &wanted) && self.cargo_fuzz_bin().exists() {
             println!("setup: cargo-fuzz up to date");
             return Ok(());
@@ -351,10 +352,13 @@ impl Tools {
             "--root",
         ])
         .arg(&root)
-        .env("CARGO_TARGET_DIR", ws.target_dir().join("cargo-install"));
+        .env("CARGO_TARGET_DIR", &build_dir);
         println!("setup: {}", process::describe(&cmd));
         process::run_checked(&mut cmd, INSTALL_TIMEOUT)?;
-        write_stamp(&root, &wanted)
+        write_stamp(&root, &wanted)?;
+        // Installed and stamped: the build is never reused, and it is
+        // hundreds of megabytes (a failed one is kept, to go on from).
+        workspace::remove_scratch(&build_dir)
     }
 }
 

@@ -88,8 +88,29 @@ impl Workspace {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = Command::new(cargo);
         cmd.current_dir(&self.root);
-        no_incremental_on_ci(&mut cmd);
+        lean_builds_on_ci(&mut cmd);
         cmd
+    }
+
+    /// On CI, removes `dir`, a folder only one part of the test command
+    /// builds in and nothing after it reads (the MSRV check's, the Windows
+    /// check's, the fresh client project's, the fuzz build's once its
+    /// smoke run is over): CI's disk is the limit, and no later run reuses
+    /// the folder. A developer's own runs keep it, to build faster next time.
+    pub fn remove_scratch_on_ci(&self, dir: &Path) -> Result<()> {
+        if on_ci() {
+            remove_scratch(dir)?;
+        }
+        Ok(())
+    }
+}
+
+/// Removes `dir` and all it holds, if it is there.
+pub fn remove_scratch(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(err).with_context(|| format!("cannot remove {}", dir.display())),
     }
 }
 
@@ -124,18 +145,38 @@ pub fn on_ci() -> bool {
     std::env::var("CI").is_ok_and(|value| !value.is_empty() && value != "false" && value != "0")
 }
 
-/// On CI, where every build starts cold and is thrown away, cargo's
-/// incremental caches of the workspace crates are written for nothing:
-/// they are turned off there (a developer's own runs keep them).
-pub fn no_incremental_on_ci(cmd: &mut Command) {
+/// On CI, where every build starts cold and is thrown away, two things
+/// are written for nothing and take disk, which is what CI runs short of:
+/// - cargo's incremental caches of the workspace crates;
+/// - the line tables of the debug builds (`[profile.dev]`): they serve a
+///   backtrace, which CI never asks for (no `RUST_BACKTRACE`); a panic's
+///   message names its file and line without them.
+///
+/// Both are turned off there; a developer's own runs keep them. Every
+/// cargo command of the test command gets the same settings, or cargo
+/// would build the workspace again for the one that differs.
+pub fn lean_builds_on_ci(cmd: &mut Command) {
     if on_ci() {
-        cmd.env("CARGO_INCREMENTAL", "0");
+        cmd.env("CARGO_INCREMENTAL", "0")
+            .env("CARGO_PROFILE_DEV_DEBUG", "false");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scratch_folder_is_removed_with_all_it_holds_and_a_missing_one_is_no_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir_all(scratch.join("debug").join("deps")).unwrap();
+        std::fs::write(scratch.join("debug").join("deps").join("lib.rlib"), b"x").unwrap();
+        remove_scratch(&scratch).unwrap();
+        assert!(!scratch.exists());
+        remove_scratch(&scratch).unwrap();
+        assert!(dir.path().is_dir());
+    }
 
     #[test]
     fn root_holds_workspace_manifest_and_xtask() {

@@ -8,7 +8,8 @@ use std::hint::black_box;
 use std::time::{Duration, UNIX_EPOCH};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcpdisco_transport::server::http::session_seal::{SessionClaims, SessionKeys, SessionSubject};
+use mcpdisco_transport::server::http::Subject;
+use mcpdisco_transport::server::http::session_seal::{SessionClaims, SessionKeys};
 
 /// The claims of a typical client: a few capabilities, its name and version.
 fn claims() -> SessionClaims {
@@ -23,7 +24,7 @@ fn claims() -> SessionClaims {
                 .expect("JSON"),
         ),
         route: "/profiles/engineering/mcp".into(),
-        subject: SessionSubject::jwt(Some("user-1234@example.com")),
+        subject: Subject::jwt(Some("user-1234@example.com")),
         issued_at: 1_700_000_000,
     }
 }
@@ -34,7 +35,7 @@ fn session_seal(c: &mut Criterion) {
     let keys = SessionKeys::from_keys(&[[7; 32], [9; 32]]).expect("two keys");
     let claims = claims();
     let id = old.seal(&claims);
-    let subject = SessionSubject::jwt(Some("user-1234@example.com"));
+    let subject = Subject::jwt(Some("user-1234@example.com"));
     let now = UNIX_EPOCH + Duration::from_secs(1_700_000_060);
     let max_age = Duration::from_secs(24 * 3600);
     let mut group = c.benchmark_group("session_seal");

@@ -8,7 +8,8 @@ use std::time::{Duration, SystemTime};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use libfuzzer_sys::fuzz_target;
-use mcpdisco_transport::server::http::session_seal::{SessionClaims, SessionKeys, SessionSubject};
+use mcpdisco_transport::server::http::Subject;
+use mcpdisco_transport::server::http::session_seal::{SessionClaims, SessionKeys};
 
 /// A ring of two keys, as after a rotation.
 static KEYS: LazyLock<SessionKeys> =
@@ -22,7 +23,7 @@ static SEALED: LazyLock<Vec<u8>> = LazyLock::new(|| {
             .expect("JSON"),
         client_info: Some(serde_json::from_str(r#"{"name":"fuzz","version":"1"}"#).expect("JSON")),
         route: "/mcp".into(),
-        subject: SessionSubject::anonymous(),
+        subject: Subject::anonymous(),
         issued_at: 1_700_000_000,
     };
     URL_SAFE_NO_PAD.decode(KEYS.seal(&claims)).expect("base64url")
@@ -33,7 +34,7 @@ fn present(id: &str) -> bool {
     match KEYS.open(id) {
         Ok(claims) => {
             let now = SystemTime::now();
-            let _ = claims.check("/mcp", &SessionSubject::anonymous(), now, Duration::from_secs(60));
+            let _ = claims.check("/mcp", &Subject::anonymous(), now, Duration::from_secs(60));
             true
         }
         Err(refusal) => {

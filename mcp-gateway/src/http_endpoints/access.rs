@@ -8,7 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mcpdisco_transport::secret::{ExposeSecret, SecretString};
 #[cfg(feature = "jwt-auth")]
-use mcpdisco_transport::server::http::session_seal::SessionSubject;
+use mcpdisco_transport::server::http::Subject;
 
 /// What a request to `/mcp`, `/readyz` or `/metrics` must carry.
 #[derive(Clone, Default)]
@@ -173,9 +173,11 @@ fn with_subject(
     token: Option<&str>,
 ) {
     let sub = claims.sub.as_deref();
-    let limited = crate::limits::Subject::of_jwt(sub, token.unwrap_or_default());
-    request.extensions_mut().insert(limited);
-    request.extensions_mut().insert(SessionSubject::jwt(sub));
+    let limited = crate::limits::jwt_rate_subject(sub, token.unwrap_or_default());
+    request
+        .extensions_mut()
+        .insert(super::limit_checks::RateSubject(limited));
+    request.extensions_mut().insert(Subject::jwt(sub));
 }
 
 /// The 401 or 403 of a challenge, pointing at the metadata.
@@ -223,18 +225,38 @@ mod tests {
         assert_eq!(bearer(&headers), None);
     }
 
+    /// The session's and the rate limit's subjects of a request verified
+    /// with a JWT naming `sub`, sent as `token`.
     #[cfg(feature = "jwt-auth")]
-    #[test]
-    fn a_verified_request_carries_its_jwt_subject_for_the_sessions_it_opens() {
+    fn subjects_of(sub: Option<&str>, token: &str) -> (Option<Subject>, Option<Subject>) {
+        use super::super::limit_checks::RateSubject;
         let claims = crate::resource_server::TokenClaims {
-            sub: Some("alice".into()),
+            sub: sub.map(str::to_owned),
             scopes: Default::default(),
         };
         let mut request = Request::new(axum::body::Body::empty());
-        with_subject(&mut request, &claims, Some("token-of-alice"));
-        let subject = request.extensions().get::<SessionSubject>().copied();
-        assert_eq!(subject, Some(SessionSubject::jwt(Some("alice"))));
-        assert_ne!(subject, Some(SessionSubject::jwt(Some("bob"))));
+        with_subject(&mut request, &claims, Some(token));
+        let session = request.extensions().get::<Subject>().copied();
+        let rate = request
+            .extensions()
+            .get::<RateSubject>()
+            .map(|RateSubject(subject)| *subject);
+        (session, rate)
+    }
+
+    #[cfg(feature = "jwt-auth")]
+    #[test]
+    fn a_verified_request_carries_its_jwt_subject_for_its_sessions_and_its_rate() {
+        let (session, rate) = subjects_of(Some("alice"), "token-of-alice");
+        assert_eq!(session, Some(Subject::jwt(Some("alice"))));
+        assert_ne!(session, Some(Subject::jwt(Some("bob"))));
+        assert_eq!(rate, Some(Subject::jwt(Some("alice"))));
+        // A token without `sub`: its sessions belong to any such token,
+        // its rate counts against the token alone.
+        let (session, rate) = subjects_of(None, "token-one");
+        assert_eq!(session, Some(Subject::jwt(None)));
+        assert_eq!(rate, Some(Subject::token("token-one")));
+        assert_ne!(subjects_of(None, "token-two").1, rate);
     }
 
     #[test]

@@ -41,6 +41,14 @@ pub(super) async fn require_allowed_host(
         .into_response()
 }
 
+/// The request's [`Subject`] for the client rate limit, when the access
+/// check verified a JWT: the JWT's subject, else (a token without one) the
+/// token's ([`jwt_rate_subject`](crate::limits::jwt_rate_subject)). A slot
+/// of its own in the request's extensions: the session's subject beside
+/// it is the JWT's `sub` alone.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RateSubject(pub(super) Subject);
+
 /// The client rate limit, and whether a bearer token names the subject
 /// (with `--http-token`; an open gateway counts every request as one
 /// client, whatever token it sends, so none escapes by making one up).
@@ -56,11 +64,11 @@ pub(super) async fn limit_client_rate(
 ) -> Response {
     let subject = request
         .extensions()
-        .get::<Subject>()
-        .cloned()
+        .get::<RateSubject>()
+        .map(|RateSubject(subject)| *subject)
         .or_else(|| {
             by_token
-                .then(|| bearer(request.headers()).map(Subject::of_token))
+                .then(|| bearer(request.headers()).map(Subject::token))
                 .flatten()
         })
         .unwrap_or_else(Subject::anonymous);

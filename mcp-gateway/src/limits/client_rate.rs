@@ -1,9 +1,12 @@
 //! `--client-rate-limit RATE[/BURST]`: how many requests per second one
-//! client subject may send, and who that subject is.
+//! client subject may send, and who a JWT's holder counts as (a
+//! [`Subject`], the transport's: the one a sealed session is bound to).
 
 use std::str::FromStr;
 
 use mcpdisco_client::policy::Gcra;
+#[cfg(feature = "http")]
+pub use mcpdisco_transport::server::http::Subject;
 
 use super::LimitError;
 
@@ -50,43 +53,15 @@ impl FromStr for ClientRateLimit {
     }
 }
 
-/// Who a request counts against: a JWT's subject, a bearer token (by its
-/// hash), or nobody in particular (an open gateway). Only a hash is kept,
-/// so no token is held or stored.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Subject(String);
-
-impl Subject {
-    /// The subject of a verified JWT: its `sub`, else the token itself.
-    pub fn of_jwt(sub: Option<&str>, token: &str) -> Self {
-        match sub {
-            Some(sub) => Self::hashed("sub", sub.as_bytes()),
-            None => Self::of_token(token),
-        }
-    }
-
-    /// The subject of a bearer token.
-    pub fn of_token(token: &str) -> Self {
-        Self::hashed("token", token.as_bytes())
-    }
-
-    /// Every request of an open gateway.
-    pub fn anonymous() -> Self {
-        Self("anonymous".to_owned())
-    }
-
-    fn hashed(kind: &str, bytes: &[u8]) -> Self {
-        let mut hash = hmac_sha256::Hash::new();
-        hash.update(kind.as_bytes());
-        hash.update([0]);
-        hash.update(bytes);
-        let digest = hash.finalize();
-        Self(format!("{kind}:{}", hex::encode(&digest[..16])))
-    }
-
-    /// The key of its bucket: `anonymous`, `sub:<hash>` or `token:<hash>`.
-    pub fn key(&self) -> &str {
-        &self.0
+/// Who a request with a verified JWT counts against: the JWT's subject
+/// (`sub`), else (a token without one) the token itself, so that clients
+/// whose tokens name no subject do not share one bucket. Only a digest is
+/// kept ([`Subject`]), so no token is held or stored.
+#[cfg(feature = "http")]
+pub fn jwt_rate_subject(sub: Option<&str>, token: &str) -> Subject {
+    match sub {
+        Some(sub) => Subject::jwt(Some(sub)),
+        None => Subject::token(token),
     }
 }
 
@@ -121,19 +96,19 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "http")]
     #[test]
-    fn subjects_are_told_apart_and_hold_no_token() {
-        let token = Subject::of_token("s3cret-token");
-        assert!(!token.key().contains("s3cret"));
-        assert_eq!(token, Subject::of_jwt(None, "s3cret-token"));
-        assert_ne!(
-            Subject::of_jwt(Some("alice"), "t1"),
-            Subject::of_jwt(Some("bob"), "t1")
-        );
+    fn a_jwt_counts_by_its_subject_else_by_its_token() {
         assert_eq!(
-            Subject::of_jwt(Some("alice"), "t1"),
-            Subject::of_jwt(Some("alice"), "t2")
+            jwt_rate_subject(Some("alice"), "t1"),
+            jwt_rate_subject(Some("alice"), "t2")
         );
-        assert_ne!(Subject::of_jwt(Some("x"), "t"), Subject::of_token("x"));
+        assert_ne!(
+            jwt_rate_subject(Some("alice"), "t1"),
+            jwt_rate_subject(Some("bob"), "t1")
+        );
+        assert_eq!(jwt_rate_subject(None, "t1"), Subject::token("t1"));
+        assert_ne!(jwt_rate_subject(None, "t1"), jwt_rate_subject(None, "t2"));
+        assert_ne!(jwt_rate_subject(Some("x"), "t"), Subject::token("x"));
     }
 }

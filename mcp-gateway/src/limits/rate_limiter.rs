@@ -13,26 +13,8 @@ use tokio::time::Instant;
 use super::client_rate::{ClientRateLimit, Subject};
 #[cfg(feature = "redis")]
 use super::store_health::StoreHealth;
+use super::store_health::StoreState;
 use super::subject_buckets::{MAX_SUBJECTS, SubjectBuckets};
-
-/// The state of the shared store, as `/readyz` and `/metrics` say it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StoreState {
-    /// It answers: limits hold across replicas.
-    Up,
-    /// It failed: limits are this replica's own until it answers again.
-    Degraded,
-}
-
-impl StoreState {
-    /// `up` or `degraded`.
-    pub fn name(self) -> &'static str {
-        match self {
-            StoreState::Up => "up",
-            StoreState::Degraded => "degraded",
-        }
-    }
-}
 
 /// Requests per second per client subject, for the whole fleet when a
 /// store is shared.
@@ -159,7 +141,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_subject_over_its_rate_waits_and_another_does_not() {
         let limiter = ClientRateLimiter::new("2/2".parse().unwrap());
-        let alice = Subject::of_token("alice");
+        let alice = Subject::token("alice");
         assert!(limiter.check(&alice).await.is_ok());
         assert!(limiter.check(&alice).await.is_ok());
         assert_eq!(limiter.check(&alice).await, Err(Duration::from_millis(500)));

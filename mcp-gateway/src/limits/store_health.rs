@@ -5,6 +5,25 @@
 
 use std::time::Duration;
 
+/// The state of the shared store, as `/readyz` and `/metrics` say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreState {
+    /// It answers: limits hold across replicas.
+    Up,
+    /// It failed: limits are this replica's own until it answers again.
+    Degraded,
+}
+
+impl StoreState {
+    /// `up` or `degraded`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StoreState::Up => "up",
+            StoreState::Degraded => "degraded",
+        }
+    }
+}
+
 /// How long the store is left alone after a failure.
 pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(5);
 

@@ -58,8 +58,9 @@ use crate::sync::Mutex;
 use crate::transport::{ResumedHandshake, Transport};
 use held_session::OpenedWith;
 use session_relay::{Doorway, SessionDoor, SessionKey, SessionRelay};
-use session_seal::{SessionClaims, SessionKeyRing, SessionKeys, SessionRefusal, SessionSubject};
+use session_seal::{SessionClaims, SessionKeyRing, SessionKeys, SessionRefusal};
 use session_table::SessionTable;
+pub use subject::Subject;
 
 mod held_session;
 #[cfg(test)]
@@ -72,6 +73,7 @@ pub mod session_seal;
 mod session_table;
 #[cfg(test)]
 mod stream_cap_tests;
+mod subject;
 
 /// `Mcp-Session-Id`.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -245,7 +247,7 @@ impl HttpServer {
         let token_subject = options
             .token
             .as_ref()
-            .map(|token| SessionSubject::token(token.expose_secret()));
+            .map(|token| Subject::token(token.expose_secret()));
         let shared = Arc::new(Shared {
             max_body: options.max_body,
             streams: options
@@ -336,7 +338,7 @@ struct Shared {
     sessions: Mutex<SessionTable<Held>>,
     accept: mpsc::Sender<HttpConnection>,
     /// Who holds the static token, when there is one.
-    token_subject: Option<SessionSubject>,
+    token_subject: Option<Subject>,
     /// With a relay: the connections whose session's GET stream is open
     /// here, by session key (a closed or dropped one is replaced or
     /// pruned when the next opens).
@@ -415,16 +417,16 @@ impl Shared {
 
     /// Who sends a request: the subject a layer put in its extensions (a
     /// JWT's), else the static token's holder, else nobody.
-    fn subject(&self, given: Option<Extension<SessionSubject>>) -> SessionSubject {
+    fn subject(&self, given: Option<Extension<Subject>>) -> Subject {
         match given {
             Some(Extension(subject)) => subject,
-            None => self.token_subject.unwrap_or_else(SessionSubject::anonymous),
+            None => self.token_subject.unwrap_or_else(Subject::anonymous),
         }
     }
 
     /// The claims of session id `id` presented by `subject` now, or why it
     /// is refused (logged here; the refusal is answered 404).
-    fn open_id(&self, id: &str, subject: &SessionSubject) -> Result<SessionClaims, Refused> {
+    fn open_id(&self, id: &str, subject: &Subject) -> Result<SessionClaims, Refused> {
         self.open_id_with(&self.options.session_keys.keys(), id, subject)
     }
 
@@ -433,7 +435,7 @@ impl Shared {
         &self,
         keys: &SessionKeys,
         id: &str,
-        subject: &SessionSubject,
+        subject: &Subject,
     ) -> Result<SessionClaims, Refused> {
         let opened = keys.open(id).and_then(|claims| {
             let max_age = self.options.session_max_age;
@@ -458,7 +460,7 @@ impl Shared {
     /// connection was dropped); `Err` is the refusal to answer. A held
     /// session is served without opening its id while what it was opened
     /// with still holds ([`OpenedWith::still_serves`]).
-    async fn session(&self, id: &str, subject: &SessionSubject) -> Result<Arc<Link>, Refused> {
+    async fn session(&self, id: &str, subject: &Subject) -> Result<Arc<Link>, Refused> {
         let keys = self.options.session_keys.keys();
         {
             let sessions = self.sessions.lock();
@@ -544,7 +546,7 @@ impl Shared {
     fn issue(
         &self,
         link: &Arc<Link>,
-        subject: SessionSubject,
+        subject: Subject,
         params: Option<&serde_json::Value>,
         answer: Option<&Message>,
     ) -> String {
@@ -866,7 +868,7 @@ fn error_answer(id: Option<RequestId>, code: ErrorCode, reason: &str) -> Respons
 /// once the answer is known; if none is, its connection ends.
 struct NewSession {
     link: Arc<Link>,
-    subject: SessionSubject,
+    subject: Subject,
     /// The `initialize` params.
     params: Option<serde_json::Value>,
     issued: bool,
@@ -890,7 +892,7 @@ impl Drop for NewSession {
 
 async fn on_post(
     State(shared): State<Arc<Shared>>,
-    subject: Option<Extension<SessionSubject>>,
+    subject: Option<Extension<Subject>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -1131,7 +1133,7 @@ pub(super) fn json_response(
 
 async fn on_get(
     State(shared): State<Arc<Shared>>,
-    subject: Option<Extension<SessionSubject>>,
+    subject: Option<Extension<Subject>>,
     headers: HeaderMap,
 ) -> Response {
     if let Some(refusal) = check(&shared, &headers) {
@@ -1182,7 +1184,7 @@ async fn on_get(
 
 async fn on_delete(
     State(shared): State<Arc<Shared>>,
-    subject: Option<Extension<SessionSubject>>,
+    subject: Option<Extension<Subject>>,
     headers: HeaderMap,
 ) -> Response {
     if let Some(refusal) = check(&shared, &headers) {

@@ -8,12 +8,13 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::session_seal::{SessionClaims, SessionKeys, SessionSubject};
+use super::Subject;
+use super::session_seal::{SessionClaims, SessionKeys};
 
 /// What a held session's id was opened or sealed with.
 #[derive(Clone)]
 pub(super) struct OpenedWith {
-    subject: SessionSubject,
+    subject: Subject,
     issued_at: u64,
     keys: Arc<SessionKeys>,
 }
@@ -34,7 +35,7 @@ impl OpenedWith {
     /// When not, the id is opened again (and refused there, with its reason).
     pub(super) fn still_serves(
         &self,
-        subject: &SessionSubject,
+        subject: &Subject,
         keys: &Arc<SessionKeys>,
         now: SystemTime,
         max_age: Duration,
@@ -52,7 +53,7 @@ mod tests {
     const ISSUED: u64 = 1_700_000_000;
     const DAY: Duration = Duration::from_secs(24 * 3600);
 
-    fn claims(subject: SessionSubject) -> SessionClaims {
+    fn claims(subject: Subject) -> SessionClaims {
         SessionClaims {
             protocol_version: "2025-11-25".into(),
             client_capabilities: Default::default(),
@@ -70,33 +71,33 @@ mod tests {
     #[test]
     fn the_same_subject_with_the_same_keys_within_its_age_is_served() {
         let keys = Arc::new(SessionKeys::random());
-        let opened = OpenedWith::new(&claims(SessionSubject::anonymous()), Arc::clone(&keys));
-        assert!(opened.still_serves(&SessionSubject::anonymous(), &keys, at(60), DAY));
-        assert!(opened.still_serves(&SessionSubject::anonymous(), &keys, at(24 * 3600), DAY));
+        let opened = OpenedWith::new(&claims(Subject::anonymous()), Arc::clone(&keys));
+        assert!(opened.still_serves(&Subject::anonymous(), &keys, at(60), DAY));
+        assert!(opened.still_serves(&Subject::anonymous(), &keys, at(24 * 3600), DAY));
     }
 
     #[test]
     fn another_subject_is_not_served_from_the_table() {
         let keys = Arc::new(SessionKeys::random());
-        let opened = OpenedWith::new(&claims(SessionSubject::token("one")), Arc::clone(&keys));
-        assert!(!opened.still_serves(&SessionSubject::token("two"), &keys, at(60), DAY));
-        assert!(!opened.still_serves(&SessionSubject::anonymous(), &keys, at(60), DAY));
+        let opened = OpenedWith::new(&claims(Subject::token("one")), Arc::clone(&keys));
+        assert!(!opened.still_serves(&Subject::token("two"), &keys, at(60), DAY));
+        assert!(!opened.still_serves(&Subject::anonymous(), &keys, at(60), DAY));
     }
 
     #[test]
     fn replaced_keys_open_the_id_again_even_when_they_are_equal() {
         let keys = Arc::new(SessionKeys::random());
-        let opened = OpenedWith::new(&claims(SessionSubject::anonymous()), Arc::clone(&keys));
+        let opened = OpenedWith::new(&claims(Subject::anonymous()), Arc::clone(&keys));
         let reread = Arc::new(SessionKeys::clone(&keys));
-        assert!(!opened.still_serves(&SessionSubject::anonymous(), &reread, at(60), DAY));
+        assert!(!opened.still_serves(&Subject::anonymous(), &reread, at(60), DAY));
     }
 
     #[test]
     fn an_id_past_its_age_is_not_served_from_the_table() {
         let keys = Arc::new(SessionKeys::random());
-        let opened = OpenedWith::new(&claims(SessionSubject::anonymous()), Arc::clone(&keys));
+        let opened = OpenedWith::new(&claims(Subject::anonymous()), Arc::clone(&keys));
         let max_age = Duration::from_secs(60);
-        assert!(opened.still_serves(&SessionSubject::anonymous(), &keys, at(60), max_age));
-        assert!(!opened.still_serves(&SessionSubject::anonymous(), &keys, at(61), max_age));
+        assert!(opened.still_serves(&Subject::anonymous(), &keys, at(60), max_age));
+        assert!(!opened.still_serves(&Subject::anonymous(), &keys, at(61), max_age));
     }
 }

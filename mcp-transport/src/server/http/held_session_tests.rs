@@ -6,7 +6,8 @@ use axum::extract::Request;
 use axum::middleware::{self, Next};
 use serde_json::json;
 
-use super::session_seal::{SessionKeyRing, SessionKeys, SessionSubject};
+use super::Subject;
+use super::session_seal::{SessionKeyRing, SessionKeys};
 use super::stream_cap_tests::{header, post};
 use super::{HttpServer, HttpServerOptions};
 use crate::inbound::Inbound;
@@ -26,7 +27,7 @@ async fn serve(options: HttpServerOptions) -> String {
                 .headers()
                 .get(SUBJECT_HEADER)
                 .and_then(|value| value.to_str().ok())
-                .map(|name| SessionSubject::jwt(Some(name)));
+                .map(|name| Subject::jwt(Some(name)));
             if let Some(subject) = subject {
                 request.extensions_mut().insert(subject);
             }

@@ -5,7 +5,8 @@
 //!
 //! ```
 //! use std::time::{Duration, UNIX_EPOCH};
-//! use mcpdisco_transport::server::http::session_seal::{SessionClaims, SessionKeys, SessionSubject};
+//! use mcpdisco_transport::server::http::Subject;
+//! use mcpdisco_transport::server::http::session_seal::{SessionClaims, SessionKeys};
 //!
 //! let keys = SessionKeys::random();
 //! let claims = SessionClaims {
@@ -13,13 +14,13 @@
 //!     client_capabilities: Default::default(),
 //!     client_info: None,
 //!     route: "/mcp".into(),
-//!     subject: SessionSubject::anonymous(),
+//!     subject: Subject::anonymous(),
 //!     issued_at: 1_700_000_000,
 //! };
 //! let id = keys.seal(&claims);
 //! let opened = keys.open(&id).unwrap();
 //! let now = UNIX_EPOCH + Duration::from_secs(1_700_000_060);
-//! assert!(opened.check("/mcp", &SessionSubject::anonymous(), now, Duration::from_secs(3600)).is_ok());
+//! assert!(opened.check("/mcp", &Subject::anonymous(), now, Duration::from_secs(3600)).is_ok());
 //! ```
 //!
 //! - An id is `base64url(format ‖ key fingerprint ‖ nonce ‖ ciphertext)`:
@@ -42,6 +43,8 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use mcpdisco_protocol::types::{ClientCapabilities, Implementation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::Subject;
 
 /// The length of a session-sealing key, in bytes.
 pub const KEY_LEN: usize = 32;
@@ -107,50 +110,6 @@ pub enum SessionKeyError {
     Empty,
 }
 
-/// Who opened a session: a digest of the JWT subject or of the static
-/// token (never the token itself), or nobody for an open server. Compared,
-/// never shown. The HTTP server takes it from the request's extensions
-/// when a layer put it there (the JWT subject), else from its own token.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct SessionSubject([u8; 16]);
-
-impl std::fmt::Debug for SessionSubject {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SessionSubject(..)")
-    }
-}
-
-impl SessionSubject {
-    /// The subject of a verified JWT (`sub`; `None` for a token with none).
-    pub fn jwt(subject: Option<&str>) -> Self {
-        match subject {
-            Some(subject) => Self::digest(b"jwt", subject.as_bytes()),
-            None => Self::digest(b"jwt-without-subject", b""),
-        }
-    }
-
-    /// The holder of the static bearer token `token`.
-    pub fn token(token: &str) -> Self {
-        Self::digest(b"token", token.as_bytes())
-    }
-
-    /// Nobody: a server that asks for no credentials.
-    pub fn anonymous() -> Self {
-        Self::digest(b"anonymous", b"")
-    }
-
-    fn digest(kind: &[u8], value: &[u8]) -> Self {
-        let mut hasher = hmac_sha256::Hash::new();
-        hasher.update(kind);
-        hasher.update([0]);
-        hasher.update(value);
-        let digest = hasher.finalize();
-        let mut bytes = [0; 16];
-        bytes.copy_from_slice(&digest[..16]);
-        Self(bytes)
-    }
-}
-
 /// What a sealed id carries: the session's handshake, where and by whom it
 /// was opened, and when.
 #[derive(Debug, Clone, PartialEq)]
@@ -165,7 +124,7 @@ pub struct SessionClaims {
     /// The route it was opened on (`/mcp`, `/profiles/<name>/mcp`).
     pub route: String,
     /// Who opened it.
-    pub subject: SessionSubject,
+    pub subject: Subject,
     /// When it was issued, in seconds since the Unix epoch.
     pub issued_at: u64,
 }
@@ -190,7 +149,7 @@ impl SessionClaims {
     pub fn check(
         &self,
         route: &str,
-        subject: &SessionSubject,
+        subject: &Subject,
         now: SystemTime,
         max_age: Duration,
     ) -> Result<(), SessionRefusal> {
@@ -217,7 +176,7 @@ impl SessionClaims {
             c: serde_json::to_value(&self.client_capabilities).unwrap_or(Value::Null),
             i: serde_json::to_value(&self.client_info).unwrap_or(Value::Null),
             r: self.route.clone(),
-            s: STANDARD_NO_PAD.encode(self.subject.0),
+            s: STANDARD_NO_PAD.encode(self.subject.digest()),
             t: self.issued_at,
         }
     }
@@ -232,7 +191,7 @@ impl SessionClaims {
             client_capabilities: serde_json::from_value(wire.c).unwrap_or_default(),
             client_info: serde_json::from_value(wire.i).ok().flatten(),
             route: wire.r,
-            subject: SessionSubject(subject),
+            subject: Subject::from_digest(subject),
             issued_at: wire.t,
         })
     }

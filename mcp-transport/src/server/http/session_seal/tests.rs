@@ -16,7 +16,7 @@ fn claims() -> SessionClaims {
         .unwrap(),
         client_info: Some(serde_json::from_str(r#"{"name":"client","version":"1.0"}"#).unwrap()),
         route: "/profiles/dev/mcp".into(),
-        subject: SessionSubject::jwt(Some("alice")),
+        subject: Subject::jwt(Some("alice")),
         issued_at: ISSUED,
     }
 }
@@ -97,7 +97,7 @@ fn keys_rotate_the_first_seals_and_every_one_opens() {
 #[test]
 fn an_id_is_bound_to_its_route_and_subject() {
     let claims = claims();
-    let alice = SessionSubject::jwt(Some("alice"));
+    let alice = Subject::jwt(Some("alice"));
     assert_eq!(
         claims.check("/profiles/dev/mcp", &alice, at(ISSUED), DAY),
         Ok(())
@@ -110,10 +110,10 @@ fn an_id_is_bound_to_its_route_and_subject() {
         })
     );
     for other in [
-        SessionSubject::jwt(Some("bob")),
-        SessionSubject::jwt(None),
-        SessionSubject::token("alice"),
-        SessionSubject::anonymous(),
+        Subject::jwt(Some("bob")),
+        Subject::jwt(None),
+        Subject::token("alice"),
+        Subject::anonymous(),
     ] {
         assert_eq!(
             claims.check("/profiles/dev/mcp", &other, at(ISSUED), DAY),
@@ -125,7 +125,7 @@ fn an_id_is_bound_to_its_route_and_subject() {
 #[test]
 fn an_id_older_than_the_maximum_age_is_refused() {
     let claims = claims();
-    let alice = SessionSubject::jwt(Some("alice"));
+    let alice = Subject::jwt(Some("alice"));
     let route = "/profiles/dev/mcp";
     let max_age = Duration::from_secs(60);
     assert_eq!(

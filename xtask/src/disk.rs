@@ -12,9 +12,42 @@ const DF_TIMEOUT: Duration = Duration::from_secs(10);
 /// `du` walks every file of the build folders (tens of thousands).
 const DU_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// What a run of the test command on a fresh machine writes, at its
+/// fullest, in KiB, rounded up: the build folders while the MSRV, Windows,
+/// fresh client and fuzz builds stand side by side (3.3 GiB, each folder's
+/// size summed; 2.4 GiB at the end of the run), the pinned tools (0.6
+/// GiB), the MSRV toolchain and the Windows target (0.7 GiB) and the
+/// crates' sources (0.6 GiB).
+pub const FRESH_RUN_KIB: u64 = 5 * 1024 * 1024;
+
+/// A warning when the disk holding `dir` has less free space than a fresh
+/// run writes ([`FRESH_RUN_KIB`]): a run that reuses earlier builds may
+/// still fit, so it is said, not enforced. `None` when there is room, or
+/// `df` gives no answer.
+pub fn room_warning(dir: &Path) -> Option<String> {
+    short_of_room(free_kib(dir)?, FRESH_RUN_KIB)
+}
+
+/// The warning of [`room_warning`] for `free` KiB against `needed` KiB.
+fn short_of_room(free: u64, needed: u64) -> Option<String> {
+    (free < needed).then(|| {
+        format!(
+            "disk: {} free, and a run on a fresh machine writes about {}: a step may fail with \
+             \"No space left on device\" (each step's line gives the free space)",
+            gib(free),
+            gib(needed)
+        )
+    })
+}
+
 /// The space free for the user on the file system holding `dir`, as `df`
 /// reports it (`12.3 GiB free`); `None` when `df` gives no answer.
 pub fn free_space(dir: &Path) -> Option<String> {
+    free_kib(dir).map(|kib| format!("{} free", gib(kib)))
+}
+
+/// [`free_space`] in KiB.
+fn free_kib(dir: &Path) -> Option<u64> {
     let mut cmd = Command::new("df");
     cmd.arg("-Pk").arg(dir);
     let mut lines = Vec::new();
@@ -27,8 +60,7 @@ pub fn free_space(dir: &Path) -> Option<String> {
     if !finished.success() {
         return None;
     }
-    let kib = available_kib(lines.get(1)?)?;
-    Some(format!("{} free", gib(kib)))
+    available_kib(lines.get(1)?)
 }
 
 /// The space the folders of `dirs` that exist take, summed, as `du`
@@ -110,6 +142,15 @@ mod tests {
         assert!(second >= 2 * 1024, "{second} KiB");
         assert_eq!(used_kib(&[one, two, missing.clone()]), Some(first + second));
         assert_eq!(used_kib(&[missing]), None);
+    }
+
+    #[test]
+    fn a_disk_with_less_room_than_a_fresh_run_writes_is_warned_of() {
+        let warning = short_of_room(512 * 1024, FRESH_RUN_KIB).unwrap();
+        assert!(warning.contains("0.5 GiB free"), "{warning}");
+        assert!(warning.contains("about 5.0 GiB"), "{warning}");
+        assert_eq!(short_of_room(FRESH_RUN_KIB, FRESH_RUN_KIB), None);
+        assert_eq!(short_of_room(60 * 1024 * 1024, FRESH_RUN_KIB), None);
     }
 
     #[test]

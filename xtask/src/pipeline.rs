@@ -55,6 +55,9 @@ pub const FUZZ_SMOKE_SECONDS: u64 = 10;
 /// Runs every step and returns the summed counts (a failed step without its own counts adds one failure).
 pub fn run(ws: &Workspace, tools: &Tools) -> Totals {
     let started = Instant::now();
+    if let Some(warning) = disk::room_warning(ws.root()) {
+        println!("{warning}");
+    }
     let mut total = Steps {
         build_dirs: vec![ws.target_dir(), fuzz::build_dir(ws)],
         ..Steps::default()

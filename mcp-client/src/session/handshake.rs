@@ -62,20 +62,6 @@ pub(crate) fn with_input_retry(mut params: Value, retry: &crate::request::InputR
     params
 }
 
-/// Merges `meta` into the `_meta` of params held as a value, keeping keys
-/// already there; params that are not an object are left as they are.
-pub(crate) fn with_meta_value(mut params: Value, meta: &Map<String, Value>) -> Value {
-    if let Some(object) = params.as_object_mut() {
-        let entry = object
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(existing) = entry.as_object_mut() {
-            keep_existing(existing, meta);
-        }
-    }
-    params
-}
-
 /// Merges `meta` into `params._meta`, keeping keys already there (a progress token).
 pub(crate) fn with_meta(params: Option<RawJson>, meta: &Map<String, Value>) -> Option<RawJson> {
     mcpdisco_protocol::meta::edit_meta(params, |existing| keep_existing(existing, meta))

@@ -372,21 +372,19 @@ impl Session {
             }
         }
         let method = request.method.clone();
-        let original = match &request.params {
-            Some(params) => params
-                .to_value()
-                .map_err(|e| self.violation(&method, format!("unreadable params: {e}")))?,
-            None => Value::Object(Map::new()),
+        // The params stay text: `_meta` is spliced in beside the other
+        // members (`with_meta`), which are neither parsed nor written
+        // again. They are read as a value only for an input round.
+        let mut params = match &request.options.input_retry {
+            Some(retry) => Some(RawJson::from_value(&handshake::with_input_retry(
+                self.params_value(&method, request.params.as_ref())?,
+                retry,
+            ))),
+            None => request.params.clone(),
         };
-        let mut params = original.clone();
-        if let Some(retry) = &request.options.input_retry {
-            params = handshake::with_input_retry(params, retry);
-        }
         for round in 0..=opts.max_input_rounds {
             let mut attempt = request.clone();
-            attempt.params = Some(RawJson::from_value(&handshake::with_meta_value(
-                params, &meta,
-            )));
+            attempt.params = handshake::with_meta(params, &meta);
             let result = self.service().oneshot(attempt).await?;
             if is_task_result(&result) {
                 // A task (extension `io.modelcontextprotocol/tasks`): for the caller to follow or relay.
@@ -410,7 +408,9 @@ impl Session {
                     let result = result
                         .to_value()
                         .map_err(|e| self.violation(&method, format!("unreadable result: {e}")))?;
-                    params = self.fulfil_input(&method, &original, &result).await?;
+                    let original = self.params_value(&method, request.params.as_ref())?;
+                    let answered = self.fulfil_input(&method, &original, &result).await?;
+                    params = Some(RawJson::from_value(&answered));
                 }
                 Err(error) => return Err(self.violation(&method, error.to_string())),
             }
@@ -465,6 +465,16 @@ impl Session {
             }
         }
         Ok(params)
+    }
+
+    /// A request's params as a value (`{}` when it has none).
+    fn params_value(&self, method: &str, params: Option<&RawJson>) -> Result<Value, SessionError> {
+        match params {
+            Some(params) => params
+                .to_value()
+                .map_err(|e| self.violation(method, format!("unreadable params: {e}"))),
+            None => Ok(Value::Object(Map::new())),
+        }
     }
 
     fn violation(&self, method: &str, reason: String) -> SessionError {

@@ -344,6 +344,51 @@ async fn discover_result_means_modern_and_requests_carry_meta() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_modern_requests_params_pass_as_written_with_the_envelope_beside_its_own_meta() {
+    let (client, server) = pair();
+    let written = r#"{"n":123456789012345678901234567890,"z":1.50,"_meta":{"progressToken":"p-1"},"s":"\u00e9"}"#;
+    let server_task = tokio::spawn(async move {
+        let probe = server.next_request().await;
+        server
+            .reply(
+                probe.id,
+                json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}}),
+            )
+            .await;
+        let request = server.next_request().await;
+        assert_eq!(request.method, "vendor/echo");
+        let text = request.params.as_ref().unwrap().as_str().to_owned();
+        // Every other member as written, in order: no number rounded, no
+        // escape rewritten.
+        assert!(
+            text.starts_with(r#"{"n":123456789012345678901234567890,"z":1.50,"_meta":{"#),
+            "{text}"
+        );
+        assert!(text.ends_with(r#"},"s":"\u00e9"}"#), "{text}");
+        let meta = params_of(&request)["_meta"].clone();
+        assert_eq!(meta["progressToken"], "p-1");
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        server
+            .reply(request.id, json!({"resultType": "complete"}))
+            .await;
+    });
+    let session = Session::connect("modern", client, options()).await.unwrap();
+    assert_eq!(session.era(), Era::Modern);
+    session
+        .request_raw(
+            "vendor/echo",
+            Some(RawJson::parse(written).unwrap()),
+            RequestOptions::default(),
+        )
+        .await
+        .unwrap();
+    server_task.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
 async fn unsupported_version_error_means_modern_and_is_retried() {
     let (client, server) = pair();
     let server_task = tokio::spawn(async move {

@@ -525,14 +525,20 @@ fn counted(cmd: &mut Command, what: &str) -> Result<Counts> {
     counted
 }
 
-/// [`counted`] without the time.
+/// [`counted`] without the time. Where nextest ran, its `Summary` alone
+/// counts: the output it shows of a failed test holds that test binary's
+/// own `test result:` line, which would count the failure twice.
 fn counted_untimed(cmd: &mut Command, what: &str) -> Result<Counts> {
-    let mut counts = Counts::default();
+    let mut cargo_test = Counts::default();
+    let mut nextest: Option<Counts> = None;
     let finished = process::run_streaming(cmd, TEST_TIMEOUT, |_, line| {
-        if let Some(found) = parse_test_result(line).or_else(|| parse_nextest_summary(line)) {
-            counts.add(found);
+        if let Some(found) = parse_nextest_summary(line) {
+            nextest.get_or_insert_with(Counts::default).add(found);
+        } else if let Some(found) = parse_test_result(line) {
+            cargo_test.add(found);
         }
     })?;
+    let mut counts = nextest.unwrap_or(cargo_test);
     if !finished.success() && counts.failed == 0 {
         // Build failure, timeout or a crashed test binary: no result line carries the failure.
         println!(
@@ -564,6 +570,20 @@ mod tests {
             Counts {
                 passed: 2,
                 failed: 2
+            }
+        );
+    }
+
+    #[test]
+    fn a_failed_tests_own_result_line_in_nextests_output_is_not_counted_again() {
+        let mut cmd = sh("echo '        FAIL [   1.2s] (1/3) pkg::bin some::test'; \
+             echo '    test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 9 filtered out'; \
+             echo '     Summary [   2.0s] 3 tests run: 2 passed, 1 failed, 0 skipped'; exit 100");
+        assert_eq!(
+            counted(&mut cmd, "nextest").unwrap(),
+            Counts {
+                passed: 2,
+                failed: 1
             }
         );
     }

@@ -139,8 +139,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_request_with_a_body_wakes_no_other_worker() {
+    /// How often each worker of a two-worker runtime parked and woke while
+    /// serving [`post_in_turn`].
+    fn wake_ups_per_worker() -> Vec<u64> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -163,13 +164,29 @@ mod tests {
             .collect();
         let _ = stop.send(());
         runtime.block_on(server).expect("the server ends");
+        wake_ups
+    }
+
+    #[test]
+    fn a_request_with_a_body_wakes_no_other_worker() {
         // One worker waits for the socket, and wakes for each request. The
         // other sleeps: before `PollAgain`, each request woke it (hyper's
-        // connection wakes its own task, and tokio hands it to an idle worker).
-        let fewest = wake_ups.iter().min().copied().unwrap_or_default();
-        assert!(
-            fewest < REQUESTS / 4,
-            "an idle worker was woken {fewest} times over {REQUESTS} requests (by worker: {wake_ups:?})"
+        // connection wakes its own task, and tokio hands it to an idle
+        // worker), in every round. A busy machine wakes it too, now and
+        // then: the best of three rounds counts.
+        const ROUNDS: usize = 3;
+        let mut rounds = Vec::with_capacity(ROUNDS);
+        for _ in 0..ROUNDS {
+            let wake_ups = wake_ups_per_worker();
+            let fewest = wake_ups.iter().min().copied().unwrap_or_default();
+            rounds.push(wake_ups);
+            if fewest < REQUESTS / 4 {
+                return;
+            }
+        }
+        panic!(
+            "an idle worker was woken at least {} times over {REQUESTS} requests in each of {ROUNDS} rounds (by worker: {rounds:?})",
+            REQUESTS / 4
         );
     }
 
